@@ -1,0 +1,125 @@
+//! Evaluation, errors and time.
+
+use super::{builtin_table, str_arg, type_error};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::compile::syntax_to_value;
+use crate::eval::Interp;
+use crate::source::Span;
+use crate::value::{to_json, Value};
+use std::time::{Duration, Instant};
+
+/// Where `apply` sits in `BUILTINS` (the evaluator runs it as a tail call).
+pub const APPLY_INDEX: usize = 0;
+
+builtin_table! {
+    /// `(apply f x… xs)`: calls `f` with the `x`s and the elements of `xs`. `(apply + 1 '(2 3))` ⇒ `6`
+    "apply", 1, None => apply;
+    /// `(eval datum)`: runs code given as data, in the global environment. `(eval '(+ 1 2))` ⇒ `3`
+    "eval", 1, Some(1) => eval;
+    /// `(read text)`: the first datum of the text, as data. `(read "(a 1)")` ⇒ `(a 1)`
+    "read", 1, Some(1) => read;
+    /// `(error msg)`: raises an `EVAL_ERROR` whose message is `msg`. `(error "bad input")`
+    "error", 1, Some(1) => error;
+    /// `(fail reason msg details?)`: raises a `TASK_FAILURE`. `(fail :llm_error "no answer" {"status" 503})`
+    "fail", 2, Some(3) => fail;
+    /// `(raise err)`: re-raises an error map that `catch` bound. `(try x (catch e (raise e)))`
+    "raise", 1, Some(1) => raise;
+    /// `(time expr-thunk)`: calls a procedure of no arguments, returns `{"value" v "ms" elapsed}`. `(time (fn () (fib 20)))`
+    "time", 1, Some(1) => time;
+    /// `(sleep seconds)`: waits (interruptibly), returns nil. `(sleep 0.1)`
+    "sleep", 1, Some(1) => sleep;
+    /// `(identity x)`: returns `x`. `(identity 1)` ⇒ `1`
+    "identity", 1, Some(1) => identity;
+    /// `(exit code?)`: ends the program with the exit status (default 0); `try` does not catch it. `(exit 2)`
+    "exit", 0, Some(1) => exit;
+}
+
+fn apply(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let (f, spread) = super::spread_apply_args(args)?;
+    interp.apply(&f, &spread, env)
+}
+
+fn eval(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    interp.eval_value(&args[0], Span::generated())
+}
+
+fn read(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let text = str_arg("read", &args[0])?;
+    let forms = crate::reader::read_source("<read>", text)?;
+    Ok(forms.first().map_or(Value::Nil, syntax_to_value))
+}
+
+fn error(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let message = match &args[0] {
+        Value::Str(s) => s.to_string(),
+        other => crate::value::display_string(other),
+    };
+    Err(Error::eval(message))
+}
+
+fn fail(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let reason = match &args[0] {
+        Value::Str(s) => s.to_string(),
+        Value::Keyword(k) | Value::Symbol(k) => k.name().to_owned(),
+        other => return Err(type_error("fail", "a reason (string or keyword)", other)),
+    };
+    let message = crate::value::display_string(&args[1]);
+    let mut e = Error::task_failure(reason, message);
+    if let Some(details) = args.get(2) {
+        match details {
+            Value::Map(_) | Value::Nil => e = e.with_details(to_json(details)?),
+            other => return Err(type_error("fail", "a details map", other)),
+        }
+    }
+    Err(e)
+}
+
+fn raise(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let json = to_json(&args[0])?;
+    Err(Error::from_json(&json).unwrap_or_else(|| Error::eval(crate::value::display_string(&args[0]))))
+}
+
+fn time(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let start = Instant::now();
+    let value = interp.apply(&args[0], &[], env)?;
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let mut entries = crate::value::Entries::new();
+    entries.insert("value".into(), value);
+    entries.insert("ms".into(), Value::Float((ms * 1000.0).round() / 1000.0));
+    Ok(Value::map(entries))
+}
+
+fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let seconds = match &args[0] {
+        Value::Int(i) => *i as f64,
+        Value::Float(f) => *f,
+        other => return Err(type_error("sleep", "a number of seconds", other)),
+    };
+    if !(0.0..=1e9).contains(&seconds) {
+        return Err(Error::eval("sleep: seconds must be between 0 and 1e9"));
+    }
+    let until = Instant::now() + Duration::from_secs_f64(seconds);
+    loop {
+        interp.check_interrupt()?;
+        let now = Instant::now();
+        if now >= until {
+            return Ok(Value::Nil);
+        }
+        std::thread::sleep((until - now).min(Duration::from_millis(20)));
+    }
+}
+
+fn identity(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(args[0].clone())
+}
+
+fn exit(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let code = match args.first() {
+        None => 0,
+        Some(Value::Int(i)) => *i as i32,
+        Some(other) => return Err(type_error("exit", "an integer status", other)),
+    };
+    interp.flush();
+    Err(Error::exit(code))
+}

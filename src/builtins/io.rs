@@ -1,0 +1,126 @@
+//! Input, output, files, the environment, and JSON text.
+
+use super::{builtin_table, split_options, str_arg};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::value::{display_string, from_json, to_json, write_string, Value};
+use std::io::{BufRead, Write};
+
+builtin_table! {
+    /// `(display x…)`: prints display forms (strings raw), space-separated, no newline. `(display "a" 1)` prints `a 1`
+    "display", 0, None => print;
+    /// `(print x…)`: the same as `display`. `(print "a")` prints `a`
+    "print", 0, None => print;
+    /// `(println x…)`: display forms, space-separated, then a newline. `(println "a" [1])` prints `a (1)`
+    "println", 0, None => println;
+    /// `(write x…)`: prints canonical forms, no newline. `(write "a")` prints `"a"`
+    "write", 0, None => write;
+    /// `(prn x…)`: canonical forms, then a newline. `(prn "a")` prints `"a"`
+    "prn", 0, None => prn;
+    /// `(newline)`: prints a newline.
+    "newline", 0, Some(0) => newline;
+    /// `(read-line)`: a line from standard input without its newline, or nil at the end. `(read-line)`
+    "read-line", 0, Some(0) => read_line;
+    /// `(read-file path)`: a file's text. `(read-file "notes.txt")`
+    "read-file", 1, Some(1) => read_file;
+    /// `(write-file path text)`: writes the text (or a value's display form) to a file. `(write-file "out.txt" "hi")`
+    "write-file", 2, Some(2) => write_file;
+    /// `(getenv name)`: an environment variable, or nil. `(getenv "HOME")`
+    "getenv", 1, Some(1) => getenv;
+    /// `(json-parse text)`: JSON text to data. `(json-parse "[1,null]")` ⇒ `(1 nil)`
+    "json-parse", 1, Some(1) => json_parse;
+    /// `(json-stringify v :pretty bool?)`: data to compact (or indented) JSON. `(json-stringify {"a" [1]})` ⇒ `"{\"a\":[1]}"`
+    "json-stringify", 1, Some(3) => json_stringify;
+}
+
+fn emit(interp: &Interp, text: &str) -> Result<Value> {
+    interp
+        .out()
+        .write_all(text.as_bytes())
+        .map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
+    Ok(Value::Nil)
+}
+
+fn joined(args: &[Value], form: fn(&Value) -> String) -> String {
+    args.iter().map(form).collect::<Vec<_>>().join(" ")
+}
+
+fn print(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    emit(interp, &joined(args, display_string))
+}
+
+fn println(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    emit(interp, &(joined(args, display_string) + "\n"))
+}
+
+fn write(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    emit(interp, &joined(args, write_string))
+}
+
+fn prn(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    emit(interp, &(joined(args, write_string) + "\n"))
+}
+
+fn newline(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
+    emit(interp, "\n")
+}
+
+fn read_line(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
+    interp.flush();
+    let mut line = String::new();
+    let n = std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| Error::eval(format!("read-line: {e}")))?;
+    if n == 0 {
+        return Ok(Value::Nil);
+    }
+    if line.ends_with('\n') {
+        line.pop();
+        if line.ends_with('\r') {
+            line.pop();
+        }
+    }
+    Ok(Value::from(line))
+}
+
+fn read_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let path = interp.resolve_path(str_arg("read-file", &args[0])?);
+    std::fs::read_to_string(&path)
+        .map(Value::from)
+        .map_err(|e| Error::eval(format!("read-file: cannot read {}: {e}", path.display())))
+}
+
+fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let path = interp.resolve_path(str_arg("write-file", &args[0])?);
+    std::fs::write(&path, display_string(&args[1]))
+        .map(|()| Value::Nil)
+        .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
+}
+
+fn getenv(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(std::env::var(str_arg("getenv", &args[0])?).map_or(Value::Nil, Value::from))
+}
+
+fn json_parse(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let text = str_arg("json-parse", &args[0])?;
+    serde_json::from_str(text)
+        .map(|json| from_json(&json))
+        .map_err(|e| Error::eval(format!("json-parse: {e}")))
+}
+
+fn json_stringify(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let (values, options) = split_options("json-stringify", args, &["pretty"])?;
+    if values.len() != 1 {
+        return Err(Error::eval("json-stringify: expected one value and :pretty"));
+    }
+    let pretty = options.iter().any(|(_, v)| v.is_truthy());
+    let json = to_json(&values[0])?;
+    let text = if pretty {
+        serde_json::to_string_pretty(&json)
+    } else {
+        serde_json::to_string(&json)
+    };
+    text.map(Value::from).map_err(|e| Error::eval(format!("json-stringify: {e}")))
+}

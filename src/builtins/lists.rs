@@ -1,0 +1,327 @@
+//! Lists: construction, access and the higher-order functions. All run in linear time
+//! on long lists and call procedures without nesting the frame count.
+
+use super::{builtin_table, index_arg, int_arg, list_arg, proc_arg, type_error};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::value::{List, Value};
+use std::cmp::Ordering;
+
+builtin_table! {
+    /// `(list x…)`: a list of the arguments. `(list 1 2)` ⇒ `(1 2)`
+    "list", 0, None => list;
+    /// `(cons x xs)`: `xs` with `x` in front, in O(1). `(cons 1 '(2))` ⇒ `(1 2)`
+    "cons", 2, Some(2) => cons;
+    /// `(car xs)`: the first element. `(car '(1 2))` ⇒ `1`
+    "car", 1, Some(1) => first;
+    /// `(cdr xs)`: all but the first, in O(1). `(cdr '(1 2))` ⇒ `(2)`
+    "cdr", 1, Some(1) => rest;
+    /// `(first xs)`: the first element, nil for an empty list. `(first '(1 2))` ⇒ `1`
+    "first", 1, Some(1) => first;
+    /// `(rest xs)`: all but the first. `(rest '(1 2))` ⇒ `(2)`
+    "rest", 1, Some(1) => rest;
+    /// `(nth xs i)`: the element at index `i` (0-based). `(nth '(a b) 1)` ⇒ `b`
+    "nth", 2, Some(2) => nth;
+    /// `(length xs)`: the number of elements of a list, map or string. `(length '(1 2))` ⇒ `2`
+    "length", 1, Some(1) => length;
+    /// `(append xs…)`: the lists joined; the last is shared. `(append '(1) '(2 3))` ⇒ `(1 2 3)`
+    "append", 0, None => append;
+    /// `(reverse xs)`: the elements in reverse order. `(reverse '(1 2 3))` ⇒ `(3 2 1)`
+    "reverse", 1, Some(1) => reverse;
+    /// `(list? v)`: is it a list? `(list? '())` ⇒ `true`
+    "list?", 1, Some(1) => is_list;
+    /// `(null? v)`: is it `()` or nil? `(null? '())` ⇒ `true`
+    "null?", 1, Some(1) => is_null;
+    /// `(empty? v)`: is it `()`, `""`, `{}` or nil? `(empty? "")` ⇒ `true`
+    "empty?", 1, Some(1) => is_empty;
+    /// `(range end)`, `(range start end step?)`: integers from start below end. `(range 3)` ⇒ `(0 1 2)`
+    "range", 1, Some(3) => range;
+    /// `(map f xs…)`: `f` applied to each element (to parallel elements of several lists). `(map abs '(-1 2))` ⇒ `(1 2)`
+    "map", 2, None => map;
+    /// `(filter pred xs)`: the elements for which `pred` is true. `(filter odd? '(1 2 3))` ⇒ `(1 3)`
+    "filter", 2, Some(2) => filter;
+    /// `(reduce f init xs)`: folds left, calling `(f acc x)`. `(reduce + 0 '(1 2 3))` ⇒ `6`
+    "reduce", 3, Some(3) => reduce;
+    /// `(for-each f xs…)`: calls `f` on each element for its effect; returns nil. `(for-each println '(1 2))`
+    "for-each", 2, None => for_each;
+    /// `(sort xs less?)`: a stable sort, by `<` when no comparison is given. `(sort '(3 1 2))` ⇒ `(1 2 3)`
+    "sort", 1, Some(2) => sort;
+    /// `(last xs)`: the last element, nil for an empty list. `(last '(1 2 3))` ⇒ `3`
+    "last", 1, Some(1) => last;
+    /// `(take xs n)`: the first `n` elements. `(take '(1 2 3) 2)` ⇒ `(1 2)`
+    "take", 2, Some(2) => take;
+    /// `(drop xs n)`: all but the first `n` elements, shared. `(drop '(1 2 3) 2)` ⇒ `(3)`
+    "drop", 2, Some(2) => drop;
+    /// `(zip xs ys…)`: lists of parallel elements, as long as the shortest. `(zip '(1 2) '(a b))` ⇒ `((1 a) (2 b))`
+    "zip", 1, None => zip;
+    /// `(any? pred xs)`: is `pred` true for some element? `(any? odd? '(2 3))` ⇒ `true`
+    "any?", 2, Some(2) => any;
+    /// `(every? pred xs)`: is `pred` true for every element? `(every? odd? '(1 3))` ⇒ `true`
+    "every?", 2, Some(2) => every;
+    /// `(contains? coll x)`: list member (by `equal?`), map key, or substring. `(contains? '(1 2) 2)` ⇒ `true`
+    "contains?", 2, Some(2) => contains;
+    /// `(index-of xs x)`: the index of the first element `equal?` to `x`, or nil. `(index-of '(a b) 'b)` ⇒ `1`
+    "index-of", 2, Some(2) => index_of;
+    /// `(flatten xs)`: nested lists flattened one level deep per nesting. `(flatten '(1 (2 (3))))` ⇒ `(1 2 3)`
+    "flatten", 1, Some(1) => flatten;
+}
+
+fn list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::list(args.to_vec()))
+}
+
+fn cons(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let tail = list_arg("cons", &args[1])?;
+    Ok(Value::from(tail.cons(args[0].clone())))
+}
+
+fn first(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(list_arg("first", &args[0])?.first().unwrap_or(Value::Nil))
+}
+
+fn rest(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::from(list_arg("rest", &args[0])?.rest()))
+}
+
+fn nth(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let xs = list_arg("nth", &args[0])?;
+    let i = index_arg("nth", &args[1])?;
+    xs.get(i)
+        .ok_or_else(|| Error::eval(format!("nth: index {i} is out of range (length {})", xs.len())))
+}
+
+fn length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let n = match &args[0] {
+        Value::Str(s) => s.chars().count(),
+        Value::Map(m) => m.entries.len(),
+        other => list_arg("length", other)?.len(),
+    };
+    Ok(Value::Int(n as i64))
+}
+
+fn append(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let Some((last, init)) = args.split_last() else {
+        return Ok(Value::empty_list());
+    };
+    let mut result = list_arg("append", last)?;
+    for a in init.iter().rev() {
+        result = list_arg("append", a)?.append(&result);
+    }
+    Ok(Value::from(result))
+}
+
+fn reverse(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let mut items = list_arg("reverse", &args[0])?.to_vec();
+    items.reverse();
+    Ok(Value::list(items))
+}
+
+fn is_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::Bool(matches!(args[0], Value::List(..))))
+}
+
+fn is_null(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::Bool(matches!(args[0], Value::Nil | Value::List(None, _))))
+}
+
+fn is_empty(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::Bool(match &args[0] {
+        Value::Nil | Value::List(None, _) => true,
+        Value::Str(s) => s.is_empty(),
+        Value::Map(m) => m.entries.is_empty(),
+        Value::List(..) => false,
+        other => return Err(type_error("empty?", "a list, string or map", other)),
+    }))
+}
+
+/// More elements than this in one `range` is refused rather than exhausting memory.
+const MAX_RANGE: i64 = 100_000_000;
+
+fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let (start, end, step) = match args {
+        [end] => (0, int_arg("range", end)?, 1),
+        [start, end] => (int_arg("range", start)?, int_arg("range", end)?, 1),
+        [start, end, step] => (int_arg("range", start)?, int_arg("range", end)?, int_arg("range", step)?),
+        _ => return Err(Error::eval("range: expected 1 to 3 arguments")),
+    };
+    if step == 0 {
+        return Err(Error::eval("range: step must not be zero"));
+    }
+    let count = if (step > 0 && end > start) || (step < 0 && end < start) {
+        ((end as i128 - start as i128).abs() + step.unsigned_abs() as i128 - 1) / step.unsigned_abs() as i128
+    } else {
+        0
+    };
+    if count > MAX_RANGE as i128 {
+        return Err(Error::resource("memory", count as u64, MAX_RANGE as u64, "range: too many elements"));
+    }
+    let items = (0..count as i64).map(|k| Value::Int(start + k * step)).collect();
+    Ok(Value::list(items))
+}
+
+fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let f = proc_arg("map", &args[0])?;
+    if args.len() == 2 {
+        let xs = list_arg("map", &args[1])?;
+        let mut out = Vec::with_capacity(xs.len());
+        for x in xs.iter() {
+            out.push(interp.apply(f, &[x], env)?);
+        }
+        return Ok(Value::list(out));
+    }
+    let lists = args[1..].iter().map(|a| list_arg("map", a)).collect::<Result<Vec<_>>>()?;
+    let n = lists.iter().map(List::len).min().unwrap_or(0);
+    let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let row: Vec<Value> = iters.iter_mut().filter_map(Iterator::next).collect();
+        out.push(interp.apply(f, &row, env)?);
+    }
+    Ok(Value::list(out))
+}
+
+fn filter(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let f = proc_arg("filter", &args[0])?;
+    let mut out = Vec::new();
+    for x in list_arg("filter", &args[1])?.iter() {
+        if interp.apply(f, std::slice::from_ref(&x), env)?.is_truthy() {
+            out.push(x);
+        }
+    }
+    Ok(Value::list(out))
+}
+
+fn reduce(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let f = proc_arg("reduce", &args[0])?;
+    let mut acc = args[1].clone();
+    for x in list_arg("reduce", &args[2])?.iter() {
+        acc = interp.apply(f, &[acc, x], env)?;
+    }
+    Ok(acc)
+}
+
+fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let f = proc_arg("for-each", &args[0])?;
+    let lists = args[1..].iter().map(|a| list_arg("for-each", a)).collect::<Result<Vec<_>>>()?;
+    let n = lists.iter().map(List::len).min().unwrap_or(0);
+    let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
+    for _ in 0..n {
+        let row: Vec<Value> = iters.iter_mut().filter_map(Iterator::next).collect();
+        interp.apply(f, &row, env)?;
+    }
+    Ok(Value::Nil)
+}
+
+fn sort(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let mut items = list_arg("sort", &args[0])?.to_vec();
+    let less = args.get(1).map(|f| proc_arg("sort", f)).transpose()?;
+    let default_less = Value::Builtin(super::lookup("<").ok_or_else(|| Error::eval("sort: no <"))?);
+    let less = less.unwrap_or(&default_less);
+    let mut failure: Option<Error> = None;
+    items.sort_by(|a, b| {
+        if failure.is_some() {
+            return Ordering::Equal;
+        }
+        let mut ask = |x: &Value, y: &Value| match interp.apply(less, &[x.clone(), y.clone()], env) {
+            Ok(v) => v.is_truthy(),
+            Err(e) => {
+                failure = Some(e);
+                false
+            }
+        };
+        if ask(a, b) {
+            Ordering::Less
+        } else if ask(b, a) {
+            Ordering::Greater
+        } else {
+            Ordering::Equal
+        }
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(Value::list(items)),
+    }
+}
+
+fn last(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let xs = list_arg("last", &args[0])?;
+    Ok(xs.len().checked_sub(1).and_then(|i| xs.get(i)).unwrap_or(Value::Nil))
+}
+
+fn take(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let xs = list_arg("take", &args[0])?;
+    let n = index_arg("take", &args[1])?;
+    Ok(Value::list(xs.iter().take(n).collect()))
+}
+
+fn drop(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let xs = list_arg("drop", &args[0])?;
+    let n = index_arg("drop", &args[1])?;
+    Ok(Value::from(xs.drop_front(n)))
+}
+
+fn zip(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let lists = args.iter().map(|a| list_arg("zip", a)).collect::<Result<Vec<_>>>()?;
+    let n = lists.iter().map(List::len).min().unwrap_or(0);
+    let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
+    let rows = (0..n)
+        .map(|_| Value::list(iters.iter_mut().filter_map(Iterator::next).collect()))
+        .collect();
+    Ok(Value::list(rows))
+}
+
+fn any(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let f = proc_arg("any?", &args[0])?;
+    for x in list_arg("any?", &args[1])?.iter() {
+        if interp.apply(f, &[x], env)?.is_truthy() {
+            return Ok(Value::Bool(true));
+        }
+    }
+    Ok(Value::Bool(false))
+}
+
+fn every(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let f = proc_arg("every?", &args[0])?;
+    for x in list_arg("every?", &args[1])?.iter() {
+        if !interp.apply(f, &[x], env)?.is_truthy() {
+            return Ok(Value::Bool(false));
+        }
+    }
+    Ok(Value::Bool(true))
+}
+
+fn contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::Bool(match (&args[0], &args[1]) {
+        (Value::Map(m), key) => match key {
+            Value::Str(k) => m.entries.contains_key(k.as_str()),
+            Value::Keyword(k) | Value::Symbol(k) => m.entries.contains_key(k.name()),
+            _ => false,
+        },
+        (Value::Str(s), Value::Str(sub)) => s.contains(sub.as_str()),
+        (Value::Str(_), other) => return Err(type_error("contains?", "a string to look for", other)),
+        (coll, x) => list_arg("contains?", coll)?.iter().any(|y| y.equal(x)),
+    }))
+}
+
+fn index_of(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(list_arg("index-of", &args[0])?
+        .iter()
+        .position(|y| y.equal(&args[1]))
+        .map_or(Value::Nil, |i| Value::Int(i as i64)))
+}
+
+fn flatten(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let mut out = Vec::new();
+    let mut stack = vec![list_arg("flatten", &args[0])?.iter()];
+    while let Some(top) = stack.last_mut() {
+        match top.next() {
+            Some(v @ Value::List(..)) => stack.push(v.as_list().unwrap_or_default().iter()),
+            Some(v) => out.push(v),
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    Ok(Value::list(out))
+}

@@ -1,0 +1,162 @@
+//! Maps (string keys, insertion order) and the functional forms of path access.
+//! Maps are values: `assoc` and `dissoc` return new maps.
+
+use super::{builtin_table, str_arg, type_error};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::path::{step_into, StepFailure};
+use crate::eval::Interp;
+use crate::reader::{parse_path_text, PathStep};
+use crate::source::Span;
+use crate::value::{Entries, Value};
+use std::rc::Rc;
+
+builtin_table! {
+    /// `(hash-map k v …)`: a map of the pairs; keyword keys mean their names. `(hash-map :a 1)` ⇒ `{"a" 1}`
+    "hash-map", 0, None => hash_map;
+    /// `(get coll key default?)`: a map's value (nil or `default` when absent) or a list's element. `(get {"a" 1} "a")` ⇒ `1`
+    "get", 2, Some(3) => get;
+    /// `(get-in coll keys default?)`: `get` along a list of keys and indices. `(get-in {"a" [1 2]} ["a" 1])` ⇒ `2`
+    "get-in", 2, Some(3) => get_in;
+    /// `(path v "a.b[0]")`: path access as a function. `(path {"a" [5]} "a[0]")` ⇒ `5`
+    "path", 2, Some(2) => path;
+    /// `(assoc m k v …)`: a new map with the pairs set. `(assoc {} "a" 1)` ⇒ `{"a" 1}`
+    "assoc", 3, None => assoc;
+    /// `(dissoc m k …)`: a new map without the keys. `(dissoc {"a" 1} "a")` ⇒ `{}`
+    "dissoc", 1, None => dissoc;
+    /// `(keys m)`: the keys in insertion order. `(keys {"a" 1 "b" 2})` ⇒ `("a" "b")`
+    "keys", 1, Some(1) => keys;
+    /// `(values m)`: the values in insertion order. `(values {"a" 1 "b" 2})` ⇒ `(1 2)`
+    "values", 1, Some(1) => values;
+    /// `(has-key? m k)`: does the map have the key? `(has-key? {"a" nil} "a")` ⇒ `true`
+    "has-key?", 2, Some(2) => has_key;
+    /// `(merge m …)`: the maps merged, later keys winning. `(merge {"a" 1} {"a" 2})` ⇒ `{"a" 2}`
+    "merge", 0, None => merge;
+    /// `(map? v)`: is it a map (task results included)? `(map? {})` ⇒ `true`
+    "map?", 1, Some(1) => is_map;
+}
+
+/// A map key from a string, keyword or symbol.
+pub fn key_of(who: &str, v: &Value) -> Result<Rc<str>> {
+    match v {
+        Value::Str(s) => Ok(Rc::from(s.as_str())),
+        Value::Keyword(k) | Value::Symbol(k) => Ok(Rc::from(k.name())),
+        other => Err(type_error(who, "a string or keyword key", other)),
+    }
+}
+
+fn map_entries(who: &str, v: &Value) -> Result<Entries> {
+    match v {
+        Value::Map(m) => Ok(m.entries.clone()),
+        Value::Nil => Ok(Entries::new()),
+        other => Err(type_error(who, "a map", other)),
+    }
+}
+
+fn hash_map(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    if args.len() % 2 != 0 {
+        return Err(Error::eval("hash-map: expected keys and values in pairs"));
+    }
+    let mut entries = Entries::with_capacity(args.len() / 2);
+    for pair in args.chunks(2) {
+        entries.insert(key_of("hash-map", &pair[0])?, pair[1].clone());
+    }
+    Ok(Value::map(entries))
+}
+
+fn step_for(who: &str, key: &Value) -> Result<PathStep> {
+    match key {
+        Value::Int(i) => Ok(PathStep::Index(*i)),
+        other => key_of(who, other).map(PathStep::Key),
+    }
+}
+
+/// One lenient lookup step: nil and absent keys and indices give `None`.
+fn lookup(interp: &Interp, who: &str, coll: &Value, key: &Value) -> Result<Option<Value>> {
+    if matches!(coll, Value::Nil) {
+        return Ok(None);
+    }
+    match step_into(coll, &step_for(who, key)?, interp) {
+        Ok(Value::Nil) => Ok(None),
+        Ok(v) => Ok(Some(v)),
+        Err(StepFailure::Nil | StepFailure::OutOfRange(_)) => Ok(None),
+        Err(StepFailure::WrongType(t)) => Err(Error::eval(format!(
+            "{who}: cannot look up {} in a {t}",
+            crate::value::write_string(key)
+        ))),
+    }
+}
+
+fn get(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let found = lookup(interp, "get", &args[0], &args[1])?;
+    Ok(found.or_else(|| args.get(2).cloned()).unwrap_or(Value::Nil))
+}
+
+fn get_in(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let keys = super::list_arg("get-in", &args[1])?;
+    let mut current = Some(args[0].clone());
+    for key in keys.iter() {
+        current = match current {
+            Some(c) => lookup(interp, "get-in", &c, &key)?,
+            None => None,
+        };
+    }
+    Ok(current.or_else(|| args.get(2).cloned()).unwrap_or(Value::Nil))
+}
+
+fn path(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let text = str_arg("path", &args[1])?;
+    let steps = parse_path_text(text, Span::generated()).map_err(|e| Error::eval(e.message().to_owned()))?;
+    let spec = crate::reader::PathSpec {
+        text: format!("_{}", if text.starts_with('[') { text.to_owned() } else { format!(".{text}") }),
+        base: crate::symbol::Sym::new("_"),
+        steps,
+    };
+    crate::eval::access_path(&args[0], &spec, interp).map_err(|e| e.into_error())
+}
+
+fn assoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    if args.len() % 2 != 1 {
+        return Err(Error::eval("assoc: expected a map then keys and values in pairs"));
+    }
+    let mut entries = map_entries("assoc", &args[0])?;
+    for pair in args[1..].chunks(2) {
+        entries.insert(key_of("assoc", &pair[0])?, pair[1].clone());
+    }
+    Ok(Value::map(entries))
+}
+
+fn dissoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let mut entries = map_entries("dissoc", &args[0])?;
+    for k in &args[1..] {
+        entries.shift_remove(&*key_of("dissoc", k)?);
+    }
+    Ok(Value::map(entries))
+}
+
+fn keys(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let entries = map_entries("keys", &args[0])?;
+    Ok(Value::list(entries.keys().map(|k| Value::from(&**k)).collect()))
+}
+
+fn values(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let entries = map_entries("values", &args[0])?;
+    Ok(Value::list(entries.values().cloned().collect()))
+}
+
+fn has_key(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let entries = map_entries("has-key?", &args[0])?;
+    Ok(Value::Bool(entries.contains_key(&*key_of("has-key?", &args[1])?)))
+}
+
+fn merge(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let mut entries = Entries::new();
+    for m in args {
+        entries.extend(map_entries("merge", m)?);
+    }
+    Ok(Value::map(entries))
+}
+
+fn is_map(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::Bool(matches!(args[0], Value::Map(_))))
+}

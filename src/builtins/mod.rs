@@ -1,0 +1,184 @@
+//! Builtins, grouped by topic. Each topic module has a `BUILTINS` table whose entries
+//! carry the signature and an example in their doc comment (shown by `:describe`).
+
+mod control;
+mod io;
+mod lists;
+mod maps;
+mod numbers;
+mod strings;
+mod types;
+
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::symbol::Sym;
+use crate::value::{write_string, List, Value};
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+pub type BuiltinFn = fn(&Interp, &[Value], &Env) -> Result<Value>;
+
+/// A procedure implemented in Rust.
+pub struct Builtin {
+    pub name: &'static str,
+    pub min_args: usize,
+    pub max_args: Option<usize>,
+    pub func: BuiltinFn,
+    /// Signature and example, from the doc comment on the table entry.
+    pub doc: &'static str,
+}
+
+/// Declares a topic's `BUILTINS` table: `/// doc` then `"name", min, max => function;`.
+macro_rules! builtin_table {
+    ($( $(#[doc = $doc:literal])* $name:literal, $min:expr, $max:expr => $func:path; )*) => {
+        pub const BUILTINS: &[$crate::builtins::Builtin] = &[ $(
+            $crate::builtins::Builtin {
+                name: $name,
+                min_args: $min,
+                max_args: $max,
+                func: $func,
+                doc: concat!($($doc, "\n"),*),
+            }
+        ),* ];
+    };
+}
+pub(crate) use builtin_table;
+
+fn tables() -> [&'static [Builtin]; 7] {
+    [
+        numbers::BUILTINS,
+        lists::BUILTINS,
+        strings::BUILTINS,
+        maps::BUILTINS,
+        io::BUILTINS,
+        types::BUILTINS,
+        control::BUILTINS,
+    ]
+}
+
+static BY_NAME: LazyLock<HashMap<&'static str, &'static Builtin>> = LazyLock::new(|| {
+    tables()
+        .into_iter()
+        .flatten()
+        .map(|b| (b.name, b))
+        .chain(crate::task::builtins::BUILTINS.iter().map(|b| (b.name, b)))
+        .collect()
+});
+
+/// Binds every builtin in the global environment.
+pub fn install(interp: &Interp) {
+    for b in BY_NAME.values() {
+        interp.define_global(Sym::new(b.name), Value::Builtin(b));
+    }
+}
+
+/// The builtin named `name`, whatever the program has rebound the name to.
+pub fn lookup(name: &str) -> Option<&'static Builtin> {
+    BY_NAME.get(name).copied()
+}
+
+pub fn all() -> impl Iterator<Item = &'static Builtin> {
+    BY_NAME.values().copied()
+}
+
+/// `apply`, which the evaluator runs as a tail call.
+pub fn apply_builtin() -> &'static Builtin {
+    &control::BUILTINS[control::APPLY_INDEX]
+}
+
+/// `(apply f a b '(c d))` → `f` and `[a b c d]`.
+pub fn spread_apply_args(args: &[Value]) -> Result<(Value, Vec<Value>)> {
+    let (f, rest) = args
+        .split_first()
+        .ok_or_else(|| Error::eval("apply: expected a procedure"))?;
+    let mut spread: Vec<Value> = Vec::new();
+    if let Some((last, middle)) = rest.split_last() {
+        spread.extend(middle.iter().cloned());
+        match last {
+            Value::Nil => {}
+            other => spread.extend(list_arg("apply", other)?.iter()),
+        }
+    }
+    Ok((f.clone(), spread))
+}
+
+// ---- argument helpers shared by the topic modules ---------------------------------------
+
+pub fn type_error(who: &str, expected: &str, got: &Value) -> Error {
+    Error::eval(format!(
+        "{who}: expected {expected}, got {} {}",
+        article(got.type_name()),
+        crate::eval::truncate_text(&write_string(got), 60)
+    ))
+}
+
+fn article(word: &str) -> String {
+    let vowel = word.starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {word}", if vowel { "an" } else { "a" })
+}
+
+pub fn int_arg(who: &str, v: &Value) -> Result<i64> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(*f as i64),
+        other => Err(type_error(who, "an integer", other)),
+    }
+}
+
+pub fn index_arg(who: &str, v: &Value) -> Result<usize> {
+    let i = int_arg(who, v)?;
+    usize::try_from(i).map_err(|_| Error::eval(format!("{who}: index {i} is negative")))
+}
+
+pub fn str_arg<'a>(who: &str, v: &'a Value) -> Result<&'a str> {
+    v.as_str().ok_or_else(|| type_error(who, "a string", v))
+}
+
+pub fn list_arg(who: &str, v: &Value) -> Result<List> {
+    match v {
+        Value::Nil => Ok(List::new()),
+        _ => v.as_list().ok_or_else(|| type_error(who, "a list", v)),
+    }
+}
+
+pub fn proc_arg<'a>(who: &str, v: &'a Value) -> Result<&'a Value> {
+    if v.is_procedure() {
+        Ok(v)
+    } else {
+        Err(type_error(who, "a procedure", v))
+    }
+}
+
+/// Splits trailing `:key value` options off an argument list.
+pub fn split_options<'a>(who: &str, args: &'a [Value], known: &[&str]) -> Result<(&'a [Value], Vec<(&'static str, Value)>)> {
+    let mut end = args.len();
+    let mut options = Vec::new();
+    while end >= 2 {
+        match &args[end - 2] {
+            Value::Keyword(k) if known.contains(&k.name()) => {
+                options.push((k.name(), args[end - 1].clone()));
+                end -= 2;
+            }
+            Value::Keyword(k) if end == args.len() => {
+                return Err(Error::eval(format!("{who}: unknown option :{}", k.name())))
+            }
+            _ => break,
+        }
+    }
+    Ok((&args[..end], options))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_is_documented_and_unique() {
+        let mut names = std::collections::HashSet::new();
+        for b in tables().into_iter().flatten().chain(crate::task::builtins::BUILTINS) {
+            assert!(names.insert(b.name), "duplicate builtin {}", b.name);
+            assert!(b.doc.contains('('), "builtin {} needs a signature in its doc", b.name);
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Strings: lengths and indices count Unicode scalar values, not bytes.
+
+use super::{builtin_table, index_arg, list_arg, str_arg, type_error};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::symbol::Sym;
+use crate::value::{display_string, write_string, Value};
+
+builtin_table! {
+    /// `(str x…)`: the display forms of the arguments, concatenated. `(str "a" 1 :k)` ⇒ `"a1:k"`
+    "str", 0, None => str_concat;
+    /// `(string? v)`: is it a string? `(string? "a")` ⇒ `true`
+    "string?", 1, Some(1) => is_string;
+    /// `(string-length s)`: the number of characters. `(string-length "héllo")` ⇒ `5`
+    "string-length", 1, Some(1) => string_length;
+    /// `(substring s start end?)`: characters from `start` up to `end`. `(substring "hello" 1 3)` ⇒ `"el"`
+    "substring", 2, Some(3) => substring;
+    /// `(string-join xs sep?)`: display forms joined by `sep`. `(string-join '("a" "b") "-")` ⇒ `"a-b"`
+    "string-join", 1, Some(2) => string_join;
+    /// `(string-split s sep)`: the pieces between separators. `(string-split "a,b" ",")` ⇒ `("a" "b")`
+    "string-split", 2, Some(2) => string_split;
+    /// `(string-upcase s)`: upper case. `(string-upcase "hi")` ⇒ `"HI"`
+    "string-upcase", 1, Some(1) => upcase;
+    /// `(string-downcase s)`: lower case. `(string-downcase "HI")` ⇒ `"hi"`
+    "string-downcase", 1, Some(1) => downcase;
+    /// `(string-trim s)`: without leading and trailing whitespace. `(string-trim " a ")` ⇒ `"a"`
+    "string-trim", 1, Some(1) => trim;
+    /// `(string-contains? s sub)`: does `s` contain `sub`? `(string-contains? "abc" "b")` ⇒ `true`
+    "string-contains?", 2, Some(2) => string_contains;
+    /// `(string-starts-with? s prefix)`: `(string-starts-with? "abc" "ab")` ⇒ `true`
+    "string-starts-with?", 2, Some(2) => starts_with;
+    /// `(string-ends-with? s suffix)`: `(string-ends-with? "abc" "bc")` ⇒ `true`
+    "string-ends-with?", 2, Some(2) => ends_with;
+    /// `(string-replace s old new)`: every occurrence of `old` replaced. `(string-replace "a-b-c" "-" "+")` ⇒ `"a+b+c"`
+    "string-replace", 3, Some(3) => replace;
+    /// `(string->number s)`: the number `s` spells, or nil. `(string->number "42")` ⇒ `42`
+    "string->number", 1, Some(1) => to_number;
+    /// `(number->string n)`: the number's printed form. `(number->string 2.5)` ⇒ `"2.5"`
+    "number->string", 1, Some(1) => number_to_string;
+    /// `(symbol->string sym)`: a symbol's (or keyword's) name. `(symbol->string 'abc)` ⇒ `"abc"`
+    "symbol->string", 1, Some(1) => symbol_to_string;
+    /// `(string->symbol s)`: the symbol named `s`. `(string->symbol "abc")` ⇒ `abc`
+    "string->symbol", 1, Some(1) => string_to_symbol;
+    /// `(format template x…)`: each `{}` replaced by the next argument's display form. `(format "{}+{}" 1 2)` ⇒ `"1+2"`
+    "format", 1, None => format;
+    /// `(string->list s)`: the characters as one-character strings. `(string->list "ab")` ⇒ `("a" "b")`
+    "string->list", 1, Some(1) => string_to_list;
+    /// `(repr v)`: the canonical printed form as a string. `(repr "a")` ⇒ `"\"a\""`
+    "repr", 1, Some(1) => repr;
+}
+
+fn str_concat(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let mut out = String::new();
+    for a in args {
+        match a {
+            Value::Str(s) => out.push_str(s),
+            other => out.push_str(&display_string(other)),
+        }
+    }
+    Ok(Value::from(out))
+}
+
+fn is_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::Bool(matches!(args[0], Value::Str(_))))
+}
+
+fn string_length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::Int(str_arg("string-length", &args[0])?.chars().count() as i64))
+}
+
+/// Byte offset of the `index`-th character, or `None` past the end.
+fn char_offset(s: &str, index: usize) -> Option<usize> {
+    if index == 0 {
+        return Some(0);
+    }
+    s.char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(s.len()))
+        .nth(index)
+}
+
+fn substring(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let s = str_arg("substring", &args[0])?;
+    let len = s.chars().count();
+    let start = index_arg("substring", &args[1])?;
+    let end = match args.get(2) {
+        Some(Value::Nil) | None => len,
+        Some(e) => index_arg("substring", e)?,
+    };
+    if start > end || end > len {
+        return Err(Error::eval(format!(
+            "substring: range {start}..{end} is outside the string (length {len})"
+        )));
+    }
+    let (a, b) = (char_offset(s, start).unwrap_or(s.len()), char_offset(s, end).unwrap_or(s.len()));
+    Ok(Value::from(&s[a..b]))
+}
+
+fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let sep = match args.get(1) {
+        Some(s) => str_arg("string-join", s)?,
+        None => "",
+    };
+    let parts: Vec<String> = list_arg("string-join", &args[0])?.iter().map(|v| display_string(&v)).collect();
+    Ok(Value::from(parts.join(sep)))
+}
+
+fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let s = str_arg("string-split", &args[0])?;
+    let sep = str_arg("string-split", &args[1])?;
+    let parts: Vec<Value> = if sep.is_empty() {
+        s.chars().map(|c| Value::from(c.to_string())).collect()
+    } else {
+        s.split(sep).map(Value::from).collect()
+    };
+    Ok(Value::list(parts))
+}
+
+fn upcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::from(str_arg("string-upcase", &args[0])?.to_uppercase()))
+}
+
+fn downcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::from(str_arg("string-downcase", &args[0])?.to_lowercase()))
+}
+
+fn trim(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::from(str_arg("string-trim", &args[0])?.trim()))
+}
+
+fn string_contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let s = str_arg("string-contains?", &args[0])?;
+    Ok(Value::Bool(s.contains(str_arg("string-contains?", &args[1])?)))
+}
+
+fn starts_with(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let s = str_arg("string-starts-with?", &args[0])?;
+    Ok(Value::Bool(s.starts_with(str_arg("string-starts-with?", &args[1])?)))
+}
+
+fn ends_with(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let s = str_arg("string-ends-with?", &args[0])?;
+    Ok(Value::Bool(s.ends_with(str_arg("string-ends-with?", &args[1])?)))
+}
+
+fn replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let s = str_arg("string-replace", &args[0])?;
+    let old = str_arg("string-replace", &args[1])?;
+    let new = str_arg("string-replace", &args[2])?;
+    if old.is_empty() {
+        return Err(Error::eval("string-replace: the text to replace must not be empty"));
+    }
+    Ok(Value::from(s.replace(old, new)))
+}
+
+fn to_number(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let s = str_arg("string->number", &args[0])?.trim();
+    if let Ok(i) = s.parse::<i64>() {
+        return Ok(Value::Int(i));
+    }
+    let numeric = !s.is_empty()
+        && s.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
+        && s.bytes().any(|b| b.is_ascii_digit());
+    Ok(match s.parse::<f64>() {
+        Ok(f) if numeric => Value::Float(f),
+        _ => Value::Nil,
+    })
+}
+
+fn number_to_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    match &args[0] {
+        v @ (Value::Int(_) | Value::Float(_)) => Ok(Value::from(write_string(v))),
+        other => Err(type_error("number->string", "a number", other)),
+    }
+}
+
+fn symbol_to_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    match &args[0] {
+        Value::Symbol(s) | Value::Keyword(s) => Ok(Value::from(s.name())),
+        other => Err(type_error("symbol->string", "a symbol", other)),
+    }
+}
+
+fn string_to_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::Symbol(Sym::new(str_arg("string->symbol", &args[0])?)))
+}
+
+fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let template = str_arg("format", &args[0])?;
+    let mut values = args[1..].iter();
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(at) = rest.find("{}") {
+        out.push_str(&rest[..at]);
+        let v = values.next().ok_or_else(|| {
+            Error::eval(format!("format: more {{}} than arguments in {:?}", template))
+        })?;
+        out.push_str(&display_string(v));
+        rest = &rest[at + 2..];
+    }
+    out.push_str(rest);
+    if values.next().is_some() {
+        return Err(Error::eval(format!("format: more arguments than {{}} in {:?}", template)));
+    }
+    Ok(Value::from(out))
+}
+
+fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let s = str_arg("string->list", &args[0])?;
+    Ok(Value::list(s.chars().map(|c| Value::from(c.to_string())).collect()))
+}
+
+fn repr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::from(write_string(&args[0])))
+}

@@ -1,0 +1,206 @@
+//! The command line: `run`, `eval`, `check`, and the REPL when no command is given.
+
+use crate::error::{Error, Result};
+use crate::eval::{run_on_large_stack, Interp, Limits};
+use crate::task::ProviderSettings;
+use crate::value::{to_json, write_string, Value};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+#[derive(Parser, Debug, Clone)]
+#[command(name = "tasklisp", version, about = "A Lisp in which tasks are functions")]
+pub struct Options {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Import an XML template file or .sexp module before running (repeatable).
+    #[arg(long = "import", value_name = "FILE", global = true)]
+    pub imports: Vec<PathBuf>,
+    /// The model provider: echo, openai, anthropic, command, replay, record.
+    #[arg(long, global = true, env = "TASKLISP_PROVIDER")]
+    pub provider: Option<String>,
+    /// The model name sent to the provider.
+    #[arg(long, global = true, env = "TASKLISP_MODEL")]
+    pub model: Option<String>,
+    /// The provider's base URL (for OpenAI-compatible servers, ending in /v1).
+    #[arg(long = "base-url", global = true)]
+    pub base_url: Option<String>,
+    /// Nested non-tail calls allowed before RESOURCE_EXHAUSTION.
+    #[arg(long = "max-depth", default_value_t = 10_000, global = true)]
+    pub max_depth: usize,
+    /// Nested task calls allowed before RESOURCE_EXHAUSTION.
+    #[arg(long = "max-task-depth", default_value_t = 100, global = true)]
+    pub max_task_depth: usize,
+    /// Print `eval` results as JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// How errors are printed on stderr.
+    #[arg(long = "error-format", value_enum, default_value_t = ErrorFormat::Text, global = true)]
+    pub error_format: ErrorFormat,
+    /// No start-up banner in the REPL.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum Command {
+    /// Run a script; ARGS are bound to *args* as strings.
+    Run {
+        file: PathBuf,
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Evaluate expressions and print the value of the last one.
+    Eval {
+        #[arg(required = true)]
+        exprs: Vec<String>,
+    },
+    /// Read and check .sexp and .xml files without running them.
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorFormat {
+    Text,
+    Json,
+}
+
+impl Options {
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_depth: self.max_depth.max(1),
+            max_task_depth: self.max_task_depth.max(1),
+            ..Limits::default()
+        }
+    }
+
+    pub fn provider_settings(&self) -> ProviderSettings {
+        ProviderSettings {
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+        }
+    }
+}
+
+/// Parses the arguments and runs; returns the process exit status.
+pub fn main() -> i32 {
+    let options = match Options::try_parse() {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let limits = options.limits();
+    let outcome = run_on_large_stack(&limits, move |limits| run(&options, limits));
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("tasklisp: {e}");
+            1
+        }
+    }
+}
+
+fn run(options: &Options, limits: Limits) -> i32 {
+    let interp = match Interp::new(limits) {
+        Ok(i) => i,
+        Err(e) => return report(options, &e),
+    };
+    let result = setup(&interp, options).and_then(|()| match &options.command {
+        Some(Command::Run { file, args }) => run_file(&interp, file, args).map(|_| 0),
+        Some(Command::Eval { exprs }) => eval_exprs(&interp, options, exprs).map(|()| 0),
+        Some(Command::Check { files }) => Ok(check_files(&interp, options, files)),
+        None => Ok(crate::repl::main(&interp, options)),
+    });
+    interp.flush();
+    match result {
+        Ok(code) => code,
+        Err(e) => match e.exit_code() {
+            Some(code) => code,
+            None => report(options, &e),
+        },
+    }
+}
+
+/// Applies the flags that configure an interpreter: provider settings and `--import`s.
+pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
+    interp.tasks.configure(options.provider_settings())?;
+    for file in &options.imports {
+        crate::task::import_file(interp, file, None)?;
+    }
+    Ok(())
+}
+
+/// Prints an error on stderr as the options ask; returns exit status 1.
+pub fn report(options: &Options, error: &Error) -> i32 {
+    eprintln!("{}", format_error(options.error_format, error));
+    1
+}
+
+pub fn format_error(format: ErrorFormat, error: &Error) -> String {
+    match format {
+        ErrorFormat::Json => error.to_json().to_string(),
+        ErrorFormat::Text => error.render(std::io::stderr().is_terminal()).trim_end().to_owned(),
+    }
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Error::eval(format!("cannot read {}: {e}", path.display())))?;
+    String::from_utf8(bytes).map_err(|e| {
+        Error::new(
+            crate::error::ErrorKind::Syntax,
+            format!(
+                "{} is not valid UTF-8 (byte {})",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+fn run_file(interp: &Interp, file: &Path, args: &[String]) -> Result<Value> {
+    let text = read_text(file)?;
+    let argv = Value::list(args.iter().map(|a| Value::from(a.as_str())).collect());
+    interp.define_global(crate::symbol::Sym::new("*args*"), argv);
+    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    interp.load_dirs.borrow_mut().push(dir);
+    let result = interp.run_source(&file.display().to_string(), &text);
+    interp.load_dirs.borrow_mut().pop();
+    result
+}
+
+fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()> {
+    let value = interp.run_source("<eval>", &exprs.join("\n"))?;
+    let text = if options.json {
+        to_json(&value)?.to_string()
+    } else {
+        write_string(&value)
+    };
+    let mut out = interp.out();
+    writeln!(out, "{text}").map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
+    Ok(())
+}
+
+use std::io::Write;
+
+fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
+    let mut status = 0;
+    for file in files {
+        match crate::task::check_file(interp, file) {
+            Ok(()) => {
+                let _ = writeln!(interp.out(), "{}: ok", file.display());
+            }
+            Err(e) => {
+                interp.flush();
+                status = report(options, &e);
+            }
+        }
+    }
+    status
+}

@@ -1,0 +1,355 @@
+//! The one error type of tasklisp.
+//!
+//! Language errors (`SYNTAX_ERROR`, `EVAL_ERROR`) and the seeds' `TaskError` union share
+//! one representation, so `try`/`catch` sees every failure as the same kind of map and
+//! the CLI renders every failure with miette. The payload is boxed to keep
+//! `Result<Value>` small on the evaluator's hot path, and it is `Send + Sync` so errors
+//! can cross threads (script runners, HTTP providers).
+
+use crate::source::{self, Span};
+use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
+use serde_json::{json, Map, Value as Json};
+use std::fmt;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The type of an error: the seeds' `TaskError` types plus the language's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Syntax,
+    Eval,
+    TaskFailure,
+    ResourceExhaustion,
+    InvalidOutput,
+    Validation,
+    XmlParse,
+}
+
+impl ErrorKind {
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::Syntax => "SYNTAX_ERROR",
+            ErrorKind::Eval => "EVAL_ERROR",
+            ErrorKind::TaskFailure => "TASK_FAILURE",
+            ErrorKind::ResourceExhaustion => "RESOURCE_EXHAUSTION",
+            ErrorKind::InvalidOutput => "INVALID_OUTPUT",
+            ErrorKind::Validation => "VALIDATION_ERROR",
+            ErrorKind::XmlParse => "XML_PARSE_ERROR",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<ErrorKind> {
+        Some(match code {
+            "SYNTAX_ERROR" => ErrorKind::Syntax,
+            "EVAL_ERROR" => ErrorKind::Eval,
+            "TASK_FAILURE" => ErrorKind::TaskFailure,
+            "RESOURCE_EXHAUSTION" => ErrorKind::ResourceExhaustion,
+            "INVALID_OUTPUT" => ErrorKind::InvalidOutput,
+            "VALIDATION_ERROR" => ErrorKind::Validation,
+            "XML_PARSE_ERROR" => ErrorKind::XmlParse,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+struct ErrorData {
+    kind: ErrorKind,
+    message: String,
+    reason: Option<String>,
+    details: Map<String, Json>,
+    span: Option<Span>,
+    /// The reader ran out of text inside an unfinished form (the REPL asks for more).
+    incomplete: bool,
+    /// `(exit n)`: not a failure but a request to end the program; never caught.
+    exit_code: Option<i32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Error(Box<ErrorData>);
+
+impl Error {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error(Box::new(ErrorData {
+            kind,
+            message: message.into(),
+            reason: None,
+            details: Map::new(),
+            span: None,
+            incomplete: false,
+            exit_code: None,
+        }))
+    }
+
+    /// The request `(exit code)` makes: unwinds to the program's top and ends it.
+    pub fn exit(code: i32) -> Error {
+        let mut e = Error::eval(format!("exit {code}"));
+        e.0.exit_code = Some(code);
+        e
+    }
+
+    pub fn exit_code(&self) -> Option<i32> {
+        self.0.exit_code
+    }
+
+    pub fn eval(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Eval, message)
+    }
+
+    pub fn syntax(message: impl Into<String>, span: Span) -> Error {
+        Error::new(ErrorKind::Syntax, message).with_span(span)
+    }
+
+    /// A syntax error caused by the text ending inside a form.
+    pub fn incomplete(message: impl Into<String>, span: Span) -> Error {
+        let mut e = Error::syntax(message, span);
+        e.0.incomplete = true;
+        e
+    }
+
+    /// A `TASK_FAILURE` with a reason such as `tool_execution_error`.
+    pub fn task_failure(reason: impl Into<String>, message: impl Into<String>) -> Error {
+        let mut e = Error::new(ErrorKind::TaskFailure, message);
+        e.0.reason = Some(reason.into());
+        e
+    }
+
+    /// A `RESOURCE_EXHAUSTION` naming the resource and how much was used.
+    pub fn resource(resource: &str, used: u64, limit: u64, message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::ResourceExhaustion, message).with_details(json!({
+            "resource": resource, "used": used, "limit": limit
+        }))
+    }
+
+    pub fn validation(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Validation, message)
+    }
+
+    pub fn with_span(mut self, span: Span) -> Error {
+        self.0.span = Some(span);
+        self
+    }
+
+    /// Attaches `span` unless the error already points somewhere more precise.
+    pub fn or_span(mut self, span: Span) -> Error {
+        if self.0.span.is_none() {
+            self.0.span = Some(span);
+        }
+        self
+    }
+
+    /// Merges the entries of a JSON object into the details.
+    pub fn with_details(mut self, details: Json) -> Error {
+        if let Json::Object(map) = details {
+            self.0.details.extend(map);
+        }
+        self
+    }
+
+    pub fn with_detail(mut self, key: &str, value: Json) -> Error {
+        self.0.details.insert(key.to_owned(), value);
+        self
+    }
+
+    pub fn with_reason(mut self, reason: impl Into<String>) -> Error {
+        self.0.reason = Some(reason.into());
+        self
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        self.0.kind
+    }
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+    pub fn reason(&self) -> Option<&str> {
+        self.0.reason.as_deref()
+    }
+    pub fn details(&self) -> &Map<String, Json> {
+        &self.0.details
+    }
+    pub fn span(&self) -> Option<Span> {
+        self.0.span
+    }
+    pub fn is_incomplete(&self) -> bool {
+        self.0.incomplete
+    }
+
+    /// The error as the map `try`/`catch` binds and `--error-format json` prints:
+    /// `{"type" "reason" "message" "details"}` (plus `"resource"` for exhaustion).
+    pub fn to_json(&self) -> Json {
+        let mut map = Map::new();
+        map.insert("type".into(), Json::from(self.0.kind.code()));
+        if let Some(reason) = &self.0.reason {
+            map.insert("reason".into(), Json::from(reason.as_str()));
+        }
+        map.insert("message".into(), Json::from(self.0.message.as_str()));
+        if let Some(resource) = self.0.details.get("resource") {
+            map.insert("resource".into(), resource.clone());
+        }
+        map.insert("details".into(), Json::Object(self.0.details.clone()));
+        if let Some(span) = self.0.span {
+            if let Some(file) = source::source(span.source) {
+                let (line, column) = source::line_col(&file.text, span.start as usize);
+                map.insert(
+                    "location".into(),
+                    json!({"file": file.name, "line": line, "column": column}),
+                );
+            }
+        }
+        Json::Object(map)
+    }
+
+    /// Rebuilds an error from its map form (what `catch` saw), so a handler can re-raise it.
+    pub fn from_json(value: &Json) -> Option<Error> {
+        let kind = ErrorKind::from_code(value.get("type")?.as_str()?)?;
+        let message = value.get("message").and_then(Json::as_str).unwrap_or("");
+        let mut e = Error::new(kind, message);
+        if let Some(reason) = value.get("reason").and_then(Json::as_str) {
+            e.0.reason = Some(reason.to_owned());
+        }
+        if let Some(Json::Object(details)) = value.get("details") {
+            e.0.details = details.clone();
+        }
+        Some(e)
+    }
+
+    /// The report as a person reads it: miette's rendering against the source text.
+    pub fn render(&self, color: bool) -> String {
+        let handler = if color {
+            miette::GraphicalReportHandler::new()
+        } else {
+            miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+                .with_width(usize::MAX / 4)
+        };
+        let with_source = WithSource::new(self);
+        let mut out = String::new();
+        if handler.render_report(&mut out, &with_source).is_err() {
+            out = format!("{}: {}", self.0.kind.code(), self);
+        }
+        out
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0.reason {
+            Some(reason) => write!(f, "{reason}: {}", self.0.message),
+            None => f.write_str(&self.0.message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl Diagnostic for Error {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.0.kind.code()))
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let span = self.0.span?;
+        let label = if self.0.incomplete { "this is never closed" } else { "here" };
+        Some(Box::new(std::iter::once(LabeledSpan::new(
+            Some(label.to_owned()),
+            span.start as usize,
+            span.len as usize,
+        ))))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        if self.0.details.is_empty() || self.0.kind == ErrorKind::Syntax {
+            return None;
+        }
+        let details = Json::Object(self.0.details.clone()).to_string();
+        Some(Box::new(format!("details: {}", truncate(&details, 2000))))
+    }
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// An error paired with the text its span points into, for rendering.
+struct WithSource<'a> {
+    error: &'a Error,
+    source: Option<NamedSource<String>>,
+}
+
+impl<'a> WithSource<'a> {
+    fn new(error: &'a Error) -> Self {
+        let source = error
+            .span()
+            .and_then(|span| source::source(span.source))
+            .map(|file| NamedSource::new(file.name.clone(), file.text.to_string()));
+        WithSource { error, source }
+    }
+}
+
+impl fmt::Debug for WithSource<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.error, f)
+    }
+}
+impl fmt::Display for WithSource<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.error, f)
+    }
+}
+impl std::error::Error for WithSource<'_> {}
+
+impl Diagnostic for WithSource<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.error.code()
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.source.as_ref()?;
+        self.error.labels()
+    }
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.error.help()
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_stays_small() {
+        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn map_form_round_trips() {
+        let e = Error::task_failure("tool_execution_error", "exit 3")
+            .with_detail("script_exit_code", json!(3));
+        let m = e.to_json();
+        assert_eq!(m["type"], "TASK_FAILURE");
+        assert_eq!(m["reason"], "tool_execution_error");
+        assert_eq!(m["details"]["script_exit_code"], 3);
+        let back = Error::from_json(&m).expect("a valid error map");
+        assert_eq!(back.kind(), ErrorKind::TaskFailure);
+        assert_eq!(back.reason(), Some("tool_execution_error"));
+    }
+
+    #[test]
+    fn render_names_the_code_and_points_at_source() {
+        let id = source::add_source("t.sexp", "(+ 1 foo)");
+        let e = Error::eval("unbound symbol: foo").with_span(Span::new(id, 5, 8));
+        let text = e.render(false);
+        assert!(text.contains("EVAL_ERROR"), "{text}");
+        assert!(text.contains("unbound symbol: foo"), "{text}");
+        assert!(text.contains("t.sexp"), "{text}");
+    }
+}

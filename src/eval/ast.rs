@@ -1,0 +1,97 @@
+//! The analysed form of code: special forms resolved, variables resolved to slots,
+//! paths parsed. Built once by `compile`, run many times by `Interp::eval`.
+
+use crate::env::{Env, Scope};
+use crate::error::Result;
+use crate::reader::PathSpec;
+use crate::source::Span;
+use crate::symbol::Sym;
+use crate::value::Value;
+use std::rc::Rc;
+
+pub enum Node {
+    Const(Value),
+    /// A lexical variable: `depth` frames out, then `slot`.
+    Local { depth: u32, slot: u32, name: Sym, span: Span },
+    Global { name: Sym, span: Span },
+    /// A free variable of a task body: looked up by name in the caller's environment.
+    Dynamic { name: Sym, span: Span },
+    Path { base: Box<Node>, path: Rc<PathSpec>, span: Span },
+    SetLocal { depth: u32, slot: u32, value: Box<Node> },
+    SetGlobal { name: Sym, value: Box<Node>, span: Span },
+    SetDynamic { name: Sym, value: Box<Node>, span: Span },
+    DefineGlobal { name: Sym, value: Box<Node> },
+    /// `define` inside a body: the slot was declared when the body was analysed.
+    DefineLocal { slot: u32, name: Sym, value: Box<Node> },
+    If(Box<(Node, Node, Node)>),
+    And(Box<[Node]>),
+    Or(Box<[Node]>),
+    Begin(Box<[Node]>),
+    Lambda(Rc<Lambda>),
+    Let(Box<Let>),
+    /// A named `let` (and `do`): the loop procedure is called at once with the inits.
+    Loop(Box<Loop>),
+    Call(Box<Call>),
+    Case(Box<Case>),
+    Try(Box<Try>),
+    DefMacro { name: Sym, lambda: Rc<Lambda> },
+    /// A special form defined outside the evaluator core (tasks, imports…).
+    Extension(Box<dyn Extension>),
+}
+
+/// A special form implemented by another module: it evaluates itself.
+pub trait Extension {
+    fn eval(&self, interp: &super::Interp, env: &Env) -> Result<Value>;
+}
+
+pub struct Lambda {
+    pub name: Option<Sym>,
+    pub required: u32,
+    pub rest: bool,
+    /// For named `let`: the slot that holds the procedure itself (no reference cycle).
+    pub self_slot: Option<u32>,
+    pub scope: Rc<Scope>,
+    pub body: Node,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum LetKind {
+    /// `let`: inits see the outer environment.
+    Parallel,
+    /// `let*`, `letrec`, `letrec*`: inits run in the new frame, in order.
+    Sequential,
+}
+
+pub struct Let {
+    pub kind: LetKind,
+    pub scope: Rc<Scope>,
+    /// `(slot, init)` pairs, in order.
+    pub inits: Vec<(u32, Node)>,
+    pub body: Node,
+}
+
+pub struct Loop {
+    pub lambda: Rc<Lambda>,
+    pub inits: Vec<Node>,
+    pub span: Span,
+}
+
+pub struct Call {
+    pub callee: Node,
+    pub args: Vec<Node>,
+    pub span: Span,
+}
+
+pub struct Case {
+    pub key: Node,
+    pub clauses: Vec<(Vec<Value>, Node)>,
+    pub default: Node,
+}
+
+pub struct Try {
+    pub body: Node,
+    /// The catch clause: a one-slot frame for the error, and its body.
+    pub handler: Option<(Rc<Scope>, Node)>,
+    pub finally: Option<Node>,
+}

@@ -1,0 +1,946 @@
+//! The analyser: syntax to `Node`, once per form.
+//!
+//! Special forms are recognised here, macros expanded, `cond`/`when`/`do`/quasiquote
+//! rewritten into simpler nodes, and each variable resolved: to a `(depth, slot)` of an
+//! enclosing scope, to the global table, or (in a task body) to a by-name lookup in the
+//! caller's environment. A scope pushed here is exactly a frame created at run time.
+
+use super::ast::*;
+use super::Interp;
+use crate::builtins;
+use crate::env::Scope;
+use crate::error::{Error, ErrorKind, Result};
+use crate::reader::{Syntax, SyntaxKind};
+use crate::source::Span;
+use crate::symbol::{well_known, Sym};
+use crate::value::{Entries, Value};
+use std::rc::Rc;
+
+/// How many macro expansions may nest inside one another.
+const MAX_EXPANSION_DEPTH: usize = 1_000;
+
+pub struct Compiler<'i> {
+    pub interp: &'i Interp,
+    scopes: Vec<Rc<Scope>>,
+    /// Free variables are looked up by name at run time (task bodies).
+    dynamic: bool,
+    nesting: usize,
+    expansions: usize,
+}
+
+
+/// Forms whose second element is a name the form binds in the enclosing body.
+fn binds_name(head: &str) -> bool {
+    matches!(head, "define" | "deftask")
+}
+
+impl<'i> Compiler<'i> {
+    /// A compiler for top-level code: free variables are globals.
+    pub fn new(interp: &'i Interp) -> Self {
+        Compiler {
+            interp,
+            scopes: Vec::new(),
+            dynamic: false,
+            nesting: 0,
+            expansions: 0,
+        }
+    }
+
+    /// A compiler for a task body: `scope` holds the parameters, free variables are
+    /// looked up in the caller's environment when the task runs.
+    pub fn for_task_body(interp: &'i Interp, scope: Rc<Scope>) -> Self {
+        Compiler {
+            interp,
+            scopes: vec![scope],
+            dynamic: true,
+            nesting: 0,
+            expansions: 0,
+        }
+    }
+
+    pub fn compile(&mut self, syntax: &Syntax) -> Result<Node> {
+        self.nesting += 1;
+        if self.nesting > self.interp.limits.max_depth.max(1_000) {
+            self.nesting -= 1;
+            return Err(Error::resource(
+                "depth",
+                self.nesting as u64,
+                self.interp.limits.max_depth as u64,
+                "code nested too deeply to analyse",
+            )
+            .with_span(syntax.span));
+        }
+        let result = self
+            .interp
+            .check_stack()
+            .and_then(|()| self.compile_inner(syntax));
+        self.nesting -= 1;
+        result
+    }
+
+    fn compile_inner(&mut self, syntax: &Syntax) -> Result<Node> {
+        let span = syntax.span;
+        Ok(match &syntax.kind {
+            SyntaxKind::Nil => Node::Const(Value::Nil),
+            SyntaxKind::Bool(b) => Node::Const(Value::Bool(*b)),
+            SyntaxKind::Int(i) => Node::Const(Value::Int(*i)),
+            SyntaxKind::Float(f) => Node::Const(Value::Float(*f)),
+            SyntaxKind::Str(s) => Node::Const(Value::Str(s.clone())),
+            SyntaxKind::Keyword(k) => Node::Const(Value::Keyword(*k)),
+            SyntaxKind::Value(v) => Node::Const(v.clone()),
+            SyntaxKind::Symbol(s) => self.variable(*s, span),
+            SyntaxKind::Path(p) => Node::Path {
+                base: Box::new(self.variable(p.base, span)),
+                path: p.clone(),
+                span,
+            },
+            SyntaxKind::Vector(items) => self.builtin_call("list", items, span)?,
+            SyntaxKind::Map(items) => self.map_literal(items, span)?,
+            SyntaxKind::List(items) => self.list(items, span)?,
+        })
+    }
+
+    /// The node for a special form, or `None` if `name` is not one.
+    fn special_form(&mut self, name: &str, items: &[Syntax], span: Span) -> Option<Result<Node>> {
+        Some(match name {
+            "quote" => self.quote(items, span),
+            "quasiquote" => self.quasiquote_form(items, span),
+            "if" => self.if_form(items, span),
+            "cond" => self.cond(items, span),
+            "case" => self.case(items, span),
+            "when" => self.when(items, span),
+            "unless" => self.unless(items, span),
+            "and" => self.and(items, span),
+            "or" => self.or(items, span),
+            "begin" => self.begin(items, span),
+            "define" => self.define(items, span),
+            "set!" => self.set(items, span),
+            "lambda" | "fn" => self.lambda_form(items, span),
+            "let" => self.let_form(items, span),
+            "let*" => self.let_star(items, span),
+            "letrec" | "letrec*" => self.letrec(items, span),
+            "do" => self.do_form(items, span),
+            "try" => self.try_form(items, span),
+            "defmacro" => self.defmacro(items, span),
+            _ => return crate::task::forms::special_form(name).map(|form| form(self, items, span)),
+        })
+    }
+
+    fn builtin_call(&mut self, name: &str, items: &[Syntax], span: Span) -> Result<Node> {
+        let args = items.iter().map(|s| self.compile(s)).collect::<Result<Vec<_>>>()?;
+        Ok(internal_call(name, args, span))
+    }
+
+    fn map_literal(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        let mut args = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            if i % 2 == 0 {
+                if let SyntaxKind::Keyword(k) = item.kind {
+                    args.push(Node::Const(Value::str(k.name())));
+                    continue;
+                }
+            }
+            args.push(self.compile(item)?);
+        }
+        Ok(internal_call("hash-map", args, span))
+    }
+
+    /// Resolves a name: innermost scope first.
+    pub fn variable(&self, name: Sym, span: Span) -> Node {
+        if let Some((depth, slot)) = self.resolve(name) {
+            return Node::Local {
+                depth,
+                slot,
+                name,
+                span,
+            };
+        }
+        if self.dynamic {
+            Node::Dynamic { name, span }
+        } else {
+            Node::Global { name, span }
+        }
+    }
+
+    fn resolve(&self, name: Sym) -> Option<(u32, u32)> {
+        self.scopes
+            .iter()
+            .rev()
+            .enumerate()
+            .find_map(|(depth, scope)| scope.slot_of(name).map(|slot| (depth as u32, slot as u32)))
+    }
+
+    fn is_local(&self, name: Sym) -> bool {
+        self.resolve(name).is_some()
+    }
+
+    fn list(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        let Some(head) = items.first() else {
+            return Ok(Node::Const(Value::empty_list()));
+        };
+        if let Some(sym) = head.as_symbol() {
+            if !self.is_local(sym) {
+                if let Some(node) = self.special_form(sym.name(), items, span) {
+                    return node;
+                }
+                let macro_fn = self.interp.macro_named(sym);
+                if let Some(macro_fn) = macro_fn {
+                    return self.expand(macro_fn, items, span);
+                }
+            }
+        }
+        let callee = self.compile(head)?;
+        let args = items[1..]
+            .iter()
+            .map(|s| self.compile(s))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Node::Call(Box::new(Call { callee, args, span })))
+    }
+
+    fn expand(&mut self, macro_fn: Value, items: &[Syntax], span: Span) -> Result<Node> {
+        if self.expansions >= MAX_EXPANSION_DEPTH {
+            return Err(Error::resource(
+                "macro-expansion",
+                self.expansions as u64,
+                MAX_EXPANSION_DEPTH as u64,
+                "macro expansion does not terminate",
+            )
+            .with_span(span));
+        }
+        let args: Vec<Value> = items[1..].iter().map(syntax_to_value).collect();
+        let expanded = self
+            .interp
+            .apply(&macro_fn, &args, &None)
+            .map_err(|e| e.or_span(span))?;
+        let syntax = value_to_syntax(&expanded, span)?;
+        self.expansions += 1;
+        let node = self.compile(&syntax);
+        self.expansions -= 1;
+        node
+    }
+
+    pub fn push_scope(&mut self, scope: Rc<Scope>) {
+        self.scopes.push(scope);
+    }
+
+    pub fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+
+    fn innermost(&self) -> Option<&Rc<Scope>> {
+        self.scopes.last()
+    }
+
+    /// A body: internal `define`s are declared first, so they can refer to each other.
+    pub fn body(&mut self, forms: &[Syntax], span: Span) -> Result<Node> {
+        if let Some(scope) = self.innermost().cloned() {
+            declare_defines(&scope, forms);
+        }
+        self.sequence(forms, span)
+    }
+
+    fn sequence(&mut self, forms: &[Syntax], _span: Span) -> Result<Node> {
+        let mut nodes = forms.iter().map(|f| self.compile(f)).collect::<Result<Vec<_>>>()?;
+        Ok(match nodes.len() {
+            0 => Node::Const(Value::Nil),
+            1 => nodes.pop().unwrap_or(Node::Const(Value::Nil)),
+            _ => Node::Begin(nodes.into_boxed_slice()),
+        })
+    }
+
+    // ---- special forms ------------------------------------------------------------
+
+    fn quote(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, 2, span, "(quote datum)")?;
+        Ok(Node::Const(syntax_to_value(&items[1])))
+    }
+
+    fn if_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 3, 4, span, "(if test then else?)")?;
+        let test = self.compile(&items[1])?;
+        let then = self.compile(&items[2])?;
+        let otherwise = match items.get(3) {
+            Some(e) => self.compile(e)?,
+            None => Node::Const(Value::Nil),
+        };
+        Ok(Node::If(Box::new((test, then, otherwise))))
+    }
+
+    fn when(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, usize::MAX, span, "(when test body…)")?;
+        let test = self.compile(&items[1])?;
+        let body = self.sequence(&items[2..], span)?;
+        Ok(Node::If(Box::new((test, body, Node::Const(Value::Nil)))))
+    }
+
+    fn unless(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, usize::MAX, span, "(unless test body…)")?;
+        let test = self.compile(&items[1])?;
+        let body = self.sequence(&items[2..], span)?;
+        Ok(Node::If(Box::new((test, Node::Const(Value::Nil), body))))
+    }
+
+    fn and(&mut self, items: &[Syntax], _span: Span) -> Result<Node> {
+        if items.len() == 1 {
+            return Ok(Node::Const(Value::Bool(true)));
+        }
+        let nodes = items[1..].iter().map(|s| self.compile(s)).collect::<Result<Vec<_>>>()?;
+        Ok(Node::And(nodes.into_boxed_slice()))
+    }
+
+    fn or(&mut self, items: &[Syntax], _span: Span) -> Result<Node> {
+        if items.len() == 1 {
+            return Ok(Node::Const(Value::Bool(false)));
+        }
+        let nodes = items[1..].iter().map(|s| self.compile(s)).collect::<Result<Vec<_>>>()?;
+        Ok(Node::Or(nodes.into_boxed_slice()))
+    }
+
+    fn begin(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        self.sequence(&items[1..], span)
+    }
+
+    fn cond(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        self.cond_clauses(&items[1..], span)
+    }
+
+    fn cond_clauses(&mut self, clauses: &[Syntax], span: Span) -> Result<Node> {
+        let Some(clause) = clauses.first() else {
+            return Ok(Node::Const(Value::Nil));
+        };
+        let parts = clause
+            .as_list()
+            .filter(|p| !p.is_empty())
+            .ok_or_else(|| Error::syntax("a cond clause is (test body…)", clause.span))?;
+        if parts[0].as_symbol() == Some(*well_known::ELSE) {
+            if clauses.len() > 1 {
+                return Err(Error::syntax("`else` must be the last cond clause", clause.span));
+            }
+            return self.sequence(&parts[1..], clause.span);
+        }
+        if parts.len() == 3 && parts[1].as_symbol() == Some(*well_known::ARROW) {
+            // (test => f): bind the test's value, call f with it.
+            let scope = Scope::new(vec![self.interp.gensym("cond-value")]);
+            let init = self.compile(&parts[0])?;
+            self.push_scope(scope.clone());
+            let f = self.compile(&parts[2]);
+            let rest = self.cond_clauses(&clauses[1..], span);
+            self.pop_scope();
+            let tested = Node::Local {
+                depth: 0,
+                slot: 0,
+                name: scope.names()[0],
+                span: clause.span,
+            };
+            let call = Node::Call(Box::new(Call {
+                callee: f?,
+                args: vec![Node::Local {
+                    depth: 0,
+                    slot: 0,
+                    name: scope.names()[0],
+                    span: clause.span,
+                }],
+                span: clause.span,
+            }));
+            return Ok(Node::Let(Box::new(Let {
+                kind: LetKind::Parallel,
+                scope,
+                inits: vec![(0, init)],
+                body: Node::If(Box::new((tested, call, rest?))),
+            })));
+        }
+        let test = self.compile(&parts[0])?;
+        let rest = self.cond_clauses(&clauses[1..], span)?;
+        if parts.len() == 1 {
+            return Ok(Node::Or(vec![test, rest].into_boxed_slice()));
+        }
+        let body = self.sequence(&parts[1..], clause.span)?;
+        Ok(Node::If(Box::new((test, body, rest))))
+    }
+
+    fn case(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, usize::MAX, span, "(case key ((datum…) body…)… (else body…))")?;
+        let key = self.compile(&items[1])?;
+        let mut clauses = Vec::new();
+        let mut default = Node::Const(Value::Nil);
+        for (i, clause) in items[2..].iter().enumerate() {
+            let parts = clause
+                .as_list()
+                .filter(|p| !p.is_empty())
+                .ok_or_else(|| Error::syntax("a case clause is ((datum…) body…)", clause.span))?;
+            let body = self.sequence(&parts[1..], clause.span)?;
+            if parts[0].as_symbol() == Some(*well_known::ELSE) {
+                if i + 3 != items.len() {
+                    return Err(Error::syntax("`else` must be the last case clause", clause.span));
+                }
+                default = body;
+                continue;
+            }
+            let datums = match &parts[0].kind {
+                SyntaxKind::List(ds) | SyntaxKind::Vector(ds) => ds.iter().map(syntax_to_value).collect(),
+                _ => vec![syntax_to_value(&parts[0])],
+            };
+            clauses.push((datums, body));
+        }
+        Ok(Node::Case(Box::new(Case {
+            key,
+            clauses,
+            default,
+        })))
+    }
+
+    fn define(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, usize::MAX, span, "(define name value) or (define (name params…) body…)")?;
+        let (name, value) = match &items[1].kind {
+            SyntaxKind::Symbol(name) => {
+                if items.len() > 3 {
+                    return Err(Error::syntax("(define name value) takes one value", span));
+                }
+                let value = match items.get(2) {
+                    Some(v) => self.compile_named(v, *name)?,
+                    None => Node::Const(Value::Nil),
+                };
+                (*name, value)
+            }
+            SyntaxKind::List(signature) if !signature.is_empty() => {
+                let name = signature[0]
+                    .as_symbol()
+                    .ok_or_else(|| Error::syntax("a procedure name must be a symbol", signature[0].span))?;
+                let lambda = self.lambda(Some(name), &signature[1..], signature[0].span, &items[2..], span)?;
+                (name, Node::Lambda(lambda))
+            }
+            _ => return Err(Error::syntax("define needs a name", items[1].span)),
+        };
+        Ok(self.define_node(name, value))
+    }
+
+    /// The node that binds `name` in the innermost scope (or globally at top level).
+    pub fn define_node(&mut self, name: Sym, value: Node) -> Node {
+        match self.innermost() {
+            None => Node::DefineGlobal {
+                name,
+                value: Box::new(value),
+            },
+            Some(scope) => {
+                let slot = scope.slot_of(name).unwrap_or_else(|| scope.declare(name)) as u32;
+                Node::DefineLocal {
+                    slot,
+                    name,
+                    value: Box::new(value),
+                }
+            }
+        }
+    }
+
+    /// Compiles a value that is being bound to `name`, naming it if it is a lambda.
+    fn compile_named(&mut self, syntax: &Syntax, name: Sym) -> Result<Node> {
+        if let Some(items) = syntax.as_list() {
+            if let Some(head) = items.first().and_then(Syntax::as_symbol) {
+                if matches!(head.name(), "lambda" | "fn") && !self.is_local(head) && items.len() >= 2 {
+                    let params = match &items[1].kind {
+                        SyntaxKind::List(p) => p.clone(),
+                        _ => vec![items[1].clone()],
+                    };
+                    let rest_only = !matches!(items[1].kind, SyntaxKind::List(_));
+                    let params = if rest_only {
+                        let dot = Syntax::new(SyntaxKind::Symbol(*well_known::DOT), items[1].span);
+                        vec![dot, items[1].clone()]
+                    } else {
+                        params
+                    };
+                    return Ok(Node::Lambda(self.lambda(
+                        Some(name),
+                        &params,
+                        items[1].span,
+                        &items[2..],
+                        syntax.span,
+                    )?));
+                }
+            }
+        }
+        self.compile(syntax)
+    }
+
+    fn set(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 3, 3, span, "(set! name value)")?;
+        let name = items[1]
+            .as_symbol()
+            .ok_or_else(|| Error::syntax("set! needs a variable name", items[1].span))?;
+        let value = Box::new(self.compile(&items[2])?);
+        Ok(match self.variable(name, items[1].span) {
+            Node::Local { depth, slot, .. } => Node::SetLocal { depth, slot, value },
+            Node::Dynamic { name, span } => Node::SetDynamic { name, value, span },
+            _ => Node::SetGlobal {
+                name,
+                value,
+                span: items[1].span,
+            },
+        })
+    }
+
+    fn lambda_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, usize::MAX, span, "(lambda (params…) body…)")?;
+        let params = match &items[1].kind {
+            SyntaxKind::List(p) => p.clone(),
+            SyntaxKind::Vector(p) => p.clone(),
+            SyntaxKind::Symbol(_) => vec![
+                Syntax::new(SyntaxKind::Symbol(*well_known::DOT), items[1].span),
+                items[1].clone(),
+            ],
+            _ => return Err(Error::syntax("lambda parameters are a list of symbols", items[1].span)),
+        };
+        Ok(Node::Lambda(self.lambda(None, &params, items[1].span, &items[2..], span)?))
+    }
+
+    /// Analyses a procedure: parameters (with `. rest`), then the body in a new scope.
+    pub fn lambda(
+        &mut self,
+        name: Option<Sym>,
+        params: &[Syntax],
+        params_span: Span,
+        body: &[Syntax],
+        span: Span,
+    ) -> Result<Rc<Lambda>> {
+        let (names, rest) = parse_params(params, params_span)?;
+        let required = names.len() as u32 - u32::from(rest);
+        let scope = Scope::new(names);
+        self.push_scope(scope.clone());
+        let body = self.body(body, span);
+        self.pop_scope();
+        Ok(Rc::new(Lambda {
+            name,
+            required,
+            rest,
+            self_slot: None,
+            scope,
+            body: body?,
+            span,
+        }))
+    }
+
+    fn bindings<'s>(&self, syntax: &'s Syntax) -> Result<Vec<(Sym, Option<&'s Syntax>, Span)>> {
+        let list = match &syntax.kind {
+            SyntaxKind::List(l) | SyntaxKind::Vector(l) => l,
+            _ => return Err(Error::syntax("bindings are a list of (name value)", syntax.span)),
+        };
+        list.iter()
+            .map(|b| match &b.kind {
+                SyntaxKind::List(pair) | SyntaxKind::Vector(pair) if (1..=2).contains(&pair.len()) => {
+                    let name = pair[0]
+                        .as_symbol()
+                        .ok_or_else(|| Error::syntax("a binding name must be a symbol", pair[0].span))?;
+                    Ok((name, pair.get(1), b.span))
+                }
+                SyntaxKind::Symbol(name) => Ok((*name, None, b.span)),
+                _ => Err(Error::syntax("a binding is (name value)", b.span)),
+            })
+            .collect()
+    }
+
+    fn init(&mut self, init: Option<&Syntax>, name: Sym) -> Result<Node> {
+        match init {
+            Some(s) => self.compile_named(s, name),
+            None => Ok(Node::Const(Value::Nil)),
+        }
+    }
+
+    fn let_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, usize::MAX, span, "(let ((name value)…) body…)")?;
+        if let Some(loop_name) = items[1].as_symbol() {
+            expect_len(items, 3, usize::MAX, span, "(let name ((var init)…) body…)")?;
+            let bindings = self.bindings(&items[2])?;
+            let inits = bindings
+                .iter()
+                .map(|(name, init, _)| self.init(*init, *name))
+                .collect::<Result<Vec<_>>>()?;
+            let params: Vec<Sym> = bindings.iter().map(|b| b.0).collect();
+            let lambda = self.loop_lambda(loop_name, params, &items[3..], span)?;
+            return Ok(Node::Loop(Box::new(Loop { lambda, inits, span })));
+        }
+        let bindings = self.bindings(&items[1])?;
+        let inits = bindings
+            .iter()
+            .enumerate()
+            .map(|(i, (name, init, _))| Ok((i as u32, self.init(*init, *name)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let scope = Scope::new(bindings.iter().map(|b| b.0).collect());
+        self.push_scope(scope.clone());
+        let body = self.body(&items[2..], span);
+        self.pop_scope();
+        Ok(Node::Let(Box::new(Let {
+            kind: LetKind::Parallel,
+            scope,
+            inits,
+            body: body?,
+        })))
+    }
+
+    /// The procedure of a named `let` or `do`: parameters, then a slot for itself.
+    fn loop_lambda(&mut self, name: Sym, params: Vec<Sym>, body: &[Syntax], span: Span) -> Result<Rc<Lambda>> {
+        let required = params.len() as u32;
+        let scope = Scope::new(params);
+        let self_slot = scope.declare(name) as u32;
+        self.push_scope(scope.clone());
+        let body = self.body(body, span);
+        self.pop_scope();
+        Ok(Rc::new(Lambda {
+            name: Some(name),
+            required,
+            rest: false,
+            self_slot: Some(self_slot),
+            scope,
+            body: body?,
+            span,
+        }))
+    }
+
+    fn let_star(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, usize::MAX, span, "(let* ((name value)…) body…)")?;
+        let bindings = self.bindings(&items[1])?;
+        let scope = Scope::new(Vec::new());
+        self.push_scope(scope.clone());
+        let result = (|| {
+            let mut inits = Vec::new();
+            for (name, init, _) in &bindings {
+                let node = self.init(*init, *name)?;
+                inits.push((scope.declare(*name) as u32, node));
+            }
+            let body = self.body(&items[2..], span)?;
+            Ok((inits, body))
+        })();
+        self.pop_scope();
+        let (inits, body) = result?;
+        Ok(Node::Let(Box::new(Let {
+            kind: LetKind::Sequential,
+            scope,
+            inits,
+            body,
+        })))
+    }
+
+    fn letrec(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, usize::MAX, span, "(letrec ((name value)…) body…)")?;
+        let bindings = self.bindings(&items[1])?;
+        let scope = Scope::new(bindings.iter().map(|b| b.0).collect());
+        self.push_scope(scope.clone());
+        let result = (|| {
+            let inits = bindings
+                .iter()
+                .enumerate()
+                .map(|(i, (name, init, _))| Ok((i as u32, self.init(*init, *name)?)))
+                .collect::<Result<Vec<_>>>()?;
+            let body = self.body(&items[2..], span)?;
+            Ok((inits, body))
+        })();
+        self.pop_scope();
+        let (inits, body) = result?;
+        Ok(Node::Let(Box::new(Let {
+            kind: LetKind::Sequential,
+            scope,
+            inits,
+            body,
+        })))
+    }
+
+    /// `(do ((var init step)…) (test result…) body…)` as a named-let loop.
+    fn do_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 3, usize::MAX, span, "(do ((var init step)…) (test result…) body…)")?;
+        let specs = match &items[1].kind {
+            SyntaxKind::List(l) => l,
+            _ => return Err(Error::syntax("do needs a list of (var init step)", items[1].span)),
+        };
+        let exit = items[2]
+            .as_list()
+            .filter(|l| !l.is_empty())
+            .ok_or_else(|| Error::syntax("do needs an exit clause (test result…)", items[2].span))?;
+        let loop_name = self.interp.gensym("do-loop");
+        let sym = |s: Sym| Syntax::new(SyntaxKind::Symbol(s), span);
+        let list = |items: Vec<Syntax>| Syntax::new(SyntaxKind::List(items), span);
+        let mut vars = Vec::new();
+        let mut inits = Vec::new();
+        let mut steps = vec![sym(loop_name)];
+        for spec in specs {
+            let parts = spec
+                .as_list()
+                .filter(|p| (2..=3).contains(&p.len()))
+                .ok_or_else(|| Error::syntax("a do variable is (var init step?)", spec.span))?;
+            let var = parts[0]
+                .as_symbol()
+                .ok_or_else(|| Error::syntax("a do variable must be a symbol", parts[0].span))?;
+            vars.push(var);
+            inits.push(self.compile(&parts[1])?);
+            steps.push(parts.get(2).cloned().unwrap_or_else(|| parts[0].clone()));
+        }
+        let mut on_exit = vec![sym(Sym::new("begin")), Syntax::new(SyntaxKind::Nil, span)];
+        on_exit.extend(exit[1..].iter().cloned());
+        let mut again = vec![sym(Sym::new("begin"))];
+        again.extend(items[3..].iter().cloned());
+        again.push(list(steps));
+        let body = list(vec![sym(Sym::new("if")), exit[0].clone(), list(on_exit), list(again)]);
+        let lambda = self.loop_lambda(loop_name, vars, std::slice::from_ref(&body), span)?;
+        Ok(Node::Loop(Box::new(Loop { lambda, inits, span })))
+    }
+
+    fn try_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, usize::MAX, span, "(try expr (catch e body…))")?;
+        let clause_of = |s: &Syntax, word: &str| {
+            s.as_list()
+                .and_then(|l| l.first())
+                .and_then(Syntax::as_symbol)
+                .is_some_and(|h| h.name() == word)
+        };
+        let mut end = items.len();
+        let mut finally = None;
+        if end > 2 && clause_of(&items[end - 1], "finally") {
+            let parts = items[end - 1].as_list().unwrap_or_default();
+            finally = Some(self.sequence(&parts[1..], span)?);
+            end -= 1;
+        }
+        let mut handler = None;
+        if end > 2 && clause_of(&items[end - 1], "catch") {
+            let parts = items[end - 1].as_list().unwrap_or_default();
+            let var = parts
+                .get(1)
+                .and_then(Syntax::as_symbol)
+                .ok_or_else(|| Error::syntax("catch needs a variable: (catch e body…)", items[end - 1].span))?;
+            let scope = Scope::new(vec![var]);
+            self.push_scope(scope.clone());
+            let body = self.body(&parts[2..], items[end - 1].span);
+            self.pop_scope();
+            handler = Some((scope, body?));
+            end -= 1;
+        }
+        let body = self.sequence(&items[1..end], span)?;
+        Ok(Node::Try(Box::new(Try { body, handler, finally })))
+    }
+
+    fn defmacro(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 3, usize::MAX, span, "(defmacro name (params…) body…)")?;
+        let name = items[1]
+            .as_symbol()
+            .ok_or_else(|| Error::syntax("a macro name must be a symbol", items[1].span))?;
+        let params = match &items[2].kind {
+            SyntaxKind::List(p) => p.clone(),
+            SyntaxKind::Symbol(_) => vec![
+                Syntax::new(SyntaxKind::Symbol(*well_known::DOT), items[2].span),
+                items[2].clone(),
+            ],
+            _ => return Err(Error::syntax("macro parameters are a list of symbols", items[2].span)),
+        };
+        // Macros run at analysis time, so they see only the global environment.
+        let mut global = Compiler::new(self.interp);
+        global.expansions = self.expansions;
+        let lambda = global.lambda(Some(name), &params, items[2].span, &items[3..], span)?;
+        Ok(Node::DefMacro { name, lambda })
+    }
+
+    fn quasiquote_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, 2, span, "(quasiquote datum)")?;
+        self.quasi(&items[1], 1)
+    }
+
+    fn quasi(&mut self, syntax: &Syntax, level: usize) -> Result<Node> {
+        let span = syntax.span;
+        let items = match &syntax.kind {
+            SyntaxKind::List(items) | SyntaxKind::Vector(items) => items,
+            SyntaxKind::Map(items) => {
+                let mut args = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    args.push(if i % 2 == 0 {
+                        Node::Const(map_key(item))
+                    } else {
+                        self.quasi(item, level)?
+                    });
+                }
+                return Ok(internal_call("hash-map", args, span));
+            }
+            _ => return Ok(Node::Const(syntax_to_value(syntax))),
+        };
+        if let Some(head) = items.first().and_then(Syntax::as_symbol) {
+            if items.len() == 2 && head == *well_known::UNQUOTE {
+                return if level == 1 {
+                    self.compile(&items[1])
+                } else {
+                    Ok(internal_call(
+                        "list",
+                        vec![Node::Const(Value::Symbol(head)), self.quasi(&items[1], level - 1)?],
+                        span,
+                    ))
+                };
+            }
+            if items.len() == 2 && head == *well_known::QUASIQUOTE {
+                return Ok(internal_call(
+                    "list",
+                    vec![Node::Const(Value::Symbol(head)), self.quasi(&items[1], level + 1)?],
+                    span,
+                ));
+            }
+        }
+        // Runs of plain elements become `(list …)`, splices are appended between them.
+        let mut segments: Vec<Node> = Vec::new();
+        let mut run: Vec<Node> = Vec::new();
+        for item in items {
+            let splice = item.as_list().filter(|l| {
+                l.len() == 2 && l[0].as_symbol() == Some(*well_known::UNQUOTE_SPLICING)
+            });
+            match splice {
+                Some(l) if level == 1 => {
+                    if !run.is_empty() {
+                        segments.push(internal_call("list", std::mem::take(&mut run), span));
+                    }
+                    segments.push(self.compile(&l[1])?);
+                }
+                _ => run.push(self.quasi(item, level)?),
+            }
+        }
+        if segments.is_empty() {
+            if run.iter().all(|n| matches!(n, Node::Const(_))) {
+                return Ok(Node::Const(syntax_to_value(syntax)));
+            }
+            return Ok(internal_call("list", run, span));
+        }
+        if !run.is_empty() {
+            segments.push(internal_call("list", run, span));
+        }
+        Ok(internal_call("append", segments, span))
+    }
+}
+
+/// Declares the names that a body's `define`s (and `deftask`s) bind, before analysis.
+fn declare_defines(scope: &Scope, forms: &[Syntax]) {
+    for form in forms {
+        let Some(items) = form.as_list() else { continue };
+        let Some(head) = items.first().and_then(Syntax::as_symbol) else {
+            continue;
+        };
+        if head.name() == "begin" {
+            declare_defines(scope, &items[1..]);
+        } else if binds_name(head.name()) {
+            let name = match items.get(1).map(|s| &s.kind) {
+                Some(SyntaxKind::Symbol(s)) => Some(*s),
+                Some(SyntaxKind::List(sig)) => sig.first().and_then(Syntax::as_symbol),
+                _ => None,
+            };
+            if let Some(name) = name {
+                if scope.slot_of(name).is_none() {
+                    scope.declare(name);
+                }
+            }
+        }
+    }
+}
+
+fn parse_params(params: &[Syntax], span: Span) -> Result<(Vec<Sym>, bool)> {
+    let mut names = Vec::with_capacity(params.len());
+    let mut rest = false;
+    let mut i = 0;
+    while i < params.len() {
+        let p = &params[i];
+        let name = p
+            .as_symbol()
+            .ok_or_else(|| Error::syntax("a parameter must be a symbol", p.span))?;
+        if name == *well_known::DOT {
+            let last = params
+                .get(i + 1)
+                .and_then(Syntax::as_symbol)
+                .filter(|_| i + 2 == params.len())
+                .ok_or_else(|| Error::syntax("`.` must be followed by exactly one rest parameter", p.span))?;
+            names.push(last);
+            rest = true;
+            break;
+        }
+        if names.contains(&name) {
+            return Err(Error::syntax(format!("duplicate parameter `{name}`"), p.span));
+        }
+        names.push(name);
+        i += 1;
+    }
+    let _ = span;
+    Ok((names, rest))
+}
+
+fn expect_len(items: &[Syntax], min: usize, max: usize, span: Span, usage: &str) -> Result<()> {
+    if items.len() < min || items.len() > max {
+        return Err(Error::syntax(format!("bad syntax: expected {usage}"), span));
+    }
+    Ok(())
+}
+
+/// A call to a builtin that user definitions cannot shadow (list literals, quasiquote).
+pub fn internal_call(name: &str, args: Vec<Node>, span: Span) -> Node {
+    let callee = match builtins::lookup(name) {
+        Some(b) => Node::Const(Value::Builtin(b)),
+        None => Node::Global {
+            name: Sym::new(name),
+            span,
+        },
+    };
+    Node::Call(Box::new(Call { callee, args, span }))
+}
+
+fn map_key(syntax: &Syntax) -> Value {
+    match &syntax.kind {
+        SyntaxKind::Keyword(k) | SyntaxKind::Symbol(k) => Value::str(k.name()),
+        _ => syntax_to_value(syntax),
+    }
+}
+
+/// The data a piece of syntax denotes when quoted.
+pub fn syntax_to_value(syntax: &Syntax) -> Value {
+    match &syntax.kind {
+        SyntaxKind::Nil => Value::Nil,
+        SyntaxKind::Bool(b) => Value::Bool(*b),
+        SyntaxKind::Int(i) => Value::Int(*i),
+        SyntaxKind::Float(f) => Value::Float(*f),
+        SyntaxKind::Str(s) => Value::Str(s.clone()),
+        SyntaxKind::Symbol(s) => Value::Symbol(*s),
+        SyntaxKind::Keyword(k) => Value::Keyword(*k),
+        SyntaxKind::Path(p) => Value::Symbol(Sym::new(&p.text)),
+        SyntaxKind::List(items) | SyntaxKind::Vector(items) => {
+            Value::list(items.iter().map(syntax_to_value).collect())
+        }
+        SyntaxKind::Map(items) => {
+            let mut entries = Entries::new();
+            for pair in items.chunks(2) {
+                let key = match map_key(&pair[0]) {
+                    Value::Str(s) => Rc::from(s.as_str()),
+                    other => Rc::from(crate::value::write_string(&other).as_str()),
+                };
+                entries.insert(key, syntax_to_value(&pair[1]));
+            }
+            Value::map(entries)
+        }
+        SyntaxKind::Value(v) => v.clone(),
+    }
+}
+
+/// Code built as data (macro expansions, `eval`) back to syntax, every node at `span`.
+pub fn value_to_syntax(value: &Value, span: Span) -> Result<Syntax> {
+    value_to_syntax_at(value, span, 0)
+}
+
+fn value_to_syntax_at(value: &Value, span: Span, depth: usize) -> Result<Syntax> {
+    if depth > crate::reader::MAX_NESTING {
+        return Err(Error::new(ErrorKind::ResourceExhaustion, "code nested too deeply").with_span(span));
+    }
+    let kind = match value {
+        Value::Nil => SyntaxKind::Nil,
+        Value::Bool(b) => SyntaxKind::Bool(*b),
+        Value::Int(i) => SyntaxKind::Int(*i),
+        Value::Float(f) => SyntaxKind::Float(*f),
+        Value::Str(s) => SyntaxKind::Str(s.clone()),
+        Value::Keyword(k) => SyntaxKind::Keyword(*k),
+        // A symbol whose name is a path (`a.b`) is code for a path lookup.
+        Value::Symbol(s) => crate::reader::symbol_kind(s.name(), span).unwrap_or(SyntaxKind::Symbol(*s)),
+        Value::List(..) => {
+            let list = value.as_list().unwrap_or_default();
+            let mut items = Vec::with_capacity(list.len());
+            for item in list.iter() {
+                items.push(value_to_syntax_at(&item, span, depth + 1)?);
+            }
+            SyntaxKind::List(items)
+        }
+        other => SyntaxKind::Value(other.clone()),
+    };
+    Ok(Syntax::new(kind, span))
+}

@@ -1,0 +1,687 @@
+//! The evaluator: the interpreter state and the loop that runs analysed code.
+//!
+//! `eval` is a trampoline: `eval_node` runs a node, looping in place through the tail
+//! positions of `if`, `begin`, `let`, `case`…; a call to a closure in tail position is
+//! returned as `Tail::Call` instead of recursing, and `run_closure` loops on it. So tail
+//! calls never grow the Rust stack, and only non-tail procedure calls count against the
+//! frame limit.
+
+pub mod ast;
+pub mod compile;
+pub mod path;
+
+pub use ast::{Lambda, Node};
+pub use compile::Compiler;
+pub use path::{access_path, PathError};
+
+use crate::builtins::{self, Builtin};
+use crate::env::{self, Env, Frame, Slots};
+use crate::error::{Error, ErrorKind, Result};
+use crate::reader::{self, Syntax};
+use crate::symbol::Sym;
+use crate::task::{self, Runtime};
+use crate::value::{self, Value};
+use ast::LetKind;
+use smallvec::SmallVec;
+use std::cell::{Cell, RefCell, RefMut};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A procedure made by `lambda`: its code and the environment it was made in.
+pub struct Closure {
+    pub lambda: Rc<Lambda>,
+    pub env: Env,
+}
+
+impl Closure {
+    pub fn name(&self) -> Option<Sym> {
+        self.lambda.name
+    }
+}
+
+/// Execution limits, settable from the API and the command line.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Nested non-tail procedure calls.
+    pub max_depth: usize,
+    /// Nested task calls.
+    pub max_task_depth: usize,
+    /// Procedure calls allowed in all (`None`: unlimited).
+    pub fuel: Option<u64>,
+    /// Wall-clock time allowed from the interpreter's creation.
+    pub timeout: Option<Duration>,
+    /// The usable size of the stack the interpreter runs on; see [`run_on_large_stack`].
+    pub stack_size: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 10_000,
+            max_task_depth: 100,
+            fuel: None,
+            timeout: None,
+            stack_size: 1 << 20,
+        }
+    }
+}
+
+impl Limits {
+    /// A stack big enough for `max_depth` frames of deeply nested code.
+    pub fn stack_for_depth(max_depth: usize) -> usize {
+        (64usize << 20).max(max_depth.saturating_mul(16 << 10)).min(16usize << 30)
+    }
+}
+
+/// Runs `f` on a new thread with a stack big enough for `limits`, and returns its result.
+/// Every interpreter the CLI creates runs this way; tests do the same.
+pub fn run_on_large_stack<R: Send + 'static>(
+    limits: &Limits,
+    f: impl FnOnce(Limits) -> R + Send + 'static,
+) -> std::io::Result<R> {
+    let mut limits = limits.clone();
+    limits.stack_size = Limits::stack_for_depth(limits.max_depth);
+    let handle = std::thread::Builder::new()
+        .name("tasklisp".into())
+        .stack_size(limits.stack_size)
+        .spawn(move || f(limits))?;
+    handle
+        .join()
+        .map_err(|_| std::io::Error::other("the interpreter thread panicked"))
+}
+
+/// Margin of stack kept free below the limit check, for builtins and error rendering.
+const STACK_MARGIN: usize = 256 << 10;
+
+/// How an evaluation ended when its last step was a call in tail position.
+enum Tail {
+    Value(Value),
+    Call(Rc<Closure>, Env),
+}
+
+/// The state of one interpreter: globals, macros, limits, output, and the task runtime.
+pub struct Interp {
+    globals: RefCell<Vec<Value>>,
+    macros: RefCell<HashMap<Sym, Value>>,
+    pub limits: Limits,
+    depth: Cell<usize>,
+    ticks: Cell<u64>,
+    started: Instant,
+    stack_floor: Cell<usize>,
+    interrupt: Arc<AtomicBool>,
+    out: RefCell<Box<dyn Write>>,
+    gensyms: Cell<u64>,
+    /// Directories of the files being loaded, innermost last (relative imports).
+    pub load_dirs: RefCell<Vec<PathBuf>>,
+    pub tasks: Runtime,
+}
+
+impl Interp {
+    /// An interpreter with the builtins and the prelude, printing to stdout.
+    pub fn new(limits: Limits) -> Result<Interp> {
+        Interp::with_output(limits, Box::new(std::io::BufWriter::new(std::io::stdout())))
+    }
+
+    pub fn with_output(limits: Limits, out: Box<dyn Write>) -> Result<Interp> {
+        let here = 0u8;
+        let base = &here as *const u8 as usize;
+        let interp = Interp {
+            globals: RefCell::new(Vec::new()),
+            macros: RefCell::new(HashMap::new()),
+            depth: Cell::new(0),
+            ticks: Cell::new(0),
+            started: Instant::now(),
+            stack_floor: Cell::new(base.saturating_sub(limits.stack_size.saturating_sub(STACK_MARGIN))),
+            limits,
+            interrupt: Arc::new(AtomicBool::new(false)),
+            out: RefCell::new(out),
+            gensyms: Cell::new(0),
+            load_dirs: RefCell::new(Vec::new()),
+            tasks: Runtime::default(),
+        };
+        builtins::install(&interp);
+        interp.define_global(Sym::new("taskLibrary"), Value::Library);
+        interp.define_global(Sym::new("*args*"), Value::empty_list());
+        crate::stdlib::load(&interp)?;
+        Ok(interp)
+    }
+
+    /// The flag that interrupts evaluation (Ctrl-C); share it with a signal handler.
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        self.interrupt.clone()
+    }
+
+    pub fn out(&self) -> RefMut<'_, Box<dyn Write>> {
+        self.out.borrow_mut()
+    }
+
+    pub fn flush(&self) {
+        let _ = self.out.borrow_mut().flush();
+    }
+
+    /// A fresh symbol no program can write (it contains a space).
+    pub fn gensym(&self, stem: &str) -> Sym {
+        let n = self.gensyms.get() + 1;
+        self.gensyms.set(n);
+        Sym::new(&format!("{stem} {n}"))
+    }
+
+    // ---- globals and macros ---------------------------------------------------------
+
+    pub fn define_global(&self, name: Sym, value: Value) {
+        let mut globals = self.globals.borrow_mut();
+        let i = name.index();
+        if globals.len() <= i {
+            globals.resize(Sym::count().max(i + 1), Value::Undefined);
+        }
+        globals[i] = value;
+    }
+
+    /// The global binding of `name`, if it has one.
+    pub fn global(&self, name: Sym) -> Option<Value> {
+        match self.globals.borrow().get(name.index()) {
+            None | Some(Value::Undefined) => None,
+            Some(v) => Some(v.clone()),
+        }
+    }
+
+    /// Every bound global name (for completion and `:env`).
+    pub fn global_names(&self) -> Vec<Sym> {
+        let globals = self.globals.borrow();
+        (0..globals.len())
+            .filter(|&i| !matches!(globals[i], Value::Undefined))
+            .filter_map(|i| {
+                let count = Sym::count();
+                (i < count).then(|| symbol_at(i))
+            })
+            .flatten()
+            .collect()
+    }
+
+    pub fn macro_named(&self, name: Sym) -> Option<Value> {
+        self.macros.borrow().get(&name).cloned()
+    }
+
+    pub fn macro_names(&self) -> Vec<Sym> {
+        self.macros.borrow().keys().copied().collect()
+    }
+
+    /// Looks a free name up: the frames of `env`, the globals, then the TaskLibrary.
+    pub fn lookup(&self, env: &Env, name: Sym) -> Option<Value> {
+        env::lookup_by_name(env, name)
+            .or_else(|| self.global(name))
+            .or_else(|| self.tasks.task_value(name.name()))
+    }
+
+    fn global_or_task(&self, name: Sym, span: crate::source::Span) -> Result<Value> {
+        if let Some(v) = self.global(name) {
+            return Ok(v);
+        }
+        self.tasks
+            .task_value(name.name())
+            .ok_or_else(|| Error::eval(format!("unbound symbol: {name}")).with_span(span))
+    }
+
+    // ---- running source ---------------------------------------------------------------
+
+    /// Reads all of `text` (a syntax error anywhere means nothing runs), then analyses and
+    /// runs each form in turn, returning the last value.
+    pub fn run_source(&self, name: &str, text: &str) -> Result<Value> {
+        let forms = reader::read_source(name, text)?;
+        self.run_forms(&forms)
+    }
+
+    pub fn run_forms(&self, forms: &[Syntax]) -> Result<Value> {
+        let mut last = Value::Nil;
+        for form in forms {
+            last = self.eval_syntax(form)?;
+        }
+        Ok(last)
+    }
+
+    /// Analyses one top-level form and runs it in the global environment.
+    pub fn eval_syntax(&self, form: &Syntax) -> Result<Value> {
+        let node = Compiler::new(self).compile(form)?;
+        self.eval(&node, &None)
+    }
+
+    /// `(eval datum)`: code as data, run in the global environment.
+    pub fn eval_value(&self, code: &Value, span: crate::source::Span) -> Result<Value> {
+        let syntax = compile::value_to_syntax(code, span)?;
+        self.eval_syntax(&syntax)
+    }
+
+    /// A path as the program wrote it, relative to the file being loaded (or the
+    /// working directory).
+    pub fn resolve_path(&self, path: &str) -> PathBuf {
+        let path = std::path::Path::new(path);
+        match self.load_dirs.borrow().last() {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path.to_path_buf(),
+        }
+    }
+
+    // ---- limits -------------------------------------------------------------------
+
+    /// Fails cleanly before the Rust stack runs out, whatever the recursion is.
+    #[inline]
+    pub fn check_stack(&self) -> Result<()> {
+        let here = 0u8;
+        if (&here as *const u8 as usize) < self.stack_floor.get() {
+            return Err(Error::resource(
+                "stack",
+                self.limits.stack_size as u64,
+                self.limits.stack_size as u64,
+                "evaluation nested too deeply (stack exhausted)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sets where the stack-limit check trips, for code run on another stack (coroutines).
+    /// Returns the previous floor so it can be restored.
+    pub fn set_stack_floor(&self, floor: usize) -> usize {
+        self.stack_floor.replace(floor)
+    }
+
+    pub fn depth(&self) -> usize {
+        self.depth.get()
+    }
+
+    fn enter(&self) -> Result<()> {
+        let depth = self.depth.get() + 1;
+        if depth > self.limits.max_depth {
+            return Err(Error::resource(
+                "depth",
+                depth as u64,
+                self.limits.max_depth as u64,
+                format!("recursion deeper than {} frames", self.limits.max_depth),
+            ));
+        }
+        self.depth.set(depth);
+        Ok(())
+    }
+
+    fn leave(&self) {
+        self.depth.set(self.depth.get() - 1);
+    }
+
+    /// Counts a procedure call against fuel, and now and then checks the interrupt flag
+    /// and the deadline.
+    #[inline]
+    pub fn tick(&self) -> Result<()> {
+        let ticks = self.ticks.get() + 1;
+        self.ticks.set(ticks);
+        if let Some(fuel) = self.limits.fuel {
+            if ticks > fuel {
+                return Err(Error::resource("fuel", ticks, fuel, "out of fuel"));
+            }
+        }
+        if ticks & 0x3ff == 0 {
+            self.check_interrupt()?;
+        }
+        Ok(())
+    }
+
+    /// Fails with `execution_halted` if Ctrl-C was pressed or the time limit passed.
+    pub fn check_interrupt(&self) -> Result<()> {
+        if self.interrupt.load(Ordering::Relaxed) {
+            return Err(Error::task_failure("execution_halted", "interrupted"));
+        }
+        if let Some(limit) = self.limits.timeout {
+            if self.started.elapsed() > limit {
+                return Err(Error::task_failure(
+                    "execution_timeout",
+                    format!("the program ran longer than {:.3}s", limit.as_secs_f64()),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// True while an interrupt is pending: `try` does not catch it.
+    pub fn interrupted(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed)
+    }
+
+    pub fn clear_interrupt(&self) {
+        self.interrupt.store(false, Ordering::Relaxed);
+    }
+
+    // ---- evaluation -------------------------------------------------------------------
+
+    /// Evaluates `node` in `env`.
+    pub fn eval(&self, node: &Node, env: &Env) -> Result<Value> {
+        self.check_stack()?;
+        match self.eval_node(node, env.clone())? {
+            Tail::Value(v) => Ok(v),
+            Tail::Call(closure, frame) => self.run_closure(closure, frame),
+        }
+    }
+
+    fn run_closure(&self, mut closure: Rc<Closure>, mut frame: Env) -> Result<Value> {
+        self.enter()?;
+        let result = loop {
+            if let Err(e) = self.tick() {
+                break Err(e);
+            }
+            match self.eval_node(&closure.lambda.body, frame) {
+                Ok(Tail::Value(v)) => break Ok(v),
+                Ok(Tail::Call(next, next_frame)) => {
+                    closure = next;
+                    frame = next_frame;
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        self.leave();
+        result
+    }
+
+    fn eval_node(&self, mut node: &Node, mut env: Env) -> Result<Tail> {
+        loop {
+            let value = match node {
+                Node::Const(v) => v.clone(),
+                Node::Local { depth, slot, name, span } => self.local(&env, *depth, *slot, *name, *span)?,
+                Node::Global { name, span } => self.global_or_task(*name, *span)?,
+                Node::Dynamic { name, span } => self
+                    .lookup(&env, *name)
+                    .ok_or_else(|| Error::eval(format!("unbound symbol: {name}")).with_span(*span))?,
+                Node::Path { base, path, span } => {
+                    let base = self.eval(base, &env)?;
+                    access_path(&base, path, self).map_err(|e| e.into_error().with_span(*span))?
+                }
+                Node::If(parts) => {
+                    let (test, then, otherwise) = &**parts;
+                    node = if self.eval(test, &env)?.is_truthy() { then } else { otherwise };
+                    continue;
+                }
+                Node::Begin(nodes) => {
+                    let (last, init) = nodes.split_last().ok_or_else(|| Error::eval("empty begin"))?;
+                    for n in init {
+                        self.eval(n, &env)?;
+                    }
+                    node = last;
+                    continue;
+                }
+                Node::And(nodes) => {
+                    let (last, init) = nodes.split_last().ok_or_else(|| Error::eval("empty and"))?;
+                    let mut early = None;
+                    for n in init {
+                        let v = self.eval(n, &env)?;
+                        if !v.is_truthy() {
+                            early = Some(v);
+                            break;
+                        }
+                    }
+                    match early {
+                        Some(v) => v,
+                        None => {
+                            node = last;
+                            continue;
+                        }
+                    }
+                }
+                Node::Or(nodes) => {
+                    let (last, init) = nodes.split_last().ok_or_else(|| Error::eval("empty or"))?;
+                    let mut early = None;
+                    for n in init {
+                        let v = self.eval(n, &env)?;
+                        if v.is_truthy() {
+                            early = Some(v);
+                            break;
+                        }
+                    }
+                    match early {
+                        Some(v) => v,
+                        None => {
+                            node = last;
+                            continue;
+                        }
+                    }
+                }
+                Node::Let(l) => {
+                    let frame = match l.kind {
+                        LetKind::Parallel => {
+                            let mut slots = Slots::with_capacity(l.scope.len());
+                            for (_, init) in &l.inits {
+                                slots.push(self.eval(init, &env)?);
+                            }
+                            Frame::new(l.scope.clone(), slots, env)
+                        }
+                        LetKind::Sequential => {
+                            let frame = Frame::new(l.scope.clone(), Slots::new(), env);
+                            let inner = Some(frame.clone());
+                            for (slot, init) in &l.inits {
+                                let v = self.eval(init, &inner)?;
+                                frame.slots.borrow_mut()[*slot as usize] = v;
+                            }
+                            frame
+                        }
+                    };
+                    env = Some(frame);
+                    node = &l.body;
+                    continue;
+                }
+                Node::Case(c) => {
+                    let key = self.eval(&c.key, &env)?;
+                    node = c
+                        .clauses
+                        .iter()
+                        .find(|(datums, _)| datums.iter().any(|d| d.equal(&key)))
+                        .map_or(&c.default, |(_, body)| body);
+                    continue;
+                }
+                Node::Lambda(lambda) => Value::Closure(Rc::new(Closure {
+                    lambda: lambda.clone(),
+                    env: env.clone(),
+                })),
+                Node::Loop(l) => {
+                    let closure = Rc::new(Closure {
+                        lambda: l.lambda.clone(),
+                        env: env.clone(),
+                    });
+                    let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(l.inits.len());
+                    for init in &l.inits {
+                        args.push(self.eval(init, &env)?);
+                    }
+                    let frame = self.bind(&closure, args).map_err(|e| e.or_span(l.span))?;
+                    return Ok(Tail::Call(closure, frame));
+                }
+                Node::Call(call) => {
+                    let callee = self.eval(&call.callee, &env)?;
+                    let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(call.args.len());
+                    for arg in &call.args {
+                        args.push(self.eval(arg, &env)?);
+                    }
+                    return self.call_tail(callee, args, &env).map_err(|e| e.or_span(call.span));
+                }
+                Node::SetLocal { depth, slot, value } => {
+                    let v = self.eval(value, &env)?;
+                    let frame = env::frame_at(&env, *depth as usize)
+                        .ok_or_else(|| Error::eval("internal error: no frame for variable"))?;
+                    frame.slots.borrow_mut()[*slot as usize] = v;
+                    Value::Nil
+                }
+                Node::DefineLocal { slot, name, value } => {
+                    let v = self.eval(value, &env)?;
+                    let frame = env
+                        .as_ref()
+                        .ok_or_else(|| Error::eval("internal error: local define at top level"))?;
+                    frame.slots.borrow_mut()[*slot as usize] = v;
+                    Value::Symbol(*name)
+                }
+                Node::SetGlobal { name, value, span } => {
+                    let v = self.eval(value, &env)?;
+                    if self.global(*name).is_none() {
+                        return Err(Error::eval(format!("set! of unbound variable: {name}")).with_span(*span));
+                    }
+                    self.define_global(*name, v);
+                    Value::Nil
+                }
+                Node::SetDynamic { name, value, span } => {
+                    let v = self.eval(value, &env)?;
+                    if !env::assign_by_name(&env, *name, v.clone()) {
+                        if self.global(*name).is_none() {
+                            return Err(
+                                Error::eval(format!("set! of unbound variable: {name}")).with_span(*span)
+                            );
+                        }
+                        self.define_global(*name, v);
+                    }
+                    Value::Nil
+                }
+                Node::DefineGlobal { name, value } => {
+                    let v = self.eval(value, &env)?;
+                    self.define_global(*name, v);
+                    Value::Symbol(*name)
+                }
+                Node::Try(t) => self.eval_try(t, &env)?,
+                Node::DefMacro { name, lambda } => {
+                    let closure = Value::Closure(Rc::new(Closure {
+                        lambda: lambda.clone(),
+                        env: None,
+                    }));
+                    self.macros.borrow_mut().insert(*name, closure);
+                    Value::Symbol(*name)
+                }
+                Node::Extension(ext) => ext.eval(self, &env)?,
+            };
+            return Ok(Tail::Value(value));
+        }
+    }
+
+    #[inline]
+    fn local(&self, env: &Env, depth: u32, slot: u32, name: Sym, span: crate::source::Span) -> Result<Value> {
+        let frame = env::frame_at(env, depth as usize)
+            .ok_or_else(|| Error::eval("internal error: no frame for variable").with_span(span))?;
+        let value = frame.slots.borrow().get(slot as usize).cloned();
+        match value {
+            Some(Value::Undefined) | None => {
+                Err(Error::eval(format!("{name} is used before its definition")).with_span(span))
+            }
+            Some(v) => Ok(v),
+        }
+    }
+
+    fn eval_try(&self, t: &ast::Try, env: &Env) -> Result<Value> {
+        let depth = self.depth.get();
+        let result = self.eval(&t.body, env);
+        let result = match (result, &t.handler) {
+            (Err(e), Some((scope, handler))) if !self.interrupted() && e.exit_code().is_none() => {
+                // The frames the error unwound through are gone: restore the count.
+                self.depth.set(depth);
+                let error = value::from_json(&e.to_json());
+                let frame = Frame::new(scope.clone(), SmallVec::from_elem(error, 1), env.clone());
+                self.eval(handler, &Some(frame))
+            }
+            (result, _) => result,
+        };
+        if let Some(finally) = &t.finally {
+            self.eval(finally, env)?;
+        }
+        result
+    }
+
+    /// Makes the frame for a call of `closure` with `args`, checking the arity.
+    fn bind(&self, closure: &Rc<Closure>, mut args: SmallVec<[Value; 4]>) -> Result<Env> {
+        let lambda = &closure.lambda;
+        let required = lambda.required as usize;
+        if args.len() < required || (!lambda.rest && args.len() > required) {
+            return Err(arity_error(
+                &closure.name().map_or("anonymous procedure".to_owned(), |n| n.to_string()),
+                required,
+                if lambda.rest { None } else { Some(required) },
+                args.len(),
+            ));
+        }
+        if lambda.rest {
+            let rest = value::List::from_vec(args.drain(required..).collect());
+            args.push(Value::from(rest));
+        }
+        if let Some(slot) = lambda.self_slot {
+            args.resize(slot as usize, Value::Undefined);
+            args.push(Value::Closure(closure.clone()));
+        }
+        Ok(Some(Frame::new(lambda.scope.clone(), args, closure.env.clone())))
+    }
+
+    fn call_tail(&self, callee: Value, args: SmallVec<[Value; 4]>, env: &Env) -> Result<Tail> {
+        match callee {
+            Value::Closure(closure) => {
+                let frame = self.bind(&closure, args)?;
+                Ok(Tail::Call(closure, frame))
+            }
+            Value::Builtin(b) if std::ptr::eq(b, builtins::apply_builtin()) => {
+                let (f, spread) = builtins::spread_apply_args(&args)?;
+                self.call_tail(f, spread.into_iter().collect(), env)
+            }
+            other => self.call_value(&other, &args, env).map(Tail::Value),
+        }
+    }
+
+    fn call_value(&self, callee: &Value, args: &[Value], env: &Env) -> Result<Value> {
+        match callee {
+            Value::Builtin(b) => self.call_builtin(b, args, env),
+            Value::Task(t) => task::call(self, t, args, env),
+            Value::Closure(_) => self.apply(callee, args, env),
+            other => Err(Error::eval(format!(
+                "not a procedure: {} (a {})",
+                truncate_text(&value::write_string(other), 80),
+                other.type_name()
+            ))),
+        }
+    }
+
+    fn call_builtin(&self, b: &'static Builtin, args: &[Value], env: &Env) -> Result<Value> {
+        if args.len() < b.min_args || b.max_args.is_some_and(|max| args.len() > max) {
+            return Err(arity_error(b.name, b.min_args, b.max_args, args.len()));
+        }
+        (b.func)(self, args, env)
+    }
+
+    /// Calls any procedure (closure, builtin or task) with evaluated arguments. `env` is
+    /// the caller's environment, which tasks with `inherit-context "full"` see.
+    pub fn apply(&self, f: &Value, args: &[Value], env: &Env) -> Result<Value> {
+        match f {
+            Value::Closure(closure) => {
+                self.check_stack()?;
+                let frame = self.bind(closure, args.iter().cloned().collect())?;
+                self.run_closure(closure.clone(), frame)
+            }
+            other => self.call_value(other, args, env),
+        }
+    }
+}
+
+fn symbol_at(index: usize) -> Option<Sym> {
+    // Symbols are dense indices; rebuild the Sym through its name table.
+    let name = crate::symbol::name_at(index)?;
+    Some(Sym::new(name))
+}
+
+pub fn arity_error(name: &str, min: usize, max: Option<usize>, got: usize) -> Error {
+    let expected = match max {
+        Some(max) if max == min => format!("{min}"),
+        Some(max) => format!("{min} to {max}"),
+        None => format!("at least {min}"),
+    };
+    let plural = if expected == "1" { "" } else { "s" };
+    Error::new(
+        ErrorKind::Eval,
+        format!("{name}: expected {expected} argument{plural}, got {got}"),
+    )
+}
+
+pub fn truncate_text(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}…")
+}

@@ -1,0 +1,27 @@
+//! tasklisp: a Lisp in which tasks are functions. See `src/README.md` for the map.
+//!
+//! ```
+//! use tasklisp::{Interp, Limits};
+//! let value = tasklisp::run_on_large_stack(&Limits::default(), |limits| {
+//!     let interp = Interp::new(limits).expect("prelude loads");
+//!     interp.run_source("<doc>", "(+ 1 2)").map(|v| tasklisp::value::write_string(&v))
+//! });
+//! assert_eq!(value.unwrap().unwrap(), "3");
+//! ```
+
+pub mod builtins;
+pub mod cli;
+pub mod env;
+pub mod error;
+pub mod eval;
+pub mod reader;
+pub mod repl;
+pub mod source;
+pub mod stdlib;
+pub mod symbol;
+pub mod task;
+pub mod value;
+
+pub use error::{Error, ErrorKind, Result};
+pub use eval::{run_on_large_stack, Interp, Limits};
+pub use value::Value;

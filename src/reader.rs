@@ -1,0 +1,620 @@
+//! The reader: source text to syntax (data with spans).
+//!
+//! It is iterative (an explicit stack of open brackets), so no nesting of the input can
+//! overflow the Rust stack; nesting past `MAX_NESTING` is a `SYNTAX_ERROR`. Running out of
+//! text inside a form is an "incomplete" syntax error, which the REPL uses to ask for
+//! another line. Path symbols (`a.b[0].c`) are split into steps here, once.
+
+use crate::error::{Error, Result};
+use crate::source::{add_source, SourceId, Span};
+use crate::symbol::{well_known, Sym};
+use std::rc::Rc;
+
+/// Brackets nested deeper than this are refused.
+pub const MAX_NESTING: usize = 10_000;
+
+#[derive(Clone, Debug)]
+pub struct Syntax {
+    pub kind: SyntaxKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum SyntaxKind {
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Rc<String>),
+    Symbol(Sym),
+    Keyword(Sym),
+    Path(Rc<PathSpec>),
+    /// `( … )`: a call, special form or quoted list.
+    List(Vec<Syntax>),
+    /// `[ … ]`: a list literal whose elements are evaluated.
+    Vector(Vec<Syntax>),
+    /// `{ … }`: keys and values alternating.
+    Map(Vec<Syntax>),
+    /// A value spliced into code by a macro expansion (a procedure, a map…).
+    Value(crate::value::Value),
+}
+
+/// A path symbol, parsed once: a base name then `.key` and `[index]` steps.
+#[derive(Debug)]
+pub struct PathSpec {
+    pub text: String,
+    pub base: Sym,
+    pub steps: Vec<PathStep>,
+}
+
+#[derive(Debug, Clone)]
+pub enum PathStep {
+    Key(Rc<str>),
+    Index(i64),
+}
+
+impl Syntax {
+    pub fn new(kind: SyntaxKind, span: Span) -> Syntax {
+        Syntax { kind, span }
+    }
+
+    pub fn as_symbol(&self) -> Option<Sym> {
+        match self.kind {
+            SyntaxKind::Symbol(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_list(&self) -> Option<&[Syntax]> {
+        match &self.kind {
+            SyntaxKind::List(items) => Some(items),
+            _ => None,
+        }
+    }
+}
+
+/// Registers `text` as a source named `name` and reads every datum in it.
+pub fn read_source(name: &str, text: &str) -> Result<Vec<Syntax>> {
+    let id = add_source(name, text);
+    read_all(text, id)
+}
+
+/// Reads every datum of `text`; any syntax error means nothing is returned.
+pub fn read_all(text: &str, source: SourceId) -> Result<Vec<Syntax>> {
+    Reader {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        source,
+    }
+    .read_all()
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Open {
+    Paren,
+    Bracket,
+    Brace,
+}
+
+impl Open {
+    fn close(self) -> u8 {
+        match self {
+            Open::Paren => b')',
+            Open::Bracket => b']',
+            Open::Brace => b'}',
+        }
+    }
+}
+
+/// What a finished datum goes into: an open bracket, or a pending prefix.
+enum Frame {
+    Seq {
+        open: Open,
+        start: usize,
+        items: Vec<Syntax>,
+    },
+    /// `'`, `` ` ``, `,`, `,@`: wraps the next datum as `(quote datum)` and so on.
+    Prefix { sym: Sym, start: usize },
+    /// `#;`: the next datum is read and dropped.
+    Discard,
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    source: SourceId,
+}
+
+fn is_delimiter(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'"' | b';' | b'\'' | b'`' | b',')
+}
+
+impl<'a> Reader<'a> {
+    fn span(&self, start: usize, end: usize) -> Span {
+        Span::new(self.source, start, end)
+    }
+
+    fn read_all(mut self) -> Result<Vec<Syntax>> {
+        let mut top = Vec::new();
+        let mut stack: Vec<Frame> = Vec::new();
+        loop {
+            self.skip_atmosphere(&stack)?;
+            let Some(&b) = self.bytes.get(self.pos) else {
+                return match stack.last() {
+                    None => Ok(top),
+                    Some(frame) => Err(self.unfinished(frame)),
+                };
+            };
+            let start = self.pos;
+            let datum = match b {
+                b'(' | b'[' | b'{' => {
+                    if stack.len() >= MAX_NESTING {
+                        return Err(Error::syntax(
+                            format!("nesting deeper than {MAX_NESTING} levels"),
+                            self.span(start, start + 1),
+                        ));
+                    }
+                    let open = match b {
+                        b'(' => Open::Paren,
+                        b'[' => Open::Bracket,
+                        _ => Open::Brace,
+                    };
+                    self.pos += 1;
+                    stack.push(Frame::Seq {
+                        open,
+                        start,
+                        items: Vec::new(),
+                    });
+                    continue;
+                }
+                b')' | b']' | b'}' => {
+                    self.pos += 1;
+                    match stack.pop() {
+                        Some(Frame::Seq { open, start: s, items }) if open.close() == b => {
+                            let span = self.span(s, self.pos);
+                            match open {
+                                Open::Paren => Syntax::new(SyntaxKind::List(items), span),
+                                Open::Bracket => Syntax::new(SyntaxKind::Vector(items), span),
+                                Open::Brace => {
+                                    if items.len() % 2 != 0 {
+                                        return Err(Error::syntax(
+                                            "a map literal needs an even number of forms (key value …)",
+                                            span,
+                                        ));
+                                    }
+                                    Syntax::new(SyntaxKind::Map(items), span)
+                                }
+                            }
+                        }
+                        Some(Frame::Seq { open, start: s, .. }) => {
+                            return Err(Error::syntax(
+                                format!(
+                                    "`{}` does not close the `{}` opened at byte {s}",
+                                    b as char,
+                                    match open {
+                                        Open::Paren => '(',
+                                        Open::Bracket => '[',
+                                        Open::Brace => '{',
+                                    }
+                                ),
+                                self.span(start, self.pos),
+                            ))
+                        }
+                        Some(_) | None => {
+                            return Err(Error::syntax(
+                                format!("unexpected `{}`", b as char),
+                                self.span(start, self.pos),
+                            ))
+                        }
+                    }
+                }
+                b'\'' | b'`' | b',' => {
+                    self.pos += 1;
+                    let sym = match b {
+                        b'\'' => *well_known::QUOTE,
+                        b'`' => *well_known::QUASIQUOTE,
+                        _ if self.bytes.get(self.pos) == Some(&b'@') => {
+                            self.pos += 1;
+                            *well_known::UNQUOTE_SPLICING
+                        }
+                        _ => *well_known::UNQUOTE,
+                    };
+                    if stack.len() >= MAX_NESTING {
+                        return Err(Error::syntax(
+                            format!("nesting deeper than {MAX_NESTING} levels"),
+                            self.span(start, self.pos),
+                        ));
+                    }
+                    stack.push(Frame::Prefix { sym, start });
+                    continue;
+                }
+                b'"' => self.read_string()?,
+                b'#' if self.bytes.get(self.pos + 1) == Some(&b';') => {
+                    self.pos += 2;
+                    stack.push(Frame::Discard);
+                    continue;
+                }
+                _ => self.read_atom()?,
+            };
+            // Hand the datum to whatever is waiting for it, unwinding prefixes.
+            let mut datum = Some(datum);
+            while let Some(d) = datum.take() {
+                match stack.last_mut() {
+                    None => top.push(d),
+                    Some(Frame::Seq { items, .. }) => items.push(d),
+                    Some(Frame::Prefix { sym, start }) => {
+                        let (sym, s) = (*sym, *start);
+                        stack.pop();
+                        let span = self.span(s, d.span.end());
+                        let head = Syntax::new(SyntaxKind::Symbol(sym), self.span(s, s + 1));
+                        datum = Some(Syntax::new(SyntaxKind::List(vec![head, d]), span));
+                    }
+                    Some(Frame::Discard) => {
+                        stack.pop();
+                    }
+                }
+            }
+        }
+    }
+
+    fn unfinished(&self, frame: &Frame) -> Error {
+        let end = self.bytes.len();
+        match frame {
+            Frame::Seq { open, start, .. } => {
+                let c = match open {
+                    Open::Paren => '(',
+                    Open::Bracket => '[',
+                    Open::Brace => '{',
+                };
+                Error::incomplete(format!("unclosed `{c}`"), self.span(*start, start + 1))
+            }
+            Frame::Prefix { start, .. } => {
+                Error::incomplete("a quote with nothing after it", self.span(*start, start + 1))
+            }
+            Frame::Discard => Error::incomplete("`#;` with nothing after it", self.span(end, end)),
+        }
+    }
+
+    /// Skips whitespace and comments.
+    fn skip_atmosphere(&mut self, stack: &[Frame]) -> Result<()> {
+        loop {
+            match self.bytes.get(self.pos) {
+                Some(b) if b.is_ascii_whitespace() => self.pos += 1,
+                Some(b';') => {
+                    while let Some(&b) = self.bytes.get(self.pos) {
+                        if b == b'\n' {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                Some(b'#') if self.bytes.get(self.pos + 1) == Some(&b'|') => {
+                    let start = self.pos;
+                    self.pos += 2;
+                    let mut depth = 1usize;
+                    while depth > 0 {
+                        match (self.bytes.get(self.pos), self.bytes.get(self.pos + 1)) {
+                            (Some(b'|'), Some(b'#')) => {
+                                depth -= 1;
+                                self.pos += 2;
+                            }
+                            (Some(b'#'), Some(b'|')) => {
+                                depth += 1;
+                                self.pos += 2;
+                            }
+                            (Some(_), _) => self.pos += 1,
+                            (None, _) => {
+                                let _ = stack;
+                                return Err(Error::incomplete(
+                                    "unclosed block comment `#|`",
+                                    self.span(start, start + 2),
+                                ));
+                            }
+                        }
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn read_string(&mut self) -> Result<Syntax> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let rest = &self.text[self.pos..];
+            let Some(c) = rest.chars().next() else {
+                return Err(Error::incomplete("unclosed string", self.span(start, start + 1)));
+            };
+            self.pos += c.len_utf8();
+            match c {
+                '"' => break,
+                '\\' => {
+                    let esc_start = self.pos - 1;
+                    let Some(e) = self.text[self.pos..].chars().next() else {
+                        return Err(Error::incomplete("unclosed string", self.span(start, start + 1)));
+                    };
+                    self.pos += e.len_utf8();
+                    match e {
+                        'n' => out.push('\n'),
+                        't' => out.push('\t'),
+                        'r' => out.push('\r'),
+                        '0' => out.push('\0'),
+                        '"' => out.push('"'),
+                        '\\' => out.push('\\'),
+                        'u' => out.push(self.read_unicode_escape(esc_start)?),
+                        other => {
+                            return Err(Error::syntax(
+                                format!("unknown escape `\\{other}` in string"),
+                                self.span(esc_start, self.pos),
+                            ))
+                        }
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        Ok(Syntax::new(SyntaxKind::Str(Rc::new(out)), self.span(start, self.pos)))
+    }
+
+    /// `\u{e9}` (after the `u`).
+    fn read_unicode_escape(&mut self, esc_start: usize) -> Result<char> {
+        let bad = |r: &Self| Error::syntax("a unicode escape is `\\u{hex}`", r.span(esc_start, r.pos));
+        if self.bytes.get(self.pos) != Some(&b'{') {
+            return Err(bad(self));
+        }
+        let digits_start = self.pos + 1;
+        let Some(close) = self.text[digits_start..].find('}') else {
+            return Err(bad(self));
+        };
+        let digits = &self.text[digits_start..digits_start + close];
+        self.pos = digits_start + close + 1;
+        if digits.is_empty() || digits.len() > 6 {
+            return Err(bad(self));
+        }
+        u32::from_str_radix(digits, 16)
+            .ok()
+            .and_then(char::from_u32)
+            .ok_or_else(|| {
+                Error::syntax(
+                    format!("`\\u{{{digits}}}` is not a Unicode scalar value"),
+                    self.span(esc_start, self.pos),
+                )
+            })
+    }
+
+    fn read_atom(&mut self) -> Result<Syntax> {
+        let start = self.pos;
+        while let Some(&b) = self.bytes.get(self.pos) {
+            if b == b'[' && self.pos > start {
+                // `xs[0]`: a bracket glued to a symbol is part of a path.
+                match self.bytes[self.pos..].iter().position(|&c| c == b']') {
+                    Some(off) => self.pos += off + 1,
+                    None => {
+                        return Err(Error::syntax("unclosed `[` in path", self.span(self.pos, self.pos + 1)))
+                    }
+                }
+                continue;
+            }
+            if is_delimiter(b) {
+                break;
+            }
+            self.pos += 1;
+        }
+        // Never split a UTF-8 sequence: delimiters are ASCII, so `pos` is a boundary.
+        let token = &self.text[start..self.pos];
+        let span = self.span(start, self.pos);
+        if let Some(c) = token.chars().find(|c| c.is_control()) {
+            return Err(Error::syntax(format!("unexpected character {:?}", c), span));
+        }
+        atom(token, span).map(|kind| Syntax::new(kind, span))
+    }
+}
+
+fn atom(token: &str, span: Span) -> Result<SyntaxKind> {
+    match token {
+        "nil" | "null" => return Ok(SyntaxKind::Nil),
+        "true" | "#t" => return Ok(SyntaxKind::Bool(true)),
+        "false" | "#f" => return Ok(SyntaxKind::Bool(false)),
+        _ => {}
+    }
+    if let Some(number) = number(token, span)? {
+        return Ok(number);
+    }
+    if let Some(name) = token.strip_prefix(':') {
+        if name.is_empty() {
+            return Err(Error::syntax("a keyword needs a name after `:`", span));
+        }
+        return Ok(SyntaxKind::Keyword(Sym::new(name)));
+    }
+    if token.starts_with('#') {
+        return Err(Error::syntax(format!("unknown syntax `{token}`"), span));
+    }
+    if is_path(token) {
+        return parse_path(token, span).map(|p| SyntaxKind::Path(Rc::new(p)));
+    }
+    Ok(SyntaxKind::Symbol(Sym::new(token)))
+}
+
+fn number(token: &str, span: Span) -> Result<Option<SyntaxKind>> {
+    let unsigned = token.strip_prefix(['-', '+']).unwrap_or(token);
+    let starts_numeric = unsigned.starts_with(|c: char| c.is_ascii_digit())
+        || (unsigned.starts_with('.') && unsigned[1..].starts_with(|c: char| c.is_ascii_digit()));
+    if !starts_numeric {
+        return Ok(None);
+    }
+    if unsigned.bytes().all(|b| b.is_ascii_digit()) {
+        return match token.parse::<i64>() {
+            Ok(i) => Ok(Some(SyntaxKind::Int(i))),
+            Err(_) => Err(Error::syntax(
+                format!("integer literal {token} is outside the 64-bit range"),
+                span,
+            )),
+        };
+    }
+    let float_chars = unsigned
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'));
+    match token.parse::<f64>() {
+        Ok(f) if float_chars => Ok(Some(SyntaxKind::Float(f))),
+        _ if unsigned.contains(['.', '[']) && !float_chars => Ok(None),
+        _ => Err(Error::syntax(format!("invalid number `{token}`"), span)),
+    }
+}
+
+/// What a symbol's text means in code: a path symbol or a plain one (for macro output).
+pub fn symbol_kind(text: &str, span: Span) -> Option<SyntaxKind> {
+    if is_path(text) {
+        parse_path(text, span).ok().map(|p| SyntaxKind::Path(Rc::new(p)))
+    } else {
+        None
+    }
+}
+
+fn is_path(token: &str) -> bool {
+    !token.starts_with('.') && token.len() > 1 && token[1..].contains(['.', '['])
+}
+
+fn parse_path(token: &str, span: Span) -> Result<PathSpec> {
+    let bad = |why: &str| Error::syntax(format!("invalid path `{token}`: {why}"), span);
+    let base_end = token.find(['.', '[']).unwrap_or(token.len());
+    let base = &token[..base_end];
+    let mut steps = Vec::new();
+    let mut rest = &token[base_end..];
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            if end == 0 {
+                return Err(bad("empty property name"));
+            }
+            steps.push(PathStep::Key(Rc::from(&after[..end])));
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let end = after.find(']').ok_or_else(|| bad("unclosed `[`"))?;
+            let index = after[..end]
+                .trim()
+                .parse::<i64>()
+                .map_err(|_| bad("an index is a whole number, as in `xs[0]`"))?;
+            steps.push(PathStep::Index(index));
+            rest = &after[end + 1..];
+        } else {
+            return Err(bad("expected `.name` or `[index]`"));
+        }
+    }
+    Ok(PathSpec {
+        text: token.to_owned(),
+        base: Sym::new(base),
+        steps,
+    })
+}
+
+/// Parses the text of a path (for `(path v "a.b[0]")`), with `_` standing for the base.
+pub fn parse_path_text(text: &str, span: Span) -> Result<Vec<PathStep>> {
+    let full = if text.starts_with(['.', '[']) {
+        format!("_{text}")
+    } else {
+        format!("_.{text}")
+    };
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    parse_path(&full, span).map(|p| p.steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Vec<Syntax>> {
+        read_source("<test>", text)
+    }
+
+    fn kinds(text: &str) -> Vec<SyntaxKind> {
+        read(text).expect("reads").into_iter().map(|s| s.kind).collect()
+    }
+
+    #[test]
+    fn atoms() {
+        let k = kinds("42 -7 3.5 -0.25 1e3 \"a\\n\" true #f nil null :kw foo set! + a/b list->string");
+        assert!(matches!(k[0], SyntaxKind::Int(42)));
+        assert!(matches!(k[1], SyntaxKind::Int(-7)));
+        assert!(matches!(k[2], SyntaxKind::Float(f) if f == 3.5));
+        assert!(matches!(k[3], SyntaxKind::Float(f) if f == -0.25));
+        assert!(matches!(k[4], SyntaxKind::Float(f) if f == 1000.0));
+        assert!(matches!(&k[5], SyntaxKind::Str(s) if s.as_str() == "a\n"));
+        assert!(matches!(k[6], SyntaxKind::Bool(true)));
+        assert!(matches!(k[7], SyntaxKind::Bool(false)));
+        assert!(matches!(k[8], SyntaxKind::Nil));
+        assert!(matches!(k[9], SyntaxKind::Nil));
+        assert!(matches!(k[10], SyntaxKind::Keyword(s) if s.name() == "kw"));
+        for (i, name) in [(11, "foo"), (12, "set!"), (13, "+"), (14, "a/b"), (15, "list->string")] {
+            assert!(matches!(k[i], SyntaxKind::Symbol(s) if s.name() == name), "{name}");
+        }
+    }
+
+    #[test]
+    fn paths_are_split_once() {
+        let k = kinds("step_results[0].parsedContent.items[2].name xs[0]");
+        let SyntaxKind::Path(p) = &k[0] else { panic!("not a path") };
+        assert_eq!(p.base.name(), "step_results");
+        assert_eq!(p.steps.len(), 5);
+        assert!(matches!(p.steps[0], PathStep::Index(0)));
+        assert!(matches!(&p.steps[1], PathStep::Key(k) if &**k == "parsedContent"));
+        assert!(matches!(k[1], SyntaxKind::Path(_)));
+    }
+
+    #[test]
+    fn brackets_after_space_open_a_list() {
+        let k = kinds("(f [1 2])");
+        let SyntaxKind::List(items) = &k[0] else { panic!() };
+        assert!(matches!(items[1].kind, SyntaxKind::Vector(_)));
+    }
+
+    #[test]
+    fn comments_and_quotes() {
+        let k = kinds("; line\n#| block #| nested |# |# #;(ignored) 'x `(a ,b ,@c)");
+        assert_eq!(k.len(), 2);
+        let SyntaxKind::List(q) = &k[0] else { panic!() };
+        assert_eq!(q[0].as_symbol().map(|s| s.name()), Some("quote"));
+    }
+
+    #[test]
+    fn strings_with_unicode_escapes() {
+        let k = kinds(r#""\u{e9}\t\"q\"""#);
+        assert!(matches!(&k[0], SyntaxKind::Str(s) if s.as_str() == "é\t\"q\""));
+    }
+
+    #[test]
+    fn incomplete_versus_wrong() {
+        for text in ["(+ 1", "\"abc", "#| x", "'", "(a [b {c"] {
+            let e = read(text).expect_err("incomplete");
+            assert!(e.is_incomplete(), "{text}");
+        }
+        for text in [")", "(a]", "99999999999999999999", "{1}", "\"\\q\"", "#x", "1abc"] {
+            let e = read(text).expect_err("bad");
+            assert!(!e.is_incomplete(), "{text}");
+            assert_eq!(e.kind(), crate::error::ErrorKind::Syntax);
+        }
+    }
+
+    #[test]
+    fn brackets_in_strings_and_comments_do_not_count() {
+        assert!(read("(f \")\" ; )\n )").is_ok());
+    }
+
+    #[test]
+    fn deep_nesting_is_a_clean_error() {
+        let text = "(".repeat(100_000) + &")".repeat(100_000);
+        let e = read(&text).expect_err("too deep");
+        assert!(e.message().contains("nesting"));
+    }
+
+    #[test]
+    fn control_characters_are_refused() {
+        assert!(read("a\0b").is_err());
+        assert!(read("\"a\0b\"").is_ok());
+    }
+}

@@ -1,0 +1,97 @@
+//! Lossless conversion between values and JSON (serde_json).
+
+use super::{Entries, List, Value};
+use crate::error::{Error, Result};
+use serde_json::{Map as JsonMap, Number, Value as Json};
+use std::rc::Rc;
+
+/// JSON nested deeper than this is refused rather than recursed into.
+const MAX_JSON_DEPTH: usize = 10_000;
+
+pub fn from_json(json: &Json) -> Value {
+    match json {
+        Json::Null => Value::Nil,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => Value::str(s.as_str()),
+        Json::Array(items) => Value::from(items.iter().map(from_json).collect::<List>()),
+        Json::Object(map) => {
+            let entries: Entries = map
+                .iter()
+                .map(|(k, v)| (Rc::from(k.as_str()), from_json(v)))
+                .collect();
+            Value::map(entries)
+        }
+    }
+}
+
+/// Data to JSON. Symbols and keywords become their names; procedures have no JSON form.
+pub fn to_json(value: &Value) -> Result<Json> {
+    convert(value, 0)
+}
+
+fn convert(value: &Value, depth: usize) -> Result<Json> {
+    if depth > MAX_JSON_DEPTH {
+        return Err(Error::resource(
+            "depth",
+            depth as u64,
+            MAX_JSON_DEPTH as u64,
+            "data nested too deeply to convert to JSON",
+        ));
+    }
+    Ok(match value {
+        Value::Nil => Json::Null,
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Int(i) => Json::Number((*i).into()),
+        Value::Float(f) => Json::Number(
+            Number::from_f64(*f)
+                .ok_or_else(|| Error::eval(format!("cannot represent {f} in JSON")))?,
+        ),
+        Value::Str(s) => Json::String(s.to_string()),
+        Value::Symbol(s) | Value::Keyword(s) => Json::String(s.name().to_owned()),
+        Value::List(..) => {
+            let list = value.as_list().unwrap_or_default();
+            let mut items = Vec::with_capacity(list.len());
+            for item in list.iter() {
+                items.push(convert(&item, depth + 1)?);
+            }
+            Json::Array(items)
+        }
+        Value::Map(map) => {
+            let mut out = JsonMap::new();
+            for (k, v) in &map.entries {
+                out.insert(k.to_string(), convert(v, depth + 1)?);
+            }
+            Json::Object(out)
+        }
+        Value::Task(task) => task.describe_json(),
+        other => {
+            return Err(Error::eval(format!(
+                "cannot convert a {} to JSON",
+                other.type_name()
+            )))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_keeps_order_and_types() {
+        let text = r#"{"z":1,"a":[1,2.5,null,true,"x"],"m":{}}"#;
+        let json: Json = serde_json::from_str(text).expect("valid");
+        let value = from_json(&json);
+        let back = to_json(&value).expect("convertible");
+        assert_eq!(back.to_string(), text);
+    }
+
+    #[test]
+    fn nan_is_refused() {
+        assert!(to_json(&Value::Float(f64::NAN)).is_err());
+    }
+}

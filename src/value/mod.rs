@@ -1,0 +1,324 @@
+//! Values: what expressions evaluate to.
+//!
+//! `Value` is 16 bytes and cheap to clone (numbers inline, everything else one `Rc`).
+//! Values are single-threaded (`Rc`); concurrency in `pmap` comes from running each
+//! item's evaluation as a coroutine on the interpreter thread while the blocking work
+//! (a script, an HTTP request) runs on worker threads — see `docs/ARCHITECTURE.md`.
+
+mod json;
+pub mod list;
+mod print;
+
+pub use json::{from_json, to_json};
+pub use list::List;
+pub use print::{display_string, write_string};
+
+use crate::builtins::Builtin;
+use crate::eval::Closure;
+use crate::symbol::Sym;
+use crate::task::Task;
+use indexmap::IndexMap;
+use list::Block;
+use std::rc::Rc;
+
+/// A map's entries: string keys in insertion order.
+pub type Entries = IndexMap<Rc<str>, Value>;
+
+/// A map value. `task_result` marks the maps that tasks return (SPEC §6): they print
+/// and read like any map, but only they are passed through unwrapped by `sequential`.
+#[derive(Clone, Default)]
+pub struct Map {
+    pub entries: Entries,
+    pub task_result: bool,
+}
+
+impl Map {
+    pub fn new(entries: Entries) -> Map {
+        Map {
+            entries,
+            task_result: false,
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries.get(key)
+    }
+}
+
+impl Drop for Map {
+    fn drop(&mut self) {
+        if self.entries.values().any(Value::is_container) {
+            let values: Vec<Value> = std::mem::take(&mut self.entries).into_values().collect();
+            dismantle(values);
+        }
+    }
+}
+
+#[derive(Clone, Default)]
+pub enum Value {
+    #[default]
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Rc<String>),
+    Symbol(Sym),
+    Keyword(Sym),
+    /// A list view: see [`List`]. Two fields rather than a `List` so `Value` stays 16 bytes.
+    List(Option<Rc<Block>>, u32),
+    Map(Rc<Map>),
+    Closure(Rc<Closure>),
+    Builtin(&'static Builtin),
+    Task(Rc<Task>),
+    /// The value of `taskLibrary`: reads like a map from task names to tasks.
+    Library,
+    /// The contents of a slot that is declared but not yet initialised (`letrec`).
+    Undefined,
+}
+
+impl Value {
+    pub fn str(s: impl Into<String>) -> Value {
+        Value::Str(Rc::new(s.into()))
+    }
+
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::from(List::from_vec(items))
+    }
+
+    pub fn empty_list() -> Value {
+        Value::List(None, 0)
+    }
+
+    pub fn map(entries: Entries) -> Value {
+        Value::Map(Rc::new(Map::new(entries)))
+    }
+
+    pub fn keyword(name: &str) -> Value {
+        Value::Keyword(Sym::new(name))
+    }
+
+    pub fn symbol(name: &str) -> Value {
+        Value::Symbol(Sym::new(name))
+    }
+
+    /// Only `false` and `nil` are false.
+    #[inline]
+    pub fn is_truthy(&self) -> bool {
+        !matches!(self, Value::Nil | Value::Bool(false))
+    }
+
+    pub fn as_list(&self) -> Option<List> {
+        match self {
+            Value::List(block, top) => Some(List::from_parts(block.clone(), *top)),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn is_procedure(&self) -> bool {
+        matches!(self, Value::Closure(_) | Value::Builtin(_) | Value::Task(_))
+    }
+
+    fn is_container(&self) -> bool {
+        matches!(self, Value::List(Some(_), _) | Value::Map(_))
+    }
+
+    /// The type's name as errors and `type-of` give it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Nil => "nil",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) => "integer",
+            Value::Float(_) => "float",
+            Value::Str(_) => "string",
+            Value::Symbol(_) => "symbol",
+            Value::Keyword(_) => "keyword",
+            Value::List(..) => "list",
+            Value::Map(m) if m.task_result => "task-result",
+            Value::Map(_) => "map",
+            Value::Closure(_) | Value::Builtin(_) => "procedure",
+            Value::Task(_) => "task",
+            Value::Library => "task-library",
+            Value::Undefined => "undefined",
+        }
+    }
+
+    /// Structural equality (`equal?`): numbers of different types are different.
+    pub fn equal(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Nil, Value::Nil) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::Symbol(a), Value::Symbol(b)) | (Value::Keyword(a), Value::Keyword(b)) => a == b,
+            (Value::List(..), Value::List(..)) => {
+                let (a, b) = (self.as_list(), other.as_list());
+                match (a, b) {
+                    (Some(a), Some(b)) => {
+                        a.ptr_eq(&b)
+                            || (a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.equal(&y)))
+                    }
+                    _ => false,
+                }
+            }
+            (Value::Map(a), Value::Map(b)) => {
+                Rc::ptr_eq(a, b)
+                    || (a.entries.len() == b.entries.len()
+                        && a.entries
+                            .iter()
+                            .all(|(k, v)| b.entries.get(k).is_some_and(|w| v.equal(w))))
+            }
+            (Value::Closure(a), Value::Closure(b)) => Rc::ptr_eq(a, b),
+            (Value::Builtin(a), Value::Builtin(b)) => std::ptr::eq(*a, *b),
+            (Value::Task(a), Value::Task(b)) => Rc::ptr_eq(a, b),
+            (Value::Library, Value::Library) => true,
+            _ => false,
+        }
+    }
+
+    /// `=`: numbers compare numerically, everything else structurally.
+    pub fn num_equal(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Int(a), Value::Float(b)) | (Value::Float(b), Value::Int(a)) => (*a as f64) == *b,
+            _ => self.equal(other),
+        }
+    }
+
+    /// `eq?`: identity for procedures, tasks and containers, equality for atoms.
+    pub fn identical(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::List(..), Value::List(..)) => match (self.as_list(), other.as_list()) {
+                (Some(a), Some(b)) => a.ptr_eq(&b),
+                _ => false,
+            },
+            (Value::Map(a), Value::Map(b)) => Rc::ptr_eq(a, b),
+            (Value::Str(a), Value::Str(b)) => a == b,
+            _ => self.equal(other),
+        }
+    }
+}
+
+impl From<List> for Value {
+    fn from(list: List) -> Value {
+        let (block, top) = list.into_parts();
+        Value::List(block, top)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+
+impl From<i64> for Value {
+    fn from(i: i64) -> Value {
+        Value::Int(i)
+    }
+}
+
+impl From<f64> for Value {
+    fn from(f: f64) -> Value {
+        Value::Float(f)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::str(s)
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Str(Rc::new(s))
+    }
+}
+
+impl std::fmt::Debug for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&write_string(self))
+    }
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&display_string(self))
+    }
+}
+
+/// Drops values without recursion: containers this is the last owner of are opened and
+/// their contents queued, so a million-deep nest costs heap, not stack.
+fn dismantle(mut pending: Vec<Value>) {
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::List(Some(block), _) => {
+                if let Ok(mut block) = Rc::try_unwrap(block) {
+                    block.take_contents(&mut pending);
+                }
+            }
+            Value::Map(map) => {
+                if let Ok(mut map) = Rc::try_unwrap(map) {
+                    pending.extend(std::mem::take(&mut map.entries).into_values());
+                }
+            }
+            other => drop(other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<Value>(), 16);
+    }
+
+    #[test]
+    fn truth() {
+        assert!(!Value::Nil.is_truthy());
+        assert!(!Value::Bool(false).is_truthy());
+        assert!(Value::Int(0).is_truthy());
+        assert!(Value::str("").is_truthy());
+        assert!(Value::empty_list().is_truthy());
+    }
+
+    #[test]
+    fn equality_kinds() {
+        assert!(Value::Int(1).num_equal(&Value::Float(1.0)));
+        assert!(!Value::Int(1).equal(&Value::Float(1.0)));
+        let a = Value::list(vec![Value::Int(1), Value::str("x")]);
+        let b = Value::list(vec![Value::Int(1), Value::str("x")]);
+        assert!(a.equal(&b));
+        assert!(!a.identical(&b));
+        assert!(a.identical(&a.clone()));
+        assert!(!Value::empty_list().equal(&Value::Nil));
+    }
+
+    #[test]
+    fn deep_map_nest_drops_without_recursion() {
+        let mut v = Value::Nil;
+        for _ in 0..500_000 {
+            let mut e = Entries::new();
+            e.insert(Rc::from("a"), v);
+            v = Value::map(e);
+        }
+        drop(v);
+    }
+}

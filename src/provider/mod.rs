@@ -1,0 +1,92 @@
+//! Model providers (the Handler of the seeds): a request in, text and usage out.
+//!
+//! A `Provider` is plain Rust and `Send + Sync`, so calls can run on worker threads
+//! (`pmap`) while the interpreter thread goes on. Providers written in the language are
+//! not `Provider`s: the task runtime calls them on the interpreter thread.
+
+use crate::error::Result;
+use serde_json::Value as Json;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// What an atomic task sends: SPEC §9 `{task, system, prompt, model, params, round, issues}`.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    pub task: String,
+    pub system: Option<String>,
+    pub prompt: String,
+    pub model: Option<String>,
+    /// The task's arguments by parameter name.
+    pub params: serde_json::Map<String, Json>,
+    /// 1 for the first round; audits with `:retries` run more.
+    pub round: u32,
+    /// The issues of the previous round (audits), empty in round 1.
+    pub issues: Vec<Json>,
+    /// The task declared `:output "json"`: ask for JSON where the server supports it.
+    pub json_mode: bool,
+}
+
+impl Request {
+    /// The request as the map a provider written in the language receives.
+    pub fn to_json(&self) -> Json {
+        serde_json::json!({
+            "task": self.task,
+            "system": self.system,
+            "prompt": self.prompt,
+            "model": self.model,
+            "params": self.params,
+            "round": self.round,
+            "issues": self.issues,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Response {
+    pub content: String,
+    /// As the server reported it; `None` means the runtime estimates it.
+    pub usage: Option<Usage>,
+}
+
+/// Lets a call in flight stop early: Ctrl-C in the REPL, or a timeout.
+#[derive(Clone, Debug, Default)]
+pub struct Cancel {
+    pub flag: Arc<AtomicBool>,
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl Cancel {
+    pub fn is_cancelled(&self) -> bool {
+        self.flag.load(std::sync::atomic::Ordering::Relaxed)
+            || self.deadline.is_some_and(|d| std::time::Instant::now() >= d)
+    }
+}
+
+pub trait Provider: Send + Sync {
+    /// The provider's name as `--provider` spells it.
+    fn name(&self) -> &str;
+    /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
+    fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response>;
+}
+
+/// The default provider: answers with the rendered prompt. Offline.
+pub struct Echo;
+
+impl Provider for Echo {
+    fn name(&self) -> &str {
+        "echo"
+    }
+
+    fn complete(&self, request: &Request, _cancel: &Cancel) -> Result<Response> {
+        Ok(Response {
+            content: request.prompt.clone(),
+            usage: None,
+        })
+    }
+}

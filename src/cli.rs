@@ -168,10 +168,9 @@ fn run_file(interp: &Interp, file: &Path, args: &[String]) -> Result<Value> {
     let text = read_text(file)?;
     let argv = Value::list(args.iter().map(|a| Value::from(a.as_str())).collect());
     interp.define_global(crate::symbol::Sym::new("*args*"), argv);
-    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
-    interp.load_dirs.borrow_mut().push(dir);
+    interp.loading.borrow_mut().push(file.to_path_buf());
     let result = interp.run_source(&file.display().to_string(), &text);
-    interp.load_dirs.borrow_mut().pop();
+    interp.loading.borrow_mut().pop();
     result
 }
 

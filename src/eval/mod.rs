@@ -116,8 +116,9 @@ pub struct Interp {
     interrupt: Arc<AtomicBool>,
     out: RefCell<Box<dyn Write>>,
     gensyms: Cell<u64>,
-    /// Directories of the files being loaded, innermost last (relative imports).
-    pub load_dirs: RefCell<Vec<PathBuf>>,
+    /// The files being loaded (run, imported, `load`ed), innermost last: relative paths
+    /// resolve against the innermost, and tasks record it as their origin.
+    pub loading: RefCell<Vec<PathBuf>>,
     pub tasks: Runtime,
 }
 
@@ -141,7 +142,7 @@ impl Interp {
             interrupt: Arc::new(AtomicBool::new(false)),
             out: RefCell::new(out),
             gensyms: Cell::new(0),
-            load_dirs: RefCell::new(Vec::new()),
+            loading: RefCell::new(Vec::new()),
             tasks: Runtime::default(),
         };
         builtins::install(&interp);
@@ -260,10 +261,15 @@ impl Interp {
     /// working directory).
     pub fn resolve_path(&self, path: &str) -> PathBuf {
         let path = std::path::Path::new(path);
-        match self.load_dirs.borrow().last() {
+        match self.loading.borrow().last().and_then(|f| f.parent()) {
             Some(dir) if path.is_relative() => dir.join(path),
             _ => path.to_path_buf(),
         }
+    }
+
+    /// The file being loaded now, if any.
+    pub fn current_file(&self) -> Option<PathBuf> {
+        self.loading.borrow().last().cloned()
     }
 
     // ---- limits -------------------------------------------------------------------

@@ -277,8 +277,12 @@ fn is_sequential_body(body: &[Syntax]) -> bool {
 
 impl Extension for DefineTask {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let task = Rc::new(self.build(interp, env)?);
-        if interp.tasks.register(task.clone())? == Registered::Replaced {
+        let task = Rc::new(self.build(interp, env).map_err(|e| e.or_span(self.span))?);
+        let registered = interp
+            .tasks
+            .register(task.clone())
+            .map_err(|e| e.with_span(self.span))?;
+        if registered == Registered::Replaced {
             eprintln!("note: task `{}` redefined", task.name);
         }
         Ok(Value::Task(task))

@@ -74,9 +74,14 @@ impl Schema {
                 {
                     return Err(mismatch(&expected.to_string(), actual, &location));
                 }
+                let place = if location.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at \"{location}\"")
+                };
                 Err(Error::task_failure(
                     "output_format_failure",
-                    format!("Output does not match the schema at \"{location}\": {error}"),
+                    format!("Output does not match the schema{place}: {error}"),
                 )
                 .with_details(json!({
                     "expectedType": Json::Null,

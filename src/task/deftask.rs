@@ -315,9 +315,9 @@ impl DefineTask {
             None => schema.is_some(),
             Some(format) if format == "json" => true,
             Some(format) if format == "text" && schema.is_none() => false,
-            Some(format) => {
+            Some(_) => {
                 return Err(
-                    options.invalid("output", &format!("\"json\" or \"text\", not {format:?}"))
+                    options.invalid("output", "\"json\" or \"text\" (\"json\" with :schema)")
                 )
             }
         };

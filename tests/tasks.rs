@@ -234,3 +234,17 @@ fn the_task_depth_limit_follows_the_limits() {
     assert_eq!(result.0, ErrorKind::ResourceExhaustion);
     assert_eq!(result.1, 3);
 }
+
+#[test]
+fn the_examples_run_offline() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples");
+    for name in ["triage.sexp", "summarize_review.sexp", "file_pipeline.sexp"] {
+        let path = dir.join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let outcome = with_interp(move |interp| {
+            interp.loading.borrow_mut().push(path.clone());
+            interp.run_source(&path.display().to_string(), &text).map(|_| ()).map_err(|e| e.to_string())
+        });
+        assert_eq!(outcome, Ok(()), "{name}");
+    }
+}

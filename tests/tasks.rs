@@ -243,8 +243,48 @@ fn the_examples_run_offline() {
         let text = std::fs::read_to_string(&path).unwrap();
         let outcome = with_interp(move |interp| {
             interp.loading.borrow_mut().push(path.clone());
-            interp.run_source(&path.display().to_string(), &text).map(|_| ()).map_err(|e| e.to_string())
+            interp
+                .run_source(&path.display().to_string(), &text)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
         });
         assert_eq!(outcome, Ok(()), "{name}");
+    }
+}
+
+/// The `lisp` blocks of a Markdown file.
+fn lisp_blocks(markdown: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in markdown.lines() {
+        match (&mut current, line.trim_end()) {
+            (None, "```lisp") => current = Some(String::new()),
+            (Some(_), "```") => blocks.extend(current.take()),
+            (Some(block), text) => {
+                block.push_str(text);
+                block.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn the_snippets_of_the_task_guide_run() {
+    let guide =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/TASKS.md"))
+            .unwrap();
+    let blocks = lisp_blocks(&guide);
+    assert!(blocks.len() >= 10, "found {} snippets", blocks.len());
+    for block in blocks {
+        let shown = block.clone();
+        let outcome = with_interp(move |interp| {
+            interp
+                .run_source("<guide>", &block)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        });
+        assert_eq!(outcome, Ok(()), "{shown}");
     }
 }

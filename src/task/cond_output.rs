@@ -12,11 +12,11 @@ use crate::symbol::{well_known, Sym};
 use crate::value::{from_json, Value};
 
 /// Evaluates RESULT and turns it into the value `output` is bound to.
-struct OutputOf(Node);
+struct OutputOf(Node, Span);
 
 impl Extension for OutputOf {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        output_of(&interp.eval(&self.0, env)?)
+        output_of(&interp.eval(&self.0, env)?).map_err(|e| e.or_span(self.1))
     }
 }
 
@@ -27,7 +27,7 @@ pub fn cond_output(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Res
             span,
         )
     })?;
-    let init = Node::Extension(Box::new(OutputOf(compiler.compile(result)?)));
+    let init = Node::Extension(Box::new(OutputOf(compiler.compile(result)?, result.span)));
     let mut cond = vec![Syntax::new(SyntaxKind::Symbol(Sym::new("cond")), span)];
     cond.extend(items.get(2..).unwrap_or_default().iter().cloned());
     let scope = Scope::new(vec![*well_known::OUTPUT]);

@@ -28,6 +28,7 @@ pub fn special_form(name: &str) -> Option<SpecialForm> {
 struct WithProvider {
     provider: Node,
     body: Node,
+    span: Span,
 }
 
 fn with_provider(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
@@ -46,12 +47,17 @@ fn with_provider(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Resul
                 .into_boxed_slice(),
         ),
     };
-    Ok(Node::Extension(Box::new(WithProvider { provider, body })))
+    Ok(Node::Extension(Box::new(WithProvider {
+        provider,
+        body,
+        span,
+    })))
 }
 
 impl Extension for WithProvider {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let provider = ProviderChoice::from_value(&interp.eval(&self.provider, env)?)?;
+        let provider = ProviderChoice::from_value(&interp.eval(&self.provider, env)?)
+            .map_err(|e| e.with_span(self.span))?;
         let previous = interp
             .tasks
             .set_provider(provider, interp.tasks.metrics().fresh());

@@ -92,6 +92,7 @@ struct Step {
     input: Option<Node>,
     audits: Option<Node>,
     retries: Option<Node>,
+    span: Span,
 }
 
 const STEP_OPTIONS: &[&str] = &["inputs-from", "input", "audits", "retries"];
@@ -118,6 +119,7 @@ pub fn step(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Nod
         input: None,
         audits: None,
         retries: None,
+        span,
     };
     let mut rest = items.get(2..).unwrap_or_default();
     while let [first, more @ ..] = rest {
@@ -152,6 +154,12 @@ pub fn step(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Nod
 
 impl Extension for Step {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
+        self.run(interp, env).map_err(|e| e.or_span(self.span))
+    }
+}
+
+impl Step {
+    fn run(&self, interp: &Interp, env: &Env) -> Result<Value> {
         let task = match interp.eval(&self.task, env)? {
             Value::Task(task) => task,
             other => return Err(type_error("step", "a task", &other)),

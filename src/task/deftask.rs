@@ -494,3 +494,34 @@ impl Options<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::read_source;
+
+    fn forms(text: &str) -> Vec<Syntax> {
+        read_source("<deftask test>", text).unwrap()
+    }
+
+    #[test]
+    fn options_may_be_spelled_as_xml_spells_them() {
+        let span = Span::generated();
+        assert_eq!(
+            option_name(Sym::new("inherit_context"), span).unwrap(),
+            "inherit-context"
+        );
+        assert_eq!(
+            option_name(Sym::new("context-keys"), span).unwrap(),
+            "context-keys"
+        );
+        assert!(option_name(Sym::new("promt"), span).is_err());
+    }
+
+    #[test]
+    fn one_sequential_form_makes_a_sequential_body() {
+        assert!(is_sequential_body(&forms("(sequential (a) (b))")));
+        assert!(!is_sequential_body(&forms("(sequential (a)) (b)")));
+        assert!(!is_sequential_body(&forms("(begin (a))")));
+    }
+}

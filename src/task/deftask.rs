@@ -139,7 +139,10 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
     let scope = Scope::new(params.iter().map(|(name, _)| *name).collect());
     let wants_issues =
         !body.is_empty() && (options.contains_key("audits") || options.contains_key("retries"));
-    let issues_slot = (body.is_empty() || wants_issues).then(|| scope.declare(Sym::new("issues")));
+    // A parameter named `issues` keeps its name: the program chose it.
+    let issues = Sym::new("issues");
+    let issues_slot = (scope.slot_of(issues).is_none() && (body.is_empty() || wants_issues))
+        .then(|| scope.declare(issues));
     let mut task_compiler = Compiler::for_task_body(compiler.interp, scope.clone());
     let code_for = |option: &str, c: &mut Compiler| -> Result<Option<Node>> {
         call_code

@@ -4,9 +4,9 @@
 //! and what runs at each call (the body, `:command`, `:stdin`, `:env`), which is
 //! analysed as a task body: its free names are looked up where the task is called.
 
-use super::audit::audit_list;
 use super::definition::{Action, InheritContext, Param, ScriptCode, ScriptParts, Task, TaskKind};
 use super::library::Registered;
+use super::options::{name_of_value, Options};
 use super::schema::Schema;
 use super::template::Template;
 use crate::env::{Env, Scope};
@@ -16,10 +16,9 @@ use crate::eval::{Compiler, Interp, Node};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::Sym;
-use crate::value::{write_string, Entries, Value};
+use crate::value::{write_string, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::time::Duration;
 
 /// Options evaluated once, when the task is defined.
 const DEFINITION_OPTIONS: &[&str] = &[
@@ -78,37 +77,12 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
     };
     let name = items.get(1).and_then(Syntax::as_symbol).ok_or_else(usage)?;
     let params = parse_params(compiler, items.get(2).ok_or_else(usage)?)?;
-    let mut options: HashMap<&'static str, (Node, Span)> = HashMap::new();
-    let mut call_code: HashMap<&'static str, &Syntax> = HashMap::new();
-    let mut context_keys = None;
-    let mut rest = items.get(3..).unwrap_or_default();
-    while let [first, more @ ..] = rest {
-        let SyntaxKind::Keyword(keyword) = first.kind else {
-            break;
-        };
-        let value = more
-            .first()
-            .ok_or_else(|| Error::syntax(format!("option :{keyword} needs a value"), first.span))?;
-        let option = option_name(keyword, first.span)?;
-        let duplicate = options.contains_key(option)
-            || call_code.contains_key(option)
-            || (option == "context-keys" && context_keys.is_some());
-        if duplicate {
-            return Err(Error::syntax(
-                format!("option :{option} is given twice"),
-                first.span,
-            ));
-        }
-        if option == "context-keys" {
-            context_keys = Some(parse_context_keys(compiler, value)?);
-        } else if CALL_OPTIONS.contains(&option) {
-            call_code.insert(option, value);
-        } else {
-            options.insert(option, (compiler.compile(value)?, value.span));
-        }
-        rest = &more[1..];
-    }
-    let body = rest;
+    let Parsed {
+        options,
+        call_code,
+        context_keys,
+        body,
+    } = parse_options(compiler, items.get(3..).unwrap_or_default())?;
 
     let has_prompt = options.contains_key("prompt");
     let has_command = call_code.contains_key("command");
@@ -180,6 +154,55 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
         span,
     };
     Ok(compiler.define_node(name, Node::Extension(Box::new(define))))
+}
+
+/// A deftask form's options, sorted by when they run, and its body.
+struct Parsed<'s> {
+    options: HashMap<&'static str, (Node, Span)>,
+    call_code: HashMap<&'static str, &'s Syntax>,
+    context_keys: Option<ContextKeys>,
+    body: &'s [Syntax],
+}
+
+/// Reads `:option value` pairs up to the first form that is not a keyword: the body.
+fn parse_options<'s>(compiler: &mut Compiler, forms: &'s [Syntax]) -> Result<Parsed<'s>> {
+    let mut options: HashMap<&'static str, (Node, Span)> = HashMap::new();
+    let mut call_code: HashMap<&'static str, &Syntax> = HashMap::new();
+    let mut context_keys = None;
+    let mut rest = forms;
+    while let [first, more @ ..] = rest {
+        let SyntaxKind::Keyword(keyword) = first.kind else {
+            break;
+        };
+        let value = more
+            .first()
+            .ok_or_else(|| Error::syntax(format!("option :{keyword} needs a value"), first.span))?;
+        let option = option_name(keyword, first.span)?;
+        let duplicate = options.contains_key(option)
+            || call_code.contains_key(option)
+            || (option == "context-keys" && context_keys.is_some());
+        if duplicate {
+            return Err(Error::syntax(
+                format!("option :{option} is given twice"),
+                first.span,
+            ));
+        }
+        if option == "context-keys" {
+            context_keys = Some(parse_context_keys(compiler, value)?);
+        } else if CALL_OPTIONS.contains(&option) {
+            call_code.insert(option, value);
+        } else {
+            options.insert(option, (compiler.compile(value)?, value.span));
+        }
+        rest = &more[1..];
+    }
+
+    Ok(Parsed {
+        options,
+        call_code,
+        context_keys,
+        body: rest,
+    })
 }
 
 /// `:inherit_context` and `:inherit-context` are the same option (XML spells it with `_`).
@@ -415,85 +438,6 @@ impl DefineTask {
             (Some(_), _) => {
                 Err(options.invalid("inherit-context", "\"full\", \"none\" or \"subset\""))
             }
-        }
-    }
-}
-
-fn name_of_value(value: &Value) -> Option<Sym> {
-    match value {
-        Value::Symbol(s) | Value::Keyword(s) => Some(*s),
-        Value::Str(s) => Some(Sym::new(s)),
-        _ => None,
-    }
-}
-
-/// The definition-time option values, with checks that name the option.
-struct Options<'a> {
-    values: HashMap<&'a str, (Value, Span)>,
-}
-
-impl Options<'_> {
-    fn get(&self, name: &str) -> Option<(&Value, Span)> {
-        self.values.get(name).map(|(v, span)| (v, *span))
-    }
-
-    fn invalid(&self, name: &str, expected: &str) -> Error {
-        let (shown, span) = match self.get(name) {
-            Some((value, span)) => (write_string(value), Some(span)),
-            None => ("nothing".to_owned(), None),
-        };
-        let error = Error::validation(format!(":{name} must be {expected} (got {shown})"));
-        match span {
-            Some(span) => error.with_span(span),
-            None => error,
-        }
-    }
-
-    /// A string option (symbols and keywords give their names); nil is absent.
-    fn text(&self, name: &str) -> Result<Option<String>> {
-        match self.get(name) {
-            None | Some((Value::Nil, _)) => Ok(None),
-            Some((Value::Str(s), _)) => Ok(Some(s.to_string())),
-            Some((Value::Symbol(s) | Value::Keyword(s), _)) => Ok(Some(s.name().to_owned())),
-            Some(_) => Err(self.invalid(name, "a string")),
-        }
-    }
-
-    fn count(&self, name: &str, min: i64) -> Result<Option<u64>> {
-        match self.get(name) {
-            None | Some((Value::Nil, _)) => Ok(None),
-            Some((Value::Int(n), _)) if *n >= min => Ok(u64::try_from(*n).ok()),
-            Some(_) => Err(self.invalid(name, &format!("an integer of at least {min}"))),
-        }
-    }
-
-    fn timeout(&self) -> Result<Option<Duration>> {
-        let seconds = match self.get("timeout") {
-            None | Some((Value::Nil, _)) => return Ok(None),
-            Some((Value::Int(n), _)) => *n as f64,
-            Some((Value::Float(f), _)) => *f,
-            Some(_) => return Err(self.invalid("timeout", "a number of seconds")),
-        };
-        Duration::try_from_secs_f64(seconds)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .map(Some)
-            .ok_or_else(|| self.invalid("timeout", "a positive number of seconds"))
-    }
-
-    fn audits(&self) -> Result<Vec<Value>> {
-        match self.get("audits") {
-            None => Ok(Vec::new()),
-            Some((value, _)) => audit_list(value)
-                .ok_or_else(|| self.invalid("audits", "a procedure or a list of procedures")),
-        }
-    }
-
-    fn metadata(&self) -> Result<Entries> {
-        match self.get("metadata") {
-            None | Some((Value::Nil, _)) => Ok(Entries::new()),
-            Some((Value::Map(map), _)) => Ok(map.entries.clone()),
-            Some(_) => Err(self.invalid("metadata", "a map")),
         }
     }
 }

@@ -12,6 +12,7 @@ mod deftask;
 pub mod forms;
 mod library;
 pub mod metrics;
+mod options;
 pub mod result;
 mod schema;
 pub mod script;

@@ -6,7 +6,7 @@ use super::definition::lossy_json;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::{access_path, Interp};
-use crate::reader::{symbol_kind, PathSpec, SyntaxKind};
+use crate::reader::{parse_path_text, PathSpec};
 use crate::source::Span;
 use crate::symbol::Sym;
 use crate::value::Value;
@@ -92,13 +92,26 @@ impl Template {
 
 /// A tag's text as a symbol or path, or `None` when it is neither (then it is literal).
 fn reference(tag: &str) -> Option<Part> {
-    if let Some(SyntaxKind::Path(path)) = symbol_kind(tag, Span::generated()) {
-        return Some(Part::Path(path));
+    if tag.contains(char::is_whitespace) {
+        return None;
     }
-    let plain = !tag.is_empty()
-        && !tag.starts_with(|c: char| c.is_ascii_digit() || c == ':' || c == '.')
-        && !tag.contains(|c: char| c.is_whitespace() || "()[]{}\"';`,".contains(c));
-    plain.then(|| Part::Name(Sym::new(tag)))
+    let base_end = tag.find(['.', '[']).unwrap_or(tag.len());
+    let base = &tag[..base_end];
+    let plain = !base.is_empty()
+        && !base.starts_with(|c: char| c.is_ascii_digit() || c == ':')
+        && !base.contains(|c: char| "()[]{}\"';`,".contains(c));
+    if !plain {
+        return None;
+    }
+    if base_end == tag.len() {
+        return Some(Part::Name(Sym::new(tag)));
+    }
+    let steps = parse_path_text(&tag[base_end..], Span::generated()).ok()?;
+    Some(Part::Path(Rc::new(PathSpec {
+        text: tag.to_owned(),
+        base: Sym::new(base),
+        steps,
+    })))
 }
 
 fn lookup(interp: &Interp, env: &Env, name: Sym) -> Result<Value> {
@@ -151,8 +164,17 @@ mod tests {
 
     #[test]
     fn non_references_stay_literal() {
-        let t = Template::parse("{{}} {{ two words }} {{1x}} {{unclosed");
-        assert_eq!(shape(&t), ["text:{{}} {{ two words }} {{1x}} {{unclosed"]);
+        let t = Template::parse("{{}} {{ two words }} {{1x}} {{a.}} {{unclosed");
+        assert_eq!(
+            shape(&t),
+            ["text:{{}} {{ two words }} {{1x}} {{a.}} {{unclosed"]
+        );
+    }
+
+    #[test]
+    fn non_ascii_names_and_paths() {
+        let t = Template::parse("{{ é }}{{é.ü[1]}}");
+        assert_eq!(shape(&t), ["name:é", "path:é.ü[1]"]);
     }
 
     #[test]

@@ -4,6 +4,8 @@
 ;; stdout: "input_validation_failure"
 ;; stdout: "template tag {{nobody}} names an unbound symbol: nobody"
 ;; stdout: "input_validation_failure"
+;; stdout: "é2ü {{x"
+;; stdout: "template tag {{é}} names an unbound symbol: é"
 (set-provider! (fn (req) req.prompt))
 (deftask show (x y) :prompt "x={{x}} y={{ y }}")
 ; what a tag inserts is never substituted again
@@ -17,3 +19,8 @@
 (prn (try (lost) (catch e e.message)))
 (deftask deep (m) :prompt "{{m.a.b}}")
 (prn (try (deep {"a" nil}) (catch e e.reason)))
+; text around tags is kept as it is, whatever its characters
+(deftask accents (m) :prompt "é{{ m.u[1] }}ü {{x")
+(prn (get (accents {"u" [1 2]}) "content"))
+(deftask unbound-accent () :prompt "{{ é }}")
+(prn (try (unbound-accent) (catch e e.message)))

@@ -427,6 +427,8 @@ impl DefineTask {
                 })?)
             }
         };
+        // An empty key list says nothing: generated code may always write one.
+        let keys = keys.filter(|k| !k.is_empty());
         match (options.text("inherit-context")?.as_deref(), keys) {
             (None | Some("full"), None) => Ok(InheritContext::Full),
             (Some("none"), None) => Ok(InheritContext::None),

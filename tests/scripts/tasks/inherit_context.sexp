@@ -4,6 +4,8 @@
 ;; stdout: "unbound symbol: w"
 ;; stdout: "subset"
 ;; stdout: ("y" "z")
+;; stdout: "none"
+;; stdout: ":context-keys goes with :inherit-context \"subset\""
 (define x 10)
 (define z "global-z")
 (deftask full (a) (+ a x))
@@ -19,3 +21,7 @@
 (prn (try (let ((w 1)) (some-not-w 1)) (catch e e.message)))
 (prn some.inherit_context)
 (prn some.context_keys)
+; an empty key list says nothing; keys with "full" or "none" are an error
+(deftask quiet () :inherit-context "none" :context-keys [] "x")
+(prn quiet.inherit_context)
+(prn (try (deftask loud () :inherit-context "none" :context-keys [a] "x") (catch e e.message)))

@@ -11,8 +11,8 @@ use crate::provider::Request;
 use crate::value::{Entries, Value};
 use std::rc::Rc;
 
-/// One round of an atomic task. `arguments` are the parameters' values by name;
-/// `issues` the previous round's audit issues.
+/// One round of an atomic task: the templates are rendered in the call's `frame`;
+/// `issues` are the previous round's audit issues.
 pub fn run(
     interp: &Interp,
     task: &Task,

@@ -72,7 +72,7 @@ pub fn send(interp: &Interp, request: &Request, env: &Env) -> Result<Response> {
         }
     };
     let tokens = match response.usage {
-        Some(usage) => usage.input_tokens + usage.output_tokens,
+        Some(usage) => usage.input_tokens.saturating_add(usage.output_tokens),
         None => request_tokens + estimate_tokens(&response.content),
     };
     runtime.record_turn(tokens)?;

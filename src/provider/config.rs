@@ -80,7 +80,10 @@ pub fn build(kind: &str, options: &Json, env: EnvLookup) -> Result<Arc<dyn Provi
             "OPENAI_BASE_URL",
             "OPENAI_API_KEY",
         )?)),
-        "ollama" => Arc::new(OpenAi::new(options.endpoint(OLLAMA_BASE_URL, "", "")?)),
+        "ollama" => Arc::new(OpenAi::named(
+            "ollama",
+            options.endpoint(OLLAMA_BASE_URL, "", "")?,
+        )),
         "anthropic" => {
             let endpoint = options.endpoint(
                 ANTHROPIC_BASE_URL,
@@ -329,5 +332,205 @@ impl<'a> Options<'a> {
     fn cassette(&self) -> Result<PathBuf> {
         let path = self.string_or_env("cassette", "TASKLISP_CASSETTE")?;
         Ok(PathBuf::from(path.as_deref().unwrap_or(DEFAULT_CASSETTE)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    fn error_of(result: Result<Arc<dyn Provider>>) -> Error {
+        match result {
+            Ok(provider) => panic!("expected an error, got the {} provider", provider.name()),
+            Err(error) => error,
+        }
+    }
+
+    #[test]
+    fn nothing_configured_is_echo_and_unknown_names_are_listed() {
+        let env = env_of(&[]);
+        assert_eq!(
+            build_from_settings(&ProviderSettings::default(), &env)
+                .unwrap()
+                .name(),
+            "echo"
+        );
+        let error = error_of(build("gpt", &Json::Null, &env));
+        assert_eq!(error.reason(), Some("llm_error"));
+        assert!(
+            error.message().contains("known: echo, openai"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn the_real_services_need_their_keys() {
+        let env = env_of(&[]);
+        let error = error_of(build("openai", &json!({"model": "m"}), &env));
+        assert!(
+            error.message().contains("OPENAI_API_KEY"),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("anthropic", &Json::Null, &env));
+        assert!(
+            error.message().contains("ANTHROPIC_API_KEY"),
+            "{}",
+            error.message()
+        );
+        let keyed = env_of(&[("MY_KEY", "k")]);
+        let options = json!({"api_key_env": "MY_KEY"});
+        assert_eq!(
+            build("anthropic", &options, &keyed).unwrap().name(),
+            "anthropic"
+        );
+    }
+
+    #[test]
+    fn local_servers_need_no_key() {
+        let env = env_of(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")]);
+        assert_eq!(build("openai", &Json::Null, &env).unwrap().name(), "openai");
+        assert_eq!(
+            build("ollama", &Json::Null, &env_of(&[])).unwrap().name(),
+            "openai"
+        );
+    }
+
+    #[test]
+    fn options_are_checked_by_name_and_type() {
+        let env = env_of(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")]);
+        let error = error_of(build("openai", &json!({"modle": "m"}), &env));
+        assert!(
+            error.message().contains("unknown option \"modle\""),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("openai", &json!({"timeout": "soon"}), &env));
+        assert!(
+            error.message().contains("number of seconds"),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("openai", &json!({"timeout": -1}), &env));
+        assert!(error.message().contains("positive"), "{}", error.message());
+        let error = error_of(build("openai", &json!(["model"]), &env));
+        assert!(
+            error.message().contains("must be a map"),
+            "{}",
+            error.message()
+        );
+        let bad_env = env_of(&[
+            ("OPENAI_BASE_URL", "http://127.0.0.1:1/v1"),
+            ("TASKLISP_LLM_RETRIES", "many"),
+        ]);
+        let error = error_of(build("openai", &Json::Null, &bad_env));
+        assert!(
+            error.message().contains("TASKLISP_LLM_RETRIES"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn flags_that_do_not_apply_are_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let cassette = dir.path().join("c.jsonl");
+        std::fs::write(&cassette, "").unwrap();
+        let path = cassette.to_string_lossy().into_owned();
+        let env = move |name: &str| (name == "TASKLISP_CASSETTE").then(|| path.clone());
+        let settings = ProviderSettings {
+            provider: Some("replay".into()),
+            model: Some("from-TASKLISP_MODEL".into()),
+            base_url: None,
+        };
+        assert_eq!(
+            build_from_settings(&settings, &env).unwrap().name(),
+            "replay"
+        );
+        let error = error_of(build("replay", &json!({"model": "m"}), &env));
+        assert!(
+            error.message().contains("unknown option"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn record_wraps_the_provider_it_is_told_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let cassette = dir.path().join("r.jsonl").to_string_lossy().into_owned();
+        let env = env_of(&[]);
+        let options = json!({"cassette": cassette, "command": ["cat"]});
+        assert_eq!(
+            build("record:command", &options, &env).unwrap().name(),
+            "record"
+        );
+        let options = json!({"cassette": cassette, "provider": "command", "command": "cat"});
+        assert_eq!(build("record", &options, &env).unwrap().name(), "record");
+        let error = error_of(build("record", &json!({"cassette": cassette}), &env));
+        assert!(
+            error.message().contains("record needs the provider"),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("record:replay", &Json::Null, &env));
+        assert!(
+            error.message().contains("cannot record"),
+            "{}",
+            error.message()
+        );
+        let from_env = move |name: &str| match name {
+            "TASKLISP_RECORD_PROVIDER" => Some("command".to_owned()),
+            "TASKLISP_PROVIDER_COMMAND" => Some("cat".to_owned()),
+            "TASKLISP_CASSETTE" => Some(cassette.clone()),
+            _ => None,
+        };
+        let settings = ProviderSettings {
+            provider: Some("record".into()),
+            model: Some("m".into()),
+            base_url: Some("http://127.0.0.1:1/v1".into()),
+        };
+        assert_eq!(
+            build_from_settings(&settings, &from_env).unwrap().name(),
+            "record"
+        );
+    }
+
+    #[test]
+    fn the_command_comes_from_the_option_or_the_environment() {
+        let env = env_of(&[("TASKLISP_PROVIDER_COMMAND", "cat")]);
+        assert_eq!(
+            build("command", &Json::Null, &env).unwrap().name(),
+            "command"
+        );
+        let error = error_of(build("command", &Json::Null, &env_of(&[])));
+        assert!(
+            error.message().contains("TASKLISP_PROVIDER_COMMAND"),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("command", &json!({"command": ["a", 1]}), &env));
+        assert!(
+            error.message().contains("list of strings"),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("command", &json!({"input": "file"}), &env));
+        assert!(
+            error.message().contains("\"request\""),
+            "{}",
+            error.message()
+        );
     }
 }

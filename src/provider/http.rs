@@ -244,8 +244,19 @@ impl HttpClient {
                 | ureq::Error::ConnectionFailed
                 | ureq::Error::Protocol(_)
         );
+        let cause = match error {
+            ureq::Error::Timeout(ureq::Timeout::Connect) => format!(
+                "no connection within {:.3}s (the connect timeout)",
+                self.settings.connect_timeout.as_secs_f64()
+            ),
+            ureq::Error::Timeout(_) => format!(
+                "no response within {:.3}s (the read timeout)",
+                self.settings.read_timeout.as_secs_f64()
+            ),
+            other => other.to_string(),
+        };
         let failure = self.error(
-            format!("request to {} failed: {error}", self.scrub(url)),
+            format!("request to {} failed: {cause}", self.scrub(url)),
             None,
             "",
         );

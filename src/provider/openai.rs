@@ -7,6 +7,8 @@ use crate::error::Result;
 use serde_json::{json, Value as Json};
 
 pub struct OpenAi {
+    /// `openai`, or the name of the server it is a preset for (`ollama`).
+    name: &'static str,
     endpoint: Endpoint,
     client: HttpClient,
 }
@@ -15,8 +17,17 @@ impl OpenAi {
     /// `endpoint.base_url` ends in `/v1` (as `OPENAI_BASE_URL` does); a missing key
     /// sends no `Authorization` header, which local servers accept.
     pub fn new(endpoint: Endpoint) -> OpenAi {
-        let client = endpoint.client("openai");
-        OpenAi { endpoint, client }
+        OpenAi::named("openai", endpoint)
+    }
+
+    /// The same client under the name of a preset such as `ollama`.
+    pub fn named(name: &'static str, endpoint: Endpoint) -> OpenAi {
+        let client = endpoint.client(name);
+        OpenAi {
+            name,
+            endpoint,
+            client,
+        }
     }
 
     /// The chat-completions body for `request`.
@@ -27,7 +38,7 @@ impl OpenAi {
         }
         messages.push(json!({"role": "user", "content": request.prompt}));
         let mut body = json!({
-            "model": self.endpoint.model_for("openai", request)?,
+            "model": self.endpoint.model_for(self.name, request)?,
             "messages": messages,
         });
         if request.json_mode {
@@ -39,7 +50,7 @@ impl OpenAi {
 
 impl Provider for OpenAi {
     fn name(&self) -> &str {
-        "openai"
+        self.name
     }
 
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {

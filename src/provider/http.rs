@@ -80,13 +80,32 @@ impl Endpoint {
         })
     }
 
-    /// A client that keeps this endpoint's key out of its errors.
+    /// A client that keeps this endpoint's key out of its errors. A server on this
+    /// machine is reached directly: a proxy could not reach it.
     pub fn client(&self, provider: &'static str) -> HttpClient {
         HttpClient::new(
             provider,
             self.http.clone(),
             self.api_key.iter().cloned().collect(),
+            is_loopback(&self.base_url),
         )
+    }
+}
+
+/// Whether `url` names this machine (`localhost`, `127.x.x.x`, `[::1]`).
+fn is_loopback(url: &str) -> bool {
+    let Ok(uri) = url.parse::<ureq::http::Uri>() else {
+        return false;
+    };
+    match uri.host() {
+        Some(host) => {
+            host.eq_ignore_ascii_case("localhost")
+                || host == "[::1]"
+                || host
+                    .parse::<std::net::Ipv4Addr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        }
+        None => false,
     }
 }
 
@@ -114,8 +133,18 @@ enum Outcome {
 }
 
 impl HttpClient {
-    pub fn new(provider: &'static str, settings: HttpSettings, secrets: Vec<String>) -> HttpClient {
-        let config = ureq::Agent::config_builder()
+    /// `direct` skips any proxy from the environment (for servers on this machine).
+    pub fn new(
+        provider: &'static str,
+        settings: HttpSettings,
+        secrets: Vec<String>,
+        direct: bool,
+    ) -> HttpClient {
+        let mut config = ureq::Agent::config_builder();
+        if direct {
+            config = config.proxy(None);
+        }
+        let config = config
             .http_status_as_error(false)
             .timeout_connect(Some(settings.connect_timeout))
             .timeout_per_read(Some(settings.read_timeout))
@@ -438,7 +467,7 @@ mod tests {
 
     #[test]
     fn backoff_doubles_within_jitter_and_honours_retry_after() {
-        let client = HttpClient::new("test", HttpSettings::default(), vec![]);
+        let client = HttpClient::new("test", HttpSettings::default(), vec![], true);
         for retry in 0..3 {
             let full = Duration::from_millis(500 * 2u64.pow(retry));
             let wait = client.backoff(retry, None);
@@ -459,6 +488,16 @@ mod tests {
             client.backoff(0, Some(Duration::from_secs(9999))),
             MAX_RETRY_AFTER
         );
+    }
+
+    #[test]
+    fn loopback_urls_are_recognised() {
+        assert!(is_loopback("http://localhost:11434/v1"));
+        assert!(is_loopback("http://127.0.0.1:8080/v1"));
+        assert!(is_loopback("http://[::1]:8080/v1"));
+        assert!(!is_loopback("https://api.openai.com/v1"));
+        assert!(!is_loopback("http://127.0.0.1.example.com/v1"));
+        assert!(!is_loopback("not a url"));
     }
 
     #[test]

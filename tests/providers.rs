@@ -504,3 +504,44 @@ fn record_then_replay_gives_the_same_answers_with_the_server_down() {
         .unwrap_err();
     assert_eq!(missing.reason(), Some("llm_error"));
 }
+
+#[test]
+fn from_settings_uses_the_flags_and_sends_no_key_to_a_local_server() {
+    let server = FakeServer::start(vec![reply(200, chat_answer("local"))]);
+    let settings = tasklisp::task::ProviderSettings {
+        provider: Some("ollama".into()),
+        model: Some("llama-test".into()),
+        base_url: Some(format!("{}/v1", server.base)),
+    };
+    let provider = tasklisp::provider::from_settings(&settings).unwrap();
+    assert_eq!(provider.name(), "ollama");
+    let response = provider
+        .complete(&request("p"), &Cancel::default())
+        .unwrap();
+    assert_eq!(response.content, "local");
+    let seen = server.finish();
+    assert_eq!(seen[0].header("authorization"), None);
+    assert_eq!(seen[0].json()["model"], "llama-test");
+}
+
+#[test]
+fn from_language_builds_from_an_options_map() {
+    let server = FakeServer::start(vec![reply(200, chat_answer("mapped"))]);
+    let options = json!({
+        "base_url": format!("{}/v1", server.base),
+        "model": "m",
+        "api_key_env": "TASKLISP_TEST_KEY_THAT_IS_NOT_SET",
+        "max_retries": 0,
+    });
+    let provider = tasklisp::provider::from_language("openai", &options).unwrap();
+    let response = provider
+        .complete(&request("p"), &Cancel::default())
+        .unwrap();
+    assert_eq!(response.content, "mapped");
+    server.finish();
+    let error = tasklisp::provider::from_language("openai", &json!({"api_key": KEY}))
+        .err()
+        .unwrap();
+    assert_eq!(error.kind().code(), "VALIDATION_ERROR");
+    assert!(!error.message().contains(KEY));
+}

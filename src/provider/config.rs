@@ -403,7 +403,7 @@ mod tests {
         assert_eq!(build("openai", &Json::Null, &env).unwrap().name(), "openai");
         assert_eq!(
             build("ollama", &Json::Null, &env_of(&[])).unwrap().name(),
-            "openai"
+            "ollama"
         );
     }
 

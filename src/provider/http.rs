@@ -50,8 +50,9 @@ impl Default for HttpSettings {
     }
 }
 
-/// Where an HTTP provider sends its requests and with what.
-#[derive(Clone, Debug, Default)]
+/// Where an HTTP provider sends its requests and with what. Deliberately not `Debug`:
+/// it holds the API key.
+#[derive(Clone, Default)]
 pub struct Endpoint {
     pub base_url: String,
     pub api_key: Option<String>,
@@ -242,7 +243,7 @@ impl HttpClient {
             return match serde_json::from_str(&text) {
                 Ok(json) => Outcome::Done(json),
                 Err(e) => Outcome::Fail(self.error(
-                    format!("malformed response from {}: {e}", self.scrub(url)),
+                    format!("malformed response from {url}: {e}"),
                     Some(status),
                     &text,
                 )),
@@ -250,11 +251,7 @@ impl HttpClient {
         }
         let summary = server_message(&text).map(|m| format!(": {}", excerpt(&self.scrub(&m), 300)));
         let error = self.error(
-            format!(
-                "HTTP {status} from {}{}",
-                self.scrub(url),
-                summary.unwrap_or_default()
-            ),
+            format!("HTTP {status} from {url}{}", summary.unwrap_or_default()),
             Some(status),
             &text,
         );
@@ -284,11 +281,7 @@ impl HttpClient {
             ),
             other => other.to_string(),
         };
-        let failure = self.error(
-            format!("request to {} failed: {cause}", self.scrub(url)),
-            None,
-            "",
-        );
+        let failure = self.error(format!("request to {url} failed: {cause}"), None, "");
         if transient {
             Outcome::Retry(failure, None)
         } else {
@@ -305,7 +298,8 @@ impl HttpClient {
         )
     }
 
-    /// An `llm_error` with `{status, body}` details, scrubbed of secrets.
+    /// An `llm_error` with `{status, body}` details; the message and the body are
+    /// scrubbed of secrets (the body before it is cut, so no part of a key survives).
     fn error(&self, message: String, status: Option<u16>, body: &str) -> Error {
         Error::task_failure(
             "llm_error",
@@ -315,7 +309,7 @@ impl HttpClient {
     }
 
     /// The text with every secret this client knows replaced by `[REDACTED]`.
-    pub fn scrub(&self, text: &str) -> String {
+    fn scrub(&self, text: &str) -> String {
         scrub(text, &self.secrets)
     }
 

@@ -530,7 +530,6 @@ fn from_language_builds_from_an_options_map() {
     let options = json!({
         "base_url": format!("{}/v1", server.base),
         "model": "m",
-        "api_key_env": "TASKLISP_TEST_KEY_THAT_IS_NOT_SET",
         "max_retries": 0,
     });
     let provider = tasklisp::provider::from_language("openai", &options).unwrap();

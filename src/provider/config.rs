@@ -31,15 +31,6 @@ const HTTP_OPTIONS: &[&str] = &[
     "connect_timeout",
     "max_retries",
 ];
-const ANTHROPIC_OPTIONS: &[&str] = &[
-    "model",
-    "base_url",
-    "api_key_env",
-    "timeout",
-    "connect_timeout",
-    "max_retries",
-    "max_tokens",
-];
 const COMMAND_OPTIONS: &[&str] = &["command", "input", "timeout", "model"];
 const REPLAY_OPTIONS: &[&str] = &["cassette"];
 const RECORD_OPTIONS: &[&str] = &["provider", "cassette"];
@@ -123,12 +114,18 @@ fn accepted_options(kind: &str) -> Result<Vec<&'static str>> {
     let mut accepted = match kind {
         "echo" => Vec::new(),
         "openai" | "ollama" => HTTP_OPTIONS.to_vec(),
-        "anthropic" => ANTHROPIC_OPTIONS.to_vec(),
+        "anthropic" => [HTTP_OPTIONS, &["max_tokens"]].concat(),
         "command" => COMMAND_OPTIONS.to_vec(),
         "replay" => REPLAY_OPTIONS.to_vec(),
         _ => match record_inner(kind)? {
             Some(inner) => [RECORD_OPTIONS, &accepted_options(&inner)?].concat(),
-            None => [RECORD_OPTIONS, ANTHROPIC_OPTIONS, COMMAND_OPTIONS].concat(),
+            None => [
+                RECORD_OPTIONS,
+                HTTP_OPTIONS,
+                &["max_tokens"],
+                COMMAND_OPTIONS,
+            ]
+            .concat(),
         },
     };
     let mut seen = Vec::new();
@@ -235,20 +232,19 @@ impl<'a> Options<'a> {
 
     /// Seconds as a number in the option, else in the environment variable `var`.
     fn seconds(&self, key: &str, var: &str) -> Result<Option<Duration>> {
-        let seconds = match self.map.get(key) {
+        let (seconds, source) = match self.map.get(key) {
             None | Some(Json::Null) => match (self.env)(var) {
                 None => return Ok(None),
-                Some(text) => text.trim().parse::<f64>().map_err(|_| {
-                    Error::validation(format!("{var} must be a number of seconds, not {text:?}"))
-                })?,
+                Some(text) => (text.trim().parse::<f64>().ok(), var.to_owned()),
             },
-            Some(value) => value
-                .as_f64()
-                .ok_or_else(|| self.invalid(key, "a number of seconds"))?,
+            Some(value) => (value.as_f64(), format!("option \"{key}\"")),
         };
-        match Duration::try_from_secs_f64(seconds) {
-            Ok(duration) if !duration.is_zero() => Ok(Some(duration)),
-            _ => Err(self.invalid(key, "a positive number of seconds")),
+        match seconds.map(Duration::try_from_secs_f64) {
+            Some(Ok(duration)) if !duration.is_zero() => Ok(Some(duration)),
+            _ => Err(Error::validation(format!(
+                "{source} of the {} provider must be a positive number of seconds",
+                self.kind
+            ))),
         }
     }
 
@@ -282,15 +278,14 @@ impl<'a> Options<'a> {
         let base_url = self
             .string_or_env("base_url", base_var)?
             .unwrap_or_else(|| default_base.to_owned());
-        let key_var = self
-            .string("api_key_env")?
-            .unwrap_or_else(|| key_var.to_owned());
+        let named_var = self.string("api_key_env")?;
+        let key_var = named_var.clone().unwrap_or_else(|| key_var.to_owned());
         let api_key = (!key_var.is_empty())
             .then(|| (self.env)(&key_var))
             .flatten();
-        if api_key.is_none()
-            && (base_url.contains("api.openai.com") || base_url.contains("api.anthropic.com"))
-        {
+        let official =
+            base_url.contains("api.openai.com") || base_url.contains("api.anthropic.com");
+        if api_key.is_none() && (official || named_var.is_some()) {
             return Err(Error::validation(format!(
                 "the {} provider needs an API key: set {key_var}",
                 self.kind
@@ -398,6 +393,32 @@ mod tests {
     }
 
     #[test]
+    fn a_named_key_variable_must_be_set() {
+        let env = env_of(&[]);
+        let options = json!({"base_url": "http://127.0.0.1:1/v1", "api_key_env": "UNSET_KEY"});
+        let error = error_of(build("openai", &options, &env));
+        assert!(
+            error.message().contains("set UNSET_KEY"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn a_bad_timeout_in_the_environment_is_named() {
+        let env = env_of(&[
+            ("TASKLISP_PROVIDER_COMMAND", "cat"),
+            ("TASKLISP_LLM_TIMEOUT", "0"),
+        ]);
+        let error = error_of(build("command", &Json::Null, &env));
+        assert!(
+            error.message().starts_with("TASKLISP_LLM_TIMEOUT"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
     fn local_servers_need_no_key() {
         let env = env_of(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")]);
         assert_eq!(build("openai", &Json::Null, &env).unwrap().name(), "openai");
@@ -418,7 +439,9 @@ mod tests {
         );
         let error = error_of(build("openai", &json!({"timeout": "soon"}), &env));
         assert!(
-            error.message().contains("number of seconds"),
+            error
+                .message()
+                .contains("option \"timeout\" of the openai provider"),
             "{}",
             error.message()
         );

@@ -10,8 +10,8 @@ use serde_json::json;
 use std::io::{Read, Write};
 use std::process::{Child, Command as Process, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Standard output beyond this is refused: the program is ended and the call fails.
@@ -20,6 +20,8 @@ const MAX_STDOUT: usize = 16 * 1024 * 1024;
 const MAX_STDERR: usize = 64 * 1024;
 /// How often the running program is checked on.
 const POLL: Duration = Duration::from_millis(20);
+/// How long to wait for the pipes to close once the program has ended.
+const CAPTURE_GRACE: Duration = Duration::from_secs(1);
 
 /// What to run.
 #[derive(Clone, Debug, PartialEq)]
@@ -128,10 +130,11 @@ impl Provider for CommandProvider {
             .process(request)
             .spawn()
             .map_err(|e| self.failure(format!("cannot run `{}`: {e}", self.label())))?;
-        let writer = child.stdin.take().map(|mut stdin| {
-            // A program that exits without reading its input is not an error here.
-            std::thread::spawn(move || drop(stdin.write_all(&input)))
-        });
+        if let Some(mut stdin) = child.stdin.take() {
+            // Not joined: it ends when the pipe closes. A program that exits without
+            // reading its input is not an error here.
+            std::thread::spawn(move || drop(stdin.write_all(&input)));
+        }
         let overflow = Arc::new(AtomicBool::new(false));
         let stdout = child
             .stdout
@@ -146,9 +149,6 @@ impl Provider for CommandProvider {
         end_group(&mut child);
         let stdout = collect(stdout);
         let stderr = collect(stderr);
-        if let Some(writer) = writer {
-            drop(writer.join());
-        }
         let status = waited?;
         if !status.success() {
             return Err(self
@@ -199,35 +199,51 @@ impl CommandProvider {
     }
 }
 
-/// Reads a pipe to its end on a thread, keeping at most `cap` bytes; past the cap it
-/// raises `overflow` (if given) and goes on draining so the writer never blocks.
+/// A pipe being read to its end on a thread of its own.
+struct Capture {
+    kept: Arc<Mutex<Vec<u8>>>,
+    finished: Receiver<()>,
+}
+
+/// Reads a pipe on a thread, keeping at most `cap` bytes; past the cap it raises
+/// `overflow` (if given) and goes on draining so the writer never blocks.
 fn capture(
     mut pipe: impl Read + Send + 'static,
     cap: usize,
     overflow: Option<Arc<AtomicBool>>,
-) -> JoinHandle<Vec<u8>> {
+) -> Capture {
+    let kept = Arc::new(Mutex::new(Vec::new()));
+    let (done, finished) = mpsc::channel();
+    let buffer = kept.clone();
     std::thread::spawn(move || {
-        let mut kept = Vec::new();
         let mut chunk = [0u8; 8192];
-        loop {
-            match pipe.read(&mut chunk) {
-                Ok(0) | Err(_) => return kept,
-                Ok(n) => {
-                    let room = cap.saturating_sub(kept.len());
-                    kept.extend_from_slice(chunk.get(..n.min(room)).unwrap_or_default());
-                    if n > room {
-                        if let Some(flag) = &overflow {
-                            flag.store(true, Ordering::Relaxed);
-                        }
-                    }
+        while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+            let Ok(mut kept) = buffer.lock() else { break };
+            let room = cap.saturating_sub(kept.len());
+            kept.extend_from_slice(chunk.get(..n.min(room)).unwrap_or_default());
+            if n > room {
+                if let Some(flag) = &overflow {
+                    flag.store(true, Ordering::Relaxed);
                 }
             }
         }
-    })
+        drop(done.send(()));
+    });
+    Capture { kept, finished }
 }
 
-fn collect(reader: Option<JoinHandle<Vec<u8>>>) -> String {
-    let bytes = reader.and_then(|r| r.join().ok()).unwrap_or_default();
+/// What a capture read. A process that escaped the group (a daemon) may still hold
+/// the pipe open: after `CAPTURE_GRACE` what was read so far is the output.
+fn collect(capture: Option<Capture>) -> String {
+    let Some(capture) = capture else {
+        return String::new();
+    };
+    drop(capture.finished.recv_timeout(CAPTURE_GRACE));
+    let bytes = capture
+        .kept
+        .lock()
+        .map(|kept| kept.clone())
+        .unwrap_or_default();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -342,6 +358,15 @@ mod tests {
             error.message()
         );
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_process_that_escapes_the_group_cannot_hold_the_call() {
+        let started = Instant::now();
+        let line = shell("printf answer; setsid sleep 8 &");
+        let response = run(line, Input::Prompt, Duration::from_secs(10), &prompt("")).unwrap();
+        assert_eq!(response.content, "answer");
+        assert!(started.elapsed() < Duration::from_secs(4));
     }
 
     #[test]

@@ -227,7 +227,7 @@ fn capture(
                 }
             }
         }
-        drop(done.send(()));
+        let _ = done.send(());
     });
     Capture { kept, finished }
 }
@@ -238,7 +238,7 @@ fn collect(capture: Option<Capture>) -> String {
     let Some(capture) = capture else {
         return String::new();
     };
-    drop(capture.finished.recv_timeout(CAPTURE_GRACE));
+    let _ = capture.finished.recv_timeout(CAPTURE_GRACE);
     let bytes = capture
         .kept
         .lock()

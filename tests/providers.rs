@@ -393,7 +393,12 @@ fn a_deadline_ends_the_backoff() {
 fn malformed_answers_are_llm_errors() {
     let mut not_json = reply(200, json!(null));
     not_json.body = "<html>oops</html>".into();
-    let server = FakeServer::start(vec![not_json, reply(200, json!({"choices": []}))]);
+    let refusal = json!({"choices": [{"message": {"role": "assistant", "content": null, "refusal": "I can't help."}}]});
+    let server = FakeServer::start(vec![
+        not_json,
+        reply(200, json!({"choices": []})),
+        reply(200, refusal),
+    ]);
     let provider = openai(&server.base, json!({}));
     let error = provider
         .complete(&request("p"), &Cancel::default())
@@ -414,7 +419,15 @@ fn malformed_answers_are_llm_errors() {
         "{}",
         error.message()
     );
-    assert_eq!(server.finish().len(), 2);
+    let error = provider
+        .complete(&request("p"), &Cancel::default())
+        .unwrap_err();
+    assert!(
+        error.message().contains("the model refused: I can't help."),
+        "{}",
+        error.message()
+    );
+    assert_eq!(server.finish().len(), 3);
 }
 
 #[test]

@@ -67,13 +67,21 @@ impl Provider for OpenAi {
             &body,
             cancel,
         )?;
-        let content = answer
-            .pointer("/choices/0/message/content")
-            .and_then(Json::as_str)
-            .ok_or_else(|| {
-                self.client
-                    .unexpected("no choices[0].message.content string", &answer)
-            })?;
+        let message = answer.pointer("/choices/0/message");
+        let text = |key: &str| message.and_then(|m| m.get(key)).and_then(Json::as_str);
+        let content = match (text("content"), text("refusal")) {
+            (Some(content), _) => content,
+            (None, Some(refusal)) => {
+                return Err(self
+                    .client
+                    .unexpected(&format!("the model refused: {refusal}"), &answer))
+            }
+            (None, None) => {
+                return Err(self
+                    .client
+                    .unexpected("no choices[0].message.content string", &answer))
+            }
+        };
         Ok(Response {
             content: content.to_owned(),
             usage: usage(&answer),

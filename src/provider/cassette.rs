@@ -15,9 +15,7 @@ use std::sync::{Arc, Mutex};
 
 /// The request in the form cassettes store and match: every field, keys sorted.
 pub fn canonical_request(request: &Request) -> Json {
-    let mut map = request.to_json();
-    map["json_mode"] = json!(request.json_mode);
-    sorted(map)
+    sorted(request.to_json_with_mode())
 }
 
 fn sorted(value: Json) -> Json {

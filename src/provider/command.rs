@@ -3,7 +3,7 @@
 //! The program runs in its own process group so a timeout or Ctrl-C ends it and
 //! everything it started.
 
-use super::http::{check_cancel, excerpt};
+use super::http::{check_cancel, excerpt, EXCERPT_BYTES};
 use super::{Cancel, Provider, Request, Response};
 use crate::error::{Error, Result};
 use serde_json::json;
@@ -120,11 +120,7 @@ impl Provider for CommandProvider {
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let input = match self.input {
             Input::Prompt => request.prompt.clone().into_bytes(),
-            Input::Request => {
-                let mut map = request.to_json();
-                map["json_mode"] = json!(request.json_mode);
-                map.to_string().into_bytes()
-            }
+            Input::Request => request.to_json_with_mode().to_string().into_bytes(),
         };
         let mut child = self
             .process(request)
@@ -154,7 +150,7 @@ impl Provider for CommandProvider {
             return Err(self
                 .failure(format!("`{}` failed with {status}", self.label()))
                 .with_details(
-                    json!({"exit_code": status.code(), "stderr": excerpt(&stderr, 2048)}),
+                    json!({"exit_code": status.code(), "stderr": excerpt(&stderr, EXCERPT_BYTES)}),
                 ));
         }
         Ok(Response {

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 /// How often a waiting call looks at its `Cancel`.
 const POLL: Duration = Duration::from_millis(50);
 /// Error details keep at most this much of a response body.
-const EXCERPT_BYTES: usize = 2048;
+pub const EXCERPT_BYTES: usize = 2048;
 /// A response body larger than this is refused (no chat completion is this big).
 const MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
 /// A server's `Retry-After` is honoured up to this long.

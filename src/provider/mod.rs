@@ -48,6 +48,14 @@ impl Request {
             "issues": self.issues,
         })
     }
+
+    /// The request map plus `json_mode`: everything a provider is asked, for programs
+    /// that answer (`command`) and for cassettes.
+    pub fn to_json_with_mode(&self) -> Json {
+        let mut map = self.to_json();
+        map["json_mode"] = Json::Bool(self.json_mode);
+        map
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -86,7 +86,13 @@ impl Default for Session {
 
 /// Sends one request to the current provider, within the session's limits. `env` is
 /// where a procedure provider is called from.
-pub fn send(interp: &Interp, request: &Request, env: &Env) -> Result<Response> {
+/// `deadline` (from the task's `:timeout`) bounds a native provider's call.
+pub fn send(
+    interp: &Interp,
+    request: &Request,
+    env: &Env,
+    deadline: Option<std::time::Instant>,
+) -> Result<Response> {
     let runtime = &interp.tasks;
     let request_tokens =
         estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
@@ -95,7 +101,7 @@ pub fn send(interp: &Interp, request: &Request, env: &Env) -> Result<Response> {
         ProviderChoice::Native(provider) => {
             let cancel = Cancel {
                 flag: interp.interrupt_flag(),
-                deadline: None,
+                deadline,
             };
             let request = request.clone();
             run_blocking(interp, move || provider.complete(&request, &cancel))?

@@ -1,0 +1,262 @@
+//! The REPL's colon commands.
+
+use super::help::{special_form, HELP};
+use super::session::{format_duration, timed, Next, Session};
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::symbol::Sym;
+use crate::value::{to_json, write_string, Value};
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+
+/// The commands, as Tab completes them.
+pub const COMMANDS: &[&str] = &[
+    ":describe",
+    ":env",
+    ":help",
+    ":import",
+    ":load",
+    ":quit",
+    ":show",
+    ":tasks",
+    ":time",
+];
+
+impl Session<'_> {
+    /// Runs the command `name` (with its leading colon) on `argument`.
+    pub fn command(&mut self, name: &str, argument: &str) -> Next {
+        let needs_argument = matches!(name, ":describe" | ":load" | ":import" | ":time");
+        if needs_argument && argument.is_empty() {
+            eprintln!("{name} needs an argument (:help shows how to use it)");
+            return Next::Continue;
+        }
+        match name {
+            ":help" | ":h" | ":?" => self.say(HELP),
+            ":quit" | ":q" | ":exit" => return Next::Exit(0),
+            ":tasks" => self.say(&tasks_table(self.interp)),
+            ":describe" => self.say(&describe(self.interp, argument)),
+            ":env" => self.show_env(),
+            ":show" => self.say(&write_string(&self.last)),
+            ":time" => return self.time(argument),
+            ":load" => return self.load(&command_path(argument)),
+            ":import" => return self.import(&command_path(argument)),
+            other => eprintln!("unknown command {other} — :help lists the commands"),
+        }
+        Next::Continue
+    }
+
+    fn show_env(&mut self) {
+        let defined = self.user_definitions();
+        if defined.is_empty() {
+            self.say("no definitions yet");
+        }
+        for (name, value) in defined {
+            let (text, _) = super::abbreviate::abbreviate(&value);
+            self.say(&format!("{name} = {text}"));
+        }
+    }
+
+    fn time(&mut self, expr: &str) -> Next {
+        let (result, elapsed) = timed(|| self.evaluate(expr));
+        match result {
+            Ok(values) => {
+                for value in values {
+                    self.print_value(value);
+                }
+                self.say(&format!("; {}", format_duration(elapsed)));
+                Next::Continue
+            }
+            Err(e) => self.report(&e),
+        }
+    }
+
+    fn load(&mut self, path: &Path) -> Next {
+        let outcome = read_file(path).and_then(|text| {
+            self.interruptibly(|interp| {
+                interp.loading.borrow_mut().push(path.to_path_buf());
+                let result = interp.run_source(&path.display().to_string(), &text);
+                interp.loading.borrow_mut().pop();
+                result
+            })
+        });
+        match outcome {
+            Ok(value) => {
+                self.say(&format!("; loaded {}", path.display()));
+                self.print_value(value);
+                Next::Continue
+            }
+            Err(e) => self.report(&e),
+        }
+    }
+
+    fn import(&mut self, path: &Path) -> Next {
+        let before = self.interp.tasks.names();
+        let outcome = self.interruptibly(|interp| crate::task::import_file(interp, path, None));
+        match outcome {
+            Ok(()) => {
+                let added: Vec<String> = self
+                    .interp
+                    .tasks
+                    .names()
+                    .into_iter()
+                    .filter(|name| !before.contains(name))
+                    .collect();
+                self.say(&format!(
+                    "; imported {}: {}",
+                    path.display(),
+                    task_count(&added)
+                ));
+                Next::Continue
+            }
+            Err(e) => self.report(&e),
+        }
+    }
+}
+
+fn task_count(names: &[String]) -> String {
+    match names {
+        [] => "no new tasks".to_owned(),
+        [one] => format!("1 new task ({one})"),
+        many => format!("{} new tasks ({})", many.len(), many.join(", ")),
+    }
+}
+
+fn read_file(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| Error::eval(format!("cannot read {}: {e}", path.display())))
+}
+
+/// `name  type  description` for each registered task.
+pub fn tasks_table(interp: &Interp) -> String {
+    let rows: Vec<[String; 3]> = interp
+        .tasks
+        .names()
+        .into_iter()
+        .filter_map(|name| match interp.tasks.task_value(&name)? {
+            Value::Task(task) => Some([
+                name,
+                field_text(&task.field("type")),
+                field_text(&task.field("description")),
+            ]),
+            _ => None,
+        })
+        .collect();
+    if rows.is_empty() {
+        return "no tasks yet: deftask defines one, :import loads a file of them".to_owned();
+    }
+    let name_width = rows.iter().map(|r| r[0].chars().count()).max().unwrap_or(0);
+    let type_width = rows.iter().map(|r| r[1].chars().count()).max().unwrap_or(0);
+    rows.iter()
+        .map(|[name, kind, description]| {
+            format!("{name:name_width$}  {kind:type_width$}  {description}")
+                .trim_end()
+                .to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A task field as text: strings raw, nil as nothing.
+fn field_text(value: &Value) -> String {
+    match value {
+        Value::Nil => String::new(),
+        Value::Str(s) => s.to_string(),
+        other => write_string(other),
+    }
+}
+
+/// What `name` is, for `:describe`.
+pub fn describe(interp: &Interp, name: &str) -> String {
+    let sym = Sym::new(name);
+    if let Some(synopsis) = special_form(name) {
+        return format!("special form {name}\n  {synopsis}");
+    }
+    if interp.macro_named(sym).is_some() {
+        return format!("macro {name}");
+    }
+    match interp.lookup(&None, sym) {
+        Some(value) => describe_value(name, &value),
+        None => format!("nothing is named {name}"),
+    }
+}
+
+fn describe_value(name: &str, value: &Value) -> String {
+    match value {
+        Value::Task(_) => describe_task(name, value),
+        Value::Builtin(builtin) => {
+            let doc: Vec<&str> = builtin
+                .doc
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            format!(
+                "builtin {} ({})\n  {}",
+                builtin.name,
+                arity_text(builtin.min_args, builtin.max_args),
+                doc.join("\n  ")
+            )
+        }
+        Value::Closure(closure) => {
+            let lambda = &closure.lambda;
+            let required = lambda.required as usize;
+            let arity = arity_text(required, (!lambda.rest).then_some(required));
+            let title = match closure.name() {
+                Some(own) if own.name() != name => format!("procedure {own}, bound to {name}"),
+                _ => format!("procedure {name}"),
+            };
+            match defined_at(lambda.span) {
+                Some(place) => format!("{title} ({arity})\n  defined at {place}"),
+                None => format!("{title} ({arity})"),
+            }
+        }
+        other => {
+            let (text, _) = super::abbreviate::abbreviate(other);
+            format!("{name} is a {}: {text}", other.type_name())
+        }
+    }
+}
+
+/// A task's definition, one field per line.
+fn describe_task(name: &str, task: &Value) -> String {
+    let mut lines = vec![format!("task {name}")];
+    match to_json(task) {
+        Ok(Json::Object(fields)) => {
+            for (key, value) in fields {
+                if value.is_null() || key == "name" {
+                    continue;
+                }
+                let text = match value {
+                    Json::String(s) => s,
+                    other => other.to_string(),
+                };
+                lines.push(format!("  {key}: {}", text.replace('\n', "\n    ")));
+            }
+        }
+        Ok(other) => lines.push(format!("  {other}")),
+        Err(e) => lines.push(format!("  ({e})")),
+    }
+    lines.join("\n")
+}
+
+fn arity_text(min: usize, max: Option<usize>) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    match max {
+        Some(max) if max == min => format!("{min} argument{}", plural(min)),
+        Some(max) => format!("{min} to {max} arguments"),
+        None => format!("{min} or more arguments"),
+    }
+}
+
+/// `<repl:3>:1:1` for a span with a source.
+fn defined_at(span: crate::source::Span) -> Option<String> {
+    let file = crate::source::source(span.source)?;
+    let (line, column) = crate::source::line_col(&file.text, span.start as usize);
+    Some(format!("{}:{line}:{column}", file.name))
+}
+
+/// The path a command names, as typed (relative to the working directory); quotes
+/// around it are allowed.
+fn command_path(argument: &str) -> PathBuf {
+    PathBuf::from(argument.trim_matches('"'))
+}

@@ -31,6 +31,12 @@ fn enter(repl: &mut Repl, input: &str) {
     repl.send("\r").unwrap();
 }
 
+/// Waits for `value` printed on a line of its own (the echo of the input and the
+/// editor's escape sequences hold digits too), then for the next prompt.
+fn expect_value(repl: &mut Repl, value: &str) {
+    expect_then_prompt(repl, &format!("\n{value}\r\n"));
+}
+
 /// Waits for `text` in the output, then for the next prompt.
 fn expect_then_prompt(repl: &mut Repl, text: &str) {
     repl.expect(text)
@@ -63,7 +69,7 @@ fn banner_then_evaluation_and_ctrl_d_exits_cleanly() {
         .unwrap();
     repl.expect(PROMPT).unwrap();
     enter(&mut repl, "(* 6 7)");
-    expect_then_prompt(&mut repl, "42");
+    expect_value(&mut repl, "42");
     quit(repl);
 }
 
@@ -73,14 +79,14 @@ fn a_definition_spans_lines_and_strings_may_hold_brackets() {
     let mut repl = start(&dir.path().join("h"));
     enter(&mut repl, "(define (square x)");
     enter(&mut repl, "  (* x x))");
-    expect_then_prompt(&mut repl, "square");
+    expect_value(&mut repl, "square");
     enter(&mut repl, "(square 12)");
-    expect_then_prompt(&mut repl, "144");
+    expect_value(&mut repl, "144");
     enter(&mut repl, "(string-length \"a)b(\")");
-    expect_then_prompt(&mut repl, "4");
+    expect_value(&mut repl, "4");
     enter(&mut repl, "(str \"(\" ; a comment (");
     enter(&mut repl, "  \"-x\")");
-    expect_then_prompt(&mut repl, "\"(-x\"");
+    expect_value(&mut repl, "\"(-x\"");
     quit(repl);
 }
 
@@ -93,13 +99,13 @@ fn errors_are_reported_and_the_session_goes_on() {
     enter(&mut repl, "(+ 1 2))");
     expect_then_prompt(&mut repl, "SYNTAX_ERROR");
     enter(&mut repl, "(define (bad) (car 5))");
-    expect_then_prompt(&mut repl, "bad");
+    expect_value(&mut repl, "bad");
     // The error is raised in code read from an earlier input, and shown against it.
     enter(&mut repl, "(bad)");
     repl.expect("expected a list").unwrap();
     expect_then_prompt(&mut repl, "<repl:3>");
     enter(&mut repl, "(* 5 5)");
-    expect_then_prompt(&mut repl, "25");
+    expect_value(&mut repl, "25");
     quit(repl);
 }
 
@@ -108,11 +114,11 @@ fn tab_completes_a_name_defined_in_the_session() {
     let dir = history_file();
     let mut repl = start(&dir.path().join("h"));
     enter(&mut repl, "(define (triple-it n) (* 3 n))");
-    expect_then_prompt(&mut repl, "triple-it");
+    expect_value(&mut repl, "triple-it");
     repl.send("(triple-").unwrap();
     repl.send("\t").unwrap();
     enter(&mut repl, " 11)");
-    expect_then_prompt(&mut repl, "33");
+    expect_value(&mut repl, "33");
     quit(repl);
 }
 
@@ -122,7 +128,7 @@ fn history_is_kept_across_sessions() {
     let history = dir.path().join("state").join("history");
     let mut first = start(&history);
     enter(&mut first, "(+ 40 2)");
-    expect_then_prompt(&mut first, "42");
+    expect_value(&mut first, "42");
     quit(first);
     let saved = std::fs::read_to_string(&history).unwrap();
     assert!(saved.contains("(+ 40 2)"), "{saved}");
@@ -130,7 +136,7 @@ fn history_is_kept_across_sessions() {
     let mut second = start(&history);
     second.send("\x1b[A").unwrap();
     second.send("\r").unwrap();
-    expect_then_prompt(&mut second, "42");
+    expect_value(&mut second, "42");
     quit(second);
 }
 
@@ -139,19 +145,23 @@ fn ctrl_c_interrupts_an_endless_loop_and_the_session_goes_on() {
     let dir = history_file();
     let mut repl = start(&dir.path().join("h"));
     enter(&mut repl, "(define kept 17)");
-    expect_then_prompt(&mut repl, "kept");
+    expect_value(&mut repl, "kept");
     enter(&mut repl, "(let loop () (loop))");
     std::thread::sleep(Duration::from_millis(500));
     repl.send(ControlCode::EndOfText).unwrap();
     expect_then_prompt(&mut repl, "execution_halted");
     enter(&mut repl, "(* kept 2)");
-    expect_then_prompt(&mut repl, "34");
+    expect_value(&mut repl, "34");
+    enter(&mut repl, "(sleep 1000)");
+    std::thread::sleep(Duration::from_millis(300));
+    repl.send(ControlCode::EndOfText).unwrap();
+    expect_then_prompt(&mut repl, "execution_halted");
     // Ctrl-C while editing clears the line instead.
     repl.send("(this is discarded").unwrap();
     repl.send(ControlCode::EndOfText).unwrap();
     repl.expect(PROMPT).unwrap();
     enter(&mut repl, "(+ kept 3)");
-    expect_then_prompt(&mut repl, "20");
+    expect_value(&mut repl, "20");
     quit(repl);
 }
 
@@ -160,11 +170,11 @@ fn commands_time_describe_and_env() {
     let dir = history_file();
     let mut repl = start(&dir.path().join("h"));
     enter(&mut repl, ":time (* 6 7)");
-    repl.expect("42").unwrap();
+    repl.expect("\n42\r\n").unwrap();
     repl.expect(Regex(r"; [0-9.]+ (µs|ms|s)")).unwrap();
     repl.expect(PROMPT).unwrap();
     enter(&mut repl, "(define (add2 a b) (+ a b))");
-    expect_then_prompt(&mut repl, "add2");
+    expect_value(&mut repl, "add2");
     enter(&mut repl, ":describe add2");
     expect_then_prompt(&mut repl, "procedure add2 (2 arguments)");
     enter(&mut repl, ":describe string-length");
@@ -189,11 +199,11 @@ fn large_values_are_abbreviated_and_show_prints_them_whole() {
     repl.expect("48 49 …)").unwrap();
     expect_then_prompt(&mut repl, ":show");
     enter(&mut repl, "(length _)");
-    expect_then_prompt(&mut repl, "1000");
+    expect_value(&mut repl, "1000");
     enter(&mut repl, "(range 1000)");
     repl.expect(PROMPT).unwrap();
     enter(&mut repl, ":show");
-    expect_then_prompt(&mut repl, "998 999)");
+    expect_then_prompt(&mut repl, " 998 999)\r\n");
     quit(repl);
 }
 
@@ -206,7 +216,7 @@ fn load_runs_a_file() {
     enter(&mut repl, &format!(":load {}", file.display()));
     expect_then_prompt(&mut repl, "; loaded");
     enter(&mut repl, "(+ loaded-value 1)");
-    expect_then_prompt(&mut repl, "100");
+    expect_value(&mut repl, "100");
     enter(&mut repl, ":load /no/such/file.sexp");
     expect_then_prompt(&mut repl, "cannot read /no/such/file.sexp");
     quit(repl);

@@ -212,7 +212,13 @@ fn describe_value(name: &str, value: &Value) -> String {
         }
         other => {
             let (text, _) = super::abbreviate::abbreviate(other);
-            format!("{name} is a {}: {text}", other.type_name())
+            let kind = other.type_name();
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            format!("{name} is {article} {kind}: {text}")
         }
     }
 }
@@ -259,4 +265,120 @@ fn defined_at(span: crate::source::Span) -> Option<String> {
 /// around it are allowed.
 fn command_path(argument: &str) -> PathBuf {
     PathBuf::from(argument.trim_matches('"'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Options;
+    use crate::eval::{run_on_large_stack, Limits};
+    use clap::Parser;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// Output the test can read after the session wrote it.
+    #[derive(Clone, Default)]
+    struct Captured(Rc<RefCell<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Captured {
+        fn take(&self) -> String {
+            String::from_utf8(std::mem::take(&mut *self.0.borrow_mut())).unwrap()
+        }
+    }
+
+    /// Runs `test` with a fresh interpreter and session, on a large stack.
+    fn with_session(test: impl FnOnce(&mut Session, &Captured) + Send + 'static) {
+        run_on_large_stack(&Limits::default(), |limits| {
+            let captured = Captured::default();
+            let interp = Interp::with_output(limits, Box::new(captured.clone())).unwrap();
+            let options = Options::parse_from(["tasklisp"]);
+            let mut session = Session::new(&interp, &options);
+            test(&mut session, &captured);
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn describe_says_what_a_name_is() {
+        with_session(|session, _| {
+            session.evaluate("(define (add a b) (+ a b)) (define (va . xs) xs) (define n 5) (defmacro twice (x) x)").unwrap();
+            let interp = session.interp;
+            assert_eq!(
+                describe(interp, "add"),
+                "procedure add (2 arguments)\n  defined at <repl:1>:1:1"
+            );
+            assert!(describe(interp, "va").starts_with("procedure va (0 or more arguments)"));
+            assert_eq!(describe(interp, "n"), "n is an integer: 5");
+            assert_eq!(describe(interp, "twice"), "macro twice");
+            assert!(describe(interp, "if").starts_with("special form if\n  (if test"));
+            let builtin = describe(interp, "string-length");
+            assert!(
+                builtin.starts_with("builtin string-length (1 argument)\n  `(string-length"),
+                "{builtin}"
+            );
+            assert_eq!(
+                describe(interp, "no-such-name"),
+                "nothing is named no-such-name"
+            );
+        });
+    }
+
+    #[test]
+    fn env_lists_only_the_sessions_definitions() {
+        with_session(|session, captured| {
+            session.command(":env", "");
+            assert_eq!(captured.take(), "no definitions yet\n");
+            session
+                .evaluate("(define zeta 1) (define alpha [1 2]) (define map map)")
+                .unwrap();
+            session.command(":env", "");
+            assert_eq!(captured.take(), "alpha = (1 2)\nzeta = 1\n");
+        });
+    }
+
+    #[test]
+    fn the_last_value_is_bound_to_underscore_and_shown_in_full() {
+        with_session(|session, captured| {
+            let values = session.evaluate("(range 3) (length _)").unwrap();
+            assert_eq!(write_string(&values[1]), "3");
+            let long = session.evaluate("(range 200)").unwrap().remove(0);
+            session.print_value(long);
+            let abbreviated = captured.take();
+            assert!(
+                abbreviated.contains("49 …)\n; abbreviated"),
+                "{abbreviated}"
+            );
+            session.command(":show", "");
+            assert!(captured.take().ends_with("198 199)\n"));
+        });
+    }
+
+    #[test]
+    fn commands_that_need_an_argument_say_so_and_quit_ends() {
+        with_session(|session, captured| {
+            assert!(matches!(session.command(":describe", ""), Next::Continue));
+            assert!(matches!(session.command(":quit", ""), Next::Exit(0)));
+            assert!(matches!(session.handle("(exit 4)"), Next::Exit(4)));
+            assert_eq!(captured.take(), "");
+        });
+    }
+
+    #[test]
+    fn tasks_are_listed_or_their_absence_explained() {
+        with_session(|session, _| {
+            assert!(tasks_table(session.interp).starts_with("no tasks yet"));
+        });
+        assert_eq!(task_count(&[]), "no new tasks");
+        assert_eq!(task_count(&["a".into(), "b".into()]), "2 new tasks (a, b)");
+    }
 }

@@ -5,12 +5,15 @@ mod commands;
 mod editor;
 mod help;
 mod interrupt;
+mod output;
 mod piped;
 mod session;
 
 use crate::cli::Options;
 use crate::eval::Interp;
 use std::io::IsTerminal;
+
+pub use output::output;
 
 pub fn main(interp: &Interp, options: &Options) -> i32 {
     if std::io::stdin().is_terminal() {

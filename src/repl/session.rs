@@ -121,6 +121,7 @@ impl<'a> Session<'a> {
     /// Prints a result abbreviated, with a note when something was elided.
     pub fn print_value(&mut self, value: Value) {
         let (text, elided) = abbreviate(&value);
+        self.finish_line();
         self.say(&text);
         if elided {
             self.say("; abbreviated — :show prints it in full");
@@ -135,9 +136,17 @@ impl<'a> Session<'a> {
         let _ = out.flush();
     }
 
+    /// Ends a line the program left unfinished, so what the REPL prints starts afresh.
+    fn finish_line(&self) {
+        if !super::output::at_line_start() {
+            self.say("");
+        }
+    }
+
     /// Reports an error on stderr; `(exit n)` ends the session instead.
     pub fn report(&self, error: &Error) -> Next {
         self.interp.flush();
+        self.finish_line();
         if let Some(code) = error.exit_code() {
             return Next::Exit(code);
         }

@@ -150,6 +150,10 @@ impl<'a> Session<'a> {
         if let Some(code) = error.exit_code() {
             return Next::Exit(code);
         }
+        if error.reason() == Some("execution_halted") {
+            // The terminal echoed ^C; the report starts on the next line.
+            eprintln!();
+        }
         eprintln!("{}", format_error(self.options.error_format, error));
         Next::Continue
     }

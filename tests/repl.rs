@@ -254,6 +254,23 @@ fn piped_input_prints_each_value() {
 }
 
 #[test]
+fn piped_programs_read_the_lines_that_follow_their_form() {
+    let (status, out, err) = piped("(define name (read-line))\nAlice\n(println name)\n");
+    assert_eq!(
+        (status, out.as_str(), err.as_str()),
+        (0, "name\nAlice\nnil\n", "")
+    );
+}
+
+#[test]
+fn piped_forms_of_many_lines_are_read_whole() {
+    let numbers: Vec<String> = (0..20_000).map(|i| i.to_string()).collect();
+    let input = format!("(length (list\n{}\n))\n(+ 1 2)\n", numbers.join("\n"));
+    let (status, out, err) = piped(&input);
+    assert_eq!((status, out.as_str(), err.as_str()), (0, "20000\n3\n", ""));
+}
+
+#[test]
 fn piped_input_stops_at_the_first_error() {
     let (status, out, err) = piped("(+ 1 2)\n(car 5)\n(println \"never\")\n");
     assert_eq!(status, 1);

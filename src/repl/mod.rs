@@ -19,6 +19,8 @@ pub fn main(interp: &Interp, options: &Options) -> i32 {
     if std::io::stdin().is_terminal() {
         session::run(interp, options)
     } else {
-        piped::run(interp, options, std::io::stdin().lock())
+        piped::run(interp, options, &mut |line| {
+            std::io::stdin().read_line(line)
+        })
     }
 }

@@ -3,16 +3,21 @@
 //! first error ends the run with status 1.
 
 use crate::cli::{report, Options};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::reader;
 use crate::source::Span;
 use crate::symbol::Sym;
 use crate::value::write_string;
-use std::io::{BufRead, Write};
+use std::io::Write;
 
-pub fn run(interp: &Interp, options: &Options, input: impl BufRead) -> i32 {
-    match stream(interp, input) {
+/// Reads one line into the buffer, as `BufRead::read_line` does.
+pub type LineSource<'a> = &'a mut dyn FnMut(&mut String) -> std::io::Result<usize>;
+
+/// `read_line` is called for each line rather than holding standard input locked, so
+/// the program's own `read-line` can read the lines that follow its form.
+pub fn run(interp: &Interp, options: &Options, read_line: LineSource) -> i32 {
+    match stream(interp, read_line) {
         Ok(()) => 0,
         Err(e) => {
             interp.flush();
@@ -21,24 +26,32 @@ pub fn run(interp: &Interp, options: &Options, input: impl BufRead) -> i32 {
     }
 }
 
+/// A form longer than this many lines is re-read only each time it has doubled in
+/// length (and at the end of input), so reading it stays linear.
+const EAGER_LINES: usize = 1_000;
+
 /// Gathers lines until the text read so far holds complete forms, then runs them.
-fn stream(interp: &Interp, mut input: impl BufRead) -> Result<()> {
+fn stream(interp: &Interp, read_line: LineSource) -> Result<()> {
     let mut pending = String::new();
+    let mut pending_lines = 0;
+    let mut next_attempt = 1;
     let mut first_line = 1;
-    let mut lines_read = 0;
     loop {
         let mut line = String::new();
-        let at_end = input
-            .read_line(&mut line)
-            .map_err(|e| crate::error::Error::eval(format!("cannot read standard input: {e}")))?
+        let at_end = read_line(&mut line)
+            .map_err(|e| Error::eval(format!("cannot read standard input: {e}")))?
             == 0;
-        lines_read += usize::from(!at_end);
         pending.push_str(&line);
-        let incomplete = matches!(
-            reader::read_all(&pending, Span::generated().source),
-            Err(e) if e.is_incomplete()
-        );
-        if incomplete && !at_end {
+        pending_lines += usize::from(!at_end);
+        if !at_end && pending_lines < next_attempt {
+            continue;
+        }
+        if !at_end && is_incomplete(&pending) {
+            next_attempt = if pending_lines < EAGER_LINES {
+                pending_lines + 1
+            } else {
+                pending_lines * 2
+            };
             continue;
         }
         if !pending.trim().is_empty() {
@@ -47,9 +60,15 @@ fn stream(interp: &Interp, mut input: impl BufRead) -> Result<()> {
         if at_end {
             return Ok(());
         }
+        first_line += pending_lines;
         pending.clear();
-        first_line = lines_read + 1;
+        pending_lines = 0;
+        next_attempt = 1;
     }
+}
+
+fn is_incomplete(text: &str) -> bool {
+    matches!(reader::read_all(text, Span::generated().source), Err(e) if e.is_incomplete())
 }
 
 /// `<stdin>` for input that starts on the first line, else `<stdin:LINE>`, so a report

@@ -141,6 +141,23 @@ fn history_is_kept_across_sessions() {
 }
 
 #[test]
+fn a_history_file_that_cannot_be_written_is_reported_once() {
+    let dir = history_file();
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, "").unwrap();
+    let mut repl = start(&blocker.join("history"));
+    enter(&mut repl, "(* 6 7)");
+    repl.expect("cannot save the history").unwrap();
+    expect_value(&mut repl, "42");
+    enter(&mut repl, "(* 5 5)");
+    let before_value = repl.expect("\n25\r\n").unwrap();
+    let text = String::from_utf8_lossy(before_value.before()).into_owned();
+    assert!(!text.contains("cannot save"), "{text}");
+    repl.expect(PROMPT).unwrap();
+    quit(repl);
+}
+
+#[test]
 fn ctrl_c_interrupts_an_endless_loop_and_the_session_goes_on() {
     let dir = history_file();
     let mut repl = start(&dir.path().join("h"));

@@ -1,6 +1,11 @@
 //! Ctrl-C while an evaluation runs: a SIGINT handler that sets the interpreter's
-//! interrupt flag instead of killing the process. It is installed only for the time of
-//! one evaluation; while rustyline edits a line the terminal is raw and Ctrl-C is a key.
+//! interrupt flag instead of killing the process. The handler stays installed for the
+//! whole session, so a stray Ctrl-C between evaluations is harmless, but it reaches the
+//! flag only while an evaluation runs; while rustyline edits a line the terminal is raw
+//! and Ctrl-C is a key, not a signal.
+//!
+//! Tested through a real terminal in `tests/repl.rs` (a signal raised inside the unit
+//! test process would reach whichever test's interpreter is routed at that moment).
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::Arc;
@@ -8,32 +13,45 @@ use std::sync::Arc;
 /// The flag the handler sets; null when no evaluation is running.
 static TARGET: AtomicPtr<AtomicBool> = AtomicPtr::new(std::ptr::null_mut());
 
-/// Routes SIGINT to `flag` until dropped, then restores the previous disposition.
-pub struct InterruptGuard {
-    // Keeps the flag alive for as long as the handler can reach it.
-    _flag: Arc<AtomicBool>,
+/// SIGINT handled by the REPL until dropped, then the previous disposition again.
+pub struct SigintHandler {
     #[cfg(unix)]
     previous: Option<libc::sigaction>,
 }
 
-impl InterruptGuard {
-    pub fn install(flag: Arc<AtomicBool>) -> InterruptGuard {
-        TARGET.store(Arc::as_ptr(&flag).cast_mut(), Ordering::SeqCst);
-        InterruptGuard {
+/// While alive, SIGINT sets this flag.
+pub struct Routing {
+    // Keeps the flag alive for as long as the handler can reach it.
+    _flag: Arc<AtomicBool>,
+}
+
+impl SigintHandler {
+    pub fn install() -> SigintHandler {
+        SigintHandler {
             #[cfg(unix)]
             previous: unix::install(),
-            _flag: flag,
         }
+    }
+
+    /// Routes SIGINT to `flag` until the returned value is dropped.
+    pub fn route_to(&self, flag: Arc<AtomicBool>) -> Routing {
+        TARGET.store(Arc::as_ptr(&flag).cast_mut(), Ordering::SeqCst);
+        Routing { _flag: flag }
     }
 }
 
-impl Drop for InterruptGuard {
+impl Drop for Routing {
+    fn drop(&mut self) {
+        TARGET.store(std::ptr::null_mut(), Ordering::SeqCst);
+    }
+}
+
+impl Drop for SigintHandler {
     fn drop(&mut self) {
         #[cfg(unix)]
         if let Some(previous) = &self.previous {
             unix::restore(previous);
         }
-        TARGET.store(std::ptr::null_mut(), Ordering::SeqCst);
     }
 }
 
@@ -45,8 +63,8 @@ mod unix {
     /// Only async-signal-safe work here: one atomic load and one atomic store.
     extern "C" fn on_sigint(_signal: libc::c_int) {
         let target = TARGET.load(Ordering::SeqCst);
-        // SAFETY: a non-null TARGET points into an Arc that the installed guard keeps
-        // alive; the guard nulls it before releasing its reference.
+        // SAFETY: a non-null TARGET points into an Arc that a live `Routing` keeps
+        // alive; the Routing nulls it before releasing its reference.
         if let Some(flag) = unsafe { target.as_ref() } {
             flag.store(true, Ordering::SeqCst);
         }
@@ -66,26 +84,9 @@ mod unix {
     }
 
     pub fn restore(previous: &libc::sigaction) {
-        // SAFETY: `previous` is the disposition sigaction returned when the guard was made.
+        // SAFETY: `previous` is the disposition sigaction returned at installation.
         unsafe {
             libc::sigaction(libc::SIGINT, previous, std::ptr::null_mut());
         }
-    }
-}
-
-#[cfg(all(test, unix))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sigint_sets_the_flag_only_while_installed() {
-        let flag = Arc::new(AtomicBool::new(false));
-        {
-            let _guard = InterruptGuard::install(flag.clone());
-            // SAFETY: raising a signal whose handler we just installed.
-            unsafe { libc::raise(libc::SIGINT) };
-            assert!(flag.load(Ordering::SeqCst));
-        }
-        assert!(TARGET.load(Ordering::SeqCst).is_null());
     }
 }

@@ -4,7 +4,7 @@
 use super::abbreviate::abbreviate;
 use super::editor::{command_argument, history_path, ReplHelper};
 use super::help::SPECIAL_FORMS;
-use super::interrupt::InterruptGuard;
+use super::interrupt::SigintHandler;
 use crate::cli::{format_error, Options};
 use crate::error::{Error, Result};
 use crate::eval::Interp;
@@ -37,6 +37,7 @@ pub struct Session<'a> {
     pub last: Value,
     /// The global bindings before the session began, so `:env` shows only the user's.
     baseline: HashMap<Sym, Value>,
+    sigint: SigintHandler,
 }
 
 impl<'a> Session<'a> {
@@ -52,6 +53,7 @@ impl<'a> Session<'a> {
             inputs: 0,
             last: Value::Nil,
             baseline,
+            sigint: SigintHandler::install(),
         }
     }
 
@@ -107,12 +109,12 @@ impl<'a> Session<'a> {
         })
     }
 
-    /// Runs `work` with SIGINT setting the interrupt flag, then clears the flag.
+    /// Runs `work` with Ctrl-C setting the interrupt flag, then clears the flag.
     pub fn interruptibly<T>(&self, work: impl FnOnce(&Interp) -> Result<T>) -> Result<T> {
         self.interp.clear_interrupt();
-        let guard = InterruptGuard::install(self.interp.interrupt_flag());
+        let routing = self.sigint.route_to(self.interp.interrupt_flag());
         let result = work(self.interp);
-        drop(guard);
+        drop(routing);
         self.interp.clear_interrupt();
         self.interp.flush();
         result
@@ -190,7 +192,7 @@ pub fn run(interp: &Interp, options: &Options) -> i32 {
         }
     };
     editor.set_helper(Some(ReplHelper::default()));
-    let history = history_path();
+    let mut history = history_path();
     if let Some(path) = &history {
         // A missing file is a first session; anything else is worth a word.
         if path.exists() {
@@ -206,7 +208,7 @@ pub fn run(interp: &Interp, options: &Options) -> i32 {
         );
     }
     let mut session = Session::new(interp, options);
-    let status = repl_loop(&mut session, &mut editor, history.as_ref());
+    let status = repl_loop(&mut session, &mut editor, &mut history);
     interp.flush();
     status
 }
@@ -214,7 +216,7 @@ pub fn run(interp: &Interp, options: &Options) -> i32 {
 fn repl_loop(
     session: &mut Session,
     editor: &mut Editor<ReplHelper, DefaultHistory>,
-    history: Option<&PathBuf>,
+    history: &mut Option<PathBuf>,
 ) -> i32 {
     loop {
         if let Some(helper) = editor.helper_mut() {
@@ -240,21 +242,28 @@ fn repl_loop(
 }
 
 /// Adds the input to the history and appends it to the file at once, so a session
-/// that is killed keeps what was typed.
+/// that is killed keeps what was typed. A file that cannot be written is reported once,
+/// and the session goes on without it.
 fn remember(
     editor: &mut Editor<ReplHelper, DefaultHistory>,
-    history: Option<&PathBuf>,
+    history: &mut Option<PathBuf>,
     input: &str,
 ) {
     if !matches!(editor.add_history_entry(input), Ok(true)) {
         return;
     }
-    let Some(path) = history else { return };
+    let Some(path) = history.as_ref() else {
+        return;
+    };
     if let Some(dir) = path.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
     if let Err(e) = editor.append_history(path) {
-        eprintln!("tasklisp: cannot save the history {}: {e}", path.display());
+        eprintln!(
+            "tasklisp: cannot save the history in {} ({e}); it is kept for this session only",
+            path.display()
+        );
+        *history = None;
     }
 }
 

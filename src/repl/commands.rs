@@ -223,26 +223,45 @@ fn describe_value(name: &str, value: &Value) -> String {
     }
 }
 
-/// A task's definition, one field per line.
+/// A task's definition, one field per line; the fields of its `metadata` map are
+/// listed with the others, and empty ones are left out.
 fn describe_task(name: &str, task: &Value) -> String {
     let mut lines = vec![format!("task {name}")];
     match to_json(task) {
         Ok(Json::Object(fields)) => {
             for (key, value) in fields {
-                if value.is_null() || key == "name" {
-                    continue;
+                match value {
+                    Json::Object(metadata) if key == "metadata" => {
+                        for (key, value) in metadata {
+                            push_field(&mut lines, &key, value);
+                        }
+                    }
+                    _ if key == "name" => {}
+                    value => push_field(&mut lines, &key, value),
                 }
-                let text = match value {
-                    Json::String(s) => s,
-                    other => other.to_string(),
-                };
-                lines.push(format!("  {key}: {}", text.replace('\n', "\n    ")));
             }
         }
         Ok(other) => lines.push(format!("  {other}")),
         Err(e) => lines.push(format!("  ({e})")),
     }
     lines.join("\n")
+}
+
+/// `  key: value`, with strings raw and a list of names as `a, b`.
+fn push_field(lines: &mut Vec<String>, key: &str, value: Json) {
+    let text = match value {
+        Json::Null => return,
+        Json::Object(map) if map.is_empty() => return,
+        Json::Array(items) if items.is_empty() => return,
+        Json::String(s) => s,
+        Json::Array(items) if items.iter().all(Json::is_string) => items
+            .iter()
+            .filter_map(Json::as_str)
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    };
+    lines.push(format!("  {key}: {}", text.replace('\n', "\n    ")));
 }
 
 fn arity_text(min: usize, max: Option<usize>) -> String {
@@ -371,6 +390,28 @@ mod tests {
             assert!(matches!(session.handle("(exit 4)"), Next::Exit(4)));
             assert_eq!(captured.take(), "");
         });
+    }
+
+    #[test]
+    fn task_fields_are_listed_one_per_line() {
+        let mut lines = Vec::new();
+        push_field(&mut lines, "params", serde_json::json!(["text", "style"]));
+        push_field(&mut lines, "defaults", serde_json::json!({}));
+        push_field(&mut lines, "subtype", Json::Null);
+        push_field(&mut lines, "prompt", serde_json::json!("Hi\nthere"));
+        push_field(
+            &mut lines,
+            "defaults",
+            serde_json::json!({"style": "brief"}),
+        );
+        assert_eq!(
+            lines,
+            [
+                "  params: text, style",
+                "  prompt: Hi\n    there",
+                "  defaults: {\"style\":\"brief\"}"
+            ]
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::value::Value;
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{CompletionType, Config, Editor};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -38,6 +39,8 @@ pub struct Session<'a> {
     /// The global bindings before the session began, so `:env` shows only the user's.
     baseline: HashMap<Sym, Value>,
     sigint: SigintHandler,
+    /// Ctrl-C was pressed during the last evaluation: the terminal echoed `^C`.
+    interrupted: Cell<bool>,
 }
 
 impl<'a> Session<'a> {
@@ -54,6 +57,7 @@ impl<'a> Session<'a> {
             last: Value::Nil,
             baseline,
             sigint: SigintHandler::install(),
+            interrupted: Cell::new(false),
         }
     }
 
@@ -115,6 +119,7 @@ impl<'a> Session<'a> {
         let routing = self.sigint.route_to(self.interp.interrupt_flag());
         let result = work(self.interp);
         drop(routing);
+        self.interrupted.set(self.interp.interrupted());
         self.interp.clear_interrupt();
         self.interp.flush();
         result
@@ -138,9 +143,10 @@ impl<'a> Session<'a> {
         let _ = out.flush();
     }
 
-    /// Ends a line the program left unfinished, so what the REPL prints starts afresh.
+    /// Ends a line the program (or the terminal's `^C`) left unfinished, so what the
+    /// REPL prints starts afresh.
     fn finish_line(&self) {
-        if !super::output::at_line_start() {
+        if !super::output::at_line_start() || self.interrupted.take() {
             self.say("");
         }
     }
@@ -151,10 +157,6 @@ impl<'a> Session<'a> {
         self.finish_line();
         if let Some(code) = error.exit_code() {
             return Next::Exit(code);
-        }
-        if error.reason() == Some("execution_halted") {
-            // The terminal echoed ^C; the report starts on the next line.
-            eprintln!();
         }
         eprintln!("{}", format_error(self.options.error_format, error));
         Next::Continue

@@ -225,7 +225,7 @@ fn large_values_are_abbreviated_and_show_prints_them_whole() {
     let dir = history_file();
     let mut repl = start(&dir.path().join("h"));
     enter(&mut repl, "(range 1000)");
-    repl.expect("48 49 …)").unwrap();
+    repl.expect("18 19 …)").unwrap();
     expect_then_prompt(&mut repl, ":show");
     enter(&mut repl, "(length _)");
     expect_value(&mut repl, "1000");

@@ -5,7 +5,7 @@
 use crate::value::{write_string, Value};
 
 /// Elements shown per list or map.
-const MAX_ITEMS: usize = 50;
+const MAX_ITEMS: usize = 20;
 /// Containers nested deeper than this print as `(…)` or `{…}`.
 const MAX_DEPTH: usize = 6;
 /// Elements shown in all, however they are nested.
@@ -120,7 +120,7 @@ mod tests {
         let (text, elided) = abbreviate(&ints(1000));
         assert!(elided);
         assert!(text.starts_with("(0 1 2 "), "{text}");
-        assert!(text.ends_with(" 49 …)"), "{text}");
+        assert!(text.ends_with(" 19 …)"), "{text}");
     }
 
     #[test]

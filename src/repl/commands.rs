@@ -374,7 +374,7 @@ mod tests {
             session.print_value(long);
             let abbreviated = captured.take();
             assert!(
-                abbreviated.contains("49 …)\n; abbreviated"),
+                abbreviated.contains("19 …)\n; abbreviated"),
                 "{abbreviated}"
             );
             session.command(":show", "");

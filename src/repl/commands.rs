@@ -36,7 +36,7 @@ impl Session<'_> {
             ":tasks" => self.say(&tasks_table(self.interp)),
             ":describe" => self.say(&describe(self.interp, argument)),
             ":env" => self.show_env(),
-            ":show" => self.say(&write_string(&self.last)),
+            ":show" => self.say(&write_string(&self.last.borrow())),
             ":time" => return self.time(argument),
             ":load" => return self.load(&command_path(argument)),
             ":import" => return self.import(&command_path(argument)),
@@ -57,12 +57,9 @@ impl Session<'_> {
     }
 
     fn time(&mut self, expr: &str) -> Next {
-        let (result, elapsed) = timed(|| self.evaluate(expr));
+        let (result, elapsed) = timed(|| self.evaluate(expr, |value| self.print_value(value)));
         match result {
-            Ok(values) => {
-                for value in values {
-                    self.print_value(value);
-                }
+            Ok(()) => {
                 self.say(&format!("; {}", format_duration(elapsed)));
                 Next::Continue
             }
@@ -330,7 +327,9 @@ mod tests {
     #[test]
     fn describe_says_what_a_name_is() {
         with_session(|session, _| {
-            session.evaluate("(define (add a b) (+ a b)) (define (va . xs) xs) (define n 5) (defmacro twice (x) x)").unwrap();
+            let definitions = "(define (add a b) (+ a b)) (define (va . xs) xs) (define n 5)";
+            session.evaluate(definitions, drop).unwrap();
+            session.evaluate("(defmacro twice (x) x)", drop).unwrap();
             let interp = session.interp;
             assert_eq!(
                 describe(interp, "add"),
@@ -357,9 +356,8 @@ mod tests {
         with_session(|session, captured| {
             session.command(":env", "");
             assert_eq!(captured.take(), "no definitions yet\n");
-            session
-                .evaluate("(define zeta 1) (define alpha [1 2]) (define map map)")
-                .unwrap();
+            let definitions = "(define zeta 1) (define alpha [1 2]) (define map map)";
+            session.evaluate(definitions, drop).unwrap();
             session.command(":env", "");
             assert_eq!(captured.take(), "alpha = (1 2)\nzeta = 1\n");
         });
@@ -368,10 +366,12 @@ mod tests {
     #[test]
     fn the_last_value_is_bound_to_underscore_and_shown_in_full() {
         with_session(|session, captured| {
-            let values = session.evaluate("(range 3) (length _)").unwrap();
+            let mut values = Vec::new();
+            session
+                .evaluate("(range 3) (length _)", |v| values.push(v))
+                .unwrap();
             assert_eq!(write_string(&values[1]), "3");
-            let long = session.evaluate("(range 200)").unwrap().remove(0);
-            session.print_value(long);
+            session.handle("(range 200)");
             let abbreviated = captured.take();
             assert!(
                 abbreviated.contains("19 …)\n; abbreviated"),
@@ -379,6 +379,14 @@ mod tests {
             );
             session.command(":show", "");
             assert!(captured.take().ends_with("198 199)\n"));
+        });
+    }
+
+    #[test]
+    fn each_value_is_printed_before_the_next_form_runs_and_kept_if_a_later_one_fails() {
+        with_session(|session, captured| {
+            session.handle("(+ 1 2) (println \"out\") (car 5)");
+            assert_eq!(captured.take(), "3\nout\nnil\n");
         });
     }
 

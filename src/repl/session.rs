@@ -14,7 +14,7 @@ use crate::value::Value;
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{CompletionType, Config, Editor};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -33,9 +33,9 @@ pub struct Session<'a> {
     pub interp: &'a Interp,
     options: &'a Options,
     /// Inputs run so far: each is registered as the source `<repl:N>`.
-    inputs: usize,
+    inputs: Cell<usize>,
     /// The last value printed, for `:show`.
-    pub last: Value,
+    pub last: RefCell<Value>,
     /// The global bindings before the session began, so `:env` shows only the user's.
     baseline: HashMap<Sym, Value>,
     sigint: SigintHandler,
@@ -53,8 +53,8 @@ impl<'a> Session<'a> {
         Session {
             interp,
             options,
-            inputs: 0,
-            last: Value::Nil,
+            inputs: Cell::new(0),
+            last: RefCell::new(Value::Nil),
             baseline,
             sigint: SigintHandler::install(),
             interrupted: Cell::new(false),
@@ -86,30 +86,26 @@ impl<'a> Session<'a> {
         if let Some((name, argument)) = command_argument(input) {
             return self.command(name, argument);
         }
-        match self.evaluate(input) {
-            Ok(values) => {
-                for value in values {
-                    self.print_value(value);
-                }
-                Next::Continue
-            }
+        match self.evaluate(input, |value| self.print_value(value)) {
+            Ok(()) => Next::Continue,
             Err(e) => self.report(&e),
         }
     }
 
     /// Reads and runs `text` as the next `<repl:N>` source, with Ctrl-C routed to the
-    /// interpreter; returns the value of each form. `_` is bound to each value in turn.
-    pub fn evaluate(&mut self, text: &str) -> Result<Vec<Value>> {
-        self.inputs += 1;
-        let forms = reader::read_source(&format!("<repl:{}>", self.inputs), text)?;
+    /// interpreter, handing each form's value to `each` as soon as it has one (so it is
+    /// printed before the next form's output). `_` is bound to each value in turn.
+    pub fn evaluate(&self, text: &str, mut each: impl FnMut(Value)) -> Result<()> {
+        let number = self.inputs.get() + 1;
+        self.inputs.set(number);
+        let forms = reader::read_source(&format!("<repl:{number}>"), text)?;
         self.interruptibly(|interp| {
-            let mut values = Vec::with_capacity(forms.len());
             for form in &forms {
                 let value = interp.eval_syntax(form)?;
                 interp.define_global(Sym::new("_"), value.clone());
-                values.push(value);
+                each(value);
             }
-            Ok(values)
+            Ok(())
         })
     }
 
@@ -126,14 +122,14 @@ impl<'a> Session<'a> {
     }
 
     /// Prints a result abbreviated, with a note when something was elided.
-    pub fn print_value(&mut self, value: Value) {
+    pub fn print_value(&self, value: Value) {
         let (text, elided) = abbreviate(&value);
         self.finish_line();
         self.say(&text);
         if elided {
             self.say("; abbreviated — :show prints it in full");
         }
-        self.last = value;
+        self.last.replace(value);
     }
 
     /// Writes a line to standard output, after anything the program printed.

@@ -1,5 +1,6 @@
 //! The REPL as a person uses it: the real binary driven through a pseudo-terminal, and
 //! piped standard input without a terminal.
+#![cfg(unix)]
 
 use expectrl::process::unix::WaitStatus;
 use expectrl::{ControlCode, Eof, Expect, Regex, Session};
@@ -237,7 +238,7 @@ fn large_values_are_abbreviated_and_show_prints_them_whole() {
 }
 
 #[test]
-fn load_runs_a_file() {
+fn load_runs_a_file_and_failed_loads_and_imports_are_reported() {
     let dir = history_file();
     let file = dir.path().join("lib.sexp");
     std::fs::write(&file, "(define loaded-value 99)\n").unwrap();
@@ -248,6 +249,12 @@ fn load_runs_a_file() {
     expect_value(&mut repl, "100");
     enter(&mut repl, ":load /no/such/file.sexp");
     expect_then_prompt(&mut repl, "cannot read /no/such/file.sexp");
+    enter(&mut repl, ":import /no/such/tasks.xml");
+    repl.expect(Regex(r"_ERROR\r\n\r\n.*/no/such/tasks\.xml"))
+        .unwrap();
+    repl.expect(PROMPT).unwrap();
+    enter(&mut repl, "(* loaded-value 2)");
+    expect_value(&mut repl, "198");
     quit(repl);
 }
 

@@ -62,6 +62,36 @@ pub const SPECIAL_FORMS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The keywords of the language's forms and builtins (SPEC §5, §6, §8), for
+/// completion: a `deftask` has many options and nothing else lists them.
+pub const KEYWORDS: &[&str] = &[
+    ":as",
+    ":audits",
+    ":command",
+    ":concurrency",
+    ":context-keys",
+    ":description",
+    ":env",
+    ":inherit-context",
+    ":input",
+    ":inputs-from",
+    ":max-turns",
+    ":metadata",
+    ":model",
+    ":only",
+    ":output",
+    ":pretty",
+    ":prompt",
+    ":retries",
+    ":schema",
+    ":shell",
+    ":stdin",
+    ":subtype",
+    ":system",
+    ":timeout",
+    ":type",
+];
+
 pub fn special_form(name: &str) -> Option<&'static str> {
     SPECIAL_FORMS
         .iter()

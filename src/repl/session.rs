@@ -3,7 +3,7 @@
 
 use super::abbreviate::abbreviate;
 use super::editor::{command_argument, history_path, ReplHelper};
-use super::help::SPECIAL_FORMS;
+use super::help::{KEYWORDS, SPECIAL_FORMS};
 use super::interrupt::SigintHandler;
 use crate::cli::{format_error, Options};
 use crate::error::{Error, Result};
@@ -158,9 +158,13 @@ impl<'a> Session<'a> {
         Next::Continue
     }
 
-    /// Everything Tab can complete: special forms, globals, macros and tasks.
+    /// Everything Tab can complete: special forms, keywords, globals, macros and tasks.
     fn completion_names(&self) -> Vec<String> {
-        let forms = SPECIAL_FORMS.iter().map(|(name, _)| (*name).to_owned());
+        let forms = SPECIAL_FORMS
+            .iter()
+            .map(|(name, _)| *name)
+            .chain(KEYWORDS.iter().copied())
+            .map(str::to_owned);
         let bound = self
             .interp
             .global_names()

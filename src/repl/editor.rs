@@ -10,6 +10,7 @@ use rustyline::hint::{Hinter, HistoryHinter};
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{Context, Helper};
 use std::borrow::Cow;
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 #[derive(Default)]
@@ -141,13 +142,20 @@ impl Helper for ReplHelper {}
 /// The history file: `$TASKLISP_HISTORY`, else `tasklisp/history` in the XDG state
 /// directory (`$XDG_STATE_HOME`, or `~/.local/state`).
 pub fn history_path() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("TASKLISP_HISTORY").filter(|p| !p.is_empty()) {
+    history_path_from(|name| std::env::var_os(name), dirs::home_dir())
+}
+
+fn history_path_from(
+    var: impl Fn(&str) -> Option<OsString>,
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
+    if let Some(path) = var("TASKLISP_HISTORY").filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(path));
     }
-    let state = std::env::var_os("XDG_STATE_HOME")
+    let state = var("XDG_STATE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
-        .or_else(|| dirs::home_dir().map(|home| home.join(".local").join("state")))?;
+        .or_else(|| home.map(|home| home.join(".local").join("state")))?;
     Some(state.join("tasklisp").join("history"))
 }
 
@@ -220,20 +228,26 @@ mod tests {
 
     #[test]
     fn history_lives_where_the_environment_says() {
-        // One test touches these variables, so no other test races with it.
-        std::env::set_var("TASKLISP_HISTORY", "/tmp/h");
-        assert_eq!(history_path(), Some(PathBuf::from("/tmp/h")));
-        std::env::remove_var("TASKLISP_HISTORY");
-        std::env::set_var("XDG_STATE_HOME", "/state");
+        let home = || Some(PathBuf::from("/home/u"));
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| OsString::from(value))
+            }
+        };
+        let both = env(&[("TASKLISP_HISTORY", "/tmp/h"), ("XDG_STATE_HOME", "/state")]);
         assert_eq!(
-            history_path(),
-            Some(PathBuf::from("/state/tasklisp/history"))
+            history_path_from(both, home()),
+            Some(PathBuf::from("/tmp/h"))
         );
-        std::env::remove_var("XDG_STATE_HOME");
-        let default = history_path().unwrap();
-        assert!(
-            default.ends_with(".local/state/tasklisp/history"),
-            "{default:?}"
-        );
+        let xdg = env(&[("TASKLISP_HISTORY", ""), ("XDG_STATE_HOME", "/state")]);
+        let expected = PathBuf::from("/state/tasklisp/history");
+        assert_eq!(history_path_from(xdg, home()), Some(expected));
+        let relative_xdg = env(&[("XDG_STATE_HOME", "state")]);
+        let expected = PathBuf::from("/home/u/.local/state/tasklisp/history");
+        assert_eq!(history_path_from(relative_xdg, home()), Some(expected));
+        assert_eq!(history_path_from(env(&[]), None), None);
     }
 }

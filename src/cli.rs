@@ -111,7 +111,12 @@ pub fn main() -> i32 {
 }
 
 fn run(options: &Options, limits: Limits) -> i32 {
-    let interp = match Interp::new(limits) {
+    // The REPL's output remembers whether a line is open, so results start on their own.
+    let made = match options.command {
+        None => Interp::with_output(limits, crate::repl::output()),
+        Some(_) => Interp::new(limits),
+    };
+    let interp = match made {
         Ok(i) => i,
         Err(e) => return report(options, &e),
     };

@@ -209,6 +209,7 @@ pub fn run(interp: &Interp, options: &Options) -> i32 {
             env!("CARGO_PKG_VERSION")
         );
     }
+    interp.tasks.set_replace_on_redefine(true);
     let mut session = Session::new(interp, options);
     let status = repl_loop(&mut session, &mut editor, &mut history);
     interp.flush();

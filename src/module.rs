@@ -434,3 +434,35 @@ fn registry_insert(interp: &Interp, registry: &str, key: &str, value: Value) {
     Rc::make_mut(&mut map).entries.insert(Rc::from(key), value);
     interp.define_global(sym, Value::Map(map));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::read_source;
+
+    fn params(code: &str) -> Option<Vec<(String, bool)>> {
+        let value = crate::eval::compile::syntax_to_value(&read_source("<params-test>", code).unwrap()[0]);
+        params_of(&value).map(|ps| ps.into_iter().map(|p| (p.name, p.optional)).collect())
+    }
+
+    #[test]
+    fn parameters_are_read_in_every_form_a_definition_lists_them() {
+        let both = Some(vec![("text".to_owned(), false), ("style".to_owned(), true)]);
+        assert_eq!(params(r#"("text" ("style" "brief"))"#), both);
+        assert_eq!(params(r#"(text (style "brief"))"#), both);
+        assert_eq!(params(r#"({"name" "text"} {"name" "style" "default" "brief"})"#), both);
+        assert_eq!(
+            params(r#"({"name" "text" "required" true} {"name" "style" "optional" true})"#),
+            both
+        );
+        assert_eq!(params("nil"), None);
+        assert_eq!(params("(1 2)"), None);
+    }
+
+    #[test]
+    fn xml_files_are_recognised_by_extension() {
+        assert!(is_xml(Path::new("a/b.XML")));
+        assert!(!is_xml(Path::new("a/b.sexp")));
+        assert!(!is_xml(Path::new("xml")));
+    }
+}

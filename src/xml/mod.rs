@@ -10,6 +10,8 @@ pub mod expr;
 pub mod generate;
 pub mod infix;
 pub mod parse;
+mod shape;
+mod steps;
 pub mod template;
 pub mod text;
 

@@ -6,8 +6,11 @@
 //! `initial`) are read here too, so a file that validates has no syntax errors left.
 
 use super::expr::read_one;
-use super::infix::compile_test;
 use super::parse::{Attribute, Element};
+use super::shape::{
+    bad_value, check_shape, checked_name, plain_name, required_attribute, single, symbol_name, text_only,
+};
+use super::steps::{reduce, steps};
 use super::text::Text;
 use crate::error::{Error, Result};
 use crate::reader::{Syntax, SyntaxKind};
@@ -249,120 +252,6 @@ fn check_kind_children(element: &Element, kind: Kind, allowed: &[&str]) -> Resul
     Ok(())
 }
 
-// ---- element shapes -------------------------------------------------------------------
-
-/// Checks that `element` has only the `attributes` and child elements named, and no text
-/// unless it has no children allowed at all.
-fn check_shape(element: &Element, attributes: &[&str], children: &[&str]) -> Result<()> {
-    for attribute in &element.attributes {
-        if !attributes.contains(&attribute.name.as_str()) {
-            let expected = if attributes.is_empty() {
-                format!("<{}> takes no attributes", element.name)
-            } else {
-                format!("expected {}", attributes.join(", "))
-            };
-            return Err(Error::validation(format!(
-                "unknown attribute `{}` on <{}> ({expected})",
-                attribute.name, element.name
-            ))
-            .with_span(attribute.name_span));
-        }
-    }
-    for child in &element.children {
-        if !children.contains(&child.name.as_str()) {
-            let expected = if children.is_empty() {
-                format!("<{}> holds only text", element.name)
-            } else {
-                format!(
-                    "expected {}",
-                    children.iter().map(|c| format!("<{c}>")).collect::<Vec<_>>().join(", ")
-                )
-            };
-            return Err(Error::validation(format!(
-                "unknown element <{}> in <{}> ({expected})",
-                child.name, element.name
-            ))
-            .with_span(child.span));
-        }
-    }
-    if !children.is_empty() && element.has_text() {
-        let text = element.text.trim();
-        return Err(Error::validation(format!("<{}> holds elements, not text", element.name)).with_span(text.span()));
-    }
-    Ok(())
-}
-
-fn required_attribute<'e>(element: &'e Element, name: &str) -> Result<&'e Attribute> {
-    element.attribute(name).ok_or_else(|| {
-        Error::validation(format!("<{}> needs a `{name}` attribute", element.name)).with_span(element.span)
-    })
-}
-
-/// The child named `name`, if there is one; two are an error.
-fn single<'e>(element: &'e Element, name: &str) -> Result<Option<&'e Element>> {
-    let mut found = element.children.iter().filter(|c| c.name == name);
-    let first = found.next();
-    if let Some(second) = found.next() {
-        return Err(Error::validation(format!("<{name}> appears twice in <{}>", element.name)).with_span(second.span));
-    }
-    Ok(first)
-}
-
-/// The trimmed text of an element that holds only text.
-fn text_only(element: &Element) -> Result<Text> {
-    check_shape(element, &[], &[])?;
-    Ok(element.text.trim())
-}
-
-fn bad_value(attribute: &Attribute, value: &str, expected: &[&str]) -> Error {
-    Error::validation(format!(
-        "`{value}` is not a valid {} (expected one of: {})",
-        attribute.name,
-        expected.join(", ")
-    ))
-    .with_span(attribute.value.span())
-}
-
-/// A name that becomes a symbol in code (task, input, argument, context key).
-fn symbol_name(attribute: &Attribute, what: &str) -> Result<Name> {
-    checked_name(&attribute.value, what)
-}
-
-fn checked_name(text: &Text, what: &str) -> Result<Name> {
-    let trimmed = text.trim();
-    let name = trimmed.as_str();
-    let valid = !name.is_empty()
-        && !name.starts_with([':', '#', '\''])
-        && !name
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control() || "()[]{}\";'`,.".contains(c))
-        && !matches!(name, "nil" | "null" | "true" | "false")
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && !(name.len() > 1 && name.starts_with(['-', '+']) && name[1..].starts_with(|c: char| c.is_ascii_digit()));
-    if !valid {
-        return Err(
-            Error::validation(format!("`{name}` is not a valid {what} (it must be a plain symbol)"))
-                .with_span(trimmed.span()),
-        );
-    }
-    Ok(Name {
-        text: name.to_owned(),
-        span: trimmed.span(),
-    })
-}
-
-/// A non-empty attribute value taken as it is (subtype).
-fn plain_name(attribute: &Attribute, what: &str) -> Result<Name> {
-    let trimmed = attribute.value.trim();
-    if trimmed.as_str().is_empty() {
-        return Err(Error::validation(format!("the {what} is empty")).with_span(attribute.name_span));
-    }
-    Ok(Name {
-        text: trimmed.as_str().to_owned(),
-        span: trimmed.span(),
-    })
-}
-
 // ---- the parts of a task ------------------------------------------------------------------
 
 fn inputs(element: &Element) -> Result<Vec<Input>> {
@@ -541,105 +430,4 @@ fn command_args(element: &Element) -> Result<Vec<Text>> {
             Ok(arg.text.clone())
         })
         .collect()
-}
-
-fn reduce(element: &Element) -> Result<Reduce> {
-    check_shape(element, &["over", "initial"], &["task"])?;
-    let over = read_one(&required_attribute(element, "over")?.value, "`over`")?;
-    let initial = element
-        .attribute("initial")
-        .map(|a| read_one(&a.value, "`initial`"))
-        .transpose()?;
-    let task = match element.children.as_slice() {
-        [task] => task_ref(task)?,
-        _ => {
-            return Err(
-                Error::validation("<reduce> holds exactly one <task ref=\"…\"/>, the task that combines")
-                    .with_span(element.span),
-            )
-        }
-    };
-    Ok(Reduce { over, initial, task })
-}
-
-// ---- steps ------------------------------------------------------------------------------
-
-const STEP_ELEMENTS: [&str; 3] = ["task", "call", "cond"];
-
-/// The steps inside `<steps>` or a `<case>` (which has the attributes `attributes`).
-fn steps(element: &Element, attributes: &[&str]) -> Result<Vec<Step>> {
-    check_shape(element, attributes, &STEP_ELEMENTS)?;
-    if element.children.is_empty() {
-        return Err(Error::validation(format!("<{}> needs at least one step", element.name)).with_span(element.span));
-    }
-    element.children.iter().map(step).collect()
-}
-
-fn step(element: &Element) -> Result<Step> {
-    match element.name.as_str() {
-        "task" => task_ref(element).map(Step::Ref),
-        "call" => call(element),
-        _ => cond(element),
-    }
-}
-
-fn task_ref(element: &Element) -> Result<Name> {
-    if element.attribute("ref").is_none() {
-        return Err(Error::validation(
-            "a step <task> needs a `ref` attribute naming a task (define tasks at the top level)",
-        )
-        .with_span(element.span));
-    }
-    check_shape(element, &["ref"], &[])?;
-    if element.has_text() {
-        return Err(Error::validation("<task ref> takes no text").with_span(element.text.trim().span()));
-    }
-    symbol_name(required_attribute(element, "ref")?, "task reference")
-}
-
-fn call(element: &Element) -> Result<Step> {
-    check_shape(element, &["template"], &["arg"])?;
-    let template = symbol_name(required_attribute(element, "template")?, "template name")?;
-    let mut args = Vec::with_capacity(element.children.len());
-    let mut named = HashSet::new();
-    for arg in &element.children {
-        check_shape(arg, &["name"], &[])?;
-        let name = arg
-            .attribute("name")
-            .map(|a| symbol_name(a, "argument name"))
-            .transpose()?;
-        if let Some(n) = &name {
-            if !named.insert(n.text.clone()) {
-                return Err(Error::validation(format!("argument `{}` is given twice", n.text)).with_span(n.span));
-            }
-        }
-        args.push(Arg {
-            name,
-            expr: read_one(&arg.text, "<arg>")?,
-        });
-    }
-    Ok(Step::Call {
-        template,
-        args,
-        span: element.span,
-    })
-}
-
-fn cond(element: &Element) -> Result<Step> {
-    check_shape(element, &[], &["case"])?;
-    if element.children.is_empty() {
-        return Err(Error::validation("<cond> needs at least one <case test=\"…\">").with_span(element.span));
-    }
-    let mut cases = Vec::with_capacity(element.children.len());
-    for case in &element.children {
-        let steps = steps(case, &["test"])?;
-        cases.push(Case {
-            test: compile_test(&required_attribute(case, "test")?.value)?,
-            steps,
-        });
-    }
-    Ok(Step::Cond {
-        cases,
-        span: element.span,
-    })
 }

@@ -377,9 +377,16 @@ fn params_value(params: &[Param]) -> Value {
 
 /// Reads a task's `params` in the forms a definition may list them: names, `(name
 /// default)` lists, or maps with `name` and `default` / `optional` / `required`.
+///
+/// A list of bare names does not say which parameters have defaults, so they are all
+/// taken as optional: a `<task ref>` then passes those its template declares, and a
+/// required one it cannot pass is reported by the call (`input_validation_failure`)
+/// rather than guessed from whatever is bound where the step runs.
 fn params_of(value: &Value) -> Option<Vec<Param>> {
     let list = value.as_list()?;
-    list.iter()
+    let bare_names = list.iter().all(|item| matches!(item, Value::Str(_) | Value::Symbol(_)));
+    let params: Option<Vec<Param>> = list
+        .iter()
         .map(|item| match &item {
             Value::Str(name) => Some(Param {
                 name: name.to_string(),
@@ -407,7 +414,16 @@ fn params_of(value: &Value) -> Option<Vec<Param>> {
             }),
             _ => None,
         })
-        .collect()
+        .collect();
+    params.map(|params| {
+        params
+            .into_iter()
+            .map(|p| Param {
+                optional: p.optional || bare_names,
+                ..p
+            })
+            .collect()
+    })
 }
 
 fn map_says_optional(map: &Map) -> bool {
@@ -454,6 +470,10 @@ mod tests {
         assert_eq!(
             params(r#"({"name" "text" "required" true} {"name" "style" "optional" true})"#),
             both
+        );
+        assert_eq!(
+            params(r#"("a" b)"#),
+            Some(vec![("a".to_owned(), true), ("b".to_owned(), true)])
         );
         assert_eq!(params("nil"), None);
         assert_eq!(params("(1 2)"), None);

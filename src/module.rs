@@ -310,9 +310,48 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<()> {
                 check_xml(interp, &interp.resolve_path(imported)).map_err(|e| e.or_span(form.span))?;
             }
             Compiler::new(interp).compile(form)?;
+            if let Some((name, params)) = defined_task(form) {
+                record_checked(interp, &name, &canonical(path), &params);
+            }
         }
         Ok(())
     })
+}
+
+/// The name and parameters of a top-level `(deftask name (params…) …)`, so the XML
+/// files a script imports after it can refer to it.
+fn defined_task(form: &Syntax) -> Option<(String, Vec<Param>)> {
+    let items = form.as_list()?;
+    if items.first()?.as_symbol()?.name() != "deftask" {
+        return None;
+    }
+    let name = items.get(1)?.as_symbol()?.name().to_owned();
+    let params = match &items.get(2)?.kind {
+        SyntaxKind::List(params) | SyntaxKind::Vector(params) => params,
+        _ => return None,
+    };
+    let params = params
+        .iter()
+        .filter_map(|param| match &param.kind {
+            SyntaxKind::Symbol(s) => Some(Param {
+                name: s.name().to_owned(),
+                optional: false,
+            }),
+            SyntaxKind::List(pair) => pair.first()?.as_symbol().map(|s| Param {
+                name: s.name().to_owned(),
+                optional: true,
+            }),
+            _ => None,
+        })
+        .collect();
+    Some((name, params))
+}
+
+fn record_checked(interp: &Interp, name: &str, file: &str, params: &[Param]) {
+    let mut entry = Entries::new();
+    entry.insert(Rc::from("file"), Value::str(file));
+    entry.insert(Rc::from("params"), params_value(params));
+    registry_insert(interp, CHECKED_TASKS, name, Value::map(entry));
 }
 
 fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
@@ -330,10 +369,7 @@ fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
             }
         }
         Compiler::new(interp).compile(&definition.form)?;
-        let mut entry = Entries::new();
-        entry.insert(Rc::from("file"), Value::str(this_file.as_str()));
-        entry.insert(Rc::from("params"), params_value(&definition.params));
-        registry_insert(interp, CHECKED_TASKS, &definition.name, Value::map(entry));
+        record_checked(interp, &definition.name, &this_file, &definition.params);
     }
     Ok(())
 }

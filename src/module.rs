@@ -51,8 +51,7 @@ fn import_form(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
     };
     let mut alias = None;
     let mut only = None;
-    let mut options = items.get(2..).unwrap_or(&[]).chunks(2);
-    for pair in options.by_ref() {
+    for pair in items.get(2..).unwrap_or(&[]).chunks(2) {
         let (key, value) = match pair {
             [key, value] => (key, value),
             [key] => {

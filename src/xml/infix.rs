@@ -1,6 +1,7 @@
 //! The `<case test="…">` language, compiled to an S-expression.
 //!
-//! A test that starts with `(` is read as an S-expression. Anything else is infix:
+//! A test that starts with `(` is read as an S-expression, unless it is plainly infix in
+//! parentheses (`(a || b) && c`, see `is_s_expression`). Anything else is infix:
 //!
 //! ```text
 //! test       := or
@@ -21,7 +22,6 @@ use super::expr::read_one;
 use super::text::Text;
 use crate::error::{Error, Result};
 use crate::reader::{Syntax, SyntaxKind};
-use crate::source::Span;
 use crate::symbol::Sym;
 use std::rc::Rc;
 
@@ -174,10 +174,6 @@ impl Parser<'_> {
         }
     }
 
-    fn span(&self, from: Span, to: Span) -> Span {
-        from.to(to)
-    }
-
     /// `a || b || c` and `a && b && c` flatten to one `or` / `and`.
     fn chain(&mut self, op: &str, head: &str, next: fn(&mut Self) -> Result<Syntax>) -> Result<Syntax> {
         let first = next(self)?;
@@ -318,7 +314,7 @@ impl Parser<'_> {
 
     fn call(&self, head: &str, operands: Vec<Syntax>) -> Syntax {
         let span = match (operands.first(), operands.last()) {
-            (Some(first), Some(last)) => self.span(first.span, last.span),
+            (Some(first), Some(last)) => first.span.to(last.span),
             _ => self.text.span(),
         };
         let mut items = Vec::with_capacity(operands.len() + 1);
@@ -337,7 +333,9 @@ mod tests {
     use crate::value::write_string;
 
     fn text(test: &str) -> Text {
-        Text::verbatim(test, add_source("<infix-test>", test), 0)
+        let mut text = Text::empty(add_source("<infix-test>", test), 0);
+        text.push_verbatim(test, 0);
+        text
     }
 
     fn compiled(test: &str) -> String {

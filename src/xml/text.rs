@@ -29,16 +29,6 @@ impl Text {
         }
     }
 
-    /// Text that is its own source (no entities), at `offset`.
-    pub fn verbatim(value: &str, source: SourceId, offset: usize) -> Text {
-        Text {
-            value: value.to_owned(),
-            source,
-            marks: vec![(0, offset)],
-            end: offset + value.len(),
-        }
-    }
-
     pub fn as_str(&self) -> &str {
         &self.value
     }

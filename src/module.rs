@@ -250,6 +250,12 @@ fn import_module(interp: &Interp, path: &Path, alias: Option<&str>) -> Result<Va
 
 /// Runs a `.sexp` file in the global environment; returns its last value.
 pub fn load(interp: &Interp, path: &Path) -> Result<Value> {
+    if is_xml(path) {
+        return Err(Error::eval(format!(
+            "load runs .sexp files; import {} to register its templates",
+            path.display()
+        )));
+    }
     check_cycle(interp, path)?;
     let forms = read_module(path)?;
     with_loading(interp, path, || interp.run_forms(&forms))

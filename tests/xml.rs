@@ -180,6 +180,8 @@ fn import_forms_are_checked_when_analysed() {
             .run_source("<test>", "(import \"m.sexp\" :only (a))")
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Validation);
+        let e = interp.run_source("<test>", "(load \"templates.xml\")").unwrap_err();
+        assert!(e.message().contains("import"), "{}", e.message());
     });
 }
 

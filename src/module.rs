@@ -47,7 +47,10 @@ const IMPORT_USAGE: &str = "(import \"file\" [:as name] [:only (task…)])";
 /// `(import FILE [:as name] [:only (a b)])`: FILE is evaluated, the options are not.
 fn import_form(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
     let Some(file) = items.get(1) else {
-        return Err(Error::syntax(format!("bad syntax: expected {IMPORT_USAGE}"), span));
+        return Err(Error::syntax(
+            format!("bad syntax: expected {IMPORT_USAGE}"),
+            span,
+        ));
     };
     let mut alias = None;
     let mut only = None;
@@ -84,7 +87,10 @@ fn import_form(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
 fn alias_name(syntax: &Syntax) -> Result<String> {
     match syntax.kind {
         SyntaxKind::Symbol(s) if !s.name().contains('/') => Ok(s.name().to_owned()),
-        _ => Err(Error::syntax("`:as` takes a plain name, as in `:as rv`", syntax.span)),
+        _ => Err(Error::syntax(
+            "`:as` takes a plain name, as in `:as rv`",
+            syntax.span,
+        )),
     }
 }
 
@@ -132,7 +138,10 @@ impl Extension for ImportNode {
 /// `(load FILE)`: runs a `.sexp` file in the global environment; its last value.
 fn load_form(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
     let [_, file] = items else {
-        return Err(Error::syntax("bad syntax: expected (load \"file.sexp\")", span));
+        return Err(Error::syntax(
+            "bad syntax: expected (load \"file.sexp\")",
+            span,
+        ));
     };
     Ok(Node::Extension(Box::new(LoadNode {
         file: compiler.compile(file)?,
@@ -155,7 +164,11 @@ impl Extension for LoadNode {
 fn file_name(interp: &Interp, node: &Node, env: &Env, who: &str) -> Result<String> {
     match interp.eval(node, env)? {
         Value::Str(s) => Ok(s.to_string()),
-        other => Err(crate::builtins::type_error(who, "a file name (a string)", &other)),
+        other => Err(crate::builtins::type_error(
+            who,
+            "a file name (a string)",
+            &other,
+        )),
     }
 }
 
@@ -166,7 +179,12 @@ pub fn import_file(interp: &Interp, path: &Path, alias: Option<&str>) -> Result<
 
 /// Imports `path`; returns the names it bound (as strings), empty if it was imported
 /// before.
-pub fn import(interp: &Interp, path: &Path, alias: Option<&str>, only: Option<&[(String, Span)]>) -> Result<Value> {
+pub fn import(
+    interp: &Interp,
+    path: &Path,
+    alias: Option<&str>,
+    only: Option<&[(String, Span)]>,
+) -> Result<Value> {
     if is_xml(path) {
         return import_xml(interp, path, alias, only);
     }
@@ -180,10 +198,16 @@ pub fn import(interp: &Interp, path: &Path, alias: Option<&str>, only: Option<&[
 }
 
 fn is_xml(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("xml"))
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
 }
 
-fn import_xml(interp: &Interp, path: &Path, alias: Option<&str>, only: Option<&[(String, Span)]>) -> Result<Value> {
+fn import_xml(
+    interp: &Interp,
+    path: &Path,
+    alias: Option<&str>,
+    only: Option<&[(String, Span)]>,
+) -> Result<Value> {
     let file = xml::read_file(path)?;
     let definitions = xml::definitions(&file, alias, only, &|name| library_params(interp, name))?;
     let this_file = canonical(path);
@@ -205,7 +229,12 @@ fn import_xml(interp: &Interp, path: &Path, alias: Option<&str>, only: Option<&[
     with_loading(interp, path, || {
         for definition in &fresh {
             interp.eval_syntax(&definition.form)?;
-            registry_insert(interp, TASK_FILES, &definition.name, Value::str(this_file.as_str()));
+            registry_insert(
+                interp,
+                TASK_FILES,
+                &definition.name,
+                Value::str(this_file.as_str()),
+            );
             names.push(Value::str(definition.name.as_str()));
         }
         Ok(())
@@ -244,7 +273,10 @@ fn import_module(interp: &Interp, path: &Path, alias: Option<&str>) -> Result<Va
     registry_insert(interp, MODULE_FILES, &key, Value::Bool(true));
     let prefix = alias.map(|a| format!("{a}/")).unwrap_or_default();
     Ok(Value::list(
-        names.iter().map(|n| Value::str(format!("{prefix}{n}"))).collect(),
+        names
+            .iter()
+            .map(|n| Value::str(format!("{prefix}{n}")))
+            .collect(),
     ))
 }
 
@@ -263,7 +295,8 @@ pub fn load(interp: &Interp, path: &Path) -> Result<Value> {
 
 fn read_module(path: &Path) -> Result<Vec<Syntax>> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::eval(format!("cannot read {name}: {e}")))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::eval(format!("cannot read {name}: {e}")))?;
     crate::reader::read_source(&name, &text)
 }
 
@@ -279,7 +312,10 @@ fn check_cycle(interp: &Interp, path: &Path) -> Result<()> {
             .map(|f| f.display().to_string())
             .chain(std::iter::once(path.display().to_string()))
             .collect();
-        return Err(Error::validation(format!("import cycle: {}", chain.join(" → "))));
+        return Err(Error::validation(format!(
+            "import cycle: {}",
+            chain.join(" → ")
+        )));
     }
     Ok(())
 }
@@ -312,7 +348,8 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<()> {
     with_loading(interp, path, || {
         for form in &forms {
             if let Some(imported) = imported_xml(form) {
-                check_xml(interp, &interp.resolve_path(imported)).map_err(|e| e.or_span(form.span))?;
+                check_xml(interp, &interp.resolve_path(imported))
+                    .map_err(|e| e.or_span(form.span))?;
             }
             Compiler::new(interp).compile(form)?;
             if let Some((name, params)) = defined_task(form) {
@@ -384,7 +421,9 @@ fn imported_xml(form: &Syntax) -> Option<&str> {
     let items = form.as_list()?;
     let head = items.first()?.as_symbol()?;
     match (head.name(), &items.get(1)?.kind) {
-        ("import", SyntaxKind::Str(file)) if is_xml(Path::new(file.as_str())) => Some(file.as_str()),
+        ("import", SyntaxKind::Str(file)) if is_xml(Path::new(file.as_str())) => {
+            Some(file.as_str())
+        }
         _ => None,
     }
 }
@@ -394,7 +433,12 @@ fn imported_xml(form: &Syntax) -> Option<&str> {
 /// `None` if no task is called `name`; otherwise its parameters, when they are known.
 fn library_params(interp: &Interp, name: &str) -> Option<Option<Vec<Param>>> {
     if let Some(checked) = registry_get(interp, CHECKED_TASKS, name) {
-        return Some(checked.as_map().and_then(|m| m.get("params")).and_then(params_of));
+        return Some(
+            checked
+                .as_map()
+                .and_then(|m| m.get("params"))
+                .and_then(params_of),
+        );
     }
     match interp.tasks.task_value(name)? {
         Value::Task(task) => Some(params_of(&task.field("params"))),
@@ -425,7 +469,9 @@ fn params_value(params: &[Param]) -> Value {
 /// rather than guessed from whatever is bound where the step runs.
 fn params_of(value: &Value) -> Option<Vec<Param>> {
     let list = value.as_list()?;
-    let bare_names = list.iter().all(|item| matches!(item, Value::Str(_) | Value::Symbol(_)));
+    let bare_names = list
+        .iter()
+        .all(|item| matches!(item, Value::Str(_) | Value::Symbol(_)));
     let params: Option<Vec<Param>> = list
         .iter()
         .map(|item| match &item {
@@ -468,7 +514,8 @@ fn params_of(value: &Value) -> Option<Vec<Param>> {
 }
 
 fn map_says_optional(map: &Map) -> bool {
-    map.get("default").is_some_and(|d| !matches!(d, Value::Undefined))
+    map.get("default")
+        .is_some_and(|d| !matches!(d, Value::Undefined))
         || matches!(map.get("optional"), Some(Value::Bool(true)))
         || matches!(map.get("required"), Some(Value::Bool(false)))
 }
@@ -476,7 +523,11 @@ fn map_says_optional(map: &Map) -> bool {
 // ---- hidden registries -------------------------------------------------------------------
 
 fn registry_get(interp: &Interp, registry: &str, key: &str) -> Option<Value> {
-    interp.global(Sym::new(registry))?.as_map()?.get(key).cloned()
+    interp
+        .global(Sym::new(registry))?
+        .as_map()?
+        .get(key)
+        .cloned()
 }
 
 fn registry_insert(interp: &Interp, registry: &str, key: &str, value: Value) {
@@ -498,7 +549,8 @@ mod tests {
     use crate::reader::read_source;
 
     fn params(code: &str) -> Option<Vec<(String, bool)>> {
-        let value = crate::eval::compile::syntax_to_value(&read_source("<params-test>", code).unwrap()[0]);
+        let value =
+            crate::eval::compile::syntax_to_value(&read_source("<params-test>", code).unwrap()[0]);
         params_of(&value).map(|ps| ps.into_iter().map(|p| (p.name, p.optional)).collect())
     }
 
@@ -507,7 +559,10 @@ mod tests {
         let both = Some(vec![("text".to_owned(), false), ("style".to_owned(), true)]);
         assert_eq!(params(r#"("text" ("style" "brief"))"#), both);
         assert_eq!(params(r#"(text (style "brief"))"#), both);
-        assert_eq!(params(r#"({"name" "text"} {"name" "style" "default" "brief"})"#), both);
+        assert_eq!(
+            params(r#"({"name" "text"} {"name" "style" "default" "brief"})"#),
+            both
+        );
         assert_eq!(
             params(r#"({"name" "text" "required" true} {"name" "style" "optional" true})"#),
             both

@@ -60,9 +60,15 @@ fn check_reports_each_error_with_file_line_and_column() {
         let e = check(templates_dir().join(name)).unwrap_err();
         assert_eq!(e.kind(), kind, "{name}: {}", e.message());
         assert_eq!(location(&e), place, "{name}: {}", e.message());
-        assert!(e.to_json()["location"]["file"].as_str().unwrap().ends_with(name));
+        assert!(e.to_json()["location"]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with(name));
         let report = e.render(false);
-        assert!(report.contains(&format!("{name}:{}:{}", place.0, place.1)), "{report}");
+        assert!(
+            report.contains(&format!("{name}:{}:{}", place.0, place.1)),
+            "{report}"
+        );
     }
 }
 
@@ -108,13 +114,20 @@ fn check_resolves_references_between_files_in_order() {
         r#"<task name="shared"><instructions>other</instructions></task>"#,
     );
     with_interp(move |interp| {
-        assert_eq!(check_file(interp, &flow).unwrap_err().kind(), ErrorKind::Validation);
+        assert_eq!(
+            check_file(interp, &flow).unwrap_err().kind(),
+            ErrorKind::Validation
+        );
         check_file(interp, &library).unwrap();
         check_file(interp, &flow).unwrap();
         // checking the same file again is fine; the same name from another file is not
         check_file(interp, &library).unwrap();
         let e = check_file(interp, &again).unwrap_err();
-        assert!(e.message().contains("`shared` is defined twice"), "{}", e.message());
+        assert!(
+            e.message().contains("`shared` is defined twice"),
+            "{}",
+            e.message()
+        );
         assert!(e.message().contains("library.xml") && e.message().contains("again.xml"));
     });
 }
@@ -127,10 +140,18 @@ fn checking_a_script_checks_the_xml_it_imports() {
         "bad.xml",
         "<task name='a'><instructions>x</instructions><extra/></task>",
     );
-    let script = write(dir.path(), "main.sexp", "(define x 1)\n(import \"bad.xml\")\n");
+    let script = write(
+        dir.path(),
+        "main.sexp",
+        "(define x 1)\n(import \"bad.xml\")\n",
+    );
     let e = check(script).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Validation);
-    assert!(e.message().contains("unknown element <extra>"), "{}", e.message());
+    assert!(
+        e.message().contains("unknown element <extra>"),
+        "{}",
+        e.message()
+    );
     let fine = write(
         dir.path(),
         "fine.sexp",
@@ -138,7 +159,10 @@ fn checking_a_script_checks_the_xml_it_imports() {
     );
     check(fine).unwrap();
     // a task the script defines before importing is known to the XML it imports
-    let uses = templates_dir().join("uses_library.xml").display().to_string();
+    let uses = templates_dir()
+        .join("uses_library.xml")
+        .display()
+        .to_string();
     let defines = format!("(deftask summarize (text (style \"short\")) :prompt \"{{{{text}}}}\")\n(import {uses:?})\n");
     check(write(dir.path(), "defines.sexp", &defines)).unwrap();
     let too_late = format!("(import {uses:?})\n(deftask summarize (text) :prompt \"x\")\n");
@@ -174,13 +198,17 @@ fn import_forms_are_checked_when_analysed() {
         }
         let e = interp.run_source("<test>", "(import 42)").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Eval);
-        let e = interp.run_source("<test>", "(import \"missing.sexp\")").unwrap_err();
+        let e = interp
+            .run_source("<test>", "(import \"missing.sexp\")")
+            .unwrap_err();
         assert!(e.message().contains("cannot read"), "{}", e.message());
         let e = interp
             .run_source("<test>", "(import \"m.sexp\" :only (a))")
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Validation);
-        let e = interp.run_source("<test>", "(load \"templates.xml\")").unwrap_err();
+        let e = interp
+            .run_source("<test>", "(load \"templates.xml\")")
+            .unwrap_err();
         assert!(e.message().contains("import"), "{}", e.message());
     });
 }
@@ -193,7 +221,11 @@ fn sexp_modules_import_once_namespaced_and_cycles_are_errors() {
         "counter.sexp",
         "(define tally 0)\n(define (bump) (set! tally (+ tally 1)) tally)\n",
     );
-    write(dir.path(), "a.sexp", "(import \"b.sexp\")\n(define from-a 1)\n");
+    write(
+        dir.path(),
+        "a.sexp",
+        "(import \"b.sexp\")\n(define from-a 1)\n",
+    );
     write(dir.path(), "b.sexp", "(import \"sub/c.sexp\")\n");
     std::fs::create_dir(dir.path().join("sub")).unwrap();
     write(dir.path(), "sub/c.sexp", "(import \"../a.sexp\")\n");
@@ -206,7 +238,10 @@ fn sexp_modules_import_once_namespaced_and_cycles_are_errors() {
     with_interp(move |interp| {
         let value = load(interp, &main).unwrap();
         assert_eq!(write_string(&value), "2");
-        assert!(interp.run_source("<test>", "tally").is_err(), "only c/tally is defined");
+        assert!(
+            interp.run_source("<test>", "tally").is_err(),
+            "only c/tally is defined"
+        );
         let e = load(interp, &root.join("a.sexp")).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Validation);
         assert!(e.message().starts_with("import cycle: "), "{}", e.message());
@@ -215,7 +250,10 @@ fn sexp_modules_import_once_namespaced_and_cycles_are_errors() {
             "{}",
             e.message()
         );
-        assert!(interp.loading.borrow().is_empty(), "the loading stack unwinds on error");
+        assert!(
+            interp.loading.borrow().is_empty(),
+            "the loading stack unwinds on error"
+        );
     });
 }
 
@@ -265,7 +303,11 @@ fn many_templates(count: usize, instructions: &str) -> String {
 #[test]
 fn a_thousand_templates_in_one_file() {
     let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), "many.xml", &many_templates(1_000, "Summarize in a"));
+    let path = write(
+        dir.path(),
+        "many.xml",
+        &many_templates(1_000, "Summarize in a"),
+    );
     let started = Instant::now();
     check(path).unwrap();
     assert!(

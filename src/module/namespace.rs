@@ -44,18 +44,23 @@ pub fn top_level_names(forms: &[Syntax]) -> Vec<String> {
 /// The forms with every reference to `names` renamed to `alias/name`.
 pub fn qualify(forms: Vec<Syntax>, names: &[String], alias: &str) -> Vec<Syntax> {
     let names: HashSet<&str> = names.iter().map(String::as_str).collect();
-    forms.into_iter().map(|form| rename(form, &names, alias)).collect()
+    forms
+        .into_iter()
+        .map(|form| rename(form, &names, alias))
+        .collect()
 }
 
 fn rename(syntax: Syntax, names: &HashSet<&str>, alias: &str) -> Syntax {
     let qualified = |sym: Sym| Sym::new(&format!("{alias}/{}", sym.name()));
     let kind = match syntax.kind {
         SyntaxKind::Symbol(sym) if names.contains(sym.name()) => SyntaxKind::Symbol(qualified(sym)),
-        SyntaxKind::Path(path) if names.contains(path.base.name()) => SyntaxKind::Path(Rc::new(PathSpec {
-            text: format!("{alias}/{}", path.text),
-            base: qualified(path.base),
-            steps: path.steps.clone(),
-        })),
+        SyntaxKind::Path(path) if names.contains(path.base.name()) => {
+            SyntaxKind::Path(Rc::new(PathSpec {
+                text: format!("{alias}/{}", path.text),
+                base: qualified(path.base),
+                steps: path.steps.clone(),
+            }))
+        }
         SyntaxKind::List(items) if is_quote(&items) => SyntaxKind::List(items),
         SyntaxKind::List(items) => SyntaxKind::List(rename_all(items, names, alias)),
         SyntaxKind::Vector(items) => SyntaxKind::Vector(rename_all(items, names, alias)),
@@ -66,7 +71,10 @@ fn rename(syntax: Syntax, names: &HashSet<&str>, alias: &str) -> Syntax {
 }
 
 fn rename_all(items: Vec<Syntax>, names: &HashSet<&str>, alias: &str) -> Vec<Syntax> {
-    items.into_iter().map(|item| rename(item, names, alias)).collect()
+    items
+        .into_iter()
+        .map(|item| rename(item, names, alias))
+        .collect()
 }
 
 fn is_quote(items: &[Syntax]) -> bool {

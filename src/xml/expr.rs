@@ -12,7 +12,10 @@ const MAX_EXPRESSION_DEPTH: usize = 256;
 pub fn read_one(text: &Text, what: &str) -> Result<Syntax> {
     let text = text.trim();
     if text.as_str().is_empty() {
-        return Err(Error::validation(format!("{what} is empty; it needs an expression")).with_span(text.span()));
+        return Err(
+            Error::validation(format!("{what} is empty; it needs an expression"))
+                .with_span(text.span()),
+        );
     }
     let forms = reader::read_all(text.as_str(), text.source()).map_err(|e| {
         let span = e
@@ -35,12 +38,16 @@ pub fn read_one(text: &Text, what: &str) -> Result<Syntax> {
 fn relocate(syntax: Syntax, text: &Text, depth: usize) -> Result<Syntax> {
     let span = text.span_of(syntax.span.start as usize, syntax.span.end());
     if depth > MAX_EXPRESSION_DEPTH {
-        return Err(
-            Error::validation(format!("expression nested deeper than {MAX_EXPRESSION_DEPTH} levels")).with_span(span),
-        );
+        return Err(Error::validation(format!(
+            "expression nested deeper than {MAX_EXPRESSION_DEPTH} levels"
+        ))
+        .with_span(span));
     }
     let relocate_all = |items: Vec<Syntax>| -> Result<Vec<Syntax>> {
-        items.into_iter().map(|item| relocate(item, text, depth + 1)).collect()
+        items
+            .into_iter()
+            .map(|item| relocate(item, text, depth + 1))
+            .collect()
     };
     let kind = match syntax.kind {
         SyntaxKind::List(items) => SyntaxKind::List(relocate_all(items)?),
@@ -60,7 +67,8 @@ mod tests {
     fn text_at(source_text: &str, start: usize, end: usize) -> Text {
         let id = add_source("<expr-test>", source_text);
         let mut text = Text::empty(id, start);
-        text.push_raw(&source_text[start..end], start, false).unwrap();
+        text.push_raw(&source_text[start..end], start, false)
+            .unwrap();
         text
     }
 

@@ -73,7 +73,10 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
         option("output", string("json", span));
         match schema {
             Some(Schema::Type(kind)) => option("schema", name_string(kind)),
-            Some(Schema::Json(json, at)) => option("schema", Syntax::new(SyntaxKind::Value(from_json(json)), *at)),
+            Some(Schema::Json(json, at)) => option(
+                "schema",
+                Syntax::new(SyntaxKind::Value(from_json(json)), *at),
+            ),
             None => {}
         }
     }
@@ -84,7 +87,10 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
         option("inherit-context", name_string(mode));
     }
     if let Some(keys) = &template.context_keys {
-        option("context-keys", vector(keys.iter().map(name_string).collect(), span));
+        option(
+            "context-keys",
+            vector(keys.iter().map(name_string).collect(), span),
+        );
     }
     if !template.command.is_empty() {
         option(
@@ -129,7 +135,10 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
 }
 
 fn param(input: &Input) -> Syntax {
-    let name = Syntax::new(SyntaxKind::Symbol(Sym::new(&input.name.text)), input.name.span);
+    let name = Syntax::new(
+        SyntaxKind::Symbol(Sym::new(&input.name.text)),
+        input.name.span,
+    );
     match &input.default {
         None => name,
         Some(default) => list(vec![name, text_string(default)], input.name.span),
@@ -169,26 +178,42 @@ fn step_form(step: &Step, inputs: &[Input], resolver: &dyn Resolve) -> Result<Sy
             for param in callee.params.iter().flatten() {
                 let bound_here = inputs.iter().any(|i| i.name.text == param.name);
                 if !param.optional || bound_here {
-                    call.push(Syntax::new(SyntaxKind::Keyword(Sym::new(&param.name)), name.span));
+                    call.push(Syntax::new(
+                        SyntaxKind::Keyword(Sym::new(&param.name)),
+                        name.span,
+                    ));
                     call.push(symbol(&param.name, name.span));
                 }
             }
             Ok(list(call, name.span))
         }
-        Step::Call { template, args, span } => {
+        Step::Call {
+            template,
+            args,
+            span,
+        } => {
             let callee = resolver.resolve(template)?;
             check_arguments(&callee, template, args)?;
-            let mut call = vec![Syntax::new(SyntaxKind::Symbol(callee.symbol), template.span)];
+            let mut call = vec![Syntax::new(
+                SyntaxKind::Symbol(callee.symbol),
+                template.span,
+            )];
             for arg in args {
                 if let Some(name) = &arg.name {
-                    call.push(Syntax::new(SyntaxKind::Keyword(Sym::new(&name.text)), name.span));
+                    call.push(Syntax::new(
+                        SyntaxKind::Keyword(Sym::new(&name.text)),
+                        name.span,
+                    ));
                 }
                 call.push(arg.expr.clone());
             }
             Ok(list(call, *span))
         }
         Step::Cond { cases, span } => {
-            let previous = list(vec![symbol("last", *span), symbol("step_results", *span)], *span);
+            let previous = list(
+                vec![symbol("last", *span), symbol("step_results", *span)],
+                *span,
+            );
             let mut form = vec![symbol("cond-output", *span), previous];
             for case in cases {
                 form.push(case_clause(case, inputs, resolver)?);

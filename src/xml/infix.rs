@@ -61,7 +61,8 @@ fn is_s_expression(text: &Text, tokens: &[Token]) -> bool {
     }
     let kind = |i: usize| tokens.get(i).map(|t| t.kind);
     let infix_start = matches!(kind(1), Some(Kind::Open | Kind::Str | Kind::Op("!")));
-    let infix_next = matches!(kind(2), Some(Kind::Close)) || matches!(kind(2), Some(Kind::Op(op)) if op != "!");
+    let infix_next =
+        matches!(kind(2), Some(Kind::Close)) || matches!(kind(2), Some(Kind::Op(op)) if op != "!");
     !(infix_start || infix_next)
 }
 
@@ -118,11 +119,14 @@ fn tokenize(text: &Text) -> Result<Vec<Token>> {
             token(
                 Kind::Str,
                 string_length(rest, c).ok_or_else(|| {
-                    Error::validation("unclosed string in the test").with_span(text.span_of(start, s.len()))
+                    Error::validation("unclosed string in the test")
+                        .with_span(text.span_of(start, s.len()))
                 })?,
             )
         } else if is_operand_char(c) {
-            let len = rest.find(|c: char| !is_operand_char(c)).unwrap_or(rest.len());
+            let len = rest
+                .find(|c: char| !is_operand_char(c))
+                .unwrap_or(rest.len());
             token(Kind::Operand, len)
         } else {
             return Err(Error::validation(format!("unexpected `{c}` in the test"))
@@ -159,23 +163,34 @@ struct Parser<'t> {
 
 impl Parser<'_> {
     fn error(&self, message: String, token: &Token) -> Error {
-        Error::validation(format!("invalid test: {message}")).with_span(self.text.span_of(token.start, token.end))
+        Error::validation(format!("invalid test: {message}"))
+            .with_span(self.text.span_of(token.start, token.end))
     }
 
     fn at_end_error(&self, what: &str) -> Error {
         let end = self.text.as_str().len();
-        Error::validation(format!("invalid test: expected {what} at the end")).with_span(self.text.span_of(end, end))
+        Error::validation(format!("invalid test: expected {what} at the end"))
+            .with_span(self.text.span_of(end, end))
     }
 
     fn peek_op(&self, ops: &[&str]) -> Option<(&'static str, Token)> {
         match self.tokens.get(self.pos) {
-            Some(t @ Token { kind: Kind::Op(op), .. }) if ops.contains(op) => Some((op, *t)),
+            Some(
+                t @ Token {
+                    kind: Kind::Op(op), ..
+                },
+            ) if ops.contains(op) => Some((op, *t)),
             _ => None,
         }
     }
 
     /// `a || b || c` and `a && b && c` flatten to one `or` / `and`.
-    fn chain(&mut self, op: &str, head: &str, next: fn(&mut Self) -> Result<Syntax>) -> Result<Syntax> {
+    fn chain(
+        &mut self,
+        op: &str,
+        head: &str,
+        next: fn(&mut Self) -> Result<Syntax>,
+    ) -> Result<Syntax> {
         let first = next(self)?;
         let mut operands = vec![first];
         while let Some((_, token)) = self.peek_op(&[op]) {
@@ -213,7 +228,10 @@ impl Parser<'_> {
         self.pos += 1;
         let right = next(self).map_err(|e| self.missing_operand(e, &token))?;
         if let Some((_, again)) = self.peek_op(ops) {
-            return Err(self.error(format!("`{op}` does not chain; join comparisons with `&&`"), &again));
+            return Err(self.error(
+                format!("`{op}` does not chain; join comparisons with `&&`"),
+                &again,
+            ));
         }
         Ok(match op {
             "==" => self.call("=", vec![left, right]),
@@ -242,25 +260,34 @@ impl Parser<'_> {
         match token.kind {
             Kind::Open => {
                 if self.depth >= MAX_DEPTH {
-                    return Err(self.error(format!("parentheses nested deeper than {MAX_DEPTH} levels"), &token));
+                    return Err(self.error(
+                        format!("parentheses nested deeper than {MAX_DEPTH} levels"),
+                        &token,
+                    ));
                 }
                 self.depth += 1;
                 let inner = self.or()?;
                 self.depth -= 1;
                 match self.tokens.get(self.pos) {
-                    Some(Token { kind: Kind::Close, .. }) => {
+                    Some(Token {
+                        kind: Kind::Close, ..
+                    }) => {
                         self.pos += 1;
                         Ok(inner)
                     }
-                    Some(other) => Err(self.error(format!("expected `)`, found `{}`", other.lexeme(self.text)), other)),
+                    Some(other) => Err(self.error(
+                        format!("expected `)`, found `{}`", other.lexeme(self.text)),
+                        other,
+                    )),
                     None => Err(self.error("this `(` is never closed".into(), &token)),
                 }
             }
             Kind::Str => Ok(self.string(&token)),
             Kind::Operand => self.operand(&token),
-            Kind::Close | Kind::Op(_) => {
-                Err(self.error(format!("expected a value, found `{}`", token.lexeme(self.text)), &token))
-            }
+            Kind::Close | Kind::Op(_) => Err(self.error(
+                format!("expected a value, found `{}`", token.lexeme(self.text)),
+                &token,
+            )),
         }
     }
 
@@ -275,7 +302,10 @@ impl Parser<'_> {
             | SyntaxKind::Float(_)
             | SyntaxKind::Bool(_)
             | SyntaxKind::Nil => Ok(syntax),
-            _ => Err(self.error(format!("`{}` is not a value", token.lexeme(self.text)), token)),
+            _ => Err(self.error(
+                format!("`{}` is not a value", token.lexeme(self.text)),
+                token,
+            )),
         }
     }
 
@@ -367,7 +397,10 @@ mod tests {
         assert_eq!(compiled("a < b == c > d"), "(= (< a b) (> c d))");
         assert_eq!(compiled("(a || b) && !(c)"), "(and (or a b) (not c))");
         assert_eq!(compiled("!!x"), "(not (not x))");
-        assert_eq!(compiled("x == null || y == false"), "(or (= x nil) (= y false))");
+        assert_eq!(
+            compiled("x == null || y == false"),
+            "(or (= x nil) (= y false))"
+        );
         assert_eq!(
             compiled("step_results[0].parsedContent.items[1].ok"),
             "step_results[0].parsedContent.items[1].ok"

@@ -49,7 +49,10 @@ pub fn read_file(path: &Path) -> Result<TemplateFile> {
     let text = String::from_utf8(bytes).map_err(|e| {
         Error::new(
             ErrorKind::XmlParse,
-            format!("{name} is not valid UTF-8 (at byte {})", e.utf8_error().valid_up_to()),
+            format!(
+                "{name} is not valid UTF-8 (at byte {})",
+                e.utf8_error().valid_up_to()
+            ),
         )
     })?;
     read_str(&name, &text)
@@ -79,7 +82,11 @@ pub fn definitions(
     only: Option<&[(String, Span)]>,
     library: &Library,
 ) -> Result<Vec<Definition>> {
-    let local: HashMap<&str, &Template> = file.templates.iter().map(|t| (t.name.text.as_str(), t)).collect();
+    let local: HashMap<&str, &Template> = file
+        .templates
+        .iter()
+        .map(|t| (t.name.text.as_str(), t))
+        .collect();
     let resolver = FileResolver {
         local: &local,
         alias,
@@ -113,7 +120,8 @@ fn select<'t>(
     let mut queue = VecDeque::new();
     for (name, span) in only {
         let template = local.get(name.as_str()).ok_or_else(|| {
-            Error::validation(format!("{} has no task `{name}` to import", file.name)).with_span(*span)
+            Error::validation(format!("{} has no task `{name}` to import", file.name))
+                .with_span(*span)
         })?;
         queue.push_back(*template);
     }

@@ -135,7 +135,8 @@ fn element(text: &str, tag: &BytesStart, span: Span) -> Result<Element> {
     let name = tag.name().as_ref().to_owned();
     let mut attributes = Vec::new();
     for attribute in tag.attributes() {
-        let attribute = attribute.map_err(|e| parse_error(format!("malformed attribute: {e}"), span))?;
+        let attribute =
+            attribute.map_err(|e| parse_error(format!("malformed attribute: {e}"), span))?;
         let key = attribute.key.as_ref();
         let raw_value: &str = &attribute.value;
         let name_at = offset_in(text, key.as_bytes()).unwrap_or(span.start as usize);
@@ -191,7 +192,10 @@ mod tests {
         let text = "<task\n  name='abc'/>";
         let root = parse_text(text).unwrap();
         let value = &root.attribute("name").unwrap().value;
-        assert_eq!(&text[value.span().start as usize..value.span().end()], "abc");
+        assert_eq!(
+            &text[value.span().start as usize..value.span().end()],
+            "abc"
+        );
     }
 
     #[test]
@@ -221,7 +225,8 @@ mod tests {
 
     #[test]
     fn doctype_is_refused() {
-        let e = parse_text("<!DOCTYPE a [<!ENTITY x SYSTEM 'file:///etc/passwd'>]><a>&x;</a>").unwrap_err();
+        let e = parse_text("<!DOCTYPE a [<!ENTITY x SYSTEM 'file:///etc/passwd'>]><a>&x;</a>")
+            .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::XmlParse);
         assert!(e.message().contains("DOCTYPE"));
     }

@@ -30,7 +30,11 @@ pub fn check_shape(element: &Element, attributes: &[&str], children: &[&str]) ->
             } else {
                 format!(
                     "expected {}",
-                    children.iter().map(|c| format!("<{c}>")).collect::<Vec<_>>().join(", ")
+                    children
+                        .iter()
+                        .map(|c| format!("<{c}>"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             };
             return Err(Error::validation(format!(
@@ -42,14 +46,18 @@ pub fn check_shape(element: &Element, attributes: &[&str], children: &[&str]) ->
     }
     if !children.is_empty() && element.has_text() {
         let text = element.text.trim();
-        return Err(Error::validation(format!("<{}> holds elements, not text", element.name)).with_span(text.span()));
+        return Err(
+            Error::validation(format!("<{}> holds elements, not text", element.name))
+                .with_span(text.span()),
+        );
     }
     Ok(())
 }
 
 pub fn required_attribute<'e>(element: &'e Element, name: &str) -> Result<&'e Attribute> {
     element.attribute(name).ok_or_else(|| {
-        Error::validation(format!("<{}> needs a `{name}` attribute", element.name)).with_span(element.span)
+        Error::validation(format!("<{}> needs a `{name}` attribute", element.name))
+            .with_span(element.span)
     })
 }
 
@@ -58,7 +66,10 @@ pub fn single<'e>(element: &'e Element, name: &str) -> Result<Option<&'e Element
     let mut found = element.children.iter().filter(|c| c.name == name);
     let first = found.next();
     if let Some(second) = found.next() {
-        return Err(Error::validation(format!("<{name}> appears twice in <{}>", element.name)).with_span(second.span));
+        return Err(
+            Error::validation(format!("<{name}> appears twice in <{}>", element.name))
+                .with_span(second.span),
+        );
     }
     Ok(first)
 }
@@ -93,12 +104,14 @@ pub fn checked_name(text: &Text, what: &str) -> Result<Name> {
             .any(|c| c.is_whitespace() || c.is_control() || "()[]{}\";'`,.".contains(c))
         && !matches!(name, "nil" | "null" | "true" | "false")
         && !name.starts_with(|c: char| c.is_ascii_digit())
-        && !(name.len() > 1 && name.starts_with(['-', '+']) && name[1..].starts_with(|c: char| c.is_ascii_digit()));
+        && !(name.len() > 1
+            && name.starts_with(['-', '+'])
+            && name[1..].starts_with(|c: char| c.is_ascii_digit()));
     if !valid {
-        return Err(
-            Error::validation(format!("`{name}` is not a valid {what} (it must be a plain symbol)"))
-                .with_span(trimmed.span()),
-        );
+        return Err(Error::validation(format!(
+            "`{name}` is not a valid {what} (it must be a plain symbol)"
+        ))
+        .with_span(trimmed.span()));
     }
     Ok(Name {
         text: name.to_owned(),
@@ -110,7 +123,9 @@ pub fn checked_name(text: &Text, what: &str) -> Result<Name> {
 pub fn plain_name(attribute: &Attribute, what: &str) -> Result<Name> {
     let trimmed = attribute.value.trim();
     if trimmed.as_str().is_empty() {
-        return Err(Error::validation(format!("the {what} is empty")).with_span(attribute.name_span));
+        return Err(
+            Error::validation(format!("the {what} is empty")).with_span(attribute.name_span)
+        );
     }
     Ok(Name {
         text: trimmed.as_str().to_owned(),

@@ -18,13 +18,17 @@ pub fn reduce(element: &Element) -> Result<Reduce> {
     let task = match element.children.as_slice() {
         [task] => task_ref(task)?,
         _ => {
-            return Err(
-                Error::validation("<reduce> holds exactly one <task ref=\"…\"/>, the task that combines")
-                    .with_span(element.span),
+            return Err(Error::validation(
+                "<reduce> holds exactly one <task ref=\"…\"/>, the task that combines",
             )
+            .with_span(element.span))
         }
     };
-    Ok(Reduce { over, initial, task })
+    Ok(Reduce {
+        over,
+        initial,
+        task,
+    })
 }
 
 const STEP_ELEMENTS: [&str; 3] = ["task", "call", "cond"];
@@ -33,7 +37,10 @@ const STEP_ELEMENTS: [&str; 3] = ["task", "call", "cond"];
 pub fn steps(element: &Element, attributes: &[&str]) -> Result<Vec<Step>> {
     check_shape(element, attributes, &STEP_ELEMENTS)?;
     if element.children.is_empty() {
-        return Err(Error::validation(format!("<{}> needs at least one step", element.name)).with_span(element.span));
+        return Err(
+            Error::validation(format!("<{}> needs at least one step", element.name))
+                .with_span(element.span),
+        );
     }
     element.children.iter().map(step).collect()
 }
@@ -55,7 +62,9 @@ fn task_ref(element: &Element) -> Result<Name> {
     }
     check_shape(element, &["ref"], &[])?;
     if element.has_text() {
-        return Err(Error::validation("<task ref> takes no text").with_span(element.text.trim().span()));
+        return Err(
+            Error::validation("<task ref> takes no text").with_span(element.text.trim().span())
+        );
     }
     symbol_name(required_attribute(element, "ref")?, "task reference")
 }
@@ -73,7 +82,10 @@ fn call(element: &Element) -> Result<Step> {
             .transpose()?;
         if let Some(n) = &name {
             if !named.insert(n.text.clone()) {
-                return Err(Error::validation(format!("argument `{}` is given twice", n.text)).with_span(n.span));
+                return Err(
+                    Error::validation(format!("argument `{}` is given twice", n.text))
+                        .with_span(n.span),
+                );
             }
         }
         args.push(Arg {
@@ -91,7 +103,10 @@ fn call(element: &Element) -> Result<Step> {
 fn cond(element: &Element) -> Result<Step> {
     check_shape(element, &[], &["case"])?;
     if element.children.is_empty() {
-        return Err(Error::validation("<cond> needs at least one <case test=\"…\">").with_span(element.span));
+        return Err(
+            Error::validation("<cond> needs at least one <case test=\"…\">")
+                .with_span(element.span),
+        );
     }
     let mut cases = Vec::with_capacity(element.children.len());
     for case in &element.children {

@@ -8,7 +8,8 @@
 use super::expr::read_one;
 use super::parse::{Attribute, Element};
 use super::shape::{
-    bad_value, check_shape, checked_name, plain_name, required_attribute, single, symbol_name, text_only,
+    bad_value, check_shape, checked_name, plain_name, required_attribute, single, symbol_name,
+    text_only,
 };
 use super::steps::{reduce, steps};
 use super::text::Text;
@@ -74,7 +75,11 @@ pub enum Step {
     /// `<task ref="x"/>`: call `x`, passing the bindings of its parameters by name.
     Ref(Name),
     /// `<call template="x"><arg name="p">expr</arg>…</call>`.
-    Call { template: Name, args: Vec<Arg>, span: Span },
+    Call {
+        template: Name,
+        args: Vec<Arg>,
+        span: Span,
+    },
     /// `<cond><case test="…">steps</case>…</cond>` on the previous step's output.
     Cond { cases: Vec<Case>, span: Span },
 }
@@ -120,10 +125,11 @@ pub fn templates(root: &Element) -> Result<Vec<Template>> {
     for element in tasks {
         let template = template(element)?;
         if !seen.insert(template.name.text.clone()) {
-            return Err(
-                Error::validation(format!("task `{}` is defined twice in this file", template.name.text))
-                    .with_span(template.name.span),
-            );
+            return Err(Error::validation(format!(
+                "task `{}` is defined twice in this file",
+                template.name.text
+            ))
+            .with_span(template.name.span));
         }
         out.push(template);
     }
@@ -132,10 +138,10 @@ pub fn templates(root: &Element) -> Result<Vec<Template>> {
 
 fn template(element: &Element) -> Result<Template> {
     if element.attribute("ref").is_some() {
-        return Err(
-            Error::validation("a <task ref> is a step: it belongs inside <steps>, <case> or <reduce>")
-                .with_span(element.span),
-        );
+        return Err(Error::validation(
+            "a <task ref> is a step: it belongs inside <steps>, <case> or <reduce>",
+        )
+        .with_span(element.span));
     }
     let kind = match element.attribute("type") {
         None => Kind::Atomic,
@@ -170,9 +176,14 @@ fn template(element: &Element) -> Result<Template> {
             .map(|a| plain_name(a, "subtype"))
             .transpose()?,
         description: single(element, "description")?.map(text_only).transpose()?,
-        inputs: single(element, "inputs")?.map(inputs).transpose()?.unwrap_or_default(),
+        inputs: single(element, "inputs")?
+            .map(inputs)
+            .transpose()?
+            .unwrap_or_default(),
         system: single(element, "system")?.map(text_only).transpose()?,
-        instructions: single(element, "instructions")?.map(text_only).transpose()?,
+        instructions: single(element, "instructions")?
+            .map(text_only)
+            .transpose()?,
         output: single(element, "output_format")?.map(output).transpose()?,
         model: single(element, "model")?.map(text_only).transpose()?,
         inherit_context: context_setting(element)?,
@@ -182,8 +193,10 @@ fn template(element: &Element) -> Result<Template> {
         timeout: single(element, "timeout")?.map(timeout).transpose()?,
         reduce: None,
     };
-    let missing =
-        |what: &str| Error::validation(format!("a {} task needs {what}", type_name(kind))).with_span(element.span);
+    let missing = |what: &str| {
+        Error::validation(format!("a {} task needs {what}", type_name(kind)))
+            .with_span(element.span)
+    };
     match kind {
         Kind::Atomic => {
             if template.instructions.is_none() {
@@ -209,8 +222,13 @@ fn template(element: &Element) -> Result<Template> {
             template.reduce = Some(reduce(reduce_element)?);
         }
     }
-    if template.context_keys.is_some() && template.inherit_context.as_ref().map(|n| n.text.as_str()) != Some("subset") {
-        return Err(Error::validation("context_keys needs inherit_context=\"subset\"").with_span(element.span));
+    if template.context_keys.is_some()
+        && template.inherit_context.as_ref().map(|n| n.text.as_str()) != Some("subset")
+    {
+        return Err(
+            Error::validation("context_keys needs inherit_context=\"subset\"")
+                .with_span(element.span),
+        );
     }
     Ok(template)
 }
@@ -261,14 +279,17 @@ fn inputs(element: &Element) -> Result<Vec<Input>> {
     for input in &element.children {
         check_shape(input, &["name", "default"], &[])?;
         if input.has_text() {
-            return Err(
-                Error::validation("<input> takes no text (a default is written default=\"…\")")
-                    .with_span(input.text.trim().span()),
-            );
+            return Err(Error::validation(
+                "<input> takes no text (a default is written default=\"…\")",
+            )
+            .with_span(input.text.trim().span()));
         }
         let name = symbol_name(required_attribute(input, "name")?, "input name")?;
         if !seen.insert(name.text.clone()) {
-            return Err(Error::validation(format!("input `{}` is declared twice", name.text)).with_span(name.span));
+            return Err(
+                Error::validation(format!("input `{}` is declared twice", name.text))
+                    .with_span(name.span),
+            );
         }
         out.push(Input {
             name,
@@ -281,7 +302,8 @@ fn inputs(element: &Element) -> Result<Vec<Input>> {
 fn output(element: &Element) -> Result<Output> {
     check_shape(element, &["type", "schema"], &[])?;
     if element.has_text() {
-        return Err(Error::validation("<output_format> takes no text").with_span(element.text.trim().span()));
+        return Err(Error::validation("<output_format> takes no text")
+            .with_span(element.text.trim().span()));
     }
     let json = match element.attribute("type") {
         None => true,
@@ -309,7 +331,8 @@ fn schema(attribute: &Attribute) -> Result<Schema> {
             Ok(_) => Err(Error::validation("a JSON schema is an object").with_span(value.span())),
             Err(e) => {
                 let at = line_column_offset(value.as_str(), e.line(), e.column());
-                Err(Error::validation(format!("invalid JSON schema: {e}")).with_span(value.span_of(at, at + 1)))
+                Err(Error::validation(format!("invalid JSON schema: {e}"))
+                    .with_span(value.span_of(at, at + 1)))
             }
         };
     }
@@ -338,14 +361,18 @@ fn line_column_offset(text: &str, line: usize, column: usize) -> usize {
 
 /// `inherit_context` as an attribute of the task or as an element, not both.
 fn context_setting(element: &Element) -> Result<Option<Name>> {
-    let from_attribute = element.attribute("inherit_context").map(|a| a.value.clone());
-    let from_element = single(element, "inherit_context")?.map(text_only).transpose()?;
+    let from_attribute = element
+        .attribute("inherit_context")
+        .map(|a| a.value.clone());
+    let from_element = single(element, "inherit_context")?
+        .map(text_only)
+        .transpose()?;
     let text = match (from_attribute, from_element) {
         (Some(_), Some(t)) => {
-            return Err(
-                Error::validation("inherit_context is given both as an attribute and as an element")
-                    .with_span(t.span()),
+            return Err(Error::validation(
+                "inherit_context is given both as an attribute and as an element",
             )
+            .with_span(t.span()))
         }
         (Some(t), None) | (None, Some(t)) => t.trim(),
         (None, None) => return Ok(None),
@@ -366,12 +393,15 @@ fn context_setting(element: &Element) -> Result<Option<Name>> {
 /// `context_keys`: names separated by spaces or commas, as an attribute or an element.
 fn context_keys(element: &Element) -> Result<Option<Vec<Name>>> {
     let from_attribute = element.attribute("context_keys").map(|a| a.value.clone());
-    let from_element = single(element, "context_keys")?.map(text_only).transpose()?;
+    let from_element = single(element, "context_keys")?
+        .map(text_only)
+        .transpose()?;
     let text = match (from_attribute, from_element) {
         (Some(_), Some(t)) => {
-            return Err(
-                Error::validation("context_keys is given both as an attribute and as an element").with_span(t.span()),
+            return Err(Error::validation(
+                "context_keys is given both as an attribute and as an element",
             )
+            .with_span(t.span()))
         }
         (Some(t), None) | (None, Some(t)) => t,
         (None, None) => return Ok(None),
@@ -420,7 +450,10 @@ fn timeout(element: &Element) -> Result<Syntax> {
 fn command_args(element: &Element) -> Result<Vec<Text>> {
     check_shape(element, &[], &["arg"])?;
     if element.children.is_empty() {
-        return Err(Error::validation("<command> needs at least one <arg> (the program)").with_span(element.span));
+        return Err(
+            Error::validation("<command> needs at least one <arg> (the program)")
+                .with_span(element.span),
+        );
     }
     element
         .children

@@ -166,7 +166,10 @@ fn a_namespace_qualifies_names_and_local_references_only() {
 </tasks>"#;
     let forms = compile(xml, Some("rv"), None).unwrap();
     assert_eq!(forms[0], r#"(deftask rv/a () :prompt "A")"#);
-    assert_eq!(forms[1], r#"(deftask rv/b () (sequential (rv/a) (page 1)))"#);
+    assert_eq!(
+        forms[1],
+        r#"(deftask rv/b () (sequential (rv/a) (page 1)))"#
+    );
 }
 
 #[test]

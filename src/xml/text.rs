@@ -48,7 +48,9 @@ impl Text {
             self.push_run(&raw[run_start..i], offset + run_start);
             let (decoded, consumed) = match b {
                 b'&' => self.entity(raw, i, offset)?,
-                b'\r' if bytes.get(i + 1) == Some(&b'\n') => (if attribute { ' ' } else { '\n' }, 2),
+                b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
+                    (if attribute { ' ' } else { '\n' }, 2)
+                }
                 b'\r' | b'\n' | b'\t' if attribute => (' ', 1),
                 _ => ('\n', 1),
             };
@@ -80,10 +82,17 @@ impl Text {
     fn entity(&self, raw: &str, at: usize, offset: usize) -> Result<(char, usize)> {
         let rest = raw.get(at + 1..).unwrap_or("");
         let bad = |message: String, len: usize| {
-            Error::new(ErrorKind::XmlParse, message).with_span(Span::new(self.source, offset + at, offset + at + len))
+            Error::new(ErrorKind::XmlParse, message).with_span(Span::new(
+                self.source,
+                offset + at,
+                offset + at + len,
+            ))
         };
         let Some(semicolon) = rest.find(';').filter(|&n| n <= 32) else {
-            return Err(bad("`&` must start an entity reference such as `&amp;`".into(), 1));
+            return Err(bad(
+                "`&` must start an entity reference such as `&amp;`".into(),
+                1,
+            ));
         };
         let name = &rest[..semicolon];
         let len = semicolon + 2;

@@ -7,10 +7,16 @@
 //! the file is pushed on `interp.loading` while it runs, so the paths inside it resolve
 //! against it and a cycle of imports is found instead of recursing forever.
 //!
-//! What has been imported is kept in hidden globals (their names contain spaces, which
-//! no program can write), so this module needs no field of its own in `Interp`.
+//! What has been imported is kept in hidden globals (see `registry`), so this module
+//! needs no field of its own in `Interp`.
 
+mod check;
 mod namespace;
+mod registry;
+
+pub use check::check_file;
+
+use registry::{library_params, registry_get, registry_insert, MODULE_FILES, TASK_FILES};
 
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -18,20 +24,11 @@ use crate::eval::ast::{Extension, Node};
 use crate::eval::{Compiler, Interp};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
-use crate::symbol::Sym;
 use crate::task::forms::SpecialForm;
-use crate::value::{Entries, Map, Value};
-use crate::xml::{self, Param};
+use crate::value::Value;
+use crate::xml;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
-
-/// `task name → file` for every task imported from XML.
-const TASK_FILES: &str = "*imported tasks*";
-/// `file + alias → true` for every `.sexp` module imported.
-const MODULE_FILES: &str = "*imported modules*";
-/// `task name → {file, params}` for the tasks of files `tasklisp check` has seen.
-const CHECKED_TASKS: &str = "*checked tasks*";
 
 /// The special forms this module defines.
 pub fn special_form(name: &str) -> Option<SpecialForm> {
@@ -335,245 +332,9 @@ fn canonical(path: &Path) -> String {
         .to_string()
 }
 
-// ---- checking without running ---------------------------------------------------------
-
-/// Reads and checks a file without running it. An XML file is parsed, validated and its
-/// references resolved (against the files checked before it, then the TaskLibrary); a
-/// `.sexp` file is read and analysed, and the XML files it imports are checked too.
-pub fn check_file(interp: &Interp, path: &Path) -> Result<()> {
-    if is_xml(path) {
-        return check_xml(interp, path);
-    }
-    let forms = read_module(path)?;
-    with_loading(interp, path, || {
-        for form in &forms {
-            if let Some(imported) = imported_xml(form) {
-                check_xml(interp, &interp.resolve_path(imported))
-                    .map_err(|e| e.or_span(form.span))?;
-            }
-            Compiler::new(interp).compile(form)?;
-            if let Some((name, params)) = defined_task(form) {
-                record_checked(interp, &name, &canonical(path), &params);
-            }
-        }
-        Ok(())
-    })
-}
-
-/// The name and parameters of a top-level `(deftask name (params…) …)`, so the XML
-/// files a script imports after it can refer to it.
-fn defined_task(form: &Syntax) -> Option<(String, Vec<Param>)> {
-    let items = form.as_list()?;
-    if items.first()?.as_symbol()?.name() != "deftask" {
-        return None;
-    }
-    let name = items.get(1)?.as_symbol()?.name().to_owned();
-    let params = match &items.get(2)?.kind {
-        SyntaxKind::List(params) | SyntaxKind::Vector(params) => params,
-        _ => return None,
-    };
-    let params = params
-        .iter()
-        .filter_map(|param| match &param.kind {
-            SyntaxKind::Symbol(s) => Some(Param {
-                name: s.name().to_owned(),
-                optional: false,
-            }),
-            SyntaxKind::List(pair) => pair.first()?.as_symbol().map(|s| Param {
-                name: s.name().to_owned(),
-                optional: true,
-            }),
-            _ => None,
-        })
-        .collect();
-    Some((name, params))
-}
-
-fn record_checked(interp: &Interp, name: &str, file: &str, params: &[Param]) {
-    let mut entry = Entries::new();
-    entry.insert(Rc::from("file"), Value::str(file));
-    entry.insert(Rc::from("params"), params_value(params));
-    registry_insert(interp, CHECKED_TASKS, name, Value::map(entry));
-}
-
-fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
-    let file = xml::read_file(path)?;
-    let definitions = xml::definitions(&file, None, None, &|name| library_params(interp, name))?;
-    let this_file = canonical(path);
-    for definition in &definitions {
-        if let Some(other) = registry_get(interp, CHECKED_TASKS, &definition.name)
-            .as_ref()
-            .and_then(Value::as_map)
-            .and_then(|m| m.get("file").and_then(Value::as_str).map(str::to_owned))
-        {
-            if other != this_file {
-                return Err(duplicate(definition, &other, &this_file));
-            }
-        }
-        Compiler::new(interp).compile(&definition.form)?;
-        record_checked(interp, &definition.name, &this_file, &definition.params);
-    }
-    Ok(())
-}
-
-/// The file of a top-level `(import "x.xml" …)` form.
-fn imported_xml(form: &Syntax) -> Option<&str> {
-    let items = form.as_list()?;
-    let head = items.first()?.as_symbol()?;
-    match (head.name(), &items.get(1)?.kind) {
-        ("import", SyntaxKind::Str(file)) if is_xml(Path::new(file.as_str())) => {
-            Some(file.as_str())
-        }
-        _ => None,
-    }
-}
-
-// ---- what the TaskLibrary knows about a task's parameters -------------------------------
-
-/// `None` if no task is called `name`; otherwise its parameters, when they are known.
-fn library_params(interp: &Interp, name: &str) -> Option<Option<Vec<Param>>> {
-    if let Some(checked) = registry_get(interp, CHECKED_TASKS, name) {
-        return Some(
-            checked
-                .as_map()
-                .and_then(|m| m.get("params"))
-                .and_then(params_of),
-        );
-    }
-    match interp.tasks.task_value(name)? {
-        Value::Task(task) => Some(params_of(&task.field("params"))),
-        _ => Some(None),
-    }
-}
-
-fn params_value(params: &[Param]) -> Value {
-    Value::list(
-        params
-            .iter()
-            .map(|p| {
-                let mut entry = Entries::new();
-                entry.insert(Rc::from("name"), Value::str(p.name.as_str()));
-                entry.insert(Rc::from("optional"), Value::Bool(p.optional));
-                Value::map(entry)
-            })
-            .collect(),
-    )
-}
-
-/// Reads a task's `params` in the forms a definition may list them: names, `(name
-/// default)` lists, or maps with `name` and `default` / `optional` / `required`.
-///
-/// A list of bare names does not say which parameters have defaults, so they are all
-/// taken as optional: a `<task ref>` then passes those its template declares, and a
-/// required one it cannot pass is reported by the call (`input_validation_failure`)
-/// rather than guessed from whatever is bound where the step runs.
-fn params_of(value: &Value) -> Option<Vec<Param>> {
-    let list = value.as_list()?;
-    let bare_names = list
-        .iter()
-        .all(|item| matches!(item, Value::Str(_) | Value::Symbol(_)));
-    let params: Option<Vec<Param>> = list
-        .iter()
-        .map(|item| match &item {
-            Value::Str(name) => Some(Param {
-                name: name.to_string(),
-                optional: false,
-            }),
-            Value::Symbol(name) => Some(Param {
-                name: name.name().to_owned(),
-                optional: false,
-            }),
-            Value::List(..) => {
-                let parts = item.as_list()?;
-                let name = parts.get(0)?;
-                let name = name.as_str().map(str::to_owned).or_else(|| match name {
-                    Value::Symbol(s) => Some(s.name().to_owned()),
-                    _ => None,
-                })?;
-                Some(Param {
-                    name,
-                    optional: parts.len() > 1,
-                })
-            }
-            Value::Map(map) => Some(Param {
-                name: map.get("name")?.as_str()?.to_owned(),
-                optional: map_says_optional(map),
-            }),
-            _ => None,
-        })
-        .collect();
-    params.map(|params| {
-        params
-            .into_iter()
-            .map(|p| Param {
-                optional: p.optional || bare_names,
-                ..p
-            })
-            .collect()
-    })
-}
-
-fn map_says_optional(map: &Map) -> bool {
-    map.get("default")
-        .is_some_and(|d| !matches!(d, Value::Undefined))
-        || matches!(map.get("optional"), Some(Value::Bool(true)))
-        || matches!(map.get("required"), Some(Value::Bool(false)))
-}
-
-// ---- hidden registries -------------------------------------------------------------------
-
-fn registry_get(interp: &Interp, registry: &str, key: &str) -> Option<Value> {
-    interp
-        .global(Sym::new(registry))?
-        .as_map()?
-        .get(key)
-        .cloned()
-}
-
-fn registry_insert(interp: &Interp, registry: &str, key: &str, value: Value) {
-    let sym = Sym::new(registry);
-    let current = interp.global(sym);
-    // Drop the global's reference first so the map is updated in place, not copied.
-    interp.define_global(sym, Value::Nil);
-    let mut map = match current {
-        Some(Value::Map(map)) => map,
-        _ => Rc::new(Map::default()),
-    };
-    Rc::make_mut(&mut map).entries.insert(Rc::from(key), value);
-    interp.define_global(sym, Value::Map(map));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reader::read_source;
-
-    fn params(code: &str) -> Option<Vec<(String, bool)>> {
-        let value =
-            crate::eval::compile::syntax_to_value(&read_source("<params-test>", code).unwrap()[0]);
-        params_of(&value).map(|ps| ps.into_iter().map(|p| (p.name, p.optional)).collect())
-    }
-
-    #[test]
-    fn parameters_are_read_in_every_form_a_definition_lists_them() {
-        let both = Some(vec![("text".to_owned(), false), ("style".to_owned(), true)]);
-        assert_eq!(params(r#"("text" ("style" "brief"))"#), both);
-        assert_eq!(params(r#"(text (style "brief"))"#), both);
-        assert_eq!(
-            params(r#"({"name" "text"} {"name" "style" "default" "brief"})"#),
-            both
-        );
-        assert_eq!(
-            params(r#"({"name" "text" "required" true} {"name" "style" "optional" true})"#),
-            both
-        );
-        assert_eq!(
-            params(r#"("a" b)"#),
-            Some(vec![("a".to_owned(), true), ("b".to_owned(), true)])
-        );
-        assert_eq!(params("nil"), None);
-        assert_eq!(params("(1 2)"), None);
-    }
 
     #[test]
     fn xml_files_are_recognised_by_extension() {

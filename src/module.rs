@@ -16,7 +16,9 @@ mod registry;
 
 pub use check::check_file;
 
-use registry::{library_params, registry_get, registry_insert, MODULE_FILES, TASK_FILES};
+use registry::{
+    imported_from, library_params, record_import, registry_get, registry_insert, MODULE_FILES,
+};
 
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -208,17 +210,18 @@ fn import_xml(
     let file = xml::read_file(path)?;
     let definitions = xml::definitions(&file, alias, only, &|name| library_params(interp, name))?;
     let this_file = canonical(path);
+    let shown = path.display().to_string();
     let mut fresh = Vec::with_capacity(definitions.len());
     for definition in &definitions {
-        match registry_get(interp, TASK_FILES, &definition.name) {
-            Some(Value::Str(other)) if other.as_str() == this_file => continue,
-            Some(Value::Str(other)) => return Err(duplicate(definition, &other, &this_file)),
-            _ => {}
+        match imported_from(interp, &definition.name) {
+            Some((other, _)) if other == this_file => continue,
+            Some((_, other_shown)) => return Err(duplicate(definition, &other_shown, &shown)),
+            None => {}
         }
         if let Some(Value::Task(task)) = interp.tasks.task_value(&definition.name) {
             let origin = task.field("origin");
             let other = origin.as_str().unwrap_or("a deftask");
-            return Err(duplicate(definition, other, &this_file));
+            return Err(duplicate(definition, other, &shown));
         }
         fresh.push(definition);
     }
@@ -226,12 +229,7 @@ fn import_xml(
     with_loading(interp, path, || {
         for definition in &fresh {
             interp.eval_syntax(&definition.form)?;
-            registry_insert(
-                interp,
-                TASK_FILES,
-                &definition.name,
-                Value::str(this_file.as_str()),
-            );
+            record_import(interp, &definition.name, &this_file, &shown);
             names.push(Value::str(definition.name.as_str()));
         }
         Ok(())

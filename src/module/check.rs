@@ -26,7 +26,7 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<()> {
             }
             Compiler::new(interp).compile(form)?;
             if let Some((name, params)) = defined_task(form) {
-                record_checked(interp, &name, &canonical(path), &params);
+                record_checked(interp, &name, path, &params);
             }
         }
         Ok(())
@@ -62,9 +62,12 @@ fn defined_task(form: &Syntax) -> Option<(String, Vec<Param>)> {
     Some((name, params))
 }
 
-fn record_checked(interp: &Interp, name: &str, file: &str, params: &[Param]) {
+/// Records a task a checked file defines: its file (canonical, and as written) and its
+/// parameters.
+fn record_checked(interp: &Interp, name: &str, path: &Path, params: &[Param]) {
     let mut entry = Entries::new();
-    entry.insert(Rc::from("file"), Value::str(file));
+    entry.insert(Rc::from("file"), Value::str(canonical(path)));
+    entry.insert(Rc::from("shown"), Value::str(path.display().to_string()));
     entry.insert(Rc::from("params"), params_value(params));
     registry_insert(interp, CHECKED_TASKS, name, Value::map(entry));
 }
@@ -74,17 +77,19 @@ fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
     let definitions = xml::definitions(&file, None, None, &|name| library_params(interp, name))?;
     let this_file = canonical(path);
     for definition in &definitions {
-        if let Some(other) = registry_get(interp, CHECKED_TASKS, &definition.name)
-            .as_ref()
-            .and_then(Value::as_map)
-            .and_then(|m| m.get("file").and_then(Value::as_str).map(str::to_owned))
-        {
+        let earlier = registry_get(interp, CHECKED_TASKS, &definition.name);
+        let field = |key: &str| {
+            let map = earlier.as_ref().and_then(Value::as_map)?;
+            map.get(key).and_then(Value::as_str).map(str::to_owned)
+        };
+        if let (Some(other), Some(other_shown)) = (field("file"), field("shown")) {
             if other != this_file {
-                return Err(duplicate(definition, &other, &this_file));
+                let shown = path.display().to_string();
+                return Err(duplicate(definition, &other_shown, &shown));
             }
         }
         Compiler::new(interp).compile(&definition.form)?;
-        record_checked(interp, &definition.name, &this_file, &definition.params);
+        record_checked(interp, &definition.name, path, &definition.params);
     }
     Ok(())
 }

@@ -8,11 +8,11 @@ use crate::value::{Entries, Map, Value};
 use crate::xml::Param;
 use std::rc::Rc;
 
-/// `task name → file` for every task imported from XML.
+/// `task name → (canonical file, file as written)` for every task imported from XML.
 pub const TASK_FILES: &str = "*imported tasks*";
 /// `file + alias → true` for every `.sexp` module imported.
 pub const MODULE_FILES: &str = "*imported modules*";
-/// `task name → {file, params}` for the tasks of files `tasklisp check` has seen.
+/// `task name → {file, shown, params}` for the tasks of files `tasklisp check` has seen.
 pub const CHECKED_TASKS: &str = "*checked tasks*";
 
 pub fn registry_get(interp: &Interp, registry: &str, key: &str) -> Option<Value> {
@@ -34,6 +34,19 @@ pub fn registry_insert(interp: &Interp, registry: &str, key: &str, value: Value)
     };
     Rc::make_mut(&mut map).entries.insert(Rc::from(key), value);
     interp.define_global(sym, Value::Map(map));
+}
+
+/// The file a task was imported from: its canonical path (which identifies it) and the
+/// path as it was written (for messages).
+pub fn imported_from(interp: &Interp, task: &str) -> Option<(String, String)> {
+    let entry = registry_get(interp, TASK_FILES, task)?.as_list()?;
+    let text = |i: usize| entry.get(i).and_then(|v| v.as_str().map(str::to_owned));
+    Some((text(0)?, text(1)?))
+}
+
+pub fn record_import(interp: &Interp, task: &str, canonical: &str, shown: &str) {
+    let entry = Value::list(vec![Value::str(canonical), Value::str(shown)]);
+    registry_insert(interp, TASK_FILES, task, entry);
 }
 
 /// `None` if no task is called `name`; otherwise its parameters, when they are known.

@@ -332,3 +332,41 @@ fn a_ten_megabyte_file() {
         started.elapsed()
     );
 }
+
+#[test]
+fn the_command_line_checks_and_imports() {
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+            .args(args)
+            .current_dir(templates_dir())
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, _) = run(&["check", "basic.xml", "review.xml"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(stdout, "basic.xml: ok\nreview.xml: ok\n");
+    let (code, stdout, stderr) = run(&["check", "basic.xml", "unknown_ref.xml"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(stdout, "basic.xml: ok\n");
+    assert!(
+        stderr.contains("VALIDATION_ERROR") && stderr.contains("unknown_ref.xml:4:23"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["--import", "malformed.xml", "eval", "1"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("XML_PARSE_ERROR") && stderr.contains("malformed.xml:4:3"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["--error-format", "json", "check", "bad_test.xml"]);
+    assert_eq!(code, Some(1));
+    let error: serde_json::Value = serde_json::from_str(stderr.trim()).unwrap();
+    assert_eq!(error["type"], "VALIDATION_ERROR");
+    assert_eq!(error["location"]["line"], 4);
+    assert_eq!(error["location"]["column"], 41);
+}

@@ -45,10 +45,9 @@ pub fn check_shape(element: &Element, attributes: &[&str], children: &[&str]) ->
         }
     }
     if !children.is_empty() && element.has_text() {
-        let text = element.text.trim();
         return Err(
             Error::validation(format!("<{}> holds elements, not text", element.name))
-                .with_span(text.span()),
+                .with_span(element.text.first_line_span()),
         );
     }
     Ok(())

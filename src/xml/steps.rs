@@ -63,7 +63,7 @@ fn task_ref(element: &Element) -> Result<Name> {
     check_shape(element, &["ref"], &[])?;
     if element.has_text() {
         return Err(
-            Error::validation("<task ref> takes no text").with_span(element.text.trim().span())
+            Error::validation("<task ref> takes no text").with_span(element.text.first_line_span())
         );
     }
     symbol_name(required_attribute(element, "ref")?, "task reference")

@@ -282,7 +282,7 @@ fn inputs(element: &Element) -> Result<Vec<Input>> {
             return Err(Error::validation(
                 "<input> takes no text (a default is written default=\"…\")",
             )
-            .with_span(input.text.trim().span()));
+            .with_span(input.text.first_line_span()));
         }
         let name = symbol_name(required_attribute(input, "name")?, "input name")?;
         if !seen.insert(name.text.clone()) {
@@ -303,7 +303,7 @@ fn output(element: &Element) -> Result<Output> {
     check_shape(element, &["type", "schema"], &[])?;
     if element.has_text() {
         return Err(Error::validation("<output_format> takes no text")
-            .with_span(element.text.trim().span()));
+            .with_span(element.text.first_line_span()));
     }
     let json = match element.attribute("type") {
         None => true,

@@ -147,6 +147,14 @@ impl Text {
         self.source
     }
 
+    /// The first line of the text's non-blank content: where to point at stray text
+    /// without underlining a whole file.
+    pub fn first_line_span(&self) -> Span {
+        let trimmed = self.trim();
+        let line_end = trimmed.value.find('\n').unwrap_or(trimmed.value.len());
+        trimmed.span_of(0, trimmed.value[..line_end].trim_end().len())
+    }
+
     /// The text without leading and trailing whitespace, still mapped to its source.
     pub fn trim(&self) -> Text {
         let start = self.value.len() - self.value.trim_start().len();
@@ -228,6 +236,13 @@ mod tests {
     fn line_ends_are_normalised() {
         assert_eq!(decode("a\r\nb\rc", false).unwrap().as_str(), "a\nb\nc");
         assert_eq!(decode("a\r\nb\tc\nd", true).unwrap().as_str(), "a b c d");
+    }
+
+    #[test]
+    fn stray_text_is_pointed_at_by_its_first_line() {
+        let t = decode("\n  3<a/>\n  7</b>\n", false).unwrap();
+        let span = t.first_line_span();
+        assert_eq!((span.start, span.len), (3, 5));
     }
 
     #[test]

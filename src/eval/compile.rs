@@ -122,7 +122,8 @@ impl<'i> Compiler<'i> {
             "try" => self.try_form(items, span),
             "defmacro" => self.defmacro(items, span),
             _ => {
-                let form = crate::task::forms::special_form(name).or_else(|| crate::module::special_form(name));
+                let form = crate::task::forms::special_form(name)
+                    .or_else(|| crate::module::special_form(name));
                 return form.map(|form| form(self, items, span));
             }
         })

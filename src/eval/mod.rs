@@ -207,6 +207,8 @@ impl Interp {
         let globals = self.globals.borrow();
         (0..globals.len())
             .filter(|&i| !matches!(globals[i], Value::Undefined))
+            // Names with a space are the interpreter's own bookkeeping (gensyms, modules).
+            .filter(|&i| crate::symbol::name_at(i).is_some_and(|n| !n.contains(' ')))
             .filter_map(|i| {
                 let count = Sym::count();
                 (i < count).then(|| symbol_at(i))

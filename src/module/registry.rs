@@ -59,10 +59,12 @@ pub fn library_params(interp: &Interp, name: &str) -> Option<Option<Vec<Param>>>
                 .and_then(params_of),
         );
     }
-    match interp.tasks.task_value(name)? {
-        Value::Task(task) => Some(params_of(&task.field("params"))),
-        _ => Some(None),
-    }
+    let task = interp.tasks.get(name)?;
+    let params = task.params.iter().map(|p| Param {
+        name: p.name.name().to_owned(),
+        optional: p.default.is_some(),
+    });
+    Some(Some(params.collect()))
 }
 
 pub fn params_value(params: &[Param]) -> Value {

@@ -88,7 +88,7 @@ impl Session<'_> {
 
     fn import(&mut self, path: &Path) -> Next {
         let before = self.interp.tasks.names();
-        let outcome = self.interruptibly(|interp| crate::task::import_file(interp, path, None));
+        let outcome = self.interruptibly(|interp| crate::module::import_file(interp, path, None));
         match outcome {
             Ok(()) => {
                 let added: Vec<String> = self

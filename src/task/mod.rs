@@ -27,7 +27,6 @@ pub use library::Registered;
 pub use session::{ProviderChoice, Session};
 
 use crate::error::{Error, Result};
-use crate::eval::Interp;
 use crate::provider::Provider;
 use crate::value::Value;
 use library::TaskLibrary;
@@ -174,23 +173,4 @@ impl Runtime {
         self.set_native_provider(crate::provider::from_settings(&settings)?);
         Ok(())
     }
-}
-
-/// Imports an XML template file or `.sexp` module into the global environment.
-pub fn import_file(_interp: &Interp, path: &std::path::Path, _alias: Option<&str>) -> Result<()> {
-    Err(Error::validation(format!(
-        "cannot import {} yet",
-        path.display()
-    )))
-}
-
-/// Reads and checks a `.sexp` or `.xml` file without running it.
-pub fn check_file(interp: &Interp, path: &std::path::Path) -> Result<()> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::eval(format!("cannot read {}: {e}", path.display())))?;
-    let forms = crate::reader::read_source(&path.display().to_string(), &text)?;
-    for form in &forms {
-        crate::eval::Compiler::new(interp).compile(form)?;
-    }
-    Ok(())
 }

@@ -74,11 +74,7 @@ impl Provider for Anthropic {
 
 /// `usage.input_tokens` and `usage.output_tokens`, when the server sent both.
 fn usage(answer: &Json) -> Option<Usage> {
-    let usage = answer.get("usage")?;
-    Some(Usage {
-        input_tokens: usage.get("input_tokens")?.as_u64()?,
-        output_tokens: usage.get("output_tokens")?.as_u64()?,
-    })
+    super::http::usage(answer, "input_tokens", "output_tokens")
 }
 
 #[cfg(test)]

@@ -91,11 +91,7 @@ impl Provider for OpenAi {
 
 /// `usage.prompt_tokens` and `usage.completion_tokens`, when the server sent both.
 fn usage(answer: &Json) -> Option<Usage> {
-    let usage = answer.get("usage")?;
-    Some(Usage {
-        input_tokens: usage.get("prompt_tokens")?.as_u64()?,
-        output_tokens: usage.get("completion_tokens")?.as_u64()?,
-    })
+    super::http::usage(answer, "prompt_tokens", "completion_tokens")
 }
 
 #[cfg(test)]

@@ -1,7 +1,10 @@
 //! Tasks: definitions, the TaskLibrary, calls and results (SPEC §6).
 
+pub mod blocking;
 pub mod builtins;
 pub mod forms;
+pub mod pmap;
+pub mod script;
 
 use crate::env::Env;
 use crate::error::{Error, Result};

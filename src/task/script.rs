@@ -1,0 +1,394 @@
+//! Running external programs for script tasks (SPEC §6 "Script").
+//!
+//! A program runs directly from its argv (no shell unless asked), in a process group of
+//! its own so that a timeout or a cancellation can kill it *and everything it spawned*
+//! with one `SIGKILL`. Its output is drained on threads while we wait, keeping at most
+//! `max_output` bytes of each stream, so a chatty program can neither block on a full
+//! pipe nor fill our memory. When the program exits, whatever is left of its process
+//! group is killed too: a script's children do not outlive it (a program that must
+//! leave a daemon behind detaches it with `setsid`).
+//!
+//! This is plain Rust and `Send`: the caller runs it through
+//! [`run_blocking`](super::blocking::run_blocking) so `pmap` items overlap.
+
+use crate::error::{Error, Result};
+use crate::provider::Cancel;
+use serde_json::json;
+use std::io::{ErrorKind, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How much of each output stream is kept unless the caller says otherwise.
+pub const DEFAULT_MAX_OUTPUT: usize = 10 << 20;
+
+/// The exit code reported for a program that could not be started (as shells do).
+const NOT_STARTED_EXIT_CODE: i32 = 127;
+
+/// The longest pause between two checks of the program, the timeout and the cancel flag.
+const MAX_POLL_INTERVAL: Duration = Duration::from_millis(20);
+
+/// What to run and how.
+#[derive(Clone, Debug)]
+pub struct ScriptSpec {
+    /// The program and its arguments. With `shell`, `argv[0]` is the shell script and the
+    /// rest are its positional parameters: `sh -c argv[0] sh argv[1]…`, so `"$1"` is
+    /// `argv[1]` (and `$0` is `sh`).
+    pub argv: Vec<String>,
+    /// Bytes written to the program's standard input; `None` gives it an empty input
+    /// (never the interpreter's own stdin, which the REPL owns).
+    pub stdin: Option<Vec<u8>>,
+    /// Variables added to (or replacing those of) the inherited environment.
+    pub env: Vec<(String, String)>,
+    pub shell: bool,
+    pub timeout: Option<Duration>,
+    pub cwd: Option<PathBuf>,
+    /// The most bytes kept of stdout and of stderr, each; the rest is read and dropped.
+    pub max_output: usize,
+}
+
+impl ScriptSpec {
+    /// A spec that runs `argv` directly, with no input and the default output cap.
+    pub fn new(argv: Vec<String>) -> ScriptSpec {
+        ScriptSpec {
+            argv,
+            stdin: None,
+            env: Vec::new(),
+            shell: false,
+            timeout: None,
+            cwd: None,
+            max_output: DEFAULT_MAX_OUTPUT,
+        }
+    }
+}
+
+/// What a program that ran to its end left behind. A non-zero exit is still `Ok`: the
+/// caller decides what it means.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScriptOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// The exit status, or `128 + signal` when a signal ended the program.
+    pub exit_code: i32,
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+}
+
+/// Runs the program `spec` describes and waits for it, its timeout, or `cancel`.
+///
+/// Errors: `execution_timeout` (details `timeout_seconds`, `script_stdout`,
+/// `script_stderr`), `execution_halted` when `cancel` fires, `tool_execution_error` with
+/// `script_exit_code` 127 when the program cannot be started.
+pub fn run_script(spec: &ScriptSpec, cancel: &Cancel) -> Result<ScriptOutput> {
+    let program = spec.argv.first().ok_or_else(|| {
+        Error::task_failure("input_validation_failure", "the script's command is empty")
+    })?;
+    let mut child = command(spec)
+        .spawn()
+        .map_err(|e| not_started(program, &e.to_string()))?;
+    let group = ProcessGroup(child.id());
+    let watch = Watch {
+        started: Instant::now(),
+        timeout: spec.timeout,
+        cancel,
+    };
+    let mut threads = Vec::new();
+    if let (Some(input), Some(pipe)) = (spec.stdin.clone(), child.stdin.take()) {
+        threads.push(spawn_thread(move || feed(pipe, &input)));
+    }
+    let stdout = Capture::shared();
+    let stderr = Capture::shared();
+    if let Some(pipe) = child.stdout.take() {
+        let (capture, cap) = (stdout.clone(), spec.max_output);
+        threads.push(spawn_thread(move || drain(pipe, cap, &capture)));
+    }
+    if let Some(pipe) = child.stderr.take() {
+        let (capture, cap) = (stderr.clone(), spec.max_output);
+        threads.push(spawn_thread(move || drain(pipe, cap, &capture)));
+    }
+    let mut handles = Vec::new();
+    let mut ending = None;
+    for thread in threads {
+        match thread {
+            Ok(handle) => handles.push(handle),
+            Err(e) => ending = Some(Ending::Failed(e.to_string())),
+        }
+    }
+    let ending = ending.unwrap_or_else(|| watch.until(|| group.leader_exited()));
+    // The leader has exited (or is about to be killed) but is not reaped, so its id
+    // still names only its own group.
+    group.kill();
+    let status = child.wait();
+    // A process that left the group (setsid) may still hold a pipe open: the same
+    // timeout and cancel flag bound the wait for the streams to end.
+    let ending = match ending {
+        Ending::Exited => watch.until(|| Ok(handles.iter().all(JoinHandle::is_finished))),
+        other => other,
+    };
+    let output = ScriptOutput {
+        exit_code: status.as_ref().map_or(NOT_STARTED_EXIT_CODE, exit_code),
+        ..Capture::output(&stdout, &stderr)
+    };
+    match ending {
+        Ending::Exited => match status {
+            Ok(_) => Ok(output),
+            Err(e) => Err(Error::task_failure(
+                "tool_execution_error",
+                format!("cannot wait for {program}: {e}"),
+            )),
+        },
+        Ending::TimedOut(limit) => Err(Error::task_failure(
+            "execution_timeout",
+            format!(
+                "{program} ran longer than its timeout of {}s",
+                limit.as_secs_f64()
+            ),
+        )
+        .with_detail("timeout_seconds", json!(limit.as_secs_f64()))
+        .with_details(captured(&output))),
+        Ending::DeadlinePassed => Err(Error::task_failure(
+            "execution_timeout",
+            format!("{program} was stopped: the time limit passed"),
+        )
+        .with_details(captured(&output))),
+        Ending::Cancelled => Err(Error::task_failure(
+            "execution_halted",
+            format!("{program} was interrupted"),
+        )
+        .with_details(captured(&output))),
+        Ending::Failed(message) => Err(Error::task_failure(
+            "tool_execution_error",
+            format!("cannot run {program}: {message}"),
+        )
+        .with_details(captured(&output))),
+    }
+}
+
+fn command(spec: &ScriptSpec) -> Command {
+    let mut command = if spec.shell {
+        let mut sh = Command::new("sh");
+        sh.arg("-c")
+            .args(spec.argv.first())
+            .arg("sh")
+            .args(spec.argv.iter().skip(1));
+        sh
+    } else {
+        let mut direct = Command::new(spec.argv.first().map_or("", String::as_str));
+        direct.args(spec.argv.iter().skip(1));
+        direct
+    };
+    command
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if let Some(dir) = &spec.cwd {
+        command.current_dir(dir);
+    }
+    command
+}
+
+fn not_started(program: &str, os_error: &str) -> Error {
+    Error::task_failure(
+        "tool_execution_error",
+        format!("cannot run {program}: {os_error}"),
+    )
+    .with_details(json!({
+        "script_exit_code": NOT_STARTED_EXIT_CODE,
+        "script_stdout": "",
+        "script_stderr": os_error,
+    }))
+}
+
+fn captured(output: &ScriptOutput) -> serde_json::Value {
+    json!({"script_stdout": output.stdout, "script_stderr": output.stderr})
+}
+
+fn spawn_thread<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<JoinHandle<T>> {
+    std::thread::Builder::new()
+        .name("tasklisp-script-io".into())
+        .spawn(work)
+}
+
+/// Writes the input and closes the pipe. A program that exits without reading it all
+/// breaks the pipe, which is not an error.
+fn feed(mut pipe: std::process::ChildStdin, input: &[u8]) {
+    let _ = pipe.write_all(input);
+}
+
+/// One output stream as far as it has been read; shared so that a stream we stop
+/// waiting for still shows what it printed.
+#[derive(Default)]
+struct Capture {
+    bytes: Vec<u8>,
+    truncated: bool,
+}
+
+type SharedCapture = Arc<Mutex<Capture>>;
+
+impl Capture {
+    fn shared() -> SharedCapture {
+        Arc::new(Mutex::new(Capture::default()))
+    }
+
+    /// The streams decoded; the exit code is the caller's to fill in.
+    fn output(stdout: &SharedCapture, stderr: &SharedCapture) -> ScriptOutput {
+        let stdout = lock(stdout);
+        let stderr = lock(stderr);
+        ScriptOutput {
+            stdout: decode(&stdout.bytes, stdout.truncated),
+            stderr: decode(&stderr.bytes, stderr.truncated),
+            exit_code: 0,
+            stdout_truncated: stdout.truncated,
+            stderr_truncated: stderr.truncated,
+        }
+    }
+}
+
+fn lock(capture: &SharedCapture) -> MutexGuard<'_, Capture> {
+    capture.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Reads a stream to its end, keeping at most `cap` bytes.
+fn drain(mut pipe: impl Read, cap: usize, capture: &SharedCapture) {
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        match pipe.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                let mut capture = lock(capture);
+                let room = cap.saturating_sub(capture.bytes.len());
+                let kept = chunk.get(..n.min(room)).unwrap_or_default();
+                capture.bytes.extend_from_slice(kept);
+                capture.truncated |= n > room;
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+    }
+}
+
+/// Decodes output lossily; a cap that cut a character in two drops its first bytes
+/// rather than showing a replacement character.
+fn decode(bytes: &[u8], truncated: bool) -> String {
+    let end = if truncated {
+        bytes.len() - incomplete_tail(bytes)
+    } else {
+        bytes.len()
+    };
+    String::from_utf8_lossy(bytes.get(..end).unwrap_or(bytes)).into_owned()
+}
+
+/// How many bytes at the end of `bytes` begin a UTF-8 character they do not finish.
+fn incomplete_tail(bytes: &[u8]) -> usize {
+    let tail = &bytes[bytes.len().saturating_sub(3)..];
+    for (from_end, &byte) in tail.iter().rev().enumerate() {
+        let have = from_end + 1;
+        let needed = match byte {
+            0x00..=0x7f => return 0,
+            0x80..=0xbf => continue,
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            _ => 4,
+        };
+        return if have < needed { have } else { 0 };
+    }
+    0
+}
+
+fn exit_code(status: &ExitStatus) -> i32 {
+    status
+        .code()
+        .or_else(|| status.signal().map(|signal| 128 + signal))
+        .unwrap_or(NOT_STARTED_EXIT_CODE)
+}
+
+/// Why we stopped waiting for the program.
+enum Ending {
+    Exited,
+    TimedOut(Duration),
+    DeadlinePassed,
+    Cancelled,
+    /// The runner itself could not go on (no thread for the pipes).
+    Failed(String),
+}
+
+/// The limits a wait is under: the script's timeout and the caller's cancel flag.
+struct Watch<'a> {
+    started: Instant,
+    timeout: Option<Duration>,
+    cancel: &'a Cancel,
+}
+
+impl Watch<'_> {
+    /// Polls `done` until it is true (`Exited`) or a limit ends the wait.
+    fn until(&self, mut done: impl FnMut() -> std::io::Result<bool>) -> Ending {
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match done() {
+                Ok(true) => return Ending::Exited,
+                Ok(false) => {}
+                Err(e) => return Ending::Failed(e.to_string()),
+            }
+            if self.cancel.flag.load(Ordering::Relaxed) {
+                return Ending::Cancelled;
+            }
+            if self.cancel.is_cancelled() {
+                return Ending::DeadlinePassed;
+            }
+            if let Some(limit) = self
+                .timeout
+                .filter(|&limit| self.started.elapsed() >= limit)
+            {
+                return Ending::TimedOut(limit);
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(MAX_POLL_INTERVAL);
+        }
+    }
+}
+
+/// The process group a program runs in; its id is the program's process id.
+struct ProcessGroup(u32);
+
+impl ProcessGroup {
+    /// True once the leader has exited. It is left unreaped (`WNOWAIT`), so its id cannot
+    /// be reused by an unrelated process before [`ProcessGroup::kill`].
+    fn leader_exited(&self) -> std::io::Result<bool> {
+        // SAFETY: waitid only writes into the zeroed siginfo_t we own; WNOHANG makes it
+        // return at once and WNOWAIT leaves the child for `Child::wait` to reap.
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+            if libc::waitid(libc::P_PID, self.0 as libc::id_t, &mut info, flags) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(info.si_pid() != 0)
+        }
+    }
+
+    /// Kills every process left in the group (the program and all it spawned).
+    fn kill(&self) {
+        let Ok(id) = libc::pid_t::try_from(self.0) else {
+            return;
+        };
+        // SAFETY: killpg only sends a signal; a group that is already gone gives ESRCH.
+        unsafe {
+            libc::killpg(id, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -90,6 +90,16 @@ fn take<F>(slot: &Mutex<Option<F>>) -> Option<F> {
     slot.lock().unwrap_or_else(PoisonError::into_inner).take()
 }
 
+/// A stack of `size` bytes for a fiber: reserved now, committed by the OS as it is used.
+pub fn new_stack(size: usize) -> Result<DefaultStack> {
+    DefaultStack::new(size).map_err(|e| {
+        Error::task_failure(
+            "unexpected_error",
+            format!("pmap: cannot reserve a stack of {size} bytes: {e}"),
+        )
+    })
+}
+
 /// What resuming a fiber led to.
 pub enum Step {
     /// The item waits for this work; resume the fiber once it has run.
@@ -107,19 +117,12 @@ pub struct Fiber<'a> {
 }
 
 impl<'a> Fiber<'a> {
-    /// A fiber, not started yet, that will run `body` on a stack of `stack_size` bytes
-    /// (reserved now, committed by the OS as it is used).
+    /// A fiber, not started yet, that will run `body` on `stack`.
     pub fn new(
         interp: &'a Interp,
-        stack_size: usize,
+        stack: DefaultStack,
         body: impl FnOnce(&Interp) -> Result<Value> + 'static,
-    ) -> Result<Fiber<'a>> {
-        let stack = DefaultStack::new(stack_size).map_err(|e| {
-            Error::task_failure(
-                "unexpected_error",
-                format!("pmap: cannot reserve a stack of {stack_size} bytes: {e}"),
-            )
-        })?;
+    ) -> Fiber<'a> {
         let stack_floor = stack.limit().get().saturating_add(STACK_MARGIN);
         let interp_ptr: *const Interp = interp;
         let coroutine = Coroutine::with_stack(stack, move |yielder: &Yielder<(), Job>, ()| {
@@ -133,12 +136,17 @@ impl<'a> Fiber<'a> {
             let interp = unsafe { &*interp_ptr };
             body(interp)
         });
-        Ok(Fiber {
+        Fiber {
             coroutine,
             depth: interp.depth(),
             stack_floor,
             interp: PhantomData,
-        })
+        }
+    }
+
+    /// The stack of a fiber that has ended, for the next one (`None` if it has not).
+    pub fn into_stack(self) -> Option<DefaultStack> {
+        self.coroutine.done().then(|| self.coroutine.into_stack())
     }
 
     /// Runs the fiber until it blocks or ends, with the interpreter's frame count and
@@ -201,7 +209,7 @@ mod tests {
         body: impl FnOnce(&Interp) -> Result<Value> + 'static,
         handle: impl FnOnce(Job),
     ) -> Result<String> {
-        let mut fiber = Fiber::new(interp, 1 << 20, body)?;
+        let mut fiber = Fiber::new(interp, new_stack(1 << 20)?, body);
         let Step::Blocked(job) = fiber.resume(interp) else {
             panic!("expected to block")
         };

@@ -7,12 +7,13 @@
 //!
 //! [`run_blocking`]: super::blocking::run_blocking
 
-use super::blocking::{in_fiber, Fiber, Job, Step};
+use super::blocking::{in_fiber, new_stack, Fiber, Job, Step};
 use crate::builtins::{builtin_table, int_arg, list_arg, proc_arg, split_options};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::value::Value;
+use corosensei::stack::DefaultStack;
 use std::collections::VecDeque;
 use std::sync::mpsc;
 
@@ -26,7 +27,9 @@ const DEFAULT_CONCURRENCY: i64 = 8;
 /// Each running item holds a stack of its own, so the bound is capped.
 const MAX_CONCURRENCY: i64 = 256;
 
-/// The most stack an item gets (reserved, committed as used).
+/// The stack an item gets is the interpreter's own size within these bounds (reserved
+/// up front, committed as used).
+const MIN_ITEM_STACK: usize = 1 << 20;
 const MAX_ITEM_STACK: usize = 256 << 20;
 
 fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
@@ -81,6 +84,8 @@ struct Run<'a> {
     ready: VecDeque<usize>,
     running: usize,
     failed: bool,
+    /// Stacks of ended fibers, reused: a fresh one costs system calls and page faults.
+    spare_stacks: Vec<DefaultStack>,
     finished: mpsc::Receiver<usize>,
     notify: mpsc::Sender<usize>,
 }
@@ -92,7 +97,10 @@ impl<'a> Scheduler<'a> {
             f,
             env,
             concurrency,
-            stack_size: interp.limits.stack_size.min(MAX_ITEM_STACK),
+            stack_size: interp
+                .limits
+                .stack_size
+                .clamp(MIN_ITEM_STACK, MAX_ITEM_STACK),
         }
     }
 
@@ -107,6 +115,7 @@ impl<'a> Scheduler<'a> {
             ready: VecDeque::new(),
             running: 0,
             failed: false,
+            spare_stacks: Vec::new(),
             finished,
             notify,
         };
@@ -139,15 +148,17 @@ impl<'a> Scheduler<'a> {
     fn start(&self, run: &mut Run<'a>, index: usize, item: Value) {
         let (f, env) = (self.f.clone(), self.env.clone());
         let body = move |interp: &Interp| interp.apply(&f, std::slice::from_ref(&item), &env);
-        match Fiber::new(self.interp, self.stack_size, body) {
-            Ok(fiber) => {
-                if let Some(slot) = run.fibers.get_mut(index) {
-                    *slot = Some(fiber);
-                    run.ready.push_back(index);
-                    run.running += 1;
-                }
-            }
-            Err(e) => finish(run, index, Err(e)),
+        let stack = match run.spare_stacks.pop() {
+            Some(stack) => stack,
+            None => match new_stack(self.stack_size) {
+                Ok(stack) => stack,
+                Err(e) => return finish(run, index, Err(e)),
+            },
+        };
+        if let Some(slot) = run.fibers.get_mut(index) {
+            *slot = Some(Fiber::new(self.interp, stack, body));
+            run.ready.push_back(index);
+            run.running += 1;
         }
     }
 
@@ -158,9 +169,8 @@ impl<'a> Scheduler<'a> {
         match fiber.resume(self.interp) {
             Step::Blocked(job) => dispatch(run, index, job),
             Step::Done(result) => {
-                if let Some(slot) = run.fibers.get_mut(index) {
-                    *slot = None;
-                }
+                let ended = run.fibers.get_mut(index).and_then(Option::take);
+                run.spare_stacks.extend(ended.and_then(Fiber::into_stack));
                 run.running -= 1;
                 finish(run, index, result);
             }

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::provider::Cancel;
 use serde_json::json;
 use std::io::{ErrorKind, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
@@ -90,7 +91,7 @@ pub fn run_script(spec: &ScriptSpec, cancel: &Cancel) -> Result<ScriptOutput> {
     let mut child = command(spec)
         .spawn()
         .map_err(|e| not_started(program, &e.to_string()))?;
-    let group = ProcessGroup(child.id());
+    let group = ProcessGroup::new(child.id());
     let watch = Watch {
         started: Instant::now(),
         timeout: spec.timeout,
@@ -118,7 +119,9 @@ pub fn run_script(spec: &ScriptSpec, cancel: &Cancel) -> Result<ScriptOutput> {
             Err(e) => ending = Some(Ending::Failed(e.to_string())),
         }
     }
-    let ending = ending.unwrap_or_else(|| watch.until(|| group.leader_exited()));
+    let ending = ending.unwrap_or_else(|| {
+        watch.until(|| group.leader_exited(), |pause| group.wait_for_exit(pause))
+    });
     // The leader has exited (or is about to be killed) but is not reaped, so its id
     // still names only its own group.
     group.kill();
@@ -126,7 +129,10 @@ pub fn run_script(spec: &ScriptSpec, cancel: &Cancel) -> Result<ScriptOutput> {
     // A process that left the group (setsid) may still hold a pipe open: the same
     // timeout and cancel flag bound the wait for the streams to end.
     let ending = match ending {
-        Ending::Exited => watch.until(|| Ok(handles.iter().all(JoinHandle::is_finished))),
+        Ending::Exited => watch.until(
+            || Ok(handles.iter().all(JoinHandle::is_finished)),
+            std::thread::sleep,
+        ),
         other => other,
     };
     let output = ScriptOutput {
@@ -332,8 +338,13 @@ struct Watch<'a> {
 }
 
 impl Watch<'_> {
-    /// Polls `done` until it is true (`Exited`) or a limit ends the wait.
-    fn until(&self, mut done: impl FnMut() -> std::io::Result<bool>) -> Ending {
+    /// Polls `done` until it is true (`Exited`) or a limit ends the wait, waiting with
+    /// `wait` (which may return early) between polls.
+    fn until(
+        &self,
+        mut done: impl FnMut() -> std::io::Result<bool>,
+        wait: impl Fn(Duration),
+    ) -> Ending {
         let mut pause = Duration::from_millis(1);
         loop {
             match done() {
@@ -353,16 +364,44 @@ impl Watch<'_> {
             {
                 return Ending::TimedOut(limit);
             }
-            std::thread::sleep(pause);
+            wait(pause);
             pause = (pause * 2).min(MAX_POLL_INTERVAL);
         }
     }
 }
 
 /// The process group a program runs in; its id is the program's process id.
-struct ProcessGroup(u32);
+struct ProcessGroup {
+    id: u32,
+    /// Becomes readable when the leader exits (Linux pidfd), so a wait ends at once.
+    exit_fd: Option<OwnedFd>,
+}
 
 impl ProcessGroup {
+    fn new(id: u32) -> ProcessGroup {
+        ProcessGroup {
+            id,
+            exit_fd: open_pidfd(id),
+        }
+    }
+
+    /// Waits up to `pause`, or less if the leader exits meanwhile.
+    fn wait_for_exit(&self, pause: Duration) {
+        let Some(fd) = &self.exit_fd else {
+            return std::thread::sleep(pause);
+        };
+        let mut poll = libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let millis = libc::c_int::try_from(pause.as_millis()).unwrap_or(libc::c_int::MAX);
+        // SAFETY: poll reads and writes only the one pollfd we own.
+        if unsafe { libc::poll(&mut poll, 1, millis) } < 0 {
+            std::thread::sleep(pause);
+        }
+    }
+
     /// True once the leader has exited. It is left unreaped (`WNOWAIT`), so its id cannot
     /// be reused by an unrelated process before [`ProcessGroup::kill`].
     fn leader_exited(&self) -> std::io::Result<bool> {
@@ -371,7 +410,7 @@ impl ProcessGroup {
         unsafe {
             let mut info: libc::siginfo_t = std::mem::zeroed();
             let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-            if libc::waitid(libc::P_PID, self.0 as libc::id_t, &mut info, flags) != 0 {
+            if libc::waitid(libc::P_PID, self.id as libc::id_t, &mut info, flags) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(info.si_pid() != 0)
@@ -380,7 +419,7 @@ impl ProcessGroup {
 
     /// Kills every process left in the group (the program and all it spawned).
     fn kill(&self) {
-        let Ok(id) = libc::pid_t::try_from(self.0) else {
+        let Ok(id) = libc::pid_t::try_from(self.id) else {
             return;
         };
         // SAFETY: killpg only sends a signal; a group that is already gone gives ESRCH.
@@ -388,6 +427,23 @@ impl ProcessGroup {
             libc::killpg(id, libc::SIGKILL);
         }
     }
+}
+
+#[cfg(target_os = "linux")]
+fn open_pidfd(id: u32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; the
+    // descriptor is ours alone, so OwnedFd may close it.
+    unsafe {
+        let fd = libc::syscall(libc::SYS_pidfd_open, id as libc::pid_t, 0);
+        let fd = libc::c_int::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+        Some(OwnedFd::from_raw_fd(fd))
+    }
+}
+
+/// Without pidfds, waits poll at intervals.
+#[cfg(not(target_os = "linux"))]
+fn open_pidfd(_id: u32) -> Option<OwnedFd> {
+    None
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -97,81 +97,92 @@ pub fn run_script(spec: &ScriptSpec, cancel: &Cancel) -> Result<ScriptOutput> {
         timeout: spec.timeout,
         cancel,
     };
-    let mut threads = Vec::new();
-    if let (Some(input), Some(pipe)) = (spec.stdin.clone(), child.stdin.take()) {
-        threads.push(spawn_thread(move || feed(pipe, &input)));
-    }
-    let stdout = Capture::shared();
-    let stderr = Capture::shared();
-    if let Some(pipe) = child.stdout.take() {
-        let (capture, cap) = (stdout.clone(), spec.max_output);
-        threads.push(spawn_thread(move || drain(pipe, cap, &capture)));
-    }
-    if let Some(pipe) = child.stderr.take() {
-        let (capture, cap) = (stderr.clone(), spec.max_output);
-        threads.push(spawn_thread(move || drain(pipe, cap, &capture)));
-    }
-    let mut handles = Vec::new();
-    let mut ending = None;
-    for thread in threads {
-        match thread {
-            Ok(handle) => handles.push(handle),
-            Err(e) => ending = Some(Ending::Failed(e.to_string())),
-        }
-    }
-    let ending = ending.unwrap_or_else(|| {
-        watch.until(|| group.leader_exited(), |pause| group.wait_for_exit(pause))
-    });
+    let (stdout, stderr) = (Capture::shared(), Capture::shared());
+    let io = start_io(&mut child, spec, &stdout, &stderr);
+    let ending = match &io {
+        Ok(_) => watch.until(|| group.leader_exited(), |pause| group.wait_for_exit(pause)),
+        Err(e) => Ending::Failed(e.to_string()),
+    };
     // The leader has exited (or is about to be killed) but is not reaped, so its id
     // still names only its own group.
     group.kill();
     let status = child.wait();
     // A process that left the group (setsid) may still hold a pipe open: the same
     // timeout and cancel flag bound the wait for the streams to end.
-    let ending = match ending {
-        Ending::Exited => watch.until(
-            || Ok(handles.iter().all(JoinHandle::is_finished)),
+    let ending = match (ending, &io) {
+        (Ending::Exited, Ok(threads)) => watch.until(
+            || Ok(threads.iter().all(JoinHandle::is_finished)),
             std::thread::sleep,
         ),
-        other => other,
+        (ending, _) => ending,
     };
+    let output = Capture::output(&stdout, &stderr);
+    outcome(program, ending, status, output)
+}
+
+/// Starts the threads that feed stdin and drain stdout and stderr.
+fn start_io(
+    child: &mut Child,
+    spec: &ScriptSpec,
+    stdout: &SharedCapture,
+    stderr: &SharedCapture,
+) -> std::io::Result<Vec<JoinHandle<()>>> {
+    let mut threads = Vec::new();
+    if let (Some(input), Some(pipe)) = (spec.stdin.clone(), child.stdin.take()) {
+        threads.push(spawn_thread(move || feed(pipe, &input))?);
+    }
+    if let Some(pipe) = child.stdout.take() {
+        let (capture, cap) = (stdout.clone(), spec.max_output);
+        threads.push(spawn_thread(move || drain(pipe, cap, &capture))?);
+    }
+    if let Some(pipe) = child.stderr.take() {
+        let (capture, cap) = (stderr.clone(), spec.max_output);
+        threads.push(spawn_thread(move || drain(pipe, cap, &capture))?);
+    }
+    Ok(threads)
+}
+
+/// The result for the caller: the output, or the error the ending calls for.
+fn outcome(
+    program: &str,
+    ending: Ending,
+    status: std::io::Result<ExitStatus>,
+    output: ScriptOutput,
+) -> Result<ScriptOutput> {
     let output = ScriptOutput {
         exit_code: status.as_ref().map_or(NOT_STARTED_EXIT_CODE, exit_code),
-        ..Capture::output(&stdout, &stderr)
+        ..output
     };
-    match ending {
-        Ending::Exited => match status {
-            Ok(_) => Ok(output),
-            Err(e) => Err(Error::task_failure(
-                "tool_execution_error",
-                format!("cannot wait for {program}: {e}"),
-            )),
-        },
-        Ending::TimedOut(limit) => Err(Error::task_failure(
+    let error = match (ending, status) {
+        (Ending::Exited, Ok(_)) => return Ok(output),
+        (Ending::Exited, Err(e)) => Error::task_failure(
+            "tool_execution_error",
+            format!("cannot wait for {program}: {e}"),
+        ),
+        (Ending::TimedOut(limit), _) => Error::task_failure(
             "execution_timeout",
             format!(
                 "{program} ran longer than its timeout of {}s",
                 limit.as_secs_f64()
             ),
         )
-        .with_detail("timeout_seconds", json!(limit.as_secs_f64()))
-        .with_details(captured(&output))),
-        Ending::DeadlinePassed => Err(Error::task_failure(
+        .with_detail("timeout_seconds", json!(limit.as_secs_f64())),
+        (Ending::DeadlinePassed, _) => Error::task_failure(
             "execution_timeout",
             format!("{program} was stopped: the time limit passed"),
-        )
-        .with_details(captured(&output))),
-        Ending::Cancelled => Err(Error::task_failure(
-            "execution_halted",
-            format!("{program} was interrupted"),
-        )
-        .with_details(captured(&output))),
-        Ending::Failed(message) => Err(Error::task_failure(
+        ),
+        (Ending::Cancelled, _) => {
+            Error::task_failure("execution_halted", format!("{program} was interrupted"))
+        }
+        (Ending::Failed(message), _) => Error::task_failure(
             "tool_execution_error",
             format!("cannot run {program}: {message}"),
-        )
-        .with_details(captured(&output))),
-    }
+        ),
+    };
+    Err(error.with_details(json!({
+        "script_stdout": output.stdout,
+        "script_stderr": output.stderr,
+    })))
 }
 
 fn command(spec: &ScriptSpec) -> Command {
@@ -215,10 +226,6 @@ fn not_started(program: &str, os_error: &str) -> Error {
     }))
 }
 
-fn captured(output: &ScriptOutput) -> serde_json::Value {
-    json!({"script_stdout": output.stdout, "script_stderr": output.stderr})
-}
-
 fn spawn_thread<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> std::io::Result<JoinHandle<T>> {
@@ -248,7 +255,7 @@ impl Capture {
         Arc::new(Mutex::new(Capture::default()))
     }
 
-    /// The streams decoded; the exit code is the caller's to fill in.
+    /// The streams decoded; the exit code is filled in by `outcome`.
     fn output(stdout: &SharedCapture, stderr: &SharedCapture) -> ScriptOutput {
         let stdout = lock(stdout);
         let stderr = lock(stderr);

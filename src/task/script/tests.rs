@@ -200,3 +200,16 @@ fn a_passed_deadline_is_a_timeout() {
     let e = run_script(&shell("sleep 30"), &cancel).unwrap_err();
     assert_eq!(e.reason(), Some("execution_timeout"));
 }
+
+#[test]
+fn a_detached_process_holding_the_output_open_is_bounded_by_the_timeout() {
+    let started = Instant::now();
+    let e = run(ScriptSpec {
+        timeout: Some(Duration::from_millis(500)),
+        ..shell("setsid sleep 3 & sleep 0.2; echo parent")
+    })
+    .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(e.reason(), Some("execution_timeout"));
+    assert_eq!(e.details()["script_stdout"], "parent\n");
+}

@@ -87,17 +87,15 @@ fn panic_in_work(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
 
 /// Runs `source` in a fresh interpreter with the test builtins; the value printed, or
 /// the error as its JSON map. Also returns the counters.
-fn run_with(
-    limits: Limits,
-    source: &'static str,
-) -> (std::result::Result<String, String>, Arc<Counters>) {
+fn run_with(limits: Limits, source: &str) -> (std::result::Result<String, String>, Arc<Counters>) {
+    let source = source.to_owned();
     tasklisp::run_on_large_stack(&limits, move |limits| {
         let interp = Interp::with_output(limits, Box::new(std::io::sink())).unwrap();
         for builtin in [&BLOCKING_SLEEP, &SCRIPT, &PANIC_IN_WORK] {
             interp.define_global(Sym::new(builtin.name), Value::Builtin(builtin));
         }
         let result = interp
-            .run_source("<test>", source)
+            .run_source("<test>", &source)
             .map(|v| tasklisp::value::write_string(&v))
             .map_err(|e| e.to_json().to_string());
         (result, counters())
@@ -105,7 +103,7 @@ fn run_with(
     .unwrap()
 }
 
-fn run(source: &'static str) -> std::result::Result<String, String> {
+fn run(source: &str) -> std::result::Result<String, String> {
     run_with(Limits::default(), source).0
 }
 
@@ -205,14 +203,11 @@ const DEEP: &str = "(define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1)))))";
 
 #[test]
 fn deep_recursion_in_an_item_is_a_clean_error() {
-    let source: &'static str = Box::leak(
-        format!(
-            "{DEEP} (list (try (pmap deep [10 100000]) (catch e e.type)) (pmap deep [100 2000]) (deep 5000))"
-        )
-        .into_boxed_str(),
+    let source = format!(
+        "{DEEP} (list (try (pmap deep [10 100000]) (catch e e.type)) (pmap deep [100 2000]) (deep 5000))"
     );
     assert_eq!(
-        run(source).unwrap(),
+        run(&source).unwrap(),
         "(\"RESOURCE_EXHAUSTION\" (100 2000) 5000)"
     );
 }
@@ -224,11 +219,10 @@ fn running_out_of_an_items_stack_is_a_clean_error() {
         max_depth: 1_000_000,
         ..Limits::default()
     };
-    let source: &'static str = Box::leak(
-        format!("{DEEP} (list (try (pmap deep [10 900000]) (catch e e.details.resource)) (pmap deep [3]))")
-            .into_boxed_str(),
+    let source = format!(
+        "{DEEP} (list (try (pmap deep [10 900000]) (catch e e.details.resource)) (pmap deep [3]))"
     );
-    assert_eq!(run_with(limits, source).0.unwrap(), "(\"stack\" (3))");
+    assert_eq!(run_with(limits, &source).0.unwrap(), "(\"stack\" (3))");
 }
 
 #[test]

@@ -102,7 +102,7 @@ mod tests {
         let t = "ab\ncdé\nf";
         assert_eq!(line_col(t, 0), (1, 1));
         assert_eq!(line_col(t, 4), (2, 2));
-        assert_eq!(line_col(t, 9), (3, 1));
+        assert_eq!(line_col(t, 8), (3, 1));
     }
 
     #[test]

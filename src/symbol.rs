@@ -56,7 +56,11 @@ impl Sym {
 
     /// How many symbols exist; the global table sizes itself from this.
     pub fn count() -> usize {
-        INTERNER.read().unwrap_or_else(|e| e.into_inner()).names.len()
+        INTERNER
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .names
+            .len()
     }
 }
 
@@ -98,6 +102,16 @@ pub mod well_known {
     }
 }
 
+/// The name of the symbol with index `index`, if there is one.
+pub fn name_at(index: usize) -> Option<&'static str> {
+    INTERNER
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .names
+        .get(index)
+        .copied()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,14 +124,4 @@ mod tests {
         assert_eq!(a.name(), "alpha-test");
         assert_ne!(a, Sym::new("beta-test"));
     }
-}
-
-/// The name of the symbol with index `index`, if there is one.
-pub fn name_at(index: usize) -> Option<&'static str> {
-    INTERNER
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .names
-        .get(index)
-        .copied()
 }

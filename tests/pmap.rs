@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tasklisp::builtins::Builtin;
 use tasklisp::env::Env;
-use tasklisp::provider::Cancel;
+use tasklisp::provider::{Cancel, Provider, Request, Response};
 use tasklisp::symbol::Sym;
 use tasklisp::task::blocking::run_blocking;
 use tasklisp::task::script::{run_script, ScriptSpec};
@@ -289,5 +289,61 @@ fn closures_see_their_environment_and_state_is_shared() {
                total"#)
         .unwrap(),
         "100"
+    );
+}
+
+#[test]
+fn script_tasks_overlap() {
+    let started = Instant::now();
+    let result = run(
+        r#"(deftask nap (n) :command ["sh" "-c" "sleep 0.2; echo $0" n])
+                        (map (fn (r) r.content) (pmap nap (range 16) :concurrency 16))"#,
+    );
+    assert!(result.unwrap().starts_with("(\"0\\n\" \"1\\n\" \"2\\n\""));
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+/// A native provider that takes 0.2 s to answer with the prompt.
+struct SlowEcho;
+
+impl Provider for SlowEcho {
+    fn name(&self) -> &str {
+        "slow-echo"
+    }
+
+    fn complete(&self, request: &Request, _: &Cancel) -> Result<Response> {
+        std::thread::sleep(Duration::from_millis(200));
+        Ok(Response {
+            content: request.prompt.clone(),
+            usage: None,
+        })
+    }
+}
+
+#[test]
+fn model_calls_overlap() {
+    let started = Instant::now();
+    let result = tasklisp::run_on_large_stack(&Limits::default(), |limits| {
+        let interp = Interp::with_output(limits, Box::new(std::io::sink())).unwrap();
+        interp.tasks.set_native_provider(Arc::new(SlowEcho));
+        let value = interp
+            .run_source(
+                "<test>",
+                r#"(deftask say (x) :prompt "item {{x}}")
+                   (map (fn (r) r.content) (pmap say (range 16) :concurrency 16))"#,
+            )
+            .unwrap();
+        tasklisp::value::write_string(&value)
+    })
+    .unwrap();
+    assert!(result.starts_with("(\"item 0\" \"item 1\""), "{result}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
     );
 }

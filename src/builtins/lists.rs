@@ -87,8 +87,12 @@ fn rest(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn nth(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let xs = list_arg("nth", &args[0])?;
     let i = index_arg("nth", &args[1])?;
-    xs.get(i)
-        .ok_or_else(|| Error::eval(format!("nth: index {i} is out of range (length {})", xs.len())))
+    xs.get(i).ok_or_else(|| {
+        Error::eval(format!(
+            "nth: index {i} is out of range (length {})",
+            xs.len()
+        ))
+    })
 }
 
 fn length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -122,7 +126,10 @@ fn is_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_null(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Nil | Value::List(None, _))))
+    Ok(Value::Bool(matches!(
+        args[0],
+        Value::Nil | Value::List(None, _)
+    )))
 }
 
 fn is_empty(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -142,21 +149,33 @@ fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (start, end, step) = match args {
         [end] => (0, int_arg("range", end)?, 1),
         [start, end] => (int_arg("range", start)?, int_arg("range", end)?, 1),
-        [start, end, step] => (int_arg("range", start)?, int_arg("range", end)?, int_arg("range", step)?),
+        [start, end, step] => (
+            int_arg("range", start)?,
+            int_arg("range", end)?,
+            int_arg("range", step)?,
+        ),
         _ => return Err(Error::eval("range: expected 1 to 3 arguments")),
     };
     if step == 0 {
         return Err(Error::eval("range: step must not be zero"));
     }
     let count = if (step > 0 && end > start) || (step < 0 && end < start) {
-        ((end as i128 - start as i128).abs() + step.unsigned_abs() as i128 - 1) / step.unsigned_abs() as i128
+        ((end as i128 - start as i128).abs() + step.unsigned_abs() as i128 - 1)
+            / step.unsigned_abs() as i128
     } else {
         0
     };
     if count > MAX_RANGE as i128 {
-        return Err(Error::resource("memory", count as u64, MAX_RANGE as u64, "range: too many elements"));
+        return Err(Error::resource(
+            "memory",
+            count as u64,
+            MAX_RANGE as u64,
+            "range: too many elements",
+        ));
     }
-    let items = (0..count as i64).map(|k| Value::Int(start + k * step)).collect();
+    let items = (0..count as i64)
+        .map(|k| Value::Int(start + k * step))
+        .collect();
     Ok(Value::list(items))
 }
 
@@ -170,7 +189,10 @@ fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
         }
         return Ok(Value::list(out));
     }
-    let lists = args[1..].iter().map(|a| list_arg("map", a)).collect::<Result<Vec<_>>>()?;
+    let lists = args[1..]
+        .iter()
+        .map(|a| list_arg("map", a))
+        .collect::<Result<Vec<_>>>()?;
     let n = lists.iter().map(List::len).min().unwrap_or(0);
     let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
     let mut out = Vec::with_capacity(n);
@@ -203,7 +225,10 @@ fn reduce(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 
 fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let f = proc_arg("for-each", &args[0])?;
-    let lists = args[1..].iter().map(|a| list_arg("for-each", a)).collect::<Result<Vec<_>>>()?;
+    let lists = args[1..]
+        .iter()
+        .map(|a| list_arg("for-each", a))
+        .collect::<Result<Vec<_>>>()?;
     let n = lists.iter().map(List::len).min().unwrap_or(0);
     let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
     for _ in 0..n {
@@ -223,7 +248,8 @@ fn sort(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
         if failure.is_some() {
             return Ordering::Equal;
         }
-        let mut ask = |x: &Value, y: &Value| match interp.apply(less, &[x.clone(), y.clone()], env) {
+        let mut ask = |x: &Value, y: &Value| match interp.apply(less, &[x.clone(), y.clone()], env)
+        {
             Ok(v) => v.is_truthy(),
             Err(e) => {
                 failure = Some(e);
@@ -246,7 +272,11 @@ fn sort(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 
 fn last(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let xs = list_arg("last", &args[0])?;
-    Ok(xs.len().checked_sub(1).and_then(|i| xs.get(i)).unwrap_or(Value::Nil))
+    Ok(xs
+        .len()
+        .checked_sub(1)
+        .and_then(|i| xs.get(i))
+        .unwrap_or(Value::Nil))
 }
 
 fn take(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -262,7 +292,10 @@ fn drop(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn zip(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let lists = args.iter().map(|a| list_arg("zip", a)).collect::<Result<Vec<_>>>()?;
+    let lists = args
+        .iter()
+        .map(|a| list_arg("zip", a))
+        .collect::<Result<Vec<_>>>()?;
     let n = lists.iter().map(List::len).min().unwrap_or(0);
     let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
     let rows = (0..n)
@@ -299,7 +332,9 @@ fn contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             _ => false,
         },
         (Value::Str(s), Value::Str(sub)) => s.contains(sub.as_str()),
-        (Value::Str(_), other) => return Err(type_error("contains?", "a string to look for", other)),
+        (Value::Str(_), other) => {
+            return Err(type_error("contains?", "a string to look for", other))
+        }
         (coll, x) => list_arg("contains?", coll)?.iter().any(|y| y.equal(x)),
     }))
 }

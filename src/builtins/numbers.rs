@@ -204,7 +204,11 @@ fn remainder(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn modulo(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (a, b) = int_pair("modulo", args)?;
     let r = a.checked_rem(b).unwrap_or(0);
-    Ok(Value::Int(if r != 0 && (r < 0) != (b < 0) { r + b } else { r }))
+    Ok(Value::Int(if r != 0 && (r < 0) != (b < 0) {
+        r + b
+    } else {
+        r
+    }))
 }
 
 fn abs(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -295,12 +299,17 @@ fn to_int(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     match num("inexact->exact", &args[0])? {
         Num::Int(i) => Ok(Value::Int(i)),
         Num::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Ok(Value::Int(f as i64)),
-        Num::Float(f) => Err(Error::eval(format!("inexact->exact: {f} is not a whole number in range"))),
+        Num::Float(f) => Err(Error::eval(format!(
+            "inexact->exact: {f} is not a whole number in range"
+        ))),
     }
 }
 
 fn is_number(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Int(_) | Value::Float(_))))
+    Ok(Value::Bool(matches!(
+        args[0],
+        Value::Int(_) | Value::Float(_)
+    )))
 }
 
 fn is_integer(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

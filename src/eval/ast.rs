@@ -12,17 +12,51 @@ use std::rc::Rc;
 pub enum Node {
     Const(Value),
     /// A lexical variable: `depth` frames out, then `slot`.
-    Local { depth: u32, slot: u32, name: Sym, span: Span },
-    Global { name: Sym, span: Span },
+    Local {
+        depth: u32,
+        slot: u32,
+        name: Sym,
+        span: Span,
+    },
+    Global {
+        name: Sym,
+        span: Span,
+    },
     /// A free variable of a task body: looked up by name in the caller's environment.
-    Dynamic { name: Sym, span: Span },
-    Path { base: Box<Node>, path: Rc<PathSpec>, span: Span },
-    SetLocal { depth: u32, slot: u32, value: Box<Node> },
-    SetGlobal { name: Sym, value: Box<Node>, span: Span },
-    SetDynamic { name: Sym, value: Box<Node>, span: Span },
-    DefineGlobal { name: Sym, value: Box<Node> },
+    Dynamic {
+        name: Sym,
+        span: Span,
+    },
+    Path {
+        base: Box<Node>,
+        path: Rc<PathSpec>,
+        span: Span,
+    },
+    SetLocal {
+        depth: u32,
+        slot: u32,
+        value: Box<Node>,
+    },
+    SetGlobal {
+        name: Sym,
+        value: Box<Node>,
+        span: Span,
+    },
+    SetDynamic {
+        name: Sym,
+        value: Box<Node>,
+        span: Span,
+    },
+    DefineGlobal {
+        name: Sym,
+        value: Box<Node>,
+    },
     /// `define` inside a body: the slot was declared when the body was analysed.
-    DefineLocal { slot: u32, name: Sym, value: Box<Node> },
+    DefineLocal {
+        slot: u32,
+        name: Sym,
+        value: Box<Node>,
+    },
     If(Box<(Node, Node, Node)>),
     And(Box<[Node]>),
     Or(Box<[Node]>),
@@ -32,9 +66,16 @@ pub enum Node {
     /// A named `let` (and `do`): the loop procedure is called at once with the inits.
     Loop(Box<Loop>),
     Call(Box<Call>),
+    /// A call whose callee is a global that named a builtin when the call was analysed:
+    /// while the global still holds that builtin, it is called without looking the
+    /// callee up as a value, and integer arithmetic and comparisons run inline.
+    Prim(Box<Prim>),
     Case(Box<Case>),
     Try(Box<Try>),
-    DefMacro { name: Sym, lambda: Rc<Lambda> },
+    DefMacro {
+        name: Sym,
+        lambda: Rc<Lambda>,
+    },
     /// A special form defined outside the evaluator core (tasks, imports…).
     Extension(Box<dyn Extension>),
 }
@@ -81,6 +122,61 @@ pub struct Call {
     pub callee: Node,
     pub args: Vec<Node>,
     pub span: Span,
+}
+
+pub struct Prim {
+    pub name: Sym,
+    pub builtin: &'static crate::builtins::Builtin,
+    pub op: PrimOp,
+    pub args: Vec<Node>,
+    pub span: Span,
+}
+
+/// The builtins with an inline fast path for two integers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum PrimOp {
+    Add,
+    Sub,
+    Mul,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    NumEq,
+    Other,
+}
+
+impl PrimOp {
+    pub fn of(name: &str) -> PrimOp {
+        match name {
+            "+" => PrimOp::Add,
+            "-" => PrimOp::Sub,
+            "*" => PrimOp::Mul,
+            "<" => PrimOp::Lt,
+            ">" => PrimOp::Gt,
+            "<=" => PrimOp::Le,
+            ">=" => PrimOp::Ge,
+            "=" => PrimOp::NumEq,
+            _ => PrimOp::Other,
+        }
+    }
+
+    /// The result for two integers, or `None` to take the general path (overflow).
+    #[inline]
+    pub fn on_ints(self, a: i64, b: i64) -> Option<crate::value::Value> {
+        use crate::value::Value;
+        Some(match self {
+            PrimOp::Add => Value::Int(a.checked_add(b)?),
+            PrimOp::Sub => Value::Int(a.checked_sub(b)?),
+            PrimOp::Mul => Value::Int(a.checked_mul(b)?),
+            PrimOp::Lt => Value::Bool(a < b),
+            PrimOp::Gt => Value::Bool(a > b),
+            PrimOp::Le => Value::Bool(a <= b),
+            PrimOp::Ge => Value::Bool(a >= b),
+            PrimOp::NumEq => Value::Bool(a == b),
+            PrimOp::Other => return None,
+        })
+    }
 }
 
 pub struct Case {

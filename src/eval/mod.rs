@@ -74,7 +74,9 @@ impl Default for Limits {
 impl Limits {
     /// A stack big enough for `max_depth` frames of deeply nested code.
     pub fn stack_for_depth(max_depth: usize) -> usize {
-        (64usize << 20).max(max_depth.saturating_mul(16 << 10)).min(16usize << 30)
+        (64usize << 20)
+            .max(max_depth.saturating_mul(16 << 10))
+            .min(16usize << 30)
     }
 }
 
@@ -120,7 +122,13 @@ pub struct Interp {
     /// resolve against the innermost, and tasks record it as their origin.
     pub loading: RefCell<Vec<PathBuf>>,
     pub tasks: Runtime,
+    /// Frames whose last reference was a finished call, kept to be reused by the next
+    /// call instead of freeing and allocating one per call.
+    frame_pool: RefCell<Vec<Rc<Frame>>>,
 }
+
+/// How many spare frames the pool keeps.
+const FRAME_POOL_SIZE: usize = 64;
 
 impl Interp {
     /// An interpreter with the builtins and the prelude, printing to stdout.
@@ -137,13 +145,16 @@ impl Interp {
             depth: Cell::new(0),
             ticks: Cell::new(0),
             started: Instant::now(),
-            stack_floor: Cell::new(base.saturating_sub(limits.stack_size.saturating_sub(STACK_MARGIN))),
+            stack_floor: Cell::new(
+                base.saturating_sub(limits.stack_size.saturating_sub(STACK_MARGIN)),
+            ),
             limits,
             interrupt: Arc::new(AtomicBool::new(false)),
             out: RefCell::new(out),
             gensyms: Cell::new(0),
             loading: RefCell::new(Vec::new()),
             tasks: Runtime::default(),
+            frame_pool: RefCell::new(Vec::with_capacity(FRAME_POOL_SIZE)),
         };
         builtins::install(&interp);
         interp.define_global(Sym::new("taskLibrary"), Value::Library);
@@ -219,9 +230,12 @@ impl Interp {
             .or_else(|| self.tasks.task_value(name.name()))
     }
 
+    #[inline]
     fn global_or_task(&self, name: Sym, span: crate::source::Span) -> Result<Value> {
-        if let Some(v) = self.global(name) {
-            return Ok(v);
+        if let Some(v) = self.globals.borrow().get(name.index()) {
+            if !matches!(v, Value::Undefined) {
+                return Ok(v.clone());
+            }
         }
         self.tasks
             .task_value(name.name())
@@ -305,6 +319,7 @@ impl Interp {
         self.depth.set(depth);
     }
 
+    #[inline]
     fn enter(&self) -> Result<()> {
         let depth = self.depth.get() + 1;
         if depth > self.limits.max_depth {
@@ -319,6 +334,7 @@ impl Interp {
         Ok(())
     }
 
+    #[inline]
     fn leave(&self) {
         self.depth.set(self.depth.get() - 1);
     }
@@ -367,10 +383,28 @@ impl Interp {
 
     // ---- evaluation -------------------------------------------------------------------
 
-    /// Evaluates `node` in `env`.
+    /// Evaluates `node` in `env`. Constants and variables are answered here without
+    /// entering the general loop, since they are most of what a program evaluates.
+    #[inline]
     pub fn eval(&self, node: &Node, env: &Env) -> Result<Value> {
+        match node {
+            Node::Const(v) => Ok(v.clone()),
+            Node::Local {
+                depth,
+                slot,
+                name,
+                span,
+            } => self.local(env, *depth, *slot, *name, *span),
+            Node::Global { name, span } => self.global_or_task(*name, *span),
+            Node::Prim(prim) => self.eval_prim(prim, env),
+            _ => self.eval_compound(node, env),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_compound(&self, node: &Node, env: &Env) -> Result<Value> {
         self.check_stack()?;
-        match self.eval_node(node, env.clone())? {
+        match self.eval_node(node, env)? {
             Tail::Value(v) => Ok(v),
             Tail::Call(closure, frame) => self.run_closure(closure, frame),
         }
@@ -382,69 +416,103 @@ impl Interp {
             if let Err(e) = self.tick() {
                 break Err(e);
             }
-            match self.eval_node(&closure.lambda.body, frame) {
+            match self.eval_node(&closure.lambda.body, &frame) {
                 Ok(Tail::Value(v)) => break Ok(v),
                 Ok(Tail::Call(next, next_frame)) => {
                     closure = next;
-                    frame = next_frame;
+                    self.recycle(std::mem::replace(&mut frame, next_frame));
                 }
                 Err(e) => break Err(e),
             }
         };
+        self.recycle(frame);
         self.leave();
         result
     }
 
-    fn eval_node(&self, mut node: &Node, mut env: Env) -> Result<Tail> {
+    /// A frame for a call, reusing a pooled allocation when there is one.
+    fn make_frame(&self, scope: Rc<env::Scope>, mut slots: Slots, parent: Env) -> Rc<Frame> {
+        let size = scope.len();
+        if slots.len() < size {
+            slots.resize(size, Value::Undefined);
+        }
+        let pooled = self.frame_pool.borrow_mut().pop();
+        if let Some(mut frame) = pooled {
+            if let Some(f) = Rc::get_mut(&mut frame) {
+                f.scope = scope;
+                f.parent = parent;
+                *f.slots.get_mut() = slots;
+                return frame;
+            }
+        }
+        Rc::new(Frame {
+            slots: RefCell::new(slots),
+            scope,
+            parent,
+        })
+    }
+
+    /// Returns a finished call's frame to the pool unless a closure still holds it.
+    fn recycle(&self, frame: Env) {
+        let Some(mut frame) = frame else { return };
+        if let Some(f) = Rc::get_mut(&mut frame) {
+            // Emptied before pooling, so what the call held is freed now, not later.
+            f.slots.get_mut().clear();
+            f.parent = None;
+            let mut pool = self.frame_pool.borrow_mut();
+            if pool.len() < FRAME_POOL_SIZE {
+                pool.push(frame);
+            }
+        }
+    }
+
+    /// Runs `node`, looping in place through tail positions. `own` holds the frame of a
+    /// `let` entered on the way; `env` is re-derived from it after every change.
+    fn eval_node(&self, mut node: &Node, outer: &Env) -> Result<Tail> {
+        let mut own: Option<Env> = None;
         loop {
+            let env = own.as_ref().unwrap_or(outer);
             let value = match node {
-                Node::Const(v) => v.clone(),
-                Node::Local { depth, slot, name, span } => self.local(&env, *depth, *slot, *name, *span)?,
-                Node::Global { name, span } => self.global_or_task(*name, *span)?,
-                Node::Dynamic { name, span } => self
-                    .lookup(&env, *name)
-                    .ok_or_else(|| Error::eval(format!("unbound symbol: {name}")).with_span(*span))?,
-                Node::Path { base, path, span } => {
-                    let base = self.eval(base, &env)?;
-                    access_path(&base, path, self).map_err(|e| e.into_error().with_span(*span))?
+                Node::Const(_) | Node::Local { .. } | Node::Global { .. } => {
+                    self.eval(node, env)?
                 }
+                Node::Call(call) => return self.eval_call(call, env),
+                Node::Prim(prim) => self.eval_prim(prim, env)?,
                 Node::If(parts) => {
                     let (test, then, otherwise) = &**parts;
-                    node = if self.eval(test, &env)?.is_truthy() { then } else { otherwise };
+                    node = if self.eval(test, env)?.is_truthy() {
+                        then
+                    } else {
+                        otherwise
+                    };
                     continue;
                 }
+                Node::Dynamic { name, span } => self.lookup(env, *name).ok_or_else(|| {
+                    Error::eval(format!("unbound symbol: {name}")).with_span(*span)
+                })?,
+                Node::Path { base, path, span } => {
+                    let base = self.eval(base, env)?;
+                    access_path(&base, path, self).map_err(|e| e.into_error().with_span(*span))?
+                }
                 Node::Begin(nodes) => {
-                    let (last, init) = nodes.split_last().ok_or_else(|| Error::eval("empty begin"))?;
+                    let (last, init) = nodes
+                        .split_last()
+                        .ok_or_else(|| Error::eval("empty begin"))?;
                     for n in init {
-                        self.eval(n, &env)?;
+                        self.eval(n, env)?;
                     }
                     node = last;
                     continue;
                 }
-                Node::And(nodes) => {
-                    let (last, init) = nodes.split_last().ok_or_else(|| Error::eval("empty and"))?;
+                Node::And(nodes) | Node::Or(nodes) => {
+                    let is_and = matches!(node, Node::And(_));
+                    let (last, init) = nodes
+                        .split_last()
+                        .ok_or_else(|| Error::eval("empty and/or"))?;
                     let mut early = None;
                     for n in init {
-                        let v = self.eval(n, &env)?;
-                        if !v.is_truthy() {
-                            early = Some(v);
-                            break;
-                        }
-                    }
-                    match early {
-                        Some(v) => v,
-                        None => {
-                            node = last;
-                            continue;
-                        }
-                    }
-                }
-                Node::Or(nodes) => {
-                    let (last, init) = nodes.split_last().ok_or_else(|| Error::eval("empty or"))?;
-                    let mut early = None;
-                    for n in init {
-                        let v = self.eval(n, &env)?;
-                        if v.is_truthy() {
+                        let v = self.eval(n, env)?;
+                        if v.is_truthy() != is_and {
                             early = Some(v);
                             break;
                         }
@@ -458,30 +526,13 @@ impl Interp {
                     }
                 }
                 Node::Let(l) => {
-                    let frame = match l.kind {
-                        LetKind::Parallel => {
-                            let mut slots = Slots::with_capacity(l.scope.len());
-                            for (_, init) in &l.inits {
-                                slots.push(self.eval(init, &env)?);
-                            }
-                            Frame::new(l.scope.clone(), slots, env)
-                        }
-                        LetKind::Sequential => {
-                            let frame = Frame::new(l.scope.clone(), Slots::new(), env);
-                            let inner = Some(frame.clone());
-                            for (slot, init) in &l.inits {
-                                let v = self.eval(init, &inner)?;
-                                frame.slots.borrow_mut()[*slot as usize] = v;
-                            }
-                            frame
-                        }
-                    };
-                    env = Some(frame);
+                    let frame = self.let_frame(l, env)?;
+                    own = Some(Some(frame));
                     node = &l.body;
                     continue;
                 }
                 Node::Case(c) => {
-                    let key = self.eval(&c.key, &env)?;
+                    let key = self.eval(&c.key, env)?;
                     node = c
                         .clauses
                         .iter()
@@ -498,30 +549,23 @@ impl Interp {
                         lambda: l.lambda.clone(),
                         env: env.clone(),
                     });
-                    let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(l.inits.len());
+                    let mut args: SmallVec<[Value; 4]> =
+                        SmallVec::with_capacity(l.lambda.scope.len());
                     for init in &l.inits {
-                        args.push(self.eval(init, &env)?);
+                        args.push(self.eval(init, env)?);
                     }
                     let frame = self.bind(&closure, args).map_err(|e| e.or_span(l.span))?;
                     return Ok(Tail::Call(closure, frame));
                 }
-                Node::Call(call) => {
-                    let callee = self.eval(&call.callee, &env)?;
-                    let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(call.args.len());
-                    for arg in &call.args {
-                        args.push(self.eval(arg, &env)?);
-                    }
-                    return self.call_tail(callee, args, &env).map_err(|e| e.or_span(call.span));
-                }
                 Node::SetLocal { depth, slot, value } => {
-                    let v = self.eval(value, &env)?;
-                    let frame = env::frame_at(&env, *depth as usize)
+                    let v = self.eval(value, env)?;
+                    let frame = env::frame_at(env, *depth as usize)
                         .ok_or_else(|| Error::eval("internal error: no frame for variable"))?;
                     frame.slots.borrow_mut()[*slot as usize] = v;
                     Value::Nil
                 }
                 Node::DefineLocal { slot, name, value } => {
-                    let v = self.eval(value, &env)?;
+                    let v = self.eval(value, env)?;
                     let frame = env
                         .as_ref()
                         .ok_or_else(|| Error::eval("internal error: local define at top level"))?;
@@ -529,31 +573,31 @@ impl Interp {
                     Value::Symbol(*name)
                 }
                 Node::SetGlobal { name, value, span } => {
-                    let v = self.eval(value, &env)?;
+                    let v = self.eval(value, env)?;
                     if self.global(*name).is_none() {
-                        return Err(Error::eval(format!("set! of unbound variable: {name}")).with_span(*span));
+                        return Err(Error::eval(format!("set! of unbound variable: {name}"))
+                            .with_span(*span));
                     }
                     self.define_global(*name, v);
                     Value::Nil
                 }
                 Node::SetDynamic { name, value, span } => {
-                    let v = self.eval(value, &env)?;
-                    if !env::assign_by_name(&env, *name, v.clone()) {
+                    let v = self.eval(value, env)?;
+                    if !env::assign_by_name(env, *name, v.clone()) {
                         if self.global(*name).is_none() {
-                            return Err(
-                                Error::eval(format!("set! of unbound variable: {name}")).with_span(*span)
-                            );
+                            return Err(Error::eval(format!("set! of unbound variable: {name}"))
+                                .with_span(*span));
                         }
                         self.define_global(*name, v);
                     }
                     Value::Nil
                 }
                 Node::DefineGlobal { name, value } => {
-                    let v = self.eval(value, &env)?;
+                    let v = self.eval(value, env)?;
                     self.define_global(*name, v);
                     Value::Symbol(*name)
                 }
-                Node::Try(t) => self.eval_try(t, &env)?,
+                Node::Try(t) => self.eval_try(t, env)?,
                 Node::DefMacro { name, lambda } => {
                     let closure = Value::Closure(Rc::new(Closure {
                         lambda: lambda.clone(),
@@ -562,23 +606,151 @@ impl Interp {
                     self.macros.borrow_mut().insert(*name, closure);
                     Value::Symbol(*name)
                 }
-                Node::Extension(ext) => ext.eval(self, &env)?,
+                Node::Extension(ext) => ext.eval(self, env)?,
             };
             return Ok(Tail::Value(value));
         }
     }
 
-    #[inline]
-    fn local(&self, env: &Env, depth: u32, slot: u32, name: Sym, span: crate::source::Span) -> Result<Value> {
-        let frame = env::frame_at(env, depth as usize)
-            .ok_or_else(|| Error::eval("internal error: no frame for variable").with_span(span))?;
-        let value = frame.slots.borrow().get(slot as usize).cloned();
-        match value {
-            Some(Value::Undefined) | None => {
-                Err(Error::eval(format!("{name} is used before its definition")).with_span(span))
+    /// A call: builtins run at once; closures come back as a tail call to run.
+    fn eval_call(&self, call: &ast::Call, env: &Env) -> Result<Tail> {
+        let callee = self.eval(&call.callee, env)?;
+        let result = match &callee {
+            Value::Builtin(b) if !std::ptr::eq(*b, builtins::apply_builtin()) => {
+                self.call_builtin_with(b, &call.args, env).map(Tail::Value)
             }
-            Some(v) => Ok(v),
+            Value::Closure(closure) if !closure.lambda.rest => {
+                // Arguments go straight into the new frame's slots.
+                let lambda = &closure.lambda;
+                let mut slots = Slots::with_capacity(lambda.scope.len());
+                for arg in &call.args {
+                    slots.push(self.eval(arg, env)?);
+                }
+                self.bind(closure, slots)
+                    .map(|frame| Tail::Call(closure.clone(), frame))
+            }
+            _ => {
+                let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(call.args.len());
+                for arg in &call.args {
+                    args.push(self.eval(arg, env)?);
+                }
+                self.call_tail(callee, args, env)
+            }
+        };
+        result.map_err(|e| e.or_span(call.span))
+    }
+
+    fn eval_prim(&self, prim: &ast::Prim, env: &Env) -> Result<Value> {
+        let unchanged = matches!(
+            self.globals.borrow().get(prim.name.index()),
+            Some(Value::Builtin(b)) if std::ptr::eq(*b, prim.builtin)
+        );
+        if !unchanged {
+            // The program rebound the name: call whatever it holds now.
+            let callee = self.global_or_task(prim.name, prim.span)?;
+            let args = prim
+                .args
+                .iter()
+                .map(|a| self.eval(a, env))
+                .collect::<Result<Vec<_>>>()?;
+            return self
+                .apply(&callee, &args, env)
+                .map_err(|e| e.or_span(prim.span));
         }
+        if let (ast::PrimOp::Other, _) | (_, false) = (prim.op, prim.args.len() == 2) {
+            return self
+                .call_builtin_with(prim.builtin, &prim.args, env)
+                .map_err(|e| e.or_span(prim.span));
+        }
+        // Integer operands that are constants or variables of this frame are read in
+        // place: no clone, no call.
+        if let (Some(x), Some(y)) = (
+            int_operand(&prim.args[0], env),
+            int_operand(&prim.args[1], env),
+        ) {
+            if let Some(v) = prim.op.on_ints(x, y) {
+                return Ok(v);
+            }
+        }
+        let a = self.eval(&prim.args[0], env)?;
+        let b = self.eval(&prim.args[1], env)?;
+        if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
+            if let Some(v) = prim.op.on_ints(*x, *y) {
+                return Ok(v);
+            }
+        }
+        self.call_builtin(prim.builtin, &[a, b], env)
+            .map_err(|e| e.or_span(prim.span))
+    }
+
+    /// Evaluates the arguments of a builtin call on the stack for the common small
+    /// arities, then calls it.
+    fn call_builtin_with(&self, b: &'static Builtin, args: &[Node], env: &Env) -> Result<Value> {
+        match args {
+            [] => self.call_builtin(b, &[], env),
+            [a] => {
+                let a = self.eval(a, env)?;
+                self.call_builtin(b, &[a], env)
+            }
+            [a, b2] => {
+                let a = self.eval(a, env)?;
+                let b2 = self.eval(b2, env)?;
+                self.call_builtin(b, &[a, b2], env)
+            }
+            [a, b2, c] => {
+                let a = self.eval(a, env)?;
+                let b2 = self.eval(b2, env)?;
+                let c = self.eval(c, env)?;
+                self.call_builtin(b, &[a, b2, c], env)
+            }
+            _ => {
+                let values = args
+                    .iter()
+                    .map(|a| self.eval(a, env))
+                    .collect::<Result<Vec<_>>>()?;
+                self.call_builtin(b, &values, env)
+            }
+        }
+    }
+
+    fn let_frame(&self, l: &ast::Let, env: &Env) -> Result<Rc<Frame>> {
+        Ok(match l.kind {
+            LetKind::Parallel => {
+                let mut slots = Slots::with_capacity(l.scope.len());
+                for (_, init) in &l.inits {
+                    slots.push(self.eval(init, env)?);
+                }
+                Frame::new(l.scope.clone(), slots, env.clone())
+            }
+            LetKind::Sequential => {
+                let frame = Frame::new(l.scope.clone(), Slots::new(), env.clone());
+                let inner = Some(frame.clone());
+                for (slot, init) in &l.inits {
+                    let v = self.eval(init, &inner)?;
+                    frame.slots.borrow_mut()[*slot as usize] = v;
+                }
+                frame
+            }
+        })
+    }
+
+    #[inline]
+    fn local(
+        &self,
+        env: &Env,
+        depth: u32,
+        slot: u32,
+        name: Sym,
+        span: crate::source::Span,
+    ) -> Result<Value> {
+        if let Some(frame) = env::frame_at(env, depth as usize) {
+            if let Some(v) = frame.slots.borrow().get(slot as usize) {
+                if !matches!(v, Value::Undefined) {
+                    return Ok(v.clone());
+                }
+            }
+        }
+        Err(Error::eval(format!("{name} is used before its definition")).with_span(span))
     }
 
     fn eval_try(&self, t: &ast::Try, env: &Env) -> Result<Value> {
@@ -601,12 +773,22 @@ impl Interp {
     }
 
     /// Makes the frame for a call of `closure` with `args`, checking the arity.
+    #[inline]
     fn bind(&self, closure: &Rc<Closure>, mut args: SmallVec<[Value; 4]>) -> Result<Env> {
         let lambda = &closure.lambda;
         let required = lambda.required as usize;
+        if args.len() == required && !lambda.rest && lambda.self_slot.is_none() {
+            return Ok(Some(self.make_frame(
+                lambda.scope.clone(),
+                args,
+                closure.env.clone(),
+            )));
+        }
         if args.len() < required || (!lambda.rest && args.len() > required) {
             return Err(arity_error(
-                &closure.name().map_or("anonymous procedure".to_owned(), |n| n.to_string()),
+                &closure
+                    .name()
+                    .map_or("anonymous procedure".to_owned(), |n| n.to_string()),
                 required,
                 if lambda.rest { None } else { Some(required) },
                 args.len(),
@@ -620,7 +802,11 @@ impl Interp {
             args.resize(slot as usize, Value::Undefined);
             args.push(Value::Closure(closure.clone()));
         }
-        Ok(Some(Frame::new(lambda.scope.clone(), args, closure.env.clone())))
+        Ok(Some(self.make_frame(
+            lambda.scope.clone(),
+            args,
+            closure.env.clone(),
+        )))
     }
 
     fn call_tail(&self, callee: Value, args: SmallVec<[Value; 4]>, env: &Env) -> Result<Tail> {
@@ -668,6 +854,21 @@ impl Interp {
             }
             other => self.call_value(other, args, env),
         }
+    }
+}
+
+/// The integer a constant or a current-frame variable holds, if it is one.
+#[inline]
+fn int_operand(node: &Node, env: &Env) -> Option<i64> {
+    match node {
+        Node::Const(Value::Int(i)) => Some(*i),
+        Node::Local { depth: 0, slot, .. } => {
+            match env.as_ref()?.slots.borrow().get(*slot as usize) {
+                Some(Value::Int(i)) => Some(*i),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

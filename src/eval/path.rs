@@ -29,7 +29,9 @@ pub fn access_path(base: &Value, path: &PathSpec, interp: &Interp) -> Result<Val
         let next = step_into(&current, step, interp).map_err(|why| {
             let full = path.text.as_str();
             match why {
-                StepFailure::Nil => PathError(format!("cannot access property of nil: {full} ({prefix} is nil)")),
+                StepFailure::Nil => PathError(format!(
+                    "cannot access property of nil: {full} ({prefix} is nil)"
+                )),
                 StepFailure::OutOfRange(len) => PathError(format!(
                     "invalid array access: {prefix}{} (length {len})",
                     step_text(step)

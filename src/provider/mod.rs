@@ -4,6 +4,15 @@
 //! (`pmap`) while the interpreter thread goes on. Providers written in the language are
 //! not `Provider`s: the task runtime calls them on the interpreter thread.
 
+pub mod anthropic;
+pub mod cassette;
+pub mod command;
+mod config;
+pub mod http;
+pub mod openai;
+
+pub use config::{build, build_from_settings, EnvLookup};
+
 use crate::error::Result;
 use serde_json::Value as Json;
 use std::sync::atomic::AtomicBool;
@@ -39,6 +48,14 @@ impl Request {
             "issues": self.issues,
         })
     }
+
+    /// The request map plus `json_mode`: everything a provider is asked, for programs
+    /// that answer (`command`) and for cassettes.
+    pub fn to_json_with_mode(&self) -> Json {
+        let mut map = self.to_json();
+        map["json_mode"] = Json::Bool(self.json_mode);
+        map
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,7 +81,9 @@ pub struct Cancel {
 impl Cancel {
     pub fn is_cancelled(&self) -> bool {
         self.flag.load(std::sync::atomic::Ordering::Relaxed)
-            || self.deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            || self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
     }
 }
 
@@ -89,4 +108,22 @@ impl Provider for Echo {
             usage: None,
         })
     }
+}
+
+/// The provider `--provider`, `--model` and `--base-url` name, with the environment's
+/// keys and defaults (see `docs/PROVIDERS.md`).
+pub fn from_settings(settings: &crate::task::ProviderSettings) -> Result<Arc<dyn Provider>> {
+    config::build_from_settings(settings, &env_var)
+}
+
+/// The provider `(set-provider! :KIND {options…})` asks for: `kind` is `openai`,
+/// `ollama`, `anthropic`, `command`, `replay`, `record` (or `record:INNER`) or `echo`;
+/// `options` is a JSON map (or null) of the options in `docs/PROVIDERS.md`.
+pub fn from_language(kind: &str, options: &Json) -> Result<Arc<dyn Provider>> {
+    config::build(kind, options, &env_var)
+}
+
+/// An environment variable, where set to something: `OPENAI_API_KEY=` counts as unset.
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|value| !value.is_empty())
 }

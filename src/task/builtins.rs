@@ -1,17 +1,143 @@
-//! Task builtins: `get-task`, `task-names`, `reduce-task`, `pmap`, `set-provider!`,
+//! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `set-provider!`,
 //! `resource-metrics`.
 
-use crate::builtins::builtin_table;
+use super::metrics::Metrics;
+use super::result::{field, from_body, is_task_result};
+use super::session::ProviderChoice;
+use super::TaskKind;
+use crate::builtins::{builtin_table, list_arg, proc_arg, split_options, type_error};
 use crate::env::Env;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::eval::Interp;
-use crate::value::Value;
+use crate::value::{write_string, Value};
 
 builtin_table! {
-    /// `(task-names)`: the names of the registered tasks. `(task-names)` ⇒ `("summarize")`
-    "task-names", 0, Some(0) => task_names;
+    /// `(task-names :type t? :subtype s?)`: the registered task names, sorted (of a type and subtype if given). `(task-names :type "atomic")` ⇒ `("summarize")`
+    "task-names", 0, Some(4) => task_names;
+    /// `(get-task name)`: the registered task of that name; unknown names are `TASK_FAILURE` / `template_not_found`. `(get (get-task "summarize") "subtype")` ⇒ `"standard"`
+    "get-task", 1, Some(1) => get_task;
+    /// `(task? v)`: is `v` a task? `(task? summarize)` ⇒ `true`
+    "task?", 1, Some(1) => is_task;
+    /// `(reduce-task f init xs)`: calls `(f acc item)` for each item; the accumulator becomes each result's `parsedContent` (JSON tasks) or `content`; returns the last TaskResult. `(reduce-task join2 "" ["a" "b"])`
+    "reduce-task", 3, Some(3) => reduce_task;
+    /// `(set-provider! p :max-turns n :max-context tokens)`: atomic tasks now ask `p` (a procedure of the request, or "echo"), in a new session. `(set-provider! (fn (req) (str "echo: " req.prompt)))`
+    "set-provider!", 1, Some(5) => set_provider;
+    /// `(resource-metrics)`: turns and context used in the provider session, with limits. `(resource-metrics)` ⇒ `{"turns" {"used" 0 "limit" 10000} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}`
+    "resource-metrics", 0, Some(0) => resource_metrics;
 }
 
-fn task_names(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::list(interp.tasks.names().into_iter().map(Value::from).collect()))
+fn name_arg(who: &str, value: &Value) -> Result<String> {
+    match value {
+        Value::Str(s) => Ok(s.to_string()),
+        Value::Symbol(s) | Value::Keyword(s) => Ok(s.name().to_owned()),
+        other => Err(type_error(who, "a name", other)),
+    }
+}
+
+fn task_names(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let (rest, options) = split_options("task-names", args, &["type", "subtype"])?;
+    if let Some(extra) = rest.first() {
+        return Err(type_error(
+            "task-names",
+            "options :type and :subtype",
+            extra,
+        ));
+    }
+    let mut kind = None;
+    let mut subtype = None;
+    for (option, value) in &options {
+        let name = name_arg("task-names", value)?;
+        if *option == "type" {
+            kind =
+                Some(TaskKind::parse(&name).ok_or_else(|| {
+                    Error::eval(format!("task-names: unknown task type {name:?}"))
+                })?);
+        } else {
+            subtype = Some(name);
+        }
+    }
+    let names: Vec<Value> = if options.is_empty() {
+        interp.tasks.names().into_iter().map(Value::from).collect()
+    } else {
+        let mut names: Vec<String> = interp
+            .tasks
+            .by_type(kind, subtype.as_deref())
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
+        names.sort();
+        names.into_iter().map(Value::from).collect()
+    };
+    Ok(Value::list(names))
+}
+
+fn get_task(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let name = name_arg("get-task", &args[0])?;
+    interp.tasks.task_value(&name).ok_or_else(|| {
+        Error::task_failure(
+            "template_not_found",
+            format!("no task named `{name}` is registered"),
+        )
+    })
+}
+
+fn is_task(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::Bool(matches!(args[0], Value::Task(_))))
+}
+
+fn reduce_task(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let f = proc_arg("reduce-task", &args[0])?;
+    let items = list_arg("reduce-task", &args[2])?;
+    let json_output = matches!(f, Value::Task(t) if t.json_output);
+    let mut acc = args[1].clone();
+    let mut last = None;
+    for item in items.iter() {
+        let result = interp.apply(f, &[acc, item], env)?;
+        acc = if !is_task_result(&result) {
+            result.clone()
+        } else if json_output {
+            field(&result, "parsedContent")
+        } else {
+            field(&result, "content")
+        };
+        last = Some(result);
+    }
+    Ok(match last {
+        Some(result) if is_task_result(&result) => result,
+        Some(plain) => from_body("reduce-task", plain),
+        None => from_body("reduce-task", acc),
+    })
+}
+
+fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let (rest, options) = split_options("set-provider!", args, &["max-turns", "max-context"])?;
+    let [provider] = rest else {
+        return Err(Error::eval(
+            "set-provider!: expected one provider and options :max-turns, :max-context",
+        ));
+    };
+    let provider = ProviderChoice::from_value(provider)?;
+    let mut metrics = Metrics::default();
+    for (option, value) in &options {
+        let limit = match value {
+            Value::Int(n) if *n > 0 => u64::try_from(*n).unwrap_or(u64::MAX),
+            other => {
+                return Err(Error::eval(format!(
+                    "set-provider!: :{option} must be a positive integer, not {}",
+                    write_string(other)
+                )))
+            }
+        };
+        if *option == "max-turns" {
+            metrics.turns_limit = limit;
+        } else {
+            metrics.context_limit = limit;
+        }
+    }
+    interp.tasks.set_provider(provider, metrics);
+    Ok(Value::Nil)
+}
+
+fn resource_metrics(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
+    Ok(interp.tasks.metrics().to_value())
 }

@@ -1,14 +1,68 @@
 //! The task special forms: `deftask`, `sequential`, `step`, `cond-output`,
-//! `with-provider`, `import`, `load`.
+//! `with-provider`.
 
-use crate::error::Result;
-use crate::eval::ast::Node;
-use crate::eval::Compiler;
+use super::session::ProviderChoice;
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::ast::Extension;
+use crate::eval::{Compiler, Interp, Node};
 use crate::reader::Syntax;
 use crate::source::Span;
+use crate::value::Value;
 
 pub type SpecialForm = fn(&mut Compiler, &[Syntax], Span) -> Result<Node>;
 
-pub fn special_form(_name: &str) -> Option<SpecialForm> {
-    None
+pub fn special_form(name: &str) -> Option<SpecialForm> {
+    Some(match name {
+        "deftask" => super::deftask::deftask,
+        "sequential" => super::sequential::sequential,
+        "step" => super::sequential::step,
+        "cond-output" => super::cond_output::cond_output,
+        "with-provider" => with_provider,
+        _ => return None,
+    })
+}
+
+/// `(with-provider p body…)`: the body runs in a provider session of its own; the
+/// previous session comes back afterwards, also on error.
+struct WithProvider {
+    provider: Node,
+    body: Node,
+    span: Span,
+}
+
+fn with_provider(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
+    let provider = items.get(1).ok_or_else(|| {
+        Error::syntax("bad syntax: expected (with-provider provider body…)", span)
+    })?;
+    let provider = compiler.compile(provider)?;
+    let body = items.get(2..).unwrap_or_default();
+    let body = match body {
+        [] => Node::Const(Value::Nil),
+        [only] => compiler.compile(only)?,
+        _ => Node::Begin(
+            body.iter()
+                .map(|s| compiler.compile(s))
+                .collect::<Result<Vec<_>>>()?
+                .into_boxed_slice(),
+        ),
+    };
+    Ok(Node::Extension(Box::new(WithProvider {
+        provider,
+        body,
+        span,
+    })))
+}
+
+impl Extension for WithProvider {
+    fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
+        let provider = ProviderChoice::from_value(&interp.eval(&self.provider, env)?)
+            .map_err(|e| e.with_span(self.span))?;
+        let previous = interp
+            .tasks
+            .set_provider(provider, interp.tasks.metrics().fresh());
+        let result = interp.eval(&self.body, env);
+        interp.tasks.swap_session(previous);
+        result
+    }
 }

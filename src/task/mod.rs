@@ -1,74 +1,161 @@
-//! Tasks: definitions, the TaskLibrary, calls and results (SPEC §6).
+//! Tasks: definitions, the TaskLibrary, calls and results (SPEC §6). See `docs/TASKS.md`.
 
+mod atomic;
+mod audit;
 pub mod blocking;
 pub mod builtins;
+mod call;
+mod command;
+mod cond_output;
+mod definition;
+mod deftask;
 pub mod forms;
+mod library;
+pub mod metrics;
+mod options;
 pub mod pmap;
+pub mod result;
+mod schema;
 pub mod script;
+mod sequential;
+mod session;
+mod template;
 
-use crate::env::Env;
+pub use audit::Checks;
+pub use call::{call, call_checked};
+pub use definition::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
+pub use library::Registered;
+pub use session::{ProviderChoice, Session};
+
 use crate::error::{Error, Result};
 use crate::eval::Interp;
+use crate::provider::Provider;
 use crate::value::Value;
-use serde_json::Value as Json;
-use std::cell::RefCell;
-use std::collections::HashMap;
+use library::TaskLibrary;
+use metrics::{Metrics, TurnBudget};
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 
-/// A registered task.
-pub struct Task {
-    pub name: String,
-    pub kind: String,
-    pub subtype: Option<String>,
-    pub description: Option<String>,
-}
-
-impl Task {
-    /// A task reads like a map of its definition.
-    pub fn field(&self, key: &str) -> Value {
-        match key {
-            "name" => Value::from(self.name.as_str()),
-            "type" => Value::from(self.kind.as_str()),
-            "subtype" => self.subtype.as_deref().map_or(Value::Nil, Value::from),
-            "description" => self.description.as_deref().map_or(Value::Nil, Value::from),
-            _ => Value::Nil,
-        }
-    }
-
-    pub fn describe_json(&self) -> Json {
-        serde_json::json!({
-            "name": self.name,
-            "type": self.kind,
-            "subtype": self.subtype,
-            "description": self.description,
-        })
-    }
-}
-
-/// The task runtime of one interpreter: the TaskLibrary and provider state.
+/// The task runtime of one interpreter: the TaskLibrary, the provider session and the
+/// bookkeeping of calls in progress.
 #[derive(Default)]
 pub struct Runtime {
-    library: RefCell<HashMap<String, Rc<Task>>>,
+    library: RefCell<TaskLibrary>,
+    session: RefCell<Session>,
+    depth: Cell<usize>,
+    budgets: RefCell<Vec<TurnBudget>>,
+    budget_ids: Cell<u64>,
 }
 
 impl Runtime {
     pub fn task_value(&self, name: &str) -> Option<Value> {
-        self.library.borrow().get(name).cloned().map(Value::Task)
+        self.get(name).map(Value::Task)
+    }
+
+    pub fn get(&self, name: &str) -> Option<Rc<Task>> {
+        self.library.borrow().get(name)
     }
 
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.library.borrow().keys().cloned().collect();
-        names.sort();
-        names
+        self.library.borrow().names()
+    }
+
+    /// The tasks of a type and subtype, in registration order.
+    pub fn by_type(&self, kind: Option<TaskKind>, subtype: Option<&str>) -> Vec<Rc<Task>> {
+        self.library.borrow().by_type(kind, subtype)
+    }
+
+    pub fn register(&self, task: Rc<Task>) -> Result<Registered> {
+        self.library.borrow_mut().register(task)
+    }
+
+    /// At the REPL a redefinition replaces the old task (with a note) instead of failing.
+    pub fn set_replace_on_redefine(&self, replace: bool) {
+        self.library.borrow_mut().replace_on_redefine = replace;
+    }
+
+    /// Starts a new provider session with `provider`, returning the previous session.
+    pub fn set_provider(&self, provider: ProviderChoice, metrics: Metrics) -> Session {
+        self.swap_session(Session::new(provider, metrics))
+    }
+
+    /// Installs a native provider (what `--provider` configures) in a new session.
+    pub fn set_native_provider(&self, provider: Arc<dyn Provider>) {
+        self.set_provider(ProviderChoice::Native(provider), Metrics::default());
+    }
+
+    pub fn swap_session(&self, session: Session) -> Session {
+        self.session.replace(session)
+    }
+
+    pub fn metrics(&self) -> Metrics {
+        self.session.borrow().metrics.clone()
+    }
+
+    /// Checks the limits before a turn; returns the provider to send it to.
+    fn check_turn(&self, input_tokens: u64) -> Result<ProviderChoice> {
+        let session = self.session.borrow();
+        session
+            .metrics
+            .check_turn(input_tokens, &self.budgets.borrow())?;
+        Ok(session.provider.clone())
+    }
+
+    fn record_turn(&self, tokens: u64) -> Result<()> {
+        self.session.borrow_mut().metrics.record_turn(tokens)
+    }
+
+    /// Counts a task call in progress against the nesting limit (and its `:max-turns`)
+    /// until the guard is dropped.
+    fn enter_call(&self, task: &Task, max_depth: usize) -> Result<CallGuard<'_>> {
+        let depth = self.depth.get() + 1;
+        if depth > max_depth {
+            return Err(Error::resource(
+                "task_depth",
+                depth as u64,
+                max_depth as u64,
+                format!(
+                    "task calls nested deeper than {max_depth} (at `{}`)",
+                    task.name
+                ),
+            ));
+        }
+        self.depth.set(depth);
+        let budget = task.max_turns.map(|limit| {
+            let id = self.budget_ids.get() + 1;
+            self.budget_ids.set(id);
+            let start = self.session.borrow().metrics.turns_used;
+            self.budgets.borrow_mut().push(TurnBudget {
+                id,
+                task: task.name.clone(),
+                start,
+                limit,
+            });
+            id
+        });
+        Ok(CallGuard {
+            runtime: self,
+            budget,
+        })
     }
 }
 
-/// Calls a task with evaluated arguments from the environment `env`.
-pub fn call(_interp: &Interp, task: &Rc<Task>, _args: &[Value], _env: &Env) -> Result<Value> {
-    Err(Error::task_failure(
-        "unexpected_error",
-        format!("task {} cannot run yet", task.name),
-    ))
+struct CallGuard<'r> {
+    runtime: &'r Runtime,
+    /// The id of the call's `:max-turns` budget.
+    budget: Option<u64>,
+}
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        self.runtime
+            .depth
+            .set(self.runtime.depth.get().saturating_sub(1));
+        if let Some(id) = self.budget {
+            self.runtime.budgets.borrow_mut().retain(|b| b.id != id);
+        }
+    }
 }
 
 /// Provider configuration from flags and the environment.
@@ -83,14 +170,20 @@ impl Runtime {
     pub fn configure(&self, settings: ProviderSettings) -> Result<()> {
         match settings.provider.as_deref() {
             None | Some("echo") => Ok(()),
-            Some(other) => Err(Error::task_failure("llm_error", format!("unknown provider: {other}"))),
+            Some(other) => Err(Error::task_failure(
+                "llm_error",
+                format!("unknown provider: {other}"),
+            )),
         }
     }
 }
 
 /// Imports an XML template file or `.sexp` module into the global environment.
 pub fn import_file(_interp: &Interp, path: &std::path::Path, _alias: Option<&str>) -> Result<()> {
-    Err(Error::validation(format!("cannot import {} yet", path.display())))
+    Err(Error::validation(format!(
+        "cannot import {} yet",
+        path.display()
+    )))
 }
 
 /// Reads and checks a `.sexp` or `.xml` file without running it.

@@ -170,7 +170,8 @@ impl Value {
                 match (a, b) {
                     (Some(a), Some(b)) => {
                         a.ptr_eq(&b)
-                            || (a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.equal(&y)))
+                            || (a.len() == b.len()
+                                && a.iter().zip(b.iter()).all(|(x, y)| x.equal(&y)))
                     }
                     _ => false,
                 }
@@ -193,7 +194,9 @@ impl Value {
     /// `=`: numbers compare numerically, everything else structurally.
     pub fn num_equal(&self, other: &Value) -> bool {
         match (self, other) {
-            (Value::Int(a), Value::Float(b)) | (Value::Float(b), Value::Int(a)) => (*a as f64) == *b,
+            (Value::Int(a), Value::Float(b)) | (Value::Float(b), Value::Int(a)) => {
+                (*a as f64) == *b
+            }
             _ => self.equal(other),
         }
     }

@@ -1,0 +1,121 @@
+//! Anthropic's Messages API: `POST {base}/v1/messages`, where the base is
+//! `https://api.anthropic.com` as in `ANTHROPIC_BASE_URL`.
+
+use super::http::{Endpoint, HttpClient};
+use super::{Cancel, Provider, Request, Response, Usage};
+use crate::error::Result;
+use serde_json::{json, Value as Json};
+
+/// The API version this client speaks.
+const API_VERSION: &str = "2023-06-01";
+/// The answer's length cap when none is configured: the API requires one.
+pub const DEFAULT_MAX_TOKENS: u64 = 4096;
+
+pub struct Anthropic {
+    endpoint: Endpoint,
+    client: HttpClient,
+    max_tokens: u64,
+}
+
+impl Anthropic {
+    pub fn new(endpoint: Endpoint, max_tokens: u64) -> Anthropic {
+        let client = endpoint.client("anthropic");
+        Anthropic {
+            endpoint,
+            client,
+            max_tokens,
+        }
+    }
+
+    /// The Messages body for `request`. The API has no JSON mode, so `json_mode`
+    /// changes nothing here: the task's prompt asks for JSON.
+    pub fn body(&self, request: &Request) -> Result<Json> {
+        let mut body = json!({
+            "model": self.endpoint.model_for("anthropic", request)?,
+            "max_tokens": self.max_tokens,
+        });
+        if let Some(system) = &request.system {
+            body["system"] = json!(system);
+        }
+        body["messages"] = json!([{"role": "user", "content": request.prompt}]);
+        Ok(body)
+    }
+}
+
+impl Provider for Anthropic {
+    fn name(&self) -> &str {
+        "anthropic"
+    }
+
+    fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
+        let body = self.body(request)?;
+        let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
+        if let Some(key) = &self.endpoint.api_key {
+            headers.push(("x-api-key", key.clone()));
+        }
+        let answer =
+            self.client
+                .post_json(&self.endpoint.url("v1/messages"), &headers, &body, cancel)?;
+        let blocks = answer
+            .get("content")
+            .and_then(Json::as_array)
+            .ok_or_else(|| self.client.unexpected("no content array", &answer))?;
+        let content: String = blocks
+            .iter()
+            .filter(|block| block.get("type").and_then(Json::as_str) == Some("text"))
+            .filter_map(|block| block.get("text").and_then(Json::as_str))
+            .collect();
+        Ok(Response {
+            content,
+            usage: usage(&answer),
+        })
+    }
+}
+
+/// `usage.input_tokens` and `usage.output_tokens`, when the server sent both.
+fn usage(answer: &Json) -> Option<Usage> {
+    let usage = answer.get("usage")?;
+    Some(Usage {
+        input_tokens: usage.get("input_tokens")?.as_u64()?,
+        output_tokens: usage.get("output_tokens")?.as_u64()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn body_puts_system_at_the_top_and_keeps_key_order() {
+        let provider = Anthropic::new(
+            Endpoint {
+                base_url: "http://127.0.0.1:9".into(),
+                model: Some("claude-x".into()),
+                ..Endpoint::default()
+            },
+            100,
+        );
+        let request = Request {
+            system: Some("Be terse.".into()),
+            prompt: "Hi".into(),
+            json_mode: true,
+            ..Request::default()
+        };
+        assert_eq!(
+            provider.body(&request).unwrap().to_string(),
+            r#"{"model":"claude-x","max_tokens":100,"system":"Be terse.","messages":[{"role":"user","content":"Hi"}]}"#
+        );
+    }
+
+    #[test]
+    fn usage_reads_input_and_output_tokens() {
+        let answer = json!({"usage": {"input_tokens": 10, "output_tokens": 2}});
+        assert_eq!(
+            usage(&answer),
+            Some(Usage {
+                input_tokens: 10,
+                output_tokens: 2
+            })
+        );
+    }
+}

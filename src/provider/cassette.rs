@@ -1,0 +1,296 @@
+//! Cassettes: `record` wraps a provider and writes each exchange to a file, `replay`
+//! answers from that file and never calls a model. A cassette is JSON lines,
+//! `{"request": {...}, "response": {"content": "...", "usage": {...} | null}}`, where
+//! the request is the canonical form of `Request` (keys sorted at every level) and
+//! also the key replay looks answers up by.
+
+use super::{Cancel, Provider, Request, Response, Usage};
+use crate::error::{Error, Result};
+use serde_json::{json, Map, Value as Json};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The request in the form cassettes store and match: every field, keys sorted.
+pub fn canonical_request(request: &Request) -> Json {
+    sorted(request.to_json_with_mode())
+}
+
+fn sorted(value: Json) -> Json {
+    match value {
+        Json::Object(map) => {
+            let mut entries: Vec<(String, Json)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Json::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, sorted(v)))
+                    .collect::<Map<_, _>>(),
+            )
+        }
+        Json::Array(items) => Json::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
+fn failure(message: String) -> Error {
+    Error::task_failure("llm_error", message)
+}
+
+/// Records what another provider answers. Recording starts the cassette afresh: a
+/// cassette holds exactly one run.
+pub struct Record {
+    inner: Arc<dyn Provider>,
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+impl Record {
+    pub fn new(inner: Arc<dyn Provider>, path: &Path) -> Result<Record> {
+        let file = File::create(path).map_err(|e| {
+            failure(format!(
+                "record: cannot create the cassette {}: {e}",
+                path.display()
+            ))
+        })?;
+        Ok(Record {
+            inner,
+            path: path.to_owned(),
+            file: Mutex::new(file),
+        })
+    }
+}
+
+impl Provider for Record {
+    fn name(&self) -> &str {
+        "record"
+    }
+
+    /// Failed calls are not recorded: replaying them would only repeat the failure.
+    fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
+        let response = self.inner.complete(request, cancel)?;
+        let usage = response
+            .usage
+            .map(|u| json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}));
+        let line = json!({
+            "request": canonical_request(request),
+            "response": {"content": response.content, "usage": usage},
+        });
+        let written = match self.file.lock() {
+            Ok(mut file) => writeln!(file, "{line}").and_then(|()| file.flush()),
+            Err(_) => Err(std::io::Error::other("an earlier write panicked")),
+        };
+        written.map_err(|e| {
+            failure(format!(
+                "record: cannot write to {}: {e}",
+                self.path.display()
+            ))
+        })?;
+        Ok(response)
+    }
+}
+
+/// Answers from a cassette. Identical requests get their recorded answers in the
+/// order they were recorded; once those run out, the last one again.
+pub struct Replay {
+    path: PathBuf,
+    answers: Mutex<HashMap<String, Answers>>,
+}
+
+struct Answers {
+    responses: Vec<Response>,
+    next: usize,
+}
+
+impl Replay {
+    pub fn new(path: &Path) -> Result<Replay> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            failure(format!(
+                "replay: cannot read the cassette {}: {e}",
+                path.display()
+            ))
+        })?;
+        let mut answers: HashMap<String, Answers> = HashMap::new();
+        for (index, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let (key, response) = parse_line(line).map_err(|e| {
+                failure(format!(
+                    "replay: {} line {}: {e}",
+                    path.display(),
+                    index + 1
+                ))
+            })?;
+            answers
+                .entry(key)
+                .or_insert_with(|| Answers {
+                    responses: Vec::new(),
+                    next: 0,
+                })
+                .responses
+                .push(response);
+        }
+        Ok(Replay {
+            path: path.to_owned(),
+            answers: Mutex::new(answers),
+        })
+    }
+}
+
+/// One cassette line as (request key, response).
+fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
+    let entry: Json = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    let request = entry.get("request").ok_or("no \"request\"")?;
+    let response = entry.get("response").ok_or("no \"response\"")?;
+    let content = response
+        .get("content")
+        .and_then(Json::as_str)
+        .ok_or("no \"response\".\"content\" string")?;
+    let usage = response.get("usage").and_then(|u| {
+        Some(Usage {
+            input_tokens: u.get("input_tokens")?.as_u64()?,
+            output_tokens: u.get("output_tokens")?.as_u64()?,
+        })
+    });
+    let key = sorted(request.clone()).to_string();
+    Ok((
+        key,
+        Response {
+            content: content.to_owned(),
+            usage,
+        },
+    ))
+}
+
+impl Provider for Replay {
+    fn name(&self) -> &str {
+        "replay"
+    }
+
+    fn complete(&self, request: &Request, _cancel: &Cancel) -> Result<Response> {
+        let key = canonical_request(request);
+        let mut answers = self
+            .answers
+            .lock()
+            .map_err(|_| failure("replay: the cassette is unusable after a panic".into()))?;
+        let found = answers.get_mut(&key.to_string()).and_then(|answers| {
+            let response = answers
+                .responses
+                .get(answers.next)
+                .or(answers.responses.last())?
+                .clone();
+            answers.next = (answers.next + 1).min(answers.responses.len());
+            Some(response)
+        });
+        found.ok_or_else(|| {
+            failure(format!(
+                "replay: no recorded response in {} for task `{}` (prompt {:?})",
+                self.path.display(),
+                request.task,
+                super::http::excerpt(&request.prompt, 120)
+            ))
+            .with_detail("request", key)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Answers "answer N" for its Nth call.
+    struct Counter(AtomicUsize);
+
+    impl Provider for Counter {
+        fn name(&self) -> &str {
+            "counter"
+        }
+        fn complete(&self, request: &Request, _cancel: &Cancel) -> Result<Response> {
+            let n = self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(Response {
+                content: format!("{} answer {n}", request.prompt),
+                usage: (n == 0).then_some(Usage {
+                    input_tokens: 1,
+                    output_tokens: 2,
+                }),
+            })
+        }
+    }
+
+    fn request(prompt: &str) -> Request {
+        let mut params = serde_json::Map::new();
+        params.insert("z".into(), json!(1));
+        params.insert("a".into(), json!({"y": 2, "b": 3}));
+        Request {
+            task: "t".into(),
+            prompt: prompt.into(),
+            params,
+            round: 1,
+            ..Request::default()
+        }
+    }
+
+    #[test]
+    fn the_canonical_request_sorts_keys_at_every_level() {
+        let text = canonical_request(&request("p")).to_string();
+        assert!(text.starts_with(
+            r#"{"issues":[],"json_mode":false,"model":null,"params":{"a":{"b":3,"y":2},"z":1}"#
+        ));
+    }
+
+    #[test]
+    fn replay_gives_back_what_record_saw_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.jsonl");
+        let record = Record::new(Arc::new(Counter(AtomicUsize::new(0))), &path).unwrap();
+        let cancel = Cancel::default();
+        let live: Vec<Response> = ["x", "y", "x"]
+            .iter()
+            .map(|p| record.complete(&request(p), &cancel).unwrap())
+            .collect();
+        let replay = Replay::new(&path).unwrap();
+        for (prompt, expected) in ["x", "y", "x"].iter().zip(&live) {
+            let replayed = replay.complete(&request(prompt), &cancel).unwrap();
+            assert_eq!(replayed.content, expected.content);
+            assert_eq!(replayed.usage, expected.usage);
+        }
+        // The answers for "x" are used up: the last one repeats.
+        assert_eq!(
+            replay.complete(&request("x"), &cancel).unwrap().content,
+            "x answer 2"
+        );
+    }
+
+    #[test]
+    fn a_request_missing_from_the_cassette_is_an_llm_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("empty.jsonl");
+        std::fs::write(&path, "\n").unwrap();
+        let error = Replay::new(&path)
+            .unwrap()
+            .complete(&request("new"), &Cancel::default())
+            .unwrap_err();
+        assert_eq!(error.reason(), Some("llm_error"));
+        assert!(error.message().contains("no recorded response"));
+        assert_eq!(error.details()["request"]["prompt"], "new");
+    }
+
+    #[test]
+    fn a_broken_cassette_names_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.jsonl");
+        std::fs::write(
+            &path,
+            "{\"request\": {}, \"response\": {\"content\": \"a\"}}\n{oops\n",
+        )
+        .unwrap();
+        let error = Replay::new(&path).err().unwrap();
+        assert!(error.message().contains("line 2"), "{}", error.message());
+        assert!(Replay::new(&dir.path().join("missing.jsonl")).is_err());
+    }
+}

@@ -1,0 +1,559 @@
+//! Building providers from `--provider`/`--model`/`--base-url` and the environment, or
+//! from `(set-provider! :openai {...})`. Both paths meet in `build`: options given
+//! explicitly win over environment variables, which win over built-in defaults.
+
+use super::anthropic::{Anthropic, DEFAULT_MAX_TOKENS};
+use super::cassette::{Record, Replay};
+use super::command::{CommandProvider, Input, Program};
+use super::http::{Endpoint, HttpSettings};
+use super::openai::OpenAi;
+use super::{Echo, Provider};
+use crate::error::{Error, Result};
+use crate::task::ProviderSettings;
+use serde_json::{Map, Value as Json};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Reads an environment variable (unset and empty are the same); tests pass their own.
+pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+const OLLAMA_BASE_URL: &str = "http://localhost:11434/v1";
+const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+const DEFAULT_CASSETTE: &str = "tasklisp-cassette.jsonl";
+
+const HTTP_OPTIONS: &[&str] = &[
+    "model",
+    "base_url",
+    "api_key_env",
+    "timeout",
+    "connect_timeout",
+    "max_retries",
+];
+const COMMAND_OPTIONS: &[&str] = &["command", "input", "timeout", "model"];
+const REPLAY_OPTIONS: &[&str] = &["cassette"];
+const RECORD_OPTIONS: &[&str] = &["provider", "cassette"];
+
+/// The provider the flags name, with environment defaults. Flags that do not apply to
+/// it (a `TASKLISP_MODEL` set for another provider) are left out rather than refused.
+pub fn build_from_settings(
+    settings: &ProviderSettings,
+    env: EnvLookup,
+) -> Result<Arc<dyn Provider>> {
+    let mut kind = settings
+        .provider
+        .clone()
+        .unwrap_or_else(|| "echo".to_owned());
+    if kind == "record" {
+        if let Some(inner) = env("TASKLISP_RECORD_PROVIDER") {
+            kind = format!("record:{inner}");
+        }
+    }
+    let accepted = accepted_options(&kind)?;
+    let mut options = Map::new();
+    for (key, value) in [("model", &settings.model), ("base_url", &settings.base_url)] {
+        if let Some(value) = value.as_ref().filter(|_| accepted.contains(&key)) {
+            options.insert(key.to_owned(), Json::from(value.as_str()));
+        }
+    }
+    build(&kind, &Json::Object(options), env)
+}
+
+/// The provider `kind` (`openai`, `ollama`, `anthropic`, `command`, `replay`, `record`,
+/// `record:INNER`, `echo`) configured by the map `options`.
+pub fn build(kind: &str, options: &Json, env: EnvLookup) -> Result<Arc<dyn Provider>> {
+    let options = Options::new(kind, options, &accepted_options(kind)?, env)?;
+    Ok(match kind {
+        "echo" => Arc::new(Echo),
+        "openai" => Arc::new(OpenAi::new(options.endpoint(
+            OPENAI_BASE_URL,
+            "OPENAI_BASE_URL",
+            "OPENAI_API_KEY",
+        )?)),
+        "ollama" => Arc::new(OpenAi::named(
+            "ollama",
+            options.endpoint(OLLAMA_BASE_URL, "", "")?,
+        )),
+        "anthropic" => {
+            let endpoint = options.endpoint(
+                ANTHROPIC_BASE_URL,
+                "ANTHROPIC_BASE_URL",
+                "ANTHROPIC_API_KEY",
+            )?;
+            let max_tokens = options.integer("max_tokens")?.unwrap_or(DEFAULT_MAX_TOKENS);
+            Arc::new(Anthropic::new(endpoint, max_tokens))
+        }
+        "command" => Arc::new(options.command()?),
+        "replay" => Arc::new(Replay::new(&options.cassette()?)?),
+        _ => {
+            let named = match record_inner(kind)? {
+                Some(inner) => Some(inner),
+                None => options.string("provider")?,
+            };
+            let inner = named
+                .or_else(|| env("TASKLISP_RECORD_PROVIDER"))
+                .ok_or_else(|| {
+                    Error::validation(
+                        "record needs the provider to record: --provider record:openai, \
+                     TASKLISP_RECORD_PROVIDER, or the \"provider\" option",
+                    )
+                })?;
+            check_recordable(&inner)?;
+            let mut inner_options = options.map.clone();
+            inner_options.remove("provider");
+            inner_options.remove("cassette");
+            let inner_provider = build(&inner, &Json::Object(inner_options), env)?;
+            Arc::new(Record::new(inner_provider, &options.cassette()?)?)
+        }
+    })
+}
+
+/// The options `kind` takes; an unknown kind is an error listing the known ones.
+fn accepted_options(kind: &str) -> Result<Vec<&'static str>> {
+    let mut accepted = match kind {
+        "echo" => Vec::new(),
+        "openai" | "ollama" => HTTP_OPTIONS.to_vec(),
+        "anthropic" => [HTTP_OPTIONS, &["max_tokens"]].concat(),
+        "command" => COMMAND_OPTIONS.to_vec(),
+        "replay" => REPLAY_OPTIONS.to_vec(),
+        _ => match record_inner(kind)? {
+            Some(inner) => [RECORD_OPTIONS, &accepted_options(&inner)?].concat(),
+            None => [
+                RECORD_OPTIONS,
+                HTTP_OPTIONS,
+                &["max_tokens"],
+                COMMAND_OPTIONS,
+            ]
+            .concat(),
+        },
+    };
+    let mut seen = Vec::new();
+    accepted.retain(|name| {
+        let new = !seen.contains(name);
+        seen.push(*name);
+        new
+    });
+    Ok(accepted)
+}
+
+/// For `record:INNER`, the provider being recorded; `None` for a plain `record`.
+/// Any other kind is unknown.
+fn record_inner(kind: &str) -> Result<Option<String>> {
+    let inner = match kind.split_once(':') {
+        Some(("record", inner)) => Some(inner.to_owned()),
+        None if kind == "record" => None,
+        _ => {
+            return Err(Error::task_failure(
+                "llm_error",
+                format!("unknown provider: {kind} (known: echo, openai, ollama, anthropic, command, replay, record:PROVIDER)"),
+            ))
+        }
+    };
+    if let Some(name) = &inner {
+        check_recordable(name)?;
+    }
+    Ok(inner)
+}
+
+/// Recording a cassette provider would only copy a cassette.
+fn check_recordable(inner: &str) -> Result<()> {
+    if inner.starts_with("record") || inner == "replay" {
+        return Err(Error::validation(format!(
+            "record cannot record the {inner} provider"
+        )));
+    }
+    Ok(())
+}
+
+/// A provider's options after checking names and types, with the environment behind.
+struct Options<'a> {
+    kind: &'a str,
+    map: Map<String, Json>,
+    env: EnvLookup<'a>,
+}
+
+impl<'a> Options<'a> {
+    fn new(
+        kind: &'a str,
+        options: &Json,
+        accepted: &[&str],
+        env: EnvLookup<'a>,
+    ) -> Result<Options<'a>> {
+        let map = match options {
+            Json::Null => Map::new(),
+            Json::Object(map) => map.clone(),
+            other => {
+                return Err(Error::validation(format!(
+                    "provider options must be a map, not {other}"
+                )))
+            }
+        };
+        if let Some(unknown) = map.keys().find(|key| !accepted.contains(&key.as_str())) {
+            return Err(Error::validation(format!(
+                "unknown option \"{unknown}\" for the {kind} provider (it takes: {})",
+                accepted.join(", ")
+            )));
+        }
+        Ok(Options { kind, map, env })
+    }
+
+    fn invalid(&self, key: &str, expected: &str) -> Error {
+        Error::validation(format!(
+            "option \"{key}\" of the {} provider must be {expected}",
+            self.kind
+        ))
+    }
+
+    fn string(&self, key: &str) -> Result<Option<String>> {
+        match self.map.get(key) {
+            None | Some(Json::Null) => Ok(None),
+            Some(Json::String(text)) => Ok(Some(text.clone())),
+            Some(_) => Err(self.invalid(key, "a string")),
+        }
+    }
+
+    /// The option, else the environment variable `var` (when `var` is not empty).
+    fn string_or_env(&self, key: &str, var: &str) -> Result<Option<String>> {
+        Ok(self
+            .string(key)?
+            .or_else(|| (!var.is_empty()).then(|| (self.env)(var)).flatten()))
+    }
+
+    fn integer(&self, key: &str) -> Result<Option<u64>> {
+        match self.map.get(key) {
+            None | Some(Json::Null) => Ok(None),
+            Some(value) => value
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| self.invalid(key, "a whole number ≥ 0")),
+        }
+    }
+
+    /// Seconds as a number in the option, else in the environment variable `var`.
+    fn seconds(&self, key: &str, var: &str) -> Result<Option<Duration>> {
+        let (seconds, source) = match self.map.get(key) {
+            None | Some(Json::Null) => match (self.env)(var) {
+                None => return Ok(None),
+                Some(text) => (text.trim().parse::<f64>().ok(), var.to_owned()),
+            },
+            Some(value) => (value.as_f64(), format!("option \"{key}\"")),
+        };
+        match seconds.map(Duration::try_from_secs_f64) {
+            Some(Ok(duration)) if !duration.is_zero() => Ok(Some(duration)),
+            _ => Err(Error::validation(format!(
+                "{source} of the {} provider must be a positive number of seconds",
+                self.kind
+            ))),
+        }
+    }
+
+    fn http_settings(&self) -> Result<HttpSettings> {
+        let defaults = HttpSettings::default();
+        let max_retries = match self.integer("max_retries")? {
+            Some(n) => n,
+            None => match (self.env)("TASKLISP_LLM_RETRIES") {
+                None => u64::from(defaults.max_retries),
+                Some(text) => text.trim().parse().map_err(|_| {
+                    Error::validation(format!(
+                        "TASKLISP_LLM_RETRIES must be a whole number, not {text:?}"
+                    ))
+                })?,
+            },
+        };
+        Ok(HttpSettings {
+            connect_timeout: self
+                .seconds("connect_timeout", "TASKLISP_LLM_CONNECT_TIMEOUT")?
+                .unwrap_or(defaults.connect_timeout),
+            read_timeout: self
+                .seconds("timeout", "TASKLISP_LLM_TIMEOUT")?
+                .unwrap_or(defaults.read_timeout),
+            max_retries: u32::try_from(max_retries).unwrap_or(u32::MAX).min(20),
+            ..defaults
+        })
+    }
+
+    /// The endpoint of an HTTP provider; the key comes from `api_key_env` or `key_var`.
+    fn endpoint(&self, default_base: &str, base_var: &str, key_var: &str) -> Result<Endpoint> {
+        let base_url = self
+            .string_or_env("base_url", base_var)?
+            .unwrap_or_else(|| default_base.to_owned());
+        let named_var = self.string("api_key_env")?;
+        let key_var = named_var.clone().unwrap_or_else(|| key_var.to_owned());
+        let api_key = (!key_var.is_empty())
+            .then(|| (self.env)(&key_var))
+            .flatten();
+        let official =
+            base_url.contains("api.openai.com") || base_url.contains("api.anthropic.com");
+        if api_key.is_none() && (official || named_var.is_some()) {
+            return Err(Error::validation(format!(
+                "the {} provider needs an API key: set {key_var}",
+                self.kind
+            )));
+        }
+        Ok(Endpoint {
+            base_url,
+            api_key,
+            model: self.string("model")?,
+            http: self.http_settings()?,
+        })
+    }
+
+    fn command(&self) -> Result<CommandProvider> {
+        let program = match self.map.get("command") {
+            Some(Json::Array(items)) => Program::Argv(
+                items
+                    .iter()
+                    .map(|item| item.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| self.invalid("command", "a string or a list of strings"))?,
+            ),
+            _ => Program::Shell(self.string_or_env("command", "TASKLISP_PROVIDER_COMMAND")?.ok_or_else(|| {
+                Error::validation("the command provider needs a program: set TASKLISP_PROVIDER_COMMAND or give \"command\"")
+            })?),
+        };
+        let input = match self.string("input")?.as_deref() {
+            None | Some("prompt") => Input::Prompt,
+            Some("request") => Input::Request,
+            Some(_) => return Err(self.invalid("input", "\"prompt\" or \"request\"")),
+        };
+        let timeout = self
+            .seconds("timeout", "TASKLISP_LLM_TIMEOUT")?
+            .unwrap_or(HttpSettings::default().read_timeout);
+        CommandProvider::new(program, input, timeout, self.string("model")?)
+    }
+
+    /// The cassette file, relative to the current directory.
+    fn cassette(&self) -> Result<PathBuf> {
+        let path = self.string_or_env("cassette", "TASKLISP_CASSETTE")?;
+        Ok(PathBuf::from(path.as_deref().unwrap_or(DEFAULT_CASSETTE)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    fn error_of(result: Result<Arc<dyn Provider>>) -> Error {
+        match result {
+            Ok(provider) => panic!("expected an error, got the {} provider", provider.name()),
+            Err(error) => error,
+        }
+    }
+
+    #[test]
+    fn nothing_configured_is_echo_and_unknown_names_are_listed() {
+        let env = env_of(&[]);
+        assert_eq!(
+            build_from_settings(&ProviderSettings::default(), &env)
+                .unwrap()
+                .name(),
+            "echo"
+        );
+        let error = error_of(build("gpt", &Json::Null, &env));
+        assert_eq!(error.reason(), Some("llm_error"));
+        assert!(
+            error.message().contains("known: echo, openai"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn the_real_services_need_their_keys() {
+        let env = env_of(&[]);
+        let error = error_of(build("openai", &json!({"model": "m"}), &env));
+        assert!(
+            error.message().contains("OPENAI_API_KEY"),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("anthropic", &Json::Null, &env));
+        assert!(
+            error.message().contains("ANTHROPIC_API_KEY"),
+            "{}",
+            error.message()
+        );
+        let keyed = env_of(&[("MY_KEY", "k")]);
+        let options = json!({"api_key_env": "MY_KEY"});
+        assert_eq!(
+            build("anthropic", &options, &keyed).unwrap().name(),
+            "anthropic"
+        );
+    }
+
+    #[test]
+    fn a_named_key_variable_must_be_set() {
+        let env = env_of(&[]);
+        let options = json!({"base_url": "http://127.0.0.1:1/v1", "api_key_env": "UNSET_KEY"});
+        let error = error_of(build("openai", &options, &env));
+        assert!(
+            error.message().contains("set UNSET_KEY"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn a_bad_timeout_in_the_environment_is_named() {
+        let env = env_of(&[
+            ("TASKLISP_PROVIDER_COMMAND", "cat"),
+            ("TASKLISP_LLM_TIMEOUT", "0"),
+        ]);
+        let error = error_of(build("command", &Json::Null, &env));
+        assert!(
+            error.message().starts_with("TASKLISP_LLM_TIMEOUT"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn local_servers_need_no_key() {
+        let env = env_of(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")]);
+        assert_eq!(build("openai", &Json::Null, &env).unwrap().name(), "openai");
+        assert_eq!(
+            build("ollama", &Json::Null, &env_of(&[])).unwrap().name(),
+            "ollama"
+        );
+    }
+
+    #[test]
+    fn options_are_checked_by_name_and_type() {
+        let env = env_of(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")]);
+        let error = error_of(build("openai", &json!({"modle": "m"}), &env));
+        assert!(
+            error.message().contains("unknown option \"modle\""),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("openai", &json!({"timeout": "soon"}), &env));
+        assert!(
+            error
+                .message()
+                .contains("option \"timeout\" of the openai provider"),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("openai", &json!({"timeout": -1}), &env));
+        assert!(error.message().contains("positive"), "{}", error.message());
+        let error = error_of(build("openai", &json!(["model"]), &env));
+        assert!(
+            error.message().contains("must be a map"),
+            "{}",
+            error.message()
+        );
+        let bad_env = env_of(&[
+            ("OPENAI_BASE_URL", "http://127.0.0.1:1/v1"),
+            ("TASKLISP_LLM_RETRIES", "many"),
+        ]);
+        let error = error_of(build("openai", &Json::Null, &bad_env));
+        assert!(
+            error.message().contains("TASKLISP_LLM_RETRIES"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn flags_that_do_not_apply_are_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let cassette = dir.path().join("c.jsonl");
+        std::fs::write(&cassette, "").unwrap();
+        let path = cassette.to_string_lossy().into_owned();
+        let env = move |name: &str| (name == "TASKLISP_CASSETTE").then(|| path.clone());
+        let settings = ProviderSettings {
+            provider: Some("replay".into()),
+            model: Some("from-TASKLISP_MODEL".into()),
+            base_url: None,
+        };
+        assert_eq!(
+            build_from_settings(&settings, &env).unwrap().name(),
+            "replay"
+        );
+        let error = error_of(build("replay", &json!({"model": "m"}), &env));
+        assert!(
+            error.message().contains("unknown option"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn record_wraps_the_provider_it_is_told_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let cassette = dir.path().join("r.jsonl").to_string_lossy().into_owned();
+        let env = env_of(&[]);
+        let options = json!({"cassette": cassette, "command": ["cat"]});
+        assert_eq!(
+            build("record:command", &options, &env).unwrap().name(),
+            "record"
+        );
+        let options = json!({"cassette": cassette, "provider": "command", "command": "cat"});
+        assert_eq!(build("record", &options, &env).unwrap().name(), "record");
+        let error = error_of(build("record", &json!({"cassette": cassette}), &env));
+        assert!(
+            error.message().contains("record needs the provider"),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("record:replay", &Json::Null, &env));
+        assert!(
+            error.message().contains("cannot record"),
+            "{}",
+            error.message()
+        );
+        let from_env = move |name: &str| match name {
+            "TASKLISP_RECORD_PROVIDER" => Some("command".to_owned()),
+            "TASKLISP_PROVIDER_COMMAND" => Some("cat".to_owned()),
+            "TASKLISP_CASSETTE" => Some(cassette.clone()),
+            _ => None,
+        };
+        let settings = ProviderSettings {
+            provider: Some("record".into()),
+            model: Some("m".into()),
+            base_url: Some("http://127.0.0.1:1/v1".into()),
+        };
+        assert_eq!(
+            build_from_settings(&settings, &from_env).unwrap().name(),
+            "record"
+        );
+    }
+
+    #[test]
+    fn the_command_comes_from_the_option_or_the_environment() {
+        let env = env_of(&[("TASKLISP_PROVIDER_COMMAND", "cat")]);
+        assert_eq!(
+            build("command", &Json::Null, &env).unwrap().name(),
+            "command"
+        );
+        let error = error_of(build("command", &Json::Null, &env_of(&[])));
+        assert!(
+            error.message().contains("TASKLISP_PROVIDER_COMMAND"),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("command", &json!({"command": ["a", 1]}), &env));
+        assert!(
+            error.message().contains("list of strings"),
+            "{}",
+            error.message()
+        );
+        let error = error_of(build("command", &json!({"input": "file"}), &env));
+        assert!(
+            error.message().contains("\"request\""),
+            "{}",
+            error.message()
+        );
+    }
+}

@@ -1,0 +1,524 @@
+//! The HTTP side of the model providers: one JSON POST with timeouts, bounded retries
+//! with backoff, cancellation, and errors that never carry an API key.
+//!
+//! Each attempt runs on its own short-lived thread so the calling thread can watch the
+//! `Cancel` every 50 ms: Ctrl-C or a task's `:timeout` ends the call at once, even while
+//! a model is still generating. An abandoned attempt ends by itself at its read timeout.
+
+use super::Cancel;
+use crate::error::{Error, Result};
+use serde_json::{json, Value as Json};
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// How often a waiting call looks at its `Cancel`.
+const POLL: Duration = Duration::from_millis(50);
+/// Error details keep at most this much of a response body.
+pub const EXCERPT_BYTES: usize = 2048;
+/// A response body larger than this is refused (no chat completion is this big).
+const MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
+/// A server's `Retry-After` is honoured up to this long.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+/// What replaces a secret in any text that leaves this module.
+const REDACTED: &str = "[REDACTED]";
+
+/// Timeouts and the retry policy of one provider.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpSettings {
+    pub connect_timeout: Duration,
+    /// The longest silence while waiting for (a part of) the response: a
+    /// non-streaming completion is silent until the model has finished.
+    pub read_timeout: Duration,
+    /// Attempts after the first one, on 429, 5xx, timeouts and dropped connections.
+    pub max_retries: u32,
+    /// The first backoff; each retry doubles it, up to `backoff_max`, with jitter.
+    pub backoff_base: Duration,
+    pub backoff_max: Duration,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: Duration::from_secs(300),
+            max_retries: 3,
+            backoff_base: Duration::from_millis(500),
+            backoff_max: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Where an HTTP provider sends its requests and with what. Deliberately not `Debug`:
+/// it holds the API key.
+#[derive(Clone, Default)]
+pub struct Endpoint {
+    pub base_url: String,
+    pub api_key: Option<String>,
+    /// The model when the task names none (`--model`, `"model"`).
+    pub model: Option<String>,
+    pub http: HttpSettings,
+}
+
+impl Endpoint {
+    /// `base_url` joined with `path` by exactly one `/`.
+    pub fn url(&self, path: &str) -> String {
+        format!(
+            "{}/{}",
+            self.base_url.trim_end_matches('/'),
+            path.trim_start_matches('/')
+        )
+    }
+
+    /// The task's `:model`, else the configured one; servers need one.
+    pub fn model_for(&self, provider: &str, request: &super::Request) -> Result<String> {
+        request.model.clone().or_else(|| self.model.clone()).ok_or_else(|| {
+            Error::task_failure(
+                "llm_error",
+                format!("{provider}: no model given: pass --model, set TASKLISP_MODEL, or give the task :model"),
+            )
+        })
+    }
+
+    /// A client that keeps this endpoint's key out of its errors. A server on this
+    /// machine is reached directly: a proxy could not reach it.
+    pub fn client(&self, provider: &'static str) -> HttpClient {
+        HttpClient::new(
+            provider,
+            self.http.clone(),
+            self.api_key.iter().cloned().collect(),
+            is_loopback(&self.base_url),
+        )
+    }
+}
+
+/// Whether `url` names this machine (`localhost`, `127.x.x.x`, `[::1]`).
+fn is_loopback(url: &str) -> bool {
+    let Ok(uri) = url.parse::<ureq::http::Uri>() else {
+        return false;
+    };
+    match uri.host() {
+        Some(host) => {
+            host.eq_ignore_ascii_case("localhost")
+                || host == "[::1]"
+                || host
+                    .parse::<std::net::Ipv4Addr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        }
+        None => false,
+    }
+}
+
+/// A JSON-over-HTTP client that knows the secrets it must keep out of its errors.
+pub struct HttpClient {
+    /// The provider's name, which starts every error message.
+    provider: &'static str,
+    agent: ureq::Agent,
+    settings: HttpSettings,
+    secrets: Vec<String>,
+}
+
+/// What one attempt brought back from the server.
+struct Reply {
+    status: u16,
+    retry_after: Option<Duration>,
+    body: Vec<u8>,
+}
+
+/// The verdict on one attempt.
+enum Outcome {
+    Done(Json),
+    Retry(Error, Option<Duration>),
+    Fail(Error),
+}
+
+impl HttpClient {
+    /// `direct` skips any proxy from the environment (for servers on this machine).
+    pub fn new(
+        provider: &'static str,
+        settings: HttpSettings,
+        secrets: Vec<String>,
+        direct: bool,
+    ) -> HttpClient {
+        let mut config = ureq::Agent::config_builder();
+        if direct {
+            config = config.proxy(None);
+        }
+        let config = config
+            .http_status_as_error(false)
+            .timeout_connect(Some(settings.connect_timeout))
+            .timeout_per_read(Some(settings.read_timeout))
+            .timeout_per_write(Some(settings.read_timeout))
+            .build();
+        HttpClient {
+            provider,
+            agent: ureq::Agent::new_with_config(config),
+            settings,
+            secrets: secrets.into_iter().filter(|s| !s.is_empty()).collect(),
+        }
+    }
+
+    /// POSTs `body` as JSON and returns the JSON of a 2xx response.
+    pub fn post_json(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &Json,
+        cancel: &Cancel,
+    ) -> Result<Json> {
+        let payload = body.to_string();
+        let mut retry = 0;
+        loop {
+            check_cancel(cancel)?;
+            let outcome = match self.attempt(url, headers, &payload, cancel)? {
+                Ok(reply) => self.judge(url, reply),
+                Err(error) => self.judge_transport(url, &error),
+            };
+            match outcome {
+                Outcome::Done(json) => return Ok(json),
+                Outcome::Fail(error) => return Err(error),
+                Outcome::Retry(error, _) if retry >= self.settings.max_retries => {
+                    return Err(error.with_detail("attempts", json!(retry + 1)))
+                }
+                Outcome::Retry(_, retry_after) => {
+                    sleep(self.backoff(retry, retry_after), cancel)?;
+                    retry += 1;
+                }
+            }
+        }
+    }
+
+    /// Runs one exchange on a worker thread, giving up on it if the call is cancelled.
+    fn attempt(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        payload: &str,
+        cancel: &Cancel,
+    ) -> Result<Result<Reply, ureq::Error>> {
+        let mut request = self
+            .agent
+            .post(url)
+            .header("content-type", "application/json");
+        for (name, value) in headers {
+            request = request.header(*name, value.as_str());
+        }
+        let payload = payload.to_owned();
+        let (sender, receiver) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("tasklisp-http".into())
+            .spawn(move || {
+                // The receiver is gone when the call was cancelled; nobody needs the reply.
+                let _ = sender.send(exchange(request, payload));
+            })
+            .map_err(|e| {
+                Error::task_failure(
+                    "llm_error",
+                    format!("{}: cannot start a request: {e}", self.provider),
+                )
+            })?;
+        loop {
+            match receiver.recv_timeout(POLL) {
+                Ok(result) => return Ok(result),
+                Err(RecvTimeoutError::Timeout) => check_cancel(cancel)?,
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Error::task_failure(
+                        "llm_error",
+                        format!(
+                            "{}: the request to {} ended without a reply",
+                            self.provider,
+                            self.scrub(url)
+                        ),
+                    ))
+                }
+            }
+        }
+    }
+
+    fn judge(&self, url: &str, reply: Reply) -> Outcome {
+        let text = String::from_utf8_lossy(&reply.body);
+        let status = reply.status;
+        if (200..300).contains(&status) {
+            return match serde_json::from_str(&text) {
+                Ok(json) => Outcome::Done(json),
+                Err(e) => Outcome::Fail(self.error(
+                    format!("malformed response from {url}: {e}"),
+                    Some(status),
+                    &text,
+                )),
+            };
+        }
+        let summary = server_message(&text).map(|m| format!(": {}", excerpt(&self.scrub(&m), 300)));
+        let error = self.error(
+            format!("HTTP {status} from {url}{}", summary.unwrap_or_default()),
+            Some(status),
+            &text,
+        );
+        if status == 429 || status == 408 || status >= 500 {
+            Outcome::Retry(error, reply.retry_after)
+        } else {
+            Outcome::Fail(error)
+        }
+    }
+
+    fn judge_transport(&self, url: &str, error: &ureq::Error) -> Outcome {
+        let transient = matches!(
+            error,
+            ureq::Error::Timeout(_)
+                | ureq::Error::Io(_)
+                | ureq::Error::ConnectionFailed
+                | ureq::Error::Protocol(_)
+        );
+        let cause = match error {
+            ureq::Error::Timeout(ureq::Timeout::Connect) => format!(
+                "no connection within {:.3}s (the connect timeout)",
+                self.settings.connect_timeout.as_secs_f64()
+            ),
+            ureq::Error::Timeout(_) => format!(
+                "no response within {:.3}s (the read timeout)",
+                self.settings.read_timeout.as_secs_f64()
+            ),
+            other => other.to_string(),
+        };
+        let failure = self.error(format!("request to {url} failed: {cause}"), None, "");
+        if transient {
+            Outcome::Retry(failure, None)
+        } else {
+            Outcome::Fail(failure)
+        }
+    }
+
+    /// A 2xx JSON answer without the expected shape: `what` says what was missing.
+    pub fn unexpected(&self, what: &str, body: &Json) -> Error {
+        self.error(
+            format!("unexpected response: {what}"),
+            Some(200),
+            &body.to_string(),
+        )
+    }
+
+    /// An `llm_error` with `{status, body}` details; the message and the body are
+    /// scrubbed of secrets (the body before it is cut, so no part of a key survives).
+    fn error(&self, message: String, status: Option<u16>, body: &str) -> Error {
+        Error::task_failure(
+            "llm_error",
+            format!("{}: {}", self.provider, self.scrub(&message)),
+        )
+        .with_details(json!({"status": status, "body": excerpt(&self.scrub(body), EXCERPT_BYTES)}))
+    }
+
+    /// The text with every secret this client knows replaced by `[REDACTED]`.
+    fn scrub(&self, text: &str) -> String {
+        scrub(text, &self.secrets)
+    }
+
+    /// How long to wait before retry number `retry + 1`.
+    fn backoff(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
+        if let Some(wait) = retry_after {
+            return wait.min(MAX_RETRY_AFTER);
+        }
+        let doubled = self
+            .settings
+            .backoff_base
+            .saturating_mul(2u32.saturating_pow(retry))
+            .min(self.settings.backoff_max);
+        // Full backoff scaled into [50%, 100%]: concurrent callers spread out.
+        doubled.mul_f64(0.5 + jitter() / 2.0)
+    }
+}
+
+/// One POST and the reading of its whole (bounded) body.
+fn exchange(
+    request: ureq::RequestBuilder<ureq::typestate::WithBody>,
+    payload: String,
+) -> Result<Reply, ureq::Error> {
+    let mut response = request.send(payload)?;
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs);
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_RESPONSE_BYTES)
+        .read_to_vec()?;
+    Ok(Reply {
+        status,
+        retry_after,
+        body,
+    })
+}
+
+/// The `error.message` (or a string `error`) that OpenAI- and Anthropic-style servers
+/// put in their error bodies.
+fn server_message(body: &str) -> Option<String> {
+    let json: Json = serde_json::from_str(body).ok()?;
+    let error = json.get("error")?;
+    match error {
+        Json::String(message) => Some(message.clone()),
+        _ => error.get("message")?.as_str().map(str::to_owned),
+    }
+}
+
+/// `execution_halted` after Ctrl-C, `execution_timeout` past the deadline.
+pub fn check_cancel(cancel: &Cancel) -> Result<()> {
+    if cancel.flag.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Error::task_failure("execution_halted", "interrupted"));
+    }
+    if cancel.is_cancelled() {
+        return Err(Error::task_failure(
+            "execution_timeout",
+            "the model call did not finish before the deadline",
+        ));
+    }
+    Ok(())
+}
+
+/// Sleeps for `duration`, waking every 50 ms to see whether the call was cancelled.
+pub fn sleep(duration: Duration, cancel: &Cancel) -> Result<()> {
+    let end = Instant::now() + duration;
+    loop {
+        check_cancel(cancel)?;
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(());
+        }
+        std::thread::sleep(left.min(POLL));
+    }
+}
+
+/// A number in [0, 1) that differs between calls: std's hasher keys are random per
+/// process and change with each `RandomState`, which is all jitter needs.
+fn jitter() -> f64 {
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u8(0);
+    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// `text` with each secret replaced by `[REDACTED]`.
+pub fn scrub(text: &str, secrets: &[String]) -> String {
+    secrets
+        .iter()
+        .filter(|s| !s.is_empty())
+        .fold(text.to_owned(), |acc, secret| {
+            acc.replace(secret.as_str(), REDACTED)
+        })
+}
+
+/// At most `max` bytes of `text`, cut at a character boundary, marked when cut.
+pub fn excerpt(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let marker = "…";
+    let mut end = max.saturating_sub(marker.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{marker}", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    #[test]
+    fn scrub_replaces_every_occurrence_of_every_secret() {
+        let secrets = vec!["sk-123".to_owned(), String::new(), "abc".to_owned()];
+        assert_eq!(
+            scrub("key sk-123 and sk-123, abc", &secrets),
+            "key [REDACTED] and [REDACTED], [REDACTED]"
+        );
+    }
+
+    #[test]
+    fn excerpt_is_bounded_and_cuts_on_a_character_boundary() {
+        let text = "é".repeat(2000);
+        let cut = excerpt(&text, EXCERPT_BYTES);
+        assert!(cut.len() <= EXCERPT_BYTES);
+        assert!(cut.ends_with('…'));
+        assert_eq!(excerpt("short", 10), "short");
+    }
+
+    #[test]
+    fn server_message_reads_both_error_shapes() {
+        assert_eq!(
+            server_message(r#"{"error": {"message": "bad key", "type": "x"}}"#).as_deref(),
+            Some("bad key")
+        );
+        assert_eq!(
+            server_message(r#"{"error": "model not found"}"#).as_deref(),
+            Some("model not found")
+        );
+        assert_eq!(server_message("<html>"), None);
+    }
+
+    #[test]
+    fn backoff_doubles_within_jitter_and_honours_retry_after() {
+        let client = HttpClient::new("test", HttpSettings::default(), vec![], true);
+        for retry in 0..3 {
+            let full = Duration::from_millis(500 * 2u64.pow(retry));
+            let wait = client.backoff(retry, None);
+            assert!(
+                wait >= full / 2 && wait <= full,
+                "{wait:?} for retry {retry}"
+            );
+        }
+        assert_eq!(
+            client.backoff(10, None).max(Duration::from_secs(30)),
+            Duration::from_secs(30)
+        );
+        assert_eq!(
+            client.backoff(0, Some(Duration::from_secs(7))),
+            Duration::from_secs(7)
+        );
+        assert_eq!(
+            client.backoff(0, Some(Duration::from_secs(9999))),
+            MAX_RETRY_AFTER
+        );
+    }
+
+    #[test]
+    fn loopback_urls_are_recognised() {
+        assert!(is_loopback("http://localhost:11434/v1"));
+        assert!(is_loopback("http://127.0.0.1:8080/v1"));
+        assert!(is_loopback("http://[::1]:8080/v1"));
+        assert!(!is_loopback("https://api.openai.com/v1"));
+        assert!(!is_loopback("http://127.0.0.1.example.com/v1"));
+        assert!(!is_loopback("not a url"));
+    }
+
+    #[test]
+    fn sleep_stops_early_when_cancelled() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let cancel = Cancel {
+            flag: flag.clone(),
+            deadline: None,
+        };
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            flag.store(true, Ordering::Relaxed);
+        });
+        let started = Instant::now();
+        let error = sleep(Duration::from_secs(10), &cancel).unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert_eq!(error.reason(), Some("execution_halted"));
+        setter.join().unwrap();
+    }
+
+    #[test]
+    fn a_past_deadline_is_a_timeout() {
+        let cancel = Cancel {
+            flag: Arc::default(),
+            deadline: Some(Instant::now()),
+        };
+        let error = check_cancel(&cancel).unwrap_err();
+        assert_eq!(error.reason(), Some("execution_timeout"));
+    }
+}

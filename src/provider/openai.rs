@@ -1,0 +1,158 @@
+//! OpenAI-compatible chat completions: OpenAI itself, Ollama, vLLM, llama.cpp's
+//! server, LM Studio — anything that serves `POST {base}/chat/completions`.
+
+use super::http::{Endpoint, HttpClient};
+use super::{Cancel, Provider, Request, Response, Usage};
+use crate::error::Result;
+use serde_json::{json, Value as Json};
+
+pub struct OpenAi {
+    /// `openai`, or the name of the server it is a preset for (`ollama`).
+    name: &'static str,
+    endpoint: Endpoint,
+    client: HttpClient,
+}
+
+impl OpenAi {
+    /// `endpoint.base_url` ends in `/v1` (as `OPENAI_BASE_URL` does); a missing key
+    /// sends no `Authorization` header, which local servers accept.
+    pub fn new(endpoint: Endpoint) -> OpenAi {
+        OpenAi::named("openai", endpoint)
+    }
+
+    /// The same client under the name of a preset such as `ollama`.
+    pub fn named(name: &'static str, endpoint: Endpoint) -> OpenAi {
+        let client = endpoint.client(name);
+        OpenAi {
+            name,
+            endpoint,
+            client,
+        }
+    }
+
+    /// The chat-completions body for `request`.
+    pub fn body(&self, request: &Request) -> Result<Json> {
+        let mut messages = Vec::new();
+        if let Some(system) = &request.system {
+            messages.push(json!({"role": "system", "content": system}));
+        }
+        messages.push(json!({"role": "user", "content": request.prompt}));
+        let mut body = json!({
+            "model": self.endpoint.model_for(self.name, request)?,
+            "messages": messages,
+        });
+        if request.json_mode {
+            body["response_format"] = json!({"type": "json_object"});
+        }
+        Ok(body)
+    }
+}
+
+impl Provider for OpenAi {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
+        let body = self.body(request)?;
+        let headers: Vec<(&str, String)> = self
+            .endpoint
+            .api_key
+            .iter()
+            .map(|key| ("authorization", format!("Bearer {key}")))
+            .collect();
+        let answer = self.client.post_json(
+            &self.endpoint.url("chat/completions"),
+            &headers,
+            &body,
+            cancel,
+        )?;
+        let message = answer.pointer("/choices/0/message");
+        let text = |key: &str| message.and_then(|m| m.get(key)).and_then(Json::as_str);
+        let content = match (text("content"), text("refusal")) {
+            (Some(content), _) => content,
+            (None, Some(refusal)) => {
+                return Err(self
+                    .client
+                    .unexpected(&format!("the model refused: {refusal}"), &answer))
+            }
+            (None, None) => {
+                return Err(self
+                    .client
+                    .unexpected("no choices[0].message.content string", &answer))
+            }
+        };
+        Ok(Response {
+            content: content.to_owned(),
+            usage: usage(&answer),
+        })
+    }
+}
+
+/// `usage.prompt_tokens` and `usage.completion_tokens`, when the server sent both.
+fn usage(answer: &Json) -> Option<Usage> {
+    let usage = answer.get("usage")?;
+    Some(Usage {
+        input_tokens: usage.get("prompt_tokens")?.as_u64()?,
+        output_tokens: usage.get("completion_tokens")?.as_u64()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provider(model: Option<&str>) -> OpenAi {
+        OpenAi::new(Endpoint {
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: model.map(str::to_owned),
+            ..Endpoint::default()
+        })
+    }
+
+    #[test]
+    fn body_has_system_then_user_and_json_mode() {
+        let request = Request {
+            system: Some("Be terse.".into()),
+            prompt: "Hi".into(),
+            json_mode: true,
+            ..Request::default()
+        };
+        assert_eq!(
+            provider(Some("m1")).body(&request).unwrap(),
+            json!({
+                "model": "m1",
+                "messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Hi"}],
+                "response_format": {"type": "json_object"},
+            })
+        );
+    }
+
+    #[test]
+    fn the_task_model_wins_and_some_model_is_required() {
+        let request = Request {
+            model: Some("task-model".into()),
+            ..Request::default()
+        };
+        assert_eq!(
+            provider(Some("m1")).body(&request).unwrap()["model"],
+            "task-model"
+        );
+        let error = provider(None).body(&Request::default()).unwrap_err();
+        assert_eq!(error.reason(), Some("llm_error"));
+        assert!(error.message().contains("no model"));
+    }
+
+    #[test]
+    fn usage_needs_both_counts() {
+        let answer = json!({"usage": {"prompt_tokens": 3, "completion_tokens": 5}});
+        assert_eq!(
+            usage(&answer),
+            Some(Usage {
+                input_tokens: 3,
+                output_tokens: 5
+            })
+        );
+        assert_eq!(usage(&json!({"usage": {"prompt_tokens": 3}})), None);
+    }
+}

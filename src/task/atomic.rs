@@ -1,0 +1,58 @@
+//! Atomic tasks: render the templates, ask the provider, parse the answer.
+
+use super::definition::{lossy_json, Task};
+use super::result::{parse_output, task_result};
+use super::session::send;
+use super::template::Template;
+use crate::env::Env;
+use crate::error::Result;
+use crate::eval::Interp;
+use crate::provider::Request;
+use crate::value::{Entries, Value};
+use std::rc::Rc;
+
+/// One round of an atomic task: the templates are rendered in the call's `frame`;
+/// `issues` are the previous round's audit issues.
+pub fn run(
+    interp: &Interp,
+    task: &Task,
+    (system, prompt): (Option<&Template>, &Template),
+    frame: &Env,
+    round: u32,
+    issues: &[Value],
+) -> Result<Value> {
+    let request = Request {
+        task: task.name.clone(),
+        system: system.map(|t| t.render(interp, frame)).transpose()?,
+        prompt: prompt.render(interp, frame)?,
+        model: task.model.clone(),
+        params: arguments(task, frame),
+        round,
+        issues: issues.iter().map(lossy_json).collect(),
+        json_mode: task.json_output,
+    };
+    let response = send(interp, &request, frame)?;
+    let mut notes = Entries::new();
+    if let Some(usage) = response.usage {
+        let mut counts = Entries::new();
+        let tokens = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
+        counts.insert(Rc::from("input_tokens"), tokens(usage.input_tokens));
+        counts.insert(Rc::from("output_tokens"), tokens(usage.output_tokens));
+        notes.insert(Rc::from("usage"), Value::map(counts));
+    }
+    let parsed = parse_output(task, &response.content, &mut notes)?;
+    Ok(task_result(&task.name, response.content, parsed, notes))
+}
+
+/// The parameters' values in the call frame, as JSON by name.
+fn arguments(task: &Task, frame: &Env) -> serde_json::Map<String, serde_json::Value> {
+    let Some(frame) = frame else {
+        return serde_json::Map::new();
+    };
+    let slots = frame.slots.borrow();
+    task.params
+        .iter()
+        .zip(slots.iter())
+        .map(|(param, value)| (param.name.name().to_owned(), lossy_json(value)))
+        .collect()
+}

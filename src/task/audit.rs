@@ -1,0 +1,141 @@
+//! Audits and retries (from the ToolFlow seeds): each round's result is checked by the
+//! audit functions; a `critical` issue fails the call with `INVALID_OUTPUT` unless
+//! `:retries` allows another round, which sees the issues (`issues`, `{{issues}}`).
+
+use super::definition::{lossy_json, Action, Task};
+use super::result::{field, with_notes};
+use crate::env::Env;
+use crate::error::{Error, ErrorKind, Result};
+use crate::eval::Interp;
+use crate::value::{write_string, Value};
+use serde_json::json;
+
+/// Audits and extra rounds for one call.
+#[derive(Default)]
+pub struct Checks {
+    pub audits: Vec<Value>,
+    pub retries: u32,
+}
+
+/// `:audits`: one procedure or a list of them (nil: none).
+pub fn audit_list(value: &Value) -> Option<Vec<Value>> {
+    match value {
+        Value::Nil => Some(Vec::new()),
+        audit if audit.is_procedure() => Some(vec![audit.clone()]),
+        Value::List(..) => {
+            let audits = value.as_list().unwrap_or_default().to_vec();
+            audits.iter().all(Value::is_procedure).then_some(audits)
+        }
+        _ => None,
+    }
+}
+
+/// Runs `attempt(round, issues)` until its result passes the audits or the rounds run
+/// out. Results record `notes.rounds` (and `notes.issues` when audited).
+pub fn run_rounds(
+    interp: &Interp,
+    task: &Task,
+    checks: &Checks,
+    env: &Env,
+    mut attempt: impl FnMut(u32, &[Value]) -> Result<Value>,
+) -> Result<Value> {
+    let mut issues: Vec<Value> = Vec::new();
+    let mut round: u32 = 1;
+    loop {
+        let result = attempt(round, &issues)?;
+        let rounds = ("rounds", Value::Int(i64::from(round)));
+        if checks.audits.is_empty() {
+            return Ok(match task.action {
+                Action::Body(_) => result,
+                _ => with_notes(&result, &[rounds]),
+            });
+        }
+        let found = audit(interp, &checks.audits, &result, env)?;
+        let result = with_notes(&result, &[("issues", Value::list(found.clone())), rounds]);
+        let violations: Vec<String> = found
+            .iter()
+            .filter(|i| is_critical(i))
+            .map(message)
+            .collect();
+        if violations.is_empty() {
+            return Ok(result);
+        }
+        if round > checks.retries {
+            return Err(invalid_output(task, round, &violations, &found, &result));
+        }
+        issues = found;
+        round += 1;
+    }
+}
+
+/// Every issue the audits find in `result`, in audit order.
+fn audit(interp: &Interp, audits: &[Value], result: &Value, env: &Env) -> Result<Vec<Value>> {
+    let mut issues = Vec::new();
+    for audit in audits {
+        let found = interp.apply(audit, std::slice::from_ref(result), env)?;
+        match &found {
+            Value::Nil => {}
+            Value::Map(_) => issues.push(checked_issue(found.clone())?),
+            Value::List(..) => {
+                for issue in found.as_list().unwrap_or_default().iter() {
+                    issues.push(checked_issue(issue)?);
+                }
+            }
+            other => return Err(not_an_issue(other)),
+        }
+    }
+    Ok(issues)
+}
+
+fn checked_issue(issue: Value) -> Result<Value> {
+    match &issue {
+        Value::Map(map) if map.get("message").is_some() => Ok(issue),
+        other => Err(not_an_issue(other)),
+    }
+}
+
+fn not_an_issue(value: &Value) -> Error {
+    Error::eval(format!(
+        "an audit returns a list of issues {{\"severity\" \"critical\"|\"warning\" \"message\" …}}, not {}",
+        crate::eval::truncate_text(&write_string(value), 80)
+    ))
+}
+
+fn is_critical(issue: &Value) -> bool {
+    match field(issue, "severity") {
+        Value::Str(s) => s.as_str() == "critical",
+        Value::Keyword(k) => k.name() == "critical",
+        _ => false,
+    }
+}
+
+fn message(issue: &Value) -> String {
+    match field(issue, "message") {
+        Value::Str(s) => s.to_string(),
+        other => write_string(&other),
+    }
+}
+
+fn invalid_output(
+    task: &Task,
+    rounds: u32,
+    violations: &[String],
+    issues: &[Value],
+    result: &Value,
+) -> Error {
+    let plural = if rounds == 1 { "" } else { "s" };
+    Error::new(
+        ErrorKind::InvalidOutput,
+        format!(
+            "task `{}` failed its audits after {rounds} round{plural}: {}",
+            task.name,
+            violations.join("; ")
+        ),
+    )
+    .with_details(json!({
+        "violations": violations,
+        "issues": issues.iter().map(lossy_json).collect::<Vec<_>>(),
+        "rounds": rounds,
+        "content": lossy_json(&field(result, "content")),
+    }))
+}

@@ -1,0 +1,154 @@
+//! Calling a task (the seeds' FunctionCall): bind the arguments, make the call's
+//! environment as `:inherit-context` says, run the rounds, return a TaskResult.
+
+use super::audit::{run_rounds, Checks};
+use super::definition::{Action, InheritContext, Task};
+use super::{atomic, command, result};
+use crate::env::{self, Env, Frame, Scope, Slots};
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::value::{write_string, Value};
+use std::rc::Rc;
+
+/// Calls `task` with evaluated arguments; `env` is the environment of the call
+/// expression (or of the builtin, such as `map`, that makes the call).
+pub fn call(interp: &Interp, task: &Rc<Task>, args: &[Value], env: &Env) -> Result<Value> {
+    call_checked(interp, task, args, env, &Checks::default())
+}
+
+/// A call with extra audits and retries (a `step`'s).
+pub fn call_checked(
+    interp: &Interp,
+    task: &Rc<Task>,
+    args: &[Value],
+    env: &Env,
+    extra: &Checks,
+) -> Result<Value> {
+    let _guard = interp
+        .tasks
+        .enter_call(task, interp.limits.max_task_depth)?;
+    let bound = bind_arguments(task, args)?;
+    let outer = context_env(task, env);
+    let checks = Checks {
+        audits: task.audits.iter().chain(&extra.audits).cloned().collect(),
+        retries: task.retries.max(extra.retries),
+    };
+    run_rounds(interp, task, &checks, env, |round, issues| {
+        let mut slots = bound.clone();
+        if let Some(slot) = task.issues_slot {
+            slots.resize(slot, Value::Nil);
+            slots.push(Value::list(issues.to_vec()));
+        }
+        let frame = Some(Frame::new(task.scope.clone(), slots, outer.clone()));
+        run_once(interp, task, &frame, round, issues)
+    })
+}
+
+fn run_once(
+    interp: &Interp,
+    task: &Task,
+    frame: &Env,
+    round: u32,
+    issues: &[Value],
+) -> Result<Value> {
+    match &task.action {
+        Action::Prompt { system, prompt } => atomic::run(
+            interp,
+            task,
+            (system.as_ref(), prompt),
+            frame,
+            round,
+            issues,
+        ),
+        Action::Command(parts) => command::run(interp, task, parts, frame),
+        Action::Body(body) => {
+            let value = interp.eval(body, frame)?;
+            Ok(result::from_body(&task.name, value))
+        }
+    }
+}
+
+fn invalid_input(task: &Task, message: String) -> Error {
+    Error::task_failure(
+        "input_validation_failure",
+        format!("task `{}`: {message}", task.name),
+    )
+}
+
+/// Matches arguments to parameters: positional ones in order, `:name value` pairs by
+/// name (a keyword always names a parameter), then defaults. A positional argument
+/// fills the first parameter not already named.
+pub fn bind_arguments(task: &Task, args: &[Value]) -> Result<Slots> {
+    let mut values: Vec<Option<Value>> = vec![None; task.params.len()];
+    let mut position = 0;
+    let mut positional = 0;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match arg {
+            Value::Keyword(name) => {
+                let index = task
+                    .params
+                    .iter()
+                    .position(|p| p.name == *name)
+                    .ok_or_else(|| {
+                        invalid_input(task, format!("unknown named argument :{name}"))
+                    })?;
+                let value = rest.next().ok_or_else(|| {
+                    invalid_input(task, format!("named argument :{name} has no value"))
+                })?;
+                let slot = values
+                    .get_mut(index)
+                    .ok_or_else(|| invalid_input(task, "bad parameter".into()))?;
+                if slot.is_some() {
+                    return Err(invalid_input(
+                        task,
+                        format!("argument `{name}` is given twice"),
+                    ));
+                }
+                *slot = Some(value.clone());
+            }
+            value => {
+                positional += 1;
+                while values.get(position).is_some_and(Option::is_some) {
+                    position += 1;
+                }
+                let slot = values.get_mut(position).ok_or_else(|| {
+                    invalid_input(
+                        task,
+                        format!(
+                            "too many arguments: it takes {} and argument {positional} is extra: {}",
+                            task.params.len(),
+                            crate::eval::truncate_text(&write_string(value), 40)
+                        ),
+                    )
+                })?;
+                *slot = Some(value.clone());
+                position += 1;
+            }
+        }
+    }
+    task.params
+        .iter()
+        .zip(values)
+        .map(|(param, value)| {
+            value.or_else(|| param.default.clone()).ok_or_else(|| {
+                invalid_input(task, format!("missing required argument `{}`", param.name))
+            })
+        })
+        .collect()
+}
+
+/// The environment the call frame's names are looked up in after its own.
+fn context_env(task: &Task, caller: &Env) -> Env {
+    match &task.context {
+        InheritContext::Full => caller.clone(),
+        InheritContext::None => None,
+        InheritContext::Subset(keys) => {
+            let values: Slots = keys
+                .iter()
+                .map(|key| env::lookup_by_name(caller, *key).unwrap_or(Value::Undefined))
+                .collect();
+            Some(Frame::new(Scope::new(keys.clone()), values, None))
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Script tasks: evaluate `:command`, `:stdin` and `:env` in the call's environment, run
+//! the program, and turn its output into a TaskResult.
+
+use super::blocking::run_blocking;
+use super::definition::{ScriptParts, Task};
+use super::result::{parse_output, task_result};
+use super::script::{run_script, ScriptOutput, ScriptSpec};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::provider::Cancel;
+use crate::value::{display_string, write_string, Entries, Value};
+use serde_json::json;
+use std::rc::Rc;
+
+/// Output captured from each stream of a script, at most.
+pub const MAX_OUTPUT: usize = 10 << 20;
+
+pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Result<Value> {
+    let command = interp.eval(&parts.code.command, frame)?;
+    let argv = argv(&command, parts.shell)?;
+    let stdin = match &parts.code.stdin {
+        Some(node) => match interp.eval(node, frame)? {
+            Value::Nil => None,
+            value => Some(display_string(&value).into_bytes()),
+        },
+        None => None,
+    };
+    let env = match &parts.code.env {
+        Some(node) => environment(&interp.eval(node, frame)?)?,
+        None => Vec::new(),
+    };
+    let spec = ScriptSpec {
+        argv,
+        stdin,
+        env,
+        shell: false,
+        timeout: parts.timeout,
+        cwd: None,
+        max_output: MAX_OUTPUT,
+    };
+    let cancel = Cancel {
+        flag: interp.interrupt_flag(),
+        deadline: None,
+    };
+    let output = run_blocking(interp, move || {
+        run_script(&spec, &cancel).map(|out| (spec.argv, out))
+    });
+    let (argv, output) = output?;
+    interp.check_interrupt()?;
+    if output.exit_code != 0 {
+        return Err(failure(task, &argv, &output));
+    }
+    let mut notes = Entries::new();
+    notes.insert(Rc::from("stdout"), Value::from(output.stdout.as_str()));
+    notes.insert(Rc::from("stderr"), Value::from(output.stderr.as_str()));
+    notes.insert(
+        Rc::from("exitCode"),
+        Value::Int(i64::from(output.exit_code)),
+    );
+    if output.stdout_truncated || output.stderr_truncated {
+        notes.insert(Rc::from("truncated"), Value::Bool(true));
+    }
+    let parsed = parse_output(task, &output.stdout, &mut notes)?;
+    Ok(task_result(&task.name, output.stdout, parsed, notes))
+}
+
+/// The program and its arguments. With `:shell true` the command (a string, or a list
+/// joined with spaces) is run by `sh -c`.
+fn argv(command: &Value, shell: bool) -> Result<Vec<String>> {
+    let words: Vec<String> = match command {
+        Value::Str(s) => vec![s.to_string()],
+        Value::List(..) => command
+            .as_list()
+            .unwrap_or_default()
+            .iter()
+            .map(|v| display_string(&v))
+            .collect(),
+        other => {
+            return Err(Error::task_failure(
+                "input_validation_failure",
+                format!(
+                    ":command must be a list of arguments or a string, not {}",
+                    write_string(other)
+                ),
+            ))
+        }
+    };
+    if words.is_empty() {
+        return Err(Error::task_failure(
+            "input_validation_failure",
+            ":command is empty",
+        ));
+    }
+    if shell {
+        return Ok(vec!["sh".to_owned(), "-c".to_owned(), words.join(" ")]);
+    }
+    Ok(words)
+}
+
+/// `:env {"NAME" value}` as pairs of strings.
+fn environment(value: &Value) -> Result<Vec<(String, String)>> {
+    match value {
+        Value::Nil => Ok(Vec::new()),
+        Value::Map(map) => Ok(map
+            .entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), display_string(v)))
+            .collect()),
+        other => Err(Error::task_failure(
+            "input_validation_failure",
+            format!(
+                ":env must be a map of names to values, not {}",
+                write_string(other)
+            ),
+        )),
+    }
+}
+
+fn failure(task: &Task, argv: &[String], output: &ScriptOutput) -> Error {
+    let program = argv.first().map_or("", String::as_str);
+    let mut message = format!(
+        "task `{}`: {program} exited with status {}",
+        task.name, output.exit_code
+    );
+    if let Some(line) = output.stderr.lines().find(|l| !l.trim().is_empty()) {
+        message.push_str(": ");
+        message.push_str(&crate::eval::truncate_text(line.trim(), 200));
+    }
+    Error::task_failure("tool_execution_error", message).with_details(json!({
+        "script_stdout": output.stdout,
+        "script_stderr": output.stderr,
+        "script_exit_code": output.exit_code,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argv_from_lists_strings_and_shell() {
+        let list = Value::list(vec![Value::from("wc"), Value::from("-l"), Value::Int(3)]);
+        assert_eq!(argv(&list, false).unwrap(), ["wc", "-l", "3"]);
+        assert_eq!(argv(&Value::from("ls"), false).unwrap(), ["ls"]);
+        assert_eq!(argv(&list, true).unwrap(), ["sh", "-c", "wc -l 3"]);
+        assert!(argv(&Value::empty_list(), false).is_err());
+        assert!(argv(&Value::Int(1), false).is_err());
+    }
+}

@@ -1,0 +1,255 @@
+//! The TaskDefinition (SPEC §6): what `deftask` and XML import build, and how a task
+//! value reads like a map of it.
+
+use super::schema::Schema;
+use super::template::Template;
+use crate::env::Scope;
+use crate::eval::Node;
+use crate::symbol::Sym;
+use crate::value::{to_json, Entries, Value};
+use serde_json::Value as Json;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// The type of a task. Atomic and script tasks run themselves; the others run a body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskKind {
+    Atomic,
+    Script,
+    Sequential,
+    Reduce,
+    Composite,
+}
+
+impl TaskKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskKind::Atomic => "atomic",
+            TaskKind::Script => "script",
+            TaskKind::Sequential => "sequential",
+            TaskKind::Reduce => "reduce",
+            TaskKind::Composite => "composite",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<TaskKind> {
+        [
+            TaskKind::Atomic,
+            TaskKind::Script,
+            TaskKind::Sequential,
+            TaskKind::Reduce,
+            TaskKind::Composite,
+        ]
+        .into_iter()
+        .find(|kind| kind.name() == name)
+    }
+}
+
+/// A parameter; a default makes it optional.
+pub struct Param {
+    pub name: Sym,
+    pub default: Option<Value>,
+}
+
+/// Where a task call's environment looks for names it does not bind itself.
+pub enum InheritContext {
+    /// The environment of the call expression.
+    Full,
+    /// The global environment only.
+    None,
+    /// Copies of these bindings of the caller, over the global environment.
+    Subset(Vec<Sym>),
+}
+
+impl InheritContext {
+    pub fn name(&self) -> &'static str {
+        match self {
+            InheritContext::Full => "full",
+            InheritContext::None => "none",
+            InheritContext::Subset(_) => "subset",
+        }
+    }
+}
+
+/// The expressions of a script task, evaluated at each call in the call's environment.
+pub struct ScriptCode {
+    pub command: Node,
+    pub stdin: Option<Node>,
+    pub env: Option<Node>,
+}
+
+pub struct ScriptParts {
+    pub code: Rc<ScriptCode>,
+    pub shell: bool,
+    pub timeout: Option<Duration>,
+}
+
+/// What a call of the task does.
+pub enum Action {
+    Prompt {
+        system: Option<Template>,
+        prompt: Template,
+    },
+    Command(ScriptParts),
+    Body(Rc<Node>),
+}
+
+/// A registered task.
+pub struct Task {
+    pub name: String,
+    pub kind: TaskKind,
+    pub subtype: Option<String>,
+    pub description: Option<String>,
+    pub params: Vec<Param>,
+    /// The call frame's names: the parameters, then `issues` if the task has that slot,
+    /// then the body's internal definitions.
+    pub scope: Rc<Scope>,
+    /// The slot of `issues` (the previous round's audit issues), when the frame has one.
+    pub issues_slot: Option<usize>,
+    pub json_output: bool,
+    pub schema: Option<Schema>,
+    pub model: Option<String>,
+    pub context: InheritContext,
+    pub max_turns: Option<u64>,
+    pub retries: u32,
+    pub audits: Vec<Value>,
+    /// `:metadata {…}` given by the program.
+    pub extra_metadata: Entries,
+    /// The file the task was defined in, for duplicate-registration errors.
+    pub origin: Option<String>,
+    pub action: Action,
+}
+
+impl Task {
+    /// A task reads like a map of its definition; other keys read its metadata.
+    pub fn field(&self, key: &str) -> Value {
+        match key {
+            "name" => Value::from(self.name.as_str()),
+            "type" => Value::from(self.kind.name()),
+            "subtype" => optional_str(self.subtype.as_deref()),
+            "description" => optional_str(self.description.as_deref()),
+            "params" => Value::list(
+                self.params
+                    .iter()
+                    .map(|p| Value::from(p.name.name()))
+                    .collect(),
+            ),
+            "metadata" => Value::map(self.metadata()),
+            other => self.metadata().get(other).cloned().unwrap_or(Value::Nil),
+        }
+    }
+
+    /// The settings that are not top-level keys: output format, model, context, limits…
+    pub fn metadata(&self) -> Entries {
+        let mut entries = Entries::new();
+        let mut put = |key: &str, value: Value| {
+            entries.insert(Rc::from(key), value);
+        };
+        put(
+            "output",
+            Value::from(if self.json_output { "json" } else { "text" }),
+        );
+        if let Some(schema) = &self.schema {
+            put("schema", schema.as_value());
+        }
+        if let Some(model) = &self.model {
+            put("model", Value::from(model.as_str()));
+        }
+        put("inherit_context", Value::from(self.context.name()));
+        if let InheritContext::Subset(keys) = &self.context {
+            put(
+                "context_keys",
+                Value::list(keys.iter().map(|k| Value::from(k.name())).collect()),
+            );
+        }
+        if let Some(turns) = self.max_turns {
+            put(
+                "max_turns",
+                Value::Int(i64::try_from(turns).unwrap_or(i64::MAX)),
+            );
+        }
+        if self.retries > 0 {
+            put("retries", Value::Int(i64::from(self.retries)));
+        }
+        let defaults: Entries = self
+            .params
+            .iter()
+            .filter_map(|p| Some((Rc::from(p.name.name()), p.default.clone()?)))
+            .collect();
+        put("defaults", Value::map(defaults));
+        match &self.action {
+            Action::Prompt { system, prompt } => {
+                put("prompt", Value::from(prompt.source()));
+                if let Some(system) = system {
+                    put("system", Value::from(system.source()));
+                }
+            }
+            Action::Command(parts) => {
+                put("shell", Value::Bool(parts.shell));
+                if let Some(timeout) = parts.timeout {
+                    put("timeout", Value::Float(timeout.as_secs_f64()));
+                }
+            }
+            Action::Body(_) => {}
+        }
+        if let Some(origin) = &self.origin {
+            put("origin", Value::from(origin.as_str()));
+        }
+        for (key, value) in &self.extra_metadata {
+            entries.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+        entries
+    }
+
+    /// The definition as JSON (`json-stringify` of a task, `:describe`).
+    pub fn describe_json(&self) -> Json {
+        let params: Vec<Json> = self
+            .params
+            .iter()
+            .map(|p| Json::from(p.name.name()))
+            .collect();
+        serde_json::json!({
+            "name": self.name,
+            "type": self.kind.name(),
+            "subtype": self.subtype,
+            "description": self.description,
+            "params": params,
+            "metadata": lossy_json(&Value::map(self.metadata())),
+        })
+    }
+}
+
+fn optional_str(text: Option<&str>) -> Value {
+    text.map_or(Value::Nil, Value::from)
+}
+
+/// Data nested deeper than this is shown as a placeholder by [`lossy_json`].
+const MAX_LOSSY_DEPTH: usize = 1_000;
+
+/// Data as JSON; values JSON cannot hold (procedures, NaN) become their printed form.
+pub fn lossy_json(value: &Value) -> Json {
+    lossy_at(value, 0)
+}
+
+fn lossy_at(value: &Value, depth: usize) -> Json {
+    if depth > MAX_LOSSY_DEPTH {
+        return Json::String("…".to_owned());
+    }
+    match value {
+        Value::List(..) => Json::Array(
+            value
+                .as_list()
+                .unwrap_or_default()
+                .iter()
+                .map(|v| lossy_at(&v, depth + 1))
+                .collect(),
+        ),
+        Value::Map(map) => Json::Object(
+            map.entries
+                .iter()
+                .map(|(k, v)| (k.to_string(), lossy_at(v, depth + 1)))
+                .collect(),
+        ),
+        other => to_json(other).unwrap_or_else(|_| Json::String(crate::value::write_string(other))),
+    }
+}

@@ -1,0 +1,476 @@
+//! `(deftask name (param (param default)…) :option value… body…)`.
+//!
+//! Analysis splits the form into what runs at definition (option values, defaults),
+//! and what runs at each call (the body, `:command`, `:stdin`, `:env`), which is
+//! analysed as a task body: its free names are looked up where the task is called.
+
+use super::definition::{Action, InheritContext, Param, ScriptCode, ScriptParts, Task, TaskKind};
+use super::library::Registered;
+use super::options::{name_of_value, Options};
+use super::schema::Schema;
+use super::template::Template;
+use crate::env::{Env, Scope};
+use crate::error::{Error, Result};
+use crate::eval::ast::Extension;
+use crate::eval::{Compiler, Interp, Node};
+use crate::reader::{Syntax, SyntaxKind};
+use crate::source::Span;
+use crate::symbol::Sym;
+use crate::value::{write_string, Value};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Options evaluated once, when the task is defined.
+const DEFINITION_OPTIONS: &[&str] = &[
+    "description",
+    "system",
+    "prompt",
+    "output",
+    "schema",
+    "subtype",
+    "model",
+    "inherit-context",
+    "max-turns",
+    "shell",
+    "timeout",
+    "retries",
+    "audits",
+    "type",
+    "metadata",
+];
+/// Options evaluated at each call, in the call's environment.
+const CALL_OPTIONS: &[&str] = &["command", "stdin", "env"];
+
+/// What a call runs, before the definition-time values are known.
+enum Code {
+    Prompt,
+    Command(Rc<ScriptCode>),
+    Body(Rc<Node>),
+}
+
+struct DefineTask {
+    name: Sym,
+    params: Vec<(Sym, Option<Node>)>,
+    options: HashMap<&'static str, (Node, Span)>,
+    context_keys: Option<ContextKeys>,
+    code: Code,
+    /// The type when `:type` is not given.
+    kind: TaskKind,
+    scope: Rc<Scope>,
+    issues_slot: Option<usize>,
+    span: Span,
+}
+
+enum ContextKeys {
+    /// `[a b]`: the names as written.
+    Names(Vec<Sym>),
+    /// Any other expression, evaluated at definition to a list of names.
+    Expr(Node, Span),
+}
+
+pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
+    let usage = || {
+        Error::syntax(
+            "bad syntax: expected (deftask name (params…) :option value… body…)",
+            span,
+        )
+    };
+    let name = items.get(1).and_then(Syntax::as_symbol).ok_or_else(usage)?;
+    let params = parse_params(compiler, items.get(2).ok_or_else(usage)?)?;
+    let Parsed {
+        options,
+        call_code,
+        context_keys,
+        body,
+    } = parse_options(compiler, items.get(3..).unwrap_or_default())?;
+
+    let has_prompt = options.contains_key("prompt");
+    let has_command = call_code.contains_key("command");
+    match (has_prompt, has_command, !body.is_empty()) {
+        (true, false, false) | (false, true, false) | (false, false, true) => {}
+        (false, false, false) => {
+            return Err(Error::syntax(
+                "a task needs :prompt, :command or a body",
+                span,
+            ))
+        }
+        _ => {
+            return Err(Error::syntax(
+                "a task has only one of :prompt, :command or a body",
+                span,
+            ))
+        }
+    }
+    if !has_command {
+        if let Some(option) = CALL_OPTIONS.iter().find(|o| call_code.contains_key(*o)) {
+            return Err(Error::syntax(
+                format!(":{option} is an option of script tasks (with :command)"),
+                span,
+            ));
+        }
+    }
+
+    let scope = Scope::new(params.iter().map(|(name, _)| *name).collect());
+    let wants_issues =
+        !body.is_empty() && (options.contains_key("audits") || options.contains_key("retries"));
+    // A parameter named `issues` keeps its name: the program chose it.
+    let issues = Sym::new("issues");
+    let issues_slot = (scope.slot_of(issues).is_none() && (body.is_empty() || wants_issues))
+        .then(|| scope.declare(issues));
+    let mut task_compiler = Compiler::for_task_body(compiler.interp, scope.clone());
+    let code_for = |option: &str, c: &mut Compiler| -> Result<Option<Node>> {
+        call_code
+            .get(option)
+            .map(|syntax| c.compile(syntax))
+            .transpose()
+    };
+    let (code, kind) = if has_prompt {
+        (Code::Prompt, TaskKind::Atomic)
+    } else if has_command {
+        let command = code_for("command", &mut task_compiler)?.ok_or_else(usage)?;
+        let code = ScriptCode {
+            command,
+            stdin: code_for("stdin", &mut task_compiler)?,
+            env: code_for("env", &mut task_compiler)?,
+        };
+        (Code::Command(Rc::new(code)), TaskKind::Script)
+    } else {
+        let kind = if is_sequential_body(body) {
+            TaskKind::Sequential
+        } else {
+            TaskKind::Composite
+        };
+        (Code::Body(Rc::new(task_compiler.body(body, span)?)), kind)
+    };
+    let define = DefineTask {
+        name,
+        params,
+        options,
+        context_keys,
+        code,
+        kind,
+        scope,
+        issues_slot,
+        span,
+    };
+    Ok(compiler.define_node(name, Node::Extension(Box::new(define))))
+}
+
+/// A deftask form's options, sorted by when they run, and its body.
+struct Parsed<'s> {
+    options: HashMap<&'static str, (Node, Span)>,
+    call_code: HashMap<&'static str, &'s Syntax>,
+    context_keys: Option<ContextKeys>,
+    body: &'s [Syntax],
+}
+
+/// Reads `:option value` pairs up to the first form that is not a keyword: the body.
+fn parse_options<'s>(compiler: &mut Compiler, forms: &'s [Syntax]) -> Result<Parsed<'s>> {
+    let mut options: HashMap<&'static str, (Node, Span)> = HashMap::new();
+    let mut call_code: HashMap<&'static str, &Syntax> = HashMap::new();
+    let mut context_keys = None;
+    let mut rest = forms;
+    while let [first, more @ ..] = rest {
+        let SyntaxKind::Keyword(keyword) = first.kind else {
+            break;
+        };
+        let value = more
+            .first()
+            .ok_or_else(|| Error::syntax(format!("option :{keyword} needs a value"), first.span))?;
+        let option = option_name(keyword, first.span)?;
+        let duplicate = options.contains_key(option)
+            || call_code.contains_key(option)
+            || (option == "context-keys" && context_keys.is_some());
+        if duplicate {
+            return Err(Error::syntax(
+                format!("option :{option} is given twice"),
+                first.span,
+            ));
+        }
+        if option == "context-keys" {
+            context_keys = Some(parse_context_keys(compiler, value)?);
+        } else if CALL_OPTIONS.contains(&option) {
+            call_code.insert(option, value);
+        } else {
+            options.insert(option, (compiler.compile(value)?, value.span));
+        }
+        rest = &more[1..];
+    }
+
+    Ok(Parsed {
+        options,
+        call_code,
+        context_keys,
+        body: rest,
+    })
+}
+
+/// `:inherit_context` and `:inherit-context` are the same option (XML spells it with `_`).
+fn option_name(keyword: Sym, span: Span) -> Result<&'static str> {
+    let spelled = keyword.name().replace('_', "-");
+    DEFINITION_OPTIONS
+        .iter()
+        .chain(CALL_OPTIONS)
+        .chain(&["context-keys"])
+        .find(|known| **known == spelled)
+        .copied()
+        .ok_or_else(|| {
+            Error::syntax(
+                format!(
+                    "unknown deftask option :{keyword} (known: :{}, :context-keys)",
+                    [DEFINITION_OPTIONS, CALL_OPTIONS].concat().join(", :")
+                ),
+                span,
+            )
+        })
+}
+
+fn parse_params(compiler: &mut Compiler, syntax: &Syntax) -> Result<Vec<(Sym, Option<Node>)>> {
+    let items = match &syntax.kind {
+        SyntaxKind::List(items) | SyntaxKind::Vector(items) => items.as_slice(),
+        SyntaxKind::Nil => &[],
+        _ => {
+            return Err(Error::syntax(
+                "task parameters are a list: (name (name default)…)",
+                syntax.span,
+            ))
+        }
+    };
+    let mut params: Vec<(Sym, Option<Node>)> = Vec::with_capacity(items.len());
+    for item in items {
+        let (name, default) = match &item.kind {
+            SyntaxKind::Symbol(name) => (*name, None),
+            SyntaxKind::List(pair) | SyntaxKind::Vector(pair) => match pair.as_slice() {
+                [name, default] => {
+                    let name = name.as_symbol().ok_or_else(|| {
+                        Error::syntax("a parameter name must be a symbol", name.span)
+                    })?;
+                    (name, Some(compiler.compile(default)?))
+                }
+                _ => {
+                    return Err(Error::syntax(
+                        "a parameter with a default is (name default)",
+                        item.span,
+                    ))
+                }
+            },
+            _ => {
+                return Err(Error::syntax(
+                    "a parameter is a name or (name default)",
+                    item.span,
+                ))
+            }
+        };
+        if params.iter().any(|(p, _)| *p == name) {
+            return Err(Error::syntax(
+                format!("duplicate parameter `{name}`"),
+                item.span,
+            ));
+        }
+        params.push((name, default));
+    }
+    Ok(params)
+}
+
+fn parse_context_keys(compiler: &mut Compiler, syntax: &Syntax) -> Result<ContextKeys> {
+    if let SyntaxKind::Vector(items) = &syntax.kind {
+        let names: Option<Vec<Sym>> = items.iter().map(name_of_syntax).collect();
+        if let Some(names) = names {
+            return Ok(ContextKeys::Names(names));
+        }
+    }
+    Ok(ContextKeys::Expr(compiler.compile(syntax)?, syntax.span))
+}
+
+fn name_of_syntax(syntax: &Syntax) -> Option<Sym> {
+    match &syntax.kind {
+        SyntaxKind::Symbol(s) | SyntaxKind::Keyword(s) => Some(*s),
+        SyntaxKind::Str(s) => Some(Sym::new(s)),
+        _ => None,
+    }
+}
+
+fn is_sequential_body(body: &[Syntax]) -> bool {
+    match body {
+        [only] => only
+            .as_list()
+            .and_then(|items| items.first())
+            .and_then(Syntax::as_symbol)
+            .is_some_and(|head| head.name() == "sequential"),
+        _ => false,
+    }
+}
+
+impl Extension for DefineTask {
+    fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
+        let task = Rc::new(self.build(interp, env).map_err(|e| e.or_span(self.span))?);
+        let registered = interp
+            .tasks
+            .register(task.clone())
+            .map_err(|e| e.with_span(self.span))?;
+        if registered == Registered::Replaced {
+            eprintln!("note: task `{}` redefined", task.name);
+        }
+        Ok(Value::Task(task))
+    }
+}
+
+impl DefineTask {
+    fn build(&self, interp: &Interp, env: &Env) -> Result<Task> {
+        let mut values: HashMap<&str, (Value, Span)> = HashMap::new();
+        for (name, (node, span)) in &self.options {
+            values.insert(*name, (interp.eval(node, env)?, *span));
+        }
+        let options = Options { values };
+        let mut params = Vec::with_capacity(self.params.len());
+        for (name, default) in &self.params {
+            let default = default
+                .as_ref()
+                .map(|node| interp.eval(node, env))
+                .transpose()?;
+            params.push(Param {
+                name: *name,
+                default,
+            });
+        }
+        let schema = options
+            .get("schema")
+            .map(|(v, span)| Schema::from_value(v).map_err(|e| e.with_span(span)))
+            .transpose()?;
+        let json_output = match options.text("output")? {
+            None => schema.is_some(),
+            Some(format) if format == "json" => true,
+            Some(format) if format == "text" && schema.is_none() => false,
+            Some(_) => {
+                return Err(
+                    options.invalid("output", "\"json\" or \"text\" (\"json\" with :schema)")
+                )
+            }
+        };
+        let action = match &self.code {
+            Code::Prompt => Action::Prompt {
+                system: options.text("system")?.map(|s| Template::parse(&s)),
+                prompt: Template::parse(&options.text("prompt")?.unwrap_or_default()),
+            },
+            Code::Command(code) => Action::Command(ScriptParts {
+                code: code.clone(),
+                shell: options.get("shell").is_some_and(|(v, _)| v.is_truthy()),
+                timeout: options.timeout()?,
+            }),
+            Code::Body(body) => Action::Body(body.clone()),
+        };
+        Ok(Task {
+            name: self.name.name().to_owned(),
+            kind: self.kind(&options)?,
+            subtype: options.text("subtype")?,
+            description: options.text("description")?,
+            params,
+            scope: self.scope.clone(),
+            issues_slot: self.issues_slot,
+            json_output,
+            schema,
+            model: options.text("model")?,
+            context: self.context(interp, env, &options)?,
+            max_turns: options.count("max-turns", 1)?,
+            retries: options
+                .count("retries", 0)?
+                .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
+            audits: options.audits()?,
+            extra_metadata: options.metadata()?,
+            origin: interp.current_file().map(|f| f.display().to_string()),
+            action,
+        })
+    }
+
+    /// `:type` when given, checked against what the task runs.
+    fn kind(&self, options: &Options) -> Result<TaskKind> {
+        let Some(name) = options.text("type")? else {
+            return Ok(self.kind);
+        };
+        let kind = TaskKind::parse(&name).ok_or_else(|| {
+            options.invalid("type", "atomic, script, sequential, reduce or composite")
+        })?;
+        let fits = matches!(
+            (&self.code, kind),
+            (Code::Prompt, TaskKind::Atomic)
+                | (Code::Command(_), TaskKind::Script)
+                | (
+                    Code::Body(_),
+                    TaskKind::Sequential | TaskKind::Reduce | TaskKind::Composite
+                )
+        );
+        if !fits {
+            return Err(options.invalid(
+                "type",
+                "atomic with :prompt, script with :command, or sequential, reduce or composite with a body",
+            ));
+        }
+        Ok(kind)
+    }
+
+    fn context(&self, interp: &Interp, env: &Env, options: &Options) -> Result<InheritContext> {
+        let keys = match &self.context_keys {
+            None => None,
+            Some(ContextKeys::Names(names)) => Some(names.clone()),
+            Some(ContextKeys::Expr(node, span)) => {
+                let value = interp.eval(node, env)?;
+                let names: Option<Vec<Sym>> = value
+                    .as_list()
+                    .map(|l| l.iter().map(|v| name_of_value(&v)).collect())
+                    .unwrap_or(None);
+                Some(names.ok_or_else(|| {
+                    Error::validation(format!(
+                        ":context-keys must be a list of names, not {}",
+                        write_string(&value)
+                    ))
+                    .with_span(*span)
+                })?)
+            }
+        };
+        // An empty key list says nothing: generated code may always write one.
+        let keys = keys.filter(|k| !k.is_empty());
+        match (options.text("inherit-context")?.as_deref(), keys) {
+            (None | Some("full"), None) => Ok(InheritContext::Full),
+            (Some("none"), None) => Ok(InheritContext::None),
+            (None | Some("subset"), keys) => Ok(InheritContext::Subset(keys.unwrap_or_default())),
+            (Some("full" | "none"), Some(_)) => Err(Error::validation(
+                ":context-keys goes with :inherit-context \"subset\"",
+            )
+            .with_span(self.span)),
+            (Some(_), _) => {
+                Err(options.invalid("inherit-context", "\"full\", \"none\" or \"subset\""))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::read_source;
+
+    fn forms(text: &str) -> Vec<Syntax> {
+        read_source("<deftask test>", text).unwrap()
+    }
+
+    #[test]
+    fn options_may_be_spelled_as_xml_spells_them() {
+        let span = Span::generated();
+        assert_eq!(
+            option_name(Sym::new("inherit_context"), span).unwrap(),
+            "inherit-context"
+        );
+        assert_eq!(
+            option_name(Sym::new("context-keys"), span).unwrap(),
+            "context-keys"
+        );
+        assert!(option_name(Sym::new("promt"), span).is_err());
+    }
+
+    #[test]
+    fn one_sequential_form_makes_a_sequential_body() {
+        assert!(is_sequential_body(&forms("(sequential (a) (b))")));
+        assert!(!is_sequential_body(&forms("(sequential (a)) (b)")));
+        assert!(!is_sequential_body(&forms("(begin (a))")));
+    }
+}

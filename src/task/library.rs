@@ -1,0 +1,171 @@
+//! The TaskLibrary: every registered task by name, findable by type and subtype.
+
+use super::definition::{Task, TaskKind};
+use crate::error::{Error, Result};
+use indexmap::IndexMap;
+use serde_json::json;
+use std::rc::Rc;
+
+/// What registering did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Registered {
+    New,
+    /// The name was taken and `replace_on_redefine` is on (the REPL): the old task is gone.
+    Replaced,
+}
+
+#[derive(Default)]
+pub struct TaskLibrary {
+    tasks: IndexMap<String, Rc<Task>>,
+    /// At the REPL a redefinition replaces the old task instead of failing.
+    pub replace_on_redefine: bool,
+}
+
+impl TaskLibrary {
+    /// Adds `task`; a name already registered is a `VALIDATION_ERROR` naming the task and,
+    /// when they are known, the files of both definitions.
+    pub fn register(&mut self, task: Rc<Task>) -> Result<Registered> {
+        if let Some(old) = self.tasks.get(&task.name) {
+            if !self.replace_on_redefine {
+                return Err(duplicate_error(old, &task));
+            }
+            self.tasks.insert(task.name.clone(), task);
+            return Ok(Registered::Replaced);
+        }
+        self.tasks.insert(task.name.clone(), task);
+        Ok(Registered::New)
+    }
+
+    pub fn get(&self, name: &str) -> Option<Rc<Task>> {
+        self.tasks.get(name).cloned()
+    }
+
+    /// The tasks of a type (and subtype, if given), in registration order.
+    pub fn by_type(&self, kind: Option<TaskKind>, subtype: Option<&str>) -> Vec<Rc<Task>> {
+        self.tasks
+            .values()
+            .filter(|t| kind.is_none_or(|k| t.kind == k))
+            .filter(|t| subtype.is_none_or(|s| t.subtype.as_deref() == Some(s)))
+            .cloned()
+            .collect()
+    }
+
+    /// Every registered name, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tasks.keys().cloned().collect();
+        names.sort();
+        names
+    }
+}
+
+fn duplicate_error(old: &Task, new: &Task) -> Error {
+    let place = |t: &Task| {
+        t.origin
+            .clone()
+            .unwrap_or_else(|| "<interactive>".to_owned())
+    };
+    let message = match (&old.origin, &new.origin) {
+        (Some(first), Some(second)) if first != second => format!(
+            "task `{}` is already registered: defined in {first} and again in {second}",
+            new.name
+        ),
+        _ => format!(
+            "task `{}` is already registered (in {})",
+            new.name,
+            place(old)
+        ),
+    };
+    Error::validation(message).with_details(json!({
+        "task": new.name,
+        "files": [place(old), place(new)],
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::Scope;
+    use crate::eval::Node;
+    use crate::task::definition::{Action, InheritContext};
+    use crate::value::{Entries, Value};
+
+    fn task(name: &str, kind: TaskKind, subtype: Option<&str>, origin: Option<&str>) -> Rc<Task> {
+        Rc::new(Task {
+            name: name.to_owned(),
+            kind,
+            subtype: subtype.map(str::to_owned),
+            description: None,
+            params: Vec::new(),
+            scope: Scope::new(Vec::new()),
+            issues_slot: None,
+            json_output: false,
+            schema: None,
+            model: None,
+            context: InheritContext::Full,
+            max_turns: None,
+            retries: 0,
+            audits: Vec::new(),
+            extra_metadata: Entries::new(),
+            origin: origin.map(str::to_owned),
+            action: Action::Body(Rc::new(Node::Const(Value::Nil))),
+        })
+    }
+
+    #[test]
+    fn duplicates_name_the_task_and_both_files() {
+        let mut library = TaskLibrary::default();
+        let first = task("t", TaskKind::Atomic, None, Some("a.xml"));
+        assert_eq!(library.register(first).unwrap(), Registered::New);
+        let e = library
+            .register(task("t", TaskKind::Atomic, None, Some("b.xml")))
+            .unwrap_err();
+        assert_eq!(e.kind(), crate::error::ErrorKind::Validation);
+        assert_eq!(
+            e.message(),
+            "task `t` is already registered: defined in a.xml and again in b.xml"
+        );
+        assert_eq!(e.details()["files"], serde_json::json!(["a.xml", "b.xml"]));
+        let same_file = library.register(task("t", TaskKind::Atomic, None, Some("a.xml")));
+        assert_eq!(
+            same_file.unwrap_err().message(),
+            "task `t` is already registered (in a.xml)"
+        );
+    }
+
+    #[test]
+    fn redefinition_replaces_when_asked() {
+        let mut library = TaskLibrary {
+            replace_on_redefine: true,
+            ..TaskLibrary::default()
+        };
+        library
+            .register(task("t", TaskKind::Atomic, None, None))
+            .unwrap();
+        let replaced = library.register(task("t", TaskKind::Script, None, None));
+        assert_eq!(replaced.unwrap(), Registered::Replaced);
+        assert!(library.get("t").is_some_and(|t| t.kind == TaskKind::Script));
+    }
+
+    #[test]
+    fn lookup_by_type_and_subtype_keeps_registration_order() {
+        let mut library = TaskLibrary::default();
+        for (name, kind, subtype) in [
+            ("z", TaskKind::Atomic, Some("evaluator")),
+            ("a", TaskKind::Atomic, None),
+            ("s", TaskKind::Script, None),
+        ] {
+            library.register(task(name, kind, subtype, None)).unwrap();
+        }
+        let names = |kind, subtype| -> Vec<String> {
+            library
+                .by_type(kind, subtype)
+                .iter()
+                .map(|t| t.name.clone())
+                .collect()
+        };
+        assert_eq!(names(Some(TaskKind::Atomic), None), ["z", "a"]);
+        assert_eq!(names(None, Some("evaluator")), ["z"]);
+        assert_eq!(names(Some(TaskKind::Composite), None), Vec::<String>::new());
+        assert_eq!(library.names(), ["a", "s", "z"]);
+    }
+}

@@ -1,0 +1,89 @@
+//! The values of `deftask` options, checked when the task is defined: each check names
+//! the option and points at its value.
+
+use super::audit::audit_list;
+use crate::error::{Error, Result};
+use crate::source::Span;
+use crate::symbol::Sym;
+use crate::value::{write_string, Entries, Value};
+use std::collections::HashMap;
+use std::time::Duration;
+
+pub fn name_of_value(value: &Value) -> Option<Sym> {
+    match value {
+        Value::Symbol(s) | Value::Keyword(s) => Some(*s),
+        Value::Str(s) => Some(Sym::new(s)),
+        _ => None,
+    }
+}
+
+/// The definition-time option values, with checks that name the option.
+pub struct Options<'a> {
+    pub values: HashMap<&'a str, (Value, Span)>,
+}
+
+impl Options<'_> {
+    pub fn get(&self, name: &str) -> Option<(&Value, Span)> {
+        self.values.get(name).map(|(v, span)| (v, *span))
+    }
+
+    pub fn invalid(&self, name: &str, expected: &str) -> Error {
+        let (shown, span) = match self.get(name) {
+            Some((value, span)) => (write_string(value), Some(span)),
+            None => ("nothing".to_owned(), None),
+        };
+        let error = Error::validation(format!(":{name} must be {expected} (got {shown})"));
+        match span {
+            Some(span) => error.with_span(span),
+            None => error,
+        }
+    }
+
+    /// A string option (symbols and keywords give their names); nil is absent.
+    pub fn text(&self, name: &str) -> Result<Option<String>> {
+        match self.get(name) {
+            None | Some((Value::Nil, _)) => Ok(None),
+            Some((Value::Str(s), _)) => Ok(Some(s.to_string())),
+            Some((Value::Symbol(s) | Value::Keyword(s), _)) => Ok(Some(s.name().to_owned())),
+            Some(_) => Err(self.invalid(name, "a string")),
+        }
+    }
+
+    pub fn count(&self, name: &str, min: i64) -> Result<Option<u64>> {
+        match self.get(name) {
+            None | Some((Value::Nil, _)) => Ok(None),
+            Some((Value::Int(n), _)) if *n >= min => Ok(u64::try_from(*n).ok()),
+            Some(_) => Err(self.invalid(name, &format!("an integer of at least {min}"))),
+        }
+    }
+
+    pub fn timeout(&self) -> Result<Option<Duration>> {
+        let seconds = match self.get("timeout") {
+            None | Some((Value::Nil, _)) => return Ok(None),
+            Some((Value::Int(n), _)) => *n as f64,
+            Some((Value::Float(f), _)) => *f,
+            Some(_) => return Err(self.invalid("timeout", "a number of seconds")),
+        };
+        Duration::try_from_secs_f64(seconds)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .map(Some)
+            .ok_or_else(|| self.invalid("timeout", "a positive number of seconds"))
+    }
+
+    pub fn audits(&self) -> Result<Vec<Value>> {
+        match self.get("audits") {
+            None => Ok(Vec::new()),
+            Some((value, _)) => audit_list(value)
+                .ok_or_else(|| self.invalid("audits", "a procedure or a list of procedures")),
+        }
+    }
+
+    pub fn metadata(&self) -> Result<Entries> {
+        match self.get("metadata") {
+            None | Some((Value::Nil, _)) => Ok(Entries::new()),
+            Some((Value::Map(map), _)) => Ok(map.entries.clone()),
+            Some(_) => Err(self.invalid("metadata", "a map")),
+        }
+    }
+}

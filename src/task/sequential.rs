@@ -1,0 +1,270 @@
+//! `(sequential step…)` and `(step task arg… :inputs-from […] :input builder)`.
+//!
+//! The steps run in a child environment where `step_results` is the list of the results
+//! so far; it lives only as long as the sequence. An error in step `i` becomes
+//! `TASK_FAILURE` / `subtask_failure` with the step, the earlier results and the error.
+
+use super::audit::{audit_list, Checks};
+use super::call::call_checked;
+use super::definition::lossy_json;
+use super::result::field;
+use crate::builtins::type_error;
+use crate::env::{Env, Frame, Scope};
+use crate::error::{Error, Result};
+use crate::eval::ast::Extension;
+use crate::eval::{Compiler, Interp, Node};
+use crate::reader::{Syntax, SyntaxKind};
+use crate::source::Span;
+use crate::symbol::well_known;
+use crate::value::{write_string, Value};
+use serde_json::json;
+use smallvec::smallvec;
+use std::rc::Rc;
+
+struct Sequential {
+    scope: Rc<Scope>,
+    steps: Vec<(Node, Span)>,
+}
+
+pub fn sequential(compiler: &mut Compiler, items: &[Syntax], _span: Span) -> Result<Node> {
+    let scope = Scope::new(vec![*well_known::STEP_RESULTS]);
+    compiler.push_scope(scope.clone());
+    let steps = items
+        .get(1..)
+        .unwrap_or_default()
+        .iter()
+        .map(|s| compiler.compile(s).map(|node| (node, s.span)))
+        .collect::<Result<Vec<_>>>();
+    compiler.pop_scope();
+    Ok(Node::Extension(Box::new(Sequential {
+        scope,
+        steps: steps?,
+    })))
+}
+
+impl Extension for Sequential {
+    fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
+        let frame = Frame::new(
+            self.scope.clone(),
+            smallvec![Value::empty_list()],
+            env.clone(),
+        );
+        let inner = Some(frame.clone());
+        let mut results: Vec<Value> = Vec::with_capacity(self.steps.len());
+        for (index, (step, span)) in self.steps.iter().enumerate() {
+            let value = interp
+                .eval(step, &inner)
+                .map_err(|e| step_failure(interp, index, &results, e, *span))?;
+            results.push(value);
+            if let Some(slot) = frame.slots.borrow_mut().get_mut(0) {
+                *slot = Value::list(results.clone());
+            }
+        }
+        Ok(results.pop().unwrap_or(Value::Nil))
+    }
+}
+
+fn step_failure(
+    interp: &Interp,
+    index: usize,
+    before: &[Value],
+    error: Error,
+    span: Span,
+) -> Error {
+    if error.exit_code().is_some() || interp.interrupted() {
+        return error;
+    }
+    let wrapped = Error::task_failure("subtask_failure", format!("step {index} failed: {error}"))
+        .with_details(json!({
+            "step": index,
+            "step_results": before.iter().map(lossy_json).collect::<Vec<_>>(),
+            "subtaskError": error.to_json(),
+        }));
+    wrapped.with_span(error.span().unwrap_or(span))
+}
+
+/// A `step`: the task, its arguments, and the step's own options.
+struct Step {
+    results: Node,
+    task: Node,
+    args: Vec<Node>,
+    inputs_from: Option<Node>,
+    input: Option<Node>,
+    audits: Option<Node>,
+    retries: Option<Node>,
+    span: Span,
+}
+
+const STEP_OPTIONS: &[&str] = &["inputs-from", "input", "audits", "retries"];
+
+pub fn step(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
+    let results = compiler.variable(*well_known::STEP_RESULTS, span);
+    if !matches!(results, Node::Local { .. }) {
+        return Err(Error::syntax(
+            "`step` is only allowed inside `sequential`",
+            span,
+        ));
+    }
+    let task = items.get(1).ok_or_else(|| {
+        Error::syntax(
+            "bad syntax: expected (step task arg… :inputs-from […] :input builder)",
+            span,
+        )
+    })?;
+    let mut step = Step {
+        results,
+        task: compiler.compile(task)?,
+        args: Vec::new(),
+        inputs_from: None,
+        input: None,
+        audits: None,
+        retries: None,
+        span,
+    };
+    let mut rest = items.get(2..).unwrap_or_default();
+    while let [first, more @ ..] = rest {
+        let option = match first.kind {
+            SyntaxKind::Keyword(k) if STEP_OPTIONS.contains(&k.name()) => k.name(),
+            _ => {
+                step.args.push(compiler.compile(first)?);
+                rest = more;
+                continue;
+            }
+        };
+        let value = more.first().ok_or_else(|| {
+            Error::syntax(format!("step option :{option} needs a value"), first.span)
+        })?;
+        let node = Some(compiler.compile(value)?);
+        match option {
+            "inputs-from" => step.inputs_from = node,
+            "input" => step.input = node,
+            "audits" => step.audits = node,
+            _ => step.retries = node,
+        }
+        rest = &more[1..];
+    }
+    if step.inputs_from.is_some() && step.input.is_none() {
+        return Err(Error::syntax(
+            "`:inputs-from` needs an `:input` builder",
+            span,
+        ));
+    }
+    Ok(Node::Extension(Box::new(step)))
+}
+
+impl Extension for Step {
+    fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
+        self.run(interp, env).map_err(|e| e.or_span(self.span))
+    }
+}
+
+impl Step {
+    fn run(&self, interp: &Interp, env: &Env) -> Result<Value> {
+        let task = match interp.eval(&self.task, env)? {
+            Value::Task(task) => task,
+            other => return Err(type_error("step", "a task", &other)),
+        };
+        let mut args = self
+            .args
+            .iter()
+            .map(|node| interp.eval(node, env))
+            .collect::<Result<Vec<_>>>()?;
+        if let Some(builder) = &self.input {
+            let builder = interp.eval(builder, env)?;
+            let earlier = interp
+                .eval(&self.results, env)?
+                .as_list()
+                .unwrap_or_default()
+                .to_vec();
+            let chosen = match &self.inputs_from {
+                Some(node) => choose(&earlier, &interp.eval(node, env)?)?,
+                None => Vec::new(),
+            };
+            let built = interp
+                .apply(&builder, &[Value::list(chosen)], env)
+                .map_err(|e| {
+                    invalid_input(format!("the :input builder failed: {e}"))
+                        .with_detail("cause", e.to_json())
+                })?;
+            match built {
+                Value::Nil => {}
+                Value::Map(map) => {
+                    for (key, value) in &map.entries {
+                        args.push(Value::keyword(key));
+                        args.push(value.clone());
+                    }
+                }
+                other => {
+                    return Err(invalid_input(format!(
+                        "the :input builder must return a map of arguments, not {}",
+                        write_string(&other)
+                    )))
+                }
+            }
+        }
+        let checks = Checks {
+            audits: match &self.audits {
+                Some(node) => {
+                    let value = interp.eval(node, env)?;
+                    audit_list(&value).ok_or_else(|| {
+                        type_error(
+                            "step :audits",
+                            "a procedure or a list of procedures",
+                            &value,
+                        )
+                    })?
+                }
+                None => Vec::new(),
+            },
+            retries: match &self.retries {
+                Some(node) => match interp.eval(node, env)? {
+                    Value::Int(n) if n >= 0 => u32::try_from(n).unwrap_or(u32::MAX),
+                    other => {
+                        return Err(type_error(
+                            "step :retries",
+                            "a non-negative integer",
+                            &other,
+                        ))
+                    }
+                },
+                None => 0,
+            },
+        };
+        call_checked(interp, &task, &args, env, &checks)
+    }
+}
+
+fn invalid_input(message: String) -> Error {
+    Error::task_failure("input_validation_failure", message)
+}
+
+/// The earlier results `:inputs-from` names: an index, or the latest step that called
+/// the task of that name.
+fn choose(earlier: &[Value], selectors: &Value) -> Result<Vec<Value>> {
+    let selectors = selectors.as_list().ok_or_else(|| {
+        invalid_input(format!(
+            ":inputs-from must be a list, not {}",
+            write_string(selectors)
+        ))
+    })?;
+    selectors
+        .iter()
+        .map(|selector| {
+            let found = match &selector {
+                Value::Int(i) => usize::try_from(*i).ok().and_then(|i| earlier.get(i)),
+                Value::Str(name) => earlier
+                    .iter()
+                    .rev()
+                    .find(|r| field(&field(r, "notes"), "task").as_str() == Some(name.as_str())),
+                _ => None,
+            };
+            found.cloned().ok_or_else(|| {
+                invalid_input(format!(
+                    ":inputs-from {}: no such earlier step (there are {})",
+                    write_string(&selector),
+                    earlier.len()
+                ))
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,152 @@
+//! The provider session: which provider atomic tasks talk to, and what they have used.
+
+use super::blocking::run_blocking;
+use super::metrics::{estimate_tokens, Metrics};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::provider::{Cancel, Echo, Provider, Request, Response, Usage};
+use crate::value::{from_json, write_string, Value};
+use std::sync::Arc;
+
+/// A provider: native (Rust, may run on a worker thread) or a procedure of the program.
+#[derive(Clone)]
+pub enum ProviderChoice {
+    Native(Arc<dyn Provider>),
+    Procedure(Value),
+}
+
+impl ProviderChoice {
+    /// Reads a provider the program names: a procedure of one argument (the request) or
+    /// `"echo"`.
+    pub fn from_value(value: &Value) -> Result<ProviderChoice> {
+        match value {
+            v if v.is_procedure() => Ok(ProviderChoice::Procedure(v.clone())),
+            Value::Str(name) if name.as_str() == "echo" => {
+                Ok(ProviderChoice::Native(Arc::new(Echo)))
+            }
+            other => Err(Error::eval(format!(
+                "a provider is a procedure (fn (request) …) or \"echo\", not {}",
+                write_string(other)
+            ))),
+        }
+    }
+}
+
+pub struct Session {
+    pub provider: ProviderChoice,
+    pub metrics: Metrics,
+}
+
+impl Session {
+    pub fn new(provider: ProviderChoice, metrics: Metrics) -> Session {
+        Session { provider, metrics }
+    }
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new(ProviderChoice::Native(Arc::new(Echo)), Metrics::default())
+    }
+}
+
+/// Sends one request to the current provider, within the session's limits. `env` is
+/// where a procedure provider is called from.
+pub fn send(interp: &Interp, request: &Request, env: &Env) -> Result<Response> {
+    let runtime = &interp.tasks;
+    let request_tokens =
+        estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
+    let provider = runtime.check_turn(request_tokens)?;
+    let response = match provider {
+        ProviderChoice::Native(provider) => {
+            let cancel = Cancel {
+                flag: interp.interrupt_flag(),
+                deadline: None,
+            };
+            let request = request.clone();
+            run_blocking(interp, move || provider.complete(&request, &cancel))?
+        }
+        ProviderChoice::Procedure(f) => {
+            let answer = interp.apply(&f, &[from_json(&request.to_json())], env)?;
+            response_from_value(&answer)?
+        }
+    };
+    let tokens = match response.usage {
+        Some(usage) => usage.input_tokens.saturating_add(usage.output_tokens),
+        None => request_tokens + estimate_tokens(&response.content),
+    };
+    runtime.record_turn(tokens)?;
+    interp.check_interrupt()?;
+    Ok(response)
+}
+
+/// What a procedure provider returns: the content string, or
+/// `{"content" … "usage" {"input_tokens" n "output_tokens" n}}`.
+fn response_from_value(answer: &Value) -> Result<Response> {
+    let bad = || {
+        Error::task_failure(
+            "llm_error",
+            format!(
+                "the provider returned {}: expected a string or {{\"content\" …}}",
+                crate::eval::truncate_text(&write_string(answer), 80)
+            ),
+        )
+    };
+    match answer {
+        Value::Str(s) => Ok(Response {
+            content: s.to_string(),
+            usage: None,
+        }),
+        Value::Map(map) => {
+            let content = map.get("content").and_then(Value::as_str).ok_or_else(bad)?;
+            let usage = match map.get("usage") {
+                Some(Value::Map(usage)) => {
+                    let tokens = |key: &str| match usage.get(key) {
+                        Some(Value::Int(n)) => u64::try_from(*n).map_err(|_| bad()),
+                        None | Some(Value::Nil) => Ok(0),
+                        Some(_) => Err(bad()),
+                    };
+                    Some(Usage {
+                        input_tokens: tokens("input_tokens")?,
+                        output_tokens: tokens("output_tokens")?,
+                    })
+                }
+                None | Some(Value::Nil) => None,
+                Some(_) => return Err(bad()),
+            };
+            Ok(Response {
+                content: content.to_owned(),
+                usage,
+            })
+        }
+        _ => Err(bad()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Entries;
+    use std::rc::Rc;
+
+    #[test]
+    fn procedure_answers_are_strings_or_content_maps() {
+        assert_eq!(
+            response_from_value(&Value::from("hi")).unwrap().content,
+            "hi"
+        );
+        let mut usage = Entries::new();
+        usage.insert(Rc::from("input_tokens"), Value::Int(3));
+        usage.insert(Rc::from("output_tokens"), Value::Int(4));
+        let mut answer = Entries::new();
+        answer.insert(Rc::from("content"), Value::from("ok"));
+        answer.insert(Rc::from("usage"), Value::map(usage));
+        let response = response_from_value(&Value::map(answer)).unwrap();
+        assert_eq!(
+            response.usage.map(|u| u.input_tokens + u.output_tokens),
+            Some(7)
+        );
+        let e = response_from_value(&Value::Int(1)).unwrap_err();
+        assert_eq!(e.reason(), Some("llm_error"));
+    }
+}

@@ -1,0 +1,559 @@
+//! The HTTP providers against a fake server on 127.0.0.1: what they send, what they
+//! make of the answers, retries, timeouts, cancellation, key scrubbing, and a
+//! record-then-replay run that needs no server.
+
+use serde_json::{json, Value as Json};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use tasklisp::provider::{build, Cancel, Provider, Request, Usage};
+
+const KEY: &str = "sk-test-0123456789abcdef";
+
+/// One scripted answer of the fake server.
+struct Reply {
+    status: u16,
+    body: String,
+    headers: Vec<(&'static str, String)>,
+    /// How long the server waits before answering.
+    delay: Duration,
+}
+
+fn reply(status: u16, body: Json) -> Reply {
+    Reply {
+        status,
+        body: body.to_string(),
+        headers: vec![("content-type", "application/json".into())],
+        delay: Duration::ZERO,
+    }
+}
+
+fn retry_after(status: u16, seconds: u64) -> Reply {
+    let mut answer = reply(status, json!({"error": {"message": "busy"}}));
+    answer.headers.push(("retry-after", seconds.to_string()));
+    answer
+}
+
+/// What the server received.
+#[derive(Debug)]
+struct Seen {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Json {
+        serde_json::from_str(&self.body).unwrap()
+    }
+}
+
+/// A server that answers with `replies` in order, then stops listening. It waits at
+/// most 10 s for each request, so a test that goes wrong cannot hang.
+struct FakeServer {
+    base: String,
+    seen: Receiver<Seen>,
+    thread: JoinHandle<()>,
+}
+
+impl FakeServer {
+    fn start(replies: Vec<Reply>) -> FakeServer {
+        let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+        let address = server.server_addr().to_ip().unwrap();
+        let (sender, seen) = mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            for answer in replies {
+                let Ok(Some(mut request)) = server.recv_timeout(Duration::from_secs(10)) else {
+                    return;
+                };
+                let mut body = String::new();
+                request.as_reader().read_to_string(&mut body).unwrap();
+                let _ = sender.send(Seen {
+                    method: request.method().to_string(),
+                    path: request.url().to_owned(),
+                    headers: request
+                        .headers()
+                        .iter()
+                        .map(|h| (h.field.as_str().to_string(), h.value.as_str().to_owned()))
+                        .collect(),
+                    body,
+                });
+                std::thread::sleep(answer.delay);
+                let mut response =
+                    tiny_http::Response::from_string(answer.body).with_status_code(answer.status);
+                for (name, value) in answer.headers {
+                    response.add_header(tiny_http::Header::from_bytes(name, value).unwrap());
+                }
+                let _ = request.respond(response);
+            }
+        });
+        FakeServer {
+            base: format!("http://{address}"),
+            seen,
+            thread,
+        }
+    }
+
+    /// Everything received, once the server has answered all its replies.
+    fn finish(self) -> Vec<Seen> {
+        self.thread.join().unwrap();
+        self.seen.try_iter().collect()
+    }
+}
+
+/// The environment the providers see: only the test key.
+fn env(name: &str) -> Option<String> {
+    (name == "TEST_API_KEY").then(|| KEY.to_owned())
+}
+
+fn openai(base: &str, extra: Json) -> Arc<dyn Provider> {
+    let mut options = json!({
+        "base_url": format!("{base}/v1"),
+        "api_key_env": "TEST_API_KEY",
+        "model": "gpt-test",
+    });
+    merge(&mut options, extra);
+    build("openai", &options, &env).unwrap()
+}
+
+fn anthropic(base: &str, extra: Json) -> Arc<dyn Provider> {
+    let mut options = json!({
+        "base_url": base,
+        "api_key_env": "TEST_API_KEY",
+        "model": "claude-test",
+        "max_tokens": 256,
+    });
+    merge(&mut options, extra);
+    build("anthropic", &options, &env).unwrap()
+}
+
+fn merge(options: &mut Json, extra: Json) {
+    if let (Some(map), Json::Object(extra)) = (options.as_object_mut(), extra) {
+        map.extend(extra);
+    }
+}
+
+fn request(prompt: &str) -> Request {
+    Request {
+        task: "summarize".into(),
+        system: Some("You are terse.".into()),
+        prompt: prompt.into(),
+        round: 1,
+        ..Request::default()
+    }
+}
+
+fn chat_answer(content: &str) -> Json {
+    json!({
+        "id": "chatcmpl-1",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15},
+    })
+}
+
+#[test]
+fn openai_sends_the_exact_body_and_headers_and_reads_usage() {
+    let server = FakeServer::start(vec![reply(200, chat_answer("Short."))]);
+    let response = openai(&server.base, json!({}))
+        .complete(&request("Summarize: long text"), &Cancel::default())
+        .unwrap();
+    assert_eq!(response.content, "Short.");
+    assert_eq!(
+        response.usage,
+        Some(Usage {
+            input_tokens: 12,
+            output_tokens: 3
+        })
+    );
+    let seen = server.finish();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].method, "POST");
+    assert_eq!(seen[0].path, "/v1/chat/completions");
+    assert_eq!(
+        seen[0].header("authorization"),
+        Some(&*format!("Bearer {KEY}"))
+    );
+    assert_eq!(seen[0].header("content-type"), Some("application/json"));
+    assert_eq!(
+        seen[0].body,
+        json!({
+            "model": "gpt-test",
+            "messages": [
+                {"role": "system", "content": "You are terse."},
+                {"role": "user", "content": "Summarize: long text"},
+            ],
+        })
+        .to_string()
+    );
+}
+
+#[test]
+fn openai_json_mode_asks_for_a_json_object_and_the_task_model_wins() {
+    let server = FakeServer::start(vec![reply(200, chat_answer("{\"a\": 1}"))]);
+    let json_request = Request {
+        json_mode: true,
+        model: Some("task-model".into()),
+        system: None,
+        ..request("Give JSON")
+    };
+    let response = openai(&server.base, json!({}))
+        .complete(&json_request, &Cancel::default())
+        .unwrap();
+    assert_eq!(response.content, "{\"a\": 1}");
+    let body = server.finish()[0].json();
+    assert_eq!(body["response_format"], json!({"type": "json_object"}));
+    assert_eq!(body["model"], "task-model");
+    assert_eq!(
+        body["messages"],
+        json!([{"role": "user", "content": "Give JSON"}])
+    );
+}
+
+#[test]
+fn anthropic_sends_the_exact_body_and_headers_and_reads_usage() {
+    let answer = json!({
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "Short"}, {"type": "text", "text": " answer."}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 20, "output_tokens": 4},
+    });
+    let server = FakeServer::start(vec![reply(200, answer)]);
+    let response = anthropic(&server.base, json!({}))
+        .complete(&request("Summarize: long text"), &Cancel::default())
+        .unwrap();
+    assert_eq!(response.content, "Short answer.");
+    assert_eq!(
+        response.usage,
+        Some(Usage {
+            input_tokens: 20,
+            output_tokens: 4
+        })
+    );
+    let seen = server.finish();
+    assert_eq!(seen[0].path, "/v1/messages");
+    assert_eq!(seen[0].header("x-api-key"), Some(KEY));
+    assert_eq!(seen[0].header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(seen[0].header("authorization"), None);
+    assert_eq!(
+        seen[0].body,
+        json!({
+            "model": "claude-test",
+            "max_tokens": 256,
+            "system": "You are terse.",
+            "messages": [{"role": "user", "content": "Summarize: long text"}],
+        })
+        .to_string()
+    );
+}
+
+#[test]
+fn retries_429_and_503_after_the_servers_retry_after() {
+    let server = FakeServer::start(vec![
+        retry_after(429, 1),
+        retry_after(503, 1),
+        reply(200, chat_answer("finally")),
+    ]);
+    let started = Instant::now();
+    let response = openai(&server.base, json!({"max_retries": 3}))
+        .complete(&request("p"), &Cancel::default())
+        .unwrap();
+    let elapsed = started.elapsed();
+    assert_eq!(response.content, "finally");
+    assert_eq!(server.finish().len(), 3);
+    assert!(elapsed >= Duration::from_secs(2), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(8), "{elapsed:?}");
+}
+
+#[test]
+fn anthropic_overload_is_retried_too() {
+    let answer = json!({"content": [{"type": "text", "text": "ok"}]});
+    let server = FakeServer::start(vec![retry_after(529, 0), reply(200, answer)]);
+    let response = anthropic(&server.base, json!({}))
+        .complete(&request("p"), &Cancel::default())
+        .unwrap();
+    assert_eq!(response.content, "ok");
+    assert_eq!(response.usage, None);
+    assert_eq!(server.finish().len(), 2);
+}
+
+#[test]
+fn retries_are_bounded_and_the_error_has_a_bounded_body() {
+    let huge = "x".repeat(10_000);
+    let failing = || Reply {
+        status: 500,
+        body: huge.clone(),
+        headers: vec![],
+        delay: Duration::ZERO,
+    };
+    let server = FakeServer::start(vec![failing(), failing()]);
+    let error = openai(&server.base, json!({"max_retries": 1}))
+        .complete(&request("p"), &Cancel::default())
+        .unwrap_err();
+    assert_eq!(server.finish().len(), 2);
+    assert_eq!(error.kind().code(), "TASK_FAILURE");
+    assert_eq!(error.reason(), Some("llm_error"));
+    assert_eq!(error.details()["status"], 500);
+    assert_eq!(error.details()["attempts"], 2);
+    let body = error.details()["body"].as_str().unwrap();
+    assert!(
+        body.len() <= 2048 && body.starts_with("xxx"),
+        "{} bytes",
+        body.len()
+    );
+}
+
+#[test]
+fn a_silent_server_hits_the_read_timeout() {
+    let mut slow = reply(200, chat_answer("too late"));
+    slow.delay = Duration::from_secs(5);
+    let server = FakeServer::start(vec![slow]);
+    let started = Instant::now();
+    let error = openai(&server.base, json!({"timeout": 0.5, "max_retries": 0}))
+        .complete(&request("p"), &Cancel::default())
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(error.reason(), Some("llm_error"));
+    assert!(
+        error.message().contains("no response within 0.500s"),
+        "{}",
+        error.message()
+    );
+    assert_eq!(error.details()["status"], Json::Null);
+    server.finish();
+}
+
+#[test]
+fn cancelling_ends_a_call_in_flight() {
+    let mut slow = reply(200, chat_answer("too late"));
+    slow.delay = Duration::from_secs(5);
+    let server = FakeServer::start(vec![slow]);
+    let flag = Arc::new(AtomicBool::new(false));
+    let cancel = Cancel {
+        flag: flag.clone(),
+        deadline: None,
+    };
+    let presser = {
+        let flag = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            flag.store(true, Ordering::Relaxed);
+        })
+    };
+    let started = Instant::now();
+    let error = openai(&server.base, json!({}))
+        .complete(&request("p"), &cancel)
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(error.reason(), Some("execution_halted"));
+    presser.join().unwrap();
+    server.finish();
+}
+
+#[test]
+fn a_deadline_ends_the_backoff() {
+    let server = FakeServer::start(vec![retry_after(429, 30)]);
+    let cancel = Cancel {
+        flag: Arc::default(),
+        deadline: Some(Instant::now() + Duration::from_millis(300)),
+    };
+    let started = Instant::now();
+    let error = openai(&server.base, json!({}))
+        .complete(&request("p"), &cancel)
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(error.reason(), Some("execution_timeout"));
+    server.finish();
+}
+
+#[test]
+fn malformed_answers_are_llm_errors() {
+    let mut not_json = reply(200, json!(null));
+    not_json.body = "<html>oops</html>".into();
+    let refusal = json!({"choices": [{"message": {"role": "assistant", "content": null, "refusal": "I can't help."}}]});
+    let server = FakeServer::start(vec![
+        not_json,
+        reply(200, json!({"choices": []})),
+        reply(200, refusal),
+    ]);
+    let provider = openai(&server.base, json!({}));
+    let error = provider
+        .complete(&request("p"), &Cancel::default())
+        .unwrap_err();
+    assert_eq!(error.reason(), Some("llm_error"));
+    assert!(
+        error.message().contains("malformed response"),
+        "{}",
+        error.message()
+    );
+    assert_eq!(error.details()["status"], 200);
+    assert_eq!(error.details()["body"], "<html>oops</html>");
+    let error = provider
+        .complete(&request("p"), &Cancel::default())
+        .unwrap_err();
+    assert!(
+        error.message().contains("unexpected response"),
+        "{}",
+        error.message()
+    );
+    let error = provider
+        .complete(&request("p"), &Cancel::default())
+        .unwrap_err();
+    assert!(
+        error.message().contains("the model refused: I can't help."),
+        "{}",
+        error.message()
+    );
+    assert_eq!(server.finish().len(), 3);
+}
+
+#[test]
+fn a_401_is_not_retried_and_never_shows_the_key() {
+    let echoed = json!({"error": {"message": format!("Incorrect API key provided: {KEY}"), "type": "invalid_request_error"}});
+    let server = FakeServer::start(vec![reply(401, echoed)]);
+    let error = openai(&server.base, json!({"max_retries": 3}))
+        .complete(&request("p"), &Cancel::default())
+        .unwrap_err();
+    assert_eq!(server.finish().len(), 1);
+    assert_eq!(error.reason(), Some("llm_error"));
+    assert_eq!(error.details()["status"], 401);
+    let everything = format!("{} {}", error.message(), error.to_json());
+    assert!(!everything.contains(KEY), "{everything}");
+    assert!(
+        everything.contains("Incorrect API key provided: [REDACTED]"),
+        "{everything}"
+    );
+}
+
+#[test]
+fn a_refused_connection_is_retried_then_reported() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let error = openai(
+        &format!("http://127.0.0.1:{port}"),
+        json!({"max_retries": 1}),
+    )
+    .complete(&request("p"), &Cancel::default())
+    .unwrap_err();
+    assert_eq!(error.reason(), Some("llm_error"));
+    assert_eq!(error.details()["status"], Json::Null);
+    assert_eq!(error.details()["attempts"], 2);
+}
+
+#[test]
+fn record_then_replay_gives_the_same_answers_with_the_server_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = dir.path().join("run.jsonl");
+    let server = FakeServer::start(vec![
+        reply(200, chat_answer("one")),
+        reply(200, chat_answer("two")),
+    ]);
+    let base = server.base.clone();
+    let record = build(
+        "record:openai",
+        &json!({
+            "cassette": cassette.to_str().unwrap(),
+            "base_url": format!("{base}/v1"),
+            "api_key_env": "TEST_API_KEY",
+            "model": "gpt-test",
+        }),
+        &env,
+    )
+    .unwrap();
+    let requests = [request("first"), request("second")];
+    let live: Vec<_> = requests
+        .iter()
+        .map(|r| record.complete(r, &Cancel::default()).unwrap())
+        .collect();
+    assert_eq!(server.finish().len(), 2);
+    let text = std::fs::read_to_string(&cassette).unwrap();
+    assert_eq!(text.lines().count(), 2);
+    assert!(!text.contains(KEY));
+
+    let down = openai(&base, json!({"max_retries": 0}))
+        .complete(&request("first"), &Cancel::default())
+        .unwrap_err();
+    assert_eq!(down.reason(), Some("llm_error"));
+
+    let replay = build(
+        "replay",
+        &json!({"cassette": cassette.to_str().unwrap()}),
+        &env,
+    )
+    .unwrap();
+    for (r, expected) in requests.iter().zip(&live) {
+        let replayed = replay.complete(r, &Cancel::default()).unwrap();
+        assert_eq!(replayed.content, expected.content);
+        assert_eq!(replayed.usage, expected.usage);
+    }
+    let missing = replay
+        .complete(&request("third"), &Cancel::default())
+        .unwrap_err();
+    assert_eq!(missing.reason(), Some("llm_error"));
+}
+
+#[test]
+fn from_settings_uses_the_flags_and_sends_no_key_to_a_local_server() {
+    let server = FakeServer::start(vec![reply(200, chat_answer("local"))]);
+    let settings = tasklisp::task::ProviderSettings {
+        provider: Some("ollama".into()),
+        model: Some("llama-test".into()),
+        base_url: Some(format!("{}/v1", server.base)),
+    };
+    let provider = tasklisp::provider::from_settings(&settings).unwrap();
+    assert_eq!(provider.name(), "ollama");
+    let response = provider
+        .complete(&request("p"), &Cancel::default())
+        .unwrap();
+    assert_eq!(response.content, "local");
+    let seen = server.finish();
+    assert_eq!(seen[0].header("authorization"), None);
+    assert_eq!(seen[0].json()["model"], "llama-test");
+}
+
+#[test]
+fn from_language_builds_from_an_options_map() {
+    let server = FakeServer::start(vec![reply(200, chat_answer("mapped"))]);
+    let options = json!({
+        "base_url": format!("{}/v1", server.base),
+        "model": "m",
+        "max_retries": 0,
+    });
+    let provider = tasklisp::provider::from_language("openai", &options).unwrap();
+    let response = provider
+        .complete(&request("p"), &Cancel::default())
+        .unwrap();
+    assert_eq!(response.content, "mapped");
+    server.finish();
+    let error = tasklisp::provider::from_language("openai", &json!({"api_key": KEY}))
+        .err()
+        .unwrap();
+    assert_eq!(error.kind().code(), "VALIDATION_ERROR");
+    assert!(!error.message().contains(KEY));
+}

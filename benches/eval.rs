@@ -1,1 +1,80 @@
-fn main() {}
+//! Hot paths of the evaluator: calls and arithmetic (fib), tail calls (loop), list
+//! building and walking (conslist), strings, and reading + analysing source.
+//!
+//! Run with `cargo bench --bench eval`. Whole-program comparisons with other Lisps are
+//! made by `../shared/bench/run` (see docs/BENCHMARKS.md).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::sync::mpsc;
+use tasklisp::{Interp, Limits};
+
+/// Each benchmark runs in one interpreter thread; the closure times `program` there.
+fn bench_program(c: &mut Criterion, name: &str, setup: &'static str, program: &'static str) {
+    let (to_runner, from_bench) = mpsc::channel::<bool>();
+    let (to_bench, from_runner) = mpsc::channel::<std::time::Duration>();
+    let handle = std::thread::Builder::new()
+        .stack_size(Limits::stack_for_depth(Limits::default().max_depth))
+        .spawn(move || {
+            let limits = Limits {
+                stack_size: Limits::stack_for_depth(Limits::default().max_depth),
+                ..Limits::default()
+            };
+            let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
+            interp.run_source("<setup>", setup).expect("setup runs");
+            while from_bench.recv().unwrap_or(false) {
+                let start = std::time::Instant::now();
+                interp.run_source("<bench>", program).expect("program runs");
+                let _ = to_bench.send(start.elapsed());
+            }
+        })
+        .expect("thread");
+    c.bench_function(name, |b| {
+        b.iter_custom(|iterations| {
+            let mut total = std::time::Duration::ZERO;
+            for _ in 0..iterations {
+                let _ = to_runner.send(true);
+                total += from_runner.recv().unwrap_or_default();
+            }
+            total
+        })
+    });
+    let _ = to_runner.send(false);
+    let _ = handle.join();
+}
+
+fn evaluator(c: &mut Criterion) {
+    bench_program(
+        c,
+        "fib 20",
+        "(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))",
+        "(fib 20)",
+    );
+    bench_program(
+        c,
+        "tail loop 100k",
+        "(define (count k n) (if (= k n) k (count (+ k 1) n)))",
+        "(count 0 100000)",
+    );
+    bench_program(
+        c,
+        "conslist 100k",
+        "(define (build n acc) (if (= n 0) acc (build (- n 1) (cons n acc))))
+         (define (fold f acc l) (if (null? l) acc (fold f (f acc (car l)) (cdr l))))",
+        "(fold + 0 (map (fn (x) (* x 2)) (build 100000 '())))",
+    );
+    bench_program(
+        c,
+        "named let + vector ops",
+        "",
+        "(let loop ((i 0) (acc '())) (if (< i 10000) (loop (+ i 1) (cons (* i i) acc)) (length (filter even? acc))))",
+    );
+    bench_program(
+        c,
+        "read + analyse two definitions",
+        "",
+        "(begin (define (f0 x) (if (< x 2) x (+ (f0 (- x 1)) 1))) (define (f1 x) (cond ((= x 0) 'zero) ((> x 0) 'pos) (else 'neg))))",
+    );
+}
+
+criterion_group!(benches, evaluator);
+criterion_main!(benches);

@@ -111,7 +111,12 @@ pub fn main() -> i32 {
 }
 
 fn run(options: &Options, limits: Limits) -> i32 {
-    let interp = match Interp::new(limits) {
+    // The REPL's output remembers whether a line is open, so results start on their own.
+    let made = match options.command {
+        None => Interp::with_output(limits, crate::repl::output()),
+        Some(_) => Interp::new(limits),
+    };
+    let interp = match made {
         Ok(i) => i,
         Err(e) => return report(options, &e),
     };
@@ -135,7 +140,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.tasks.configure(options.provider_settings())?;
     for file in &options.imports {
-        crate::task::import_file(interp, file, None)?;
+        crate::module::import_file(interp, file, None)?;
     }
     Ok(())
 }
@@ -198,7 +203,7 @@ use std::io::Write;
 fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
     let mut status = 0;
     for file in files {
-        match crate::task::check_file(interp, file) {
+        match crate::module::check_file(interp, file) {
             Ok(()) => {
                 let _ = writeln!(interp.out(), "{}: ok", file.display());
             }

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod env;
 pub mod error;
 pub mod eval;
+pub mod module;
 pub mod provider;
 pub mod reader;
 pub mod repl;
@@ -22,6 +23,7 @@ pub mod stdlib;
 pub mod symbol;
 pub mod task;
 pub mod value;
+pub mod xml;
 
 pub use error::{Error, ErrorKind, Result};
 pub use eval::{run_on_large_stack, Interp, Limits};

@@ -7,6 +7,9 @@ use tasklisp::task::{Registered, TaskKind};
 use tasklisp::value::write_string;
 use tasklisp::{ErrorKind, Interp, Limits};
 
+/// What the recording provider saw of a request: prompt, system, model, JSON mode, round.
+type SeenRequest = (String, Option<String>, Option<String>, bool, u32);
+
 /// Runs `f` with a fresh interpreter on a large stack.
 fn with_interp<R: Send + 'static>(f: impl FnOnce(&Interp) -> R + Send + 'static) -> R {
     tasklisp::run_on_large_stack(&Limits::default(), |limits| {
@@ -146,7 +149,7 @@ fn native_providers_get_the_request_and_report_usage() {
         // with-provider swaps the native provider out and back in
         eval(interp, r#"(with-provider (fn (req) "{}") (ask "y"))"#);
         eval(interp, r#"(ask "z")"#);
-        let requests: Vec<(String, Option<String>, Option<String>, bool, u32)> = seen
+        let requests: Vec<SeenRequest> = seen
             .lock()
             .unwrap()
             .iter()

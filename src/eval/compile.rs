@@ -121,7 +121,10 @@ impl<'i> Compiler<'i> {
             "do" => self.do_form(items, span),
             "try" => self.try_form(items, span),
             "defmacro" => self.defmacro(items, span),
-            _ => return crate::task::forms::special_form(name).map(|form| form(self, items, span)),
+            _ => {
+                let form = crate::task::forms::special_form(name).or_else(|| crate::module::special_form(name));
+                return form.map(|form| form(self, items, span));
+            }
         })
     }
 

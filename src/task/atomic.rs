@@ -16,7 +16,7 @@ use std::rc::Rc;
 pub fn run(
     interp: &Interp,
     task: &Task,
-    (system, prompt): (Option<&Template>, &Template),
+    (system, prompt, timeout): (Option<&Template>, &Template, Option<std::time::Duration>),
     frame: &Env,
     round: u32,
     issues: &[Value],
@@ -31,7 +31,8 @@ pub fn run(
         issues: issues.iter().map(lossy_json).collect(),
         json_mode: task.json_output,
     };
-    let response = send(interp, &request, frame)?;
+    let deadline = timeout.map(|t| std::time::Instant::now() + t);
+    let response = send(interp, &request, frame, deadline)?;
     let mut notes = Entries::new();
     if let Some(usage) = response.usage {
         let mut counts = Entries::new();

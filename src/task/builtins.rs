@@ -20,7 +20,7 @@ builtin_table! {
     "task?", 1, Some(1) => is_task;
     /// `(reduce-task f init xs)`: calls `(f acc item)` for each item; the accumulator becomes each result's `parsedContent` (JSON tasks) or `content`; returns the last TaskResult. `(reduce-task join2 "" ["a" "b"])`
     "reduce-task", 3, Some(3) => reduce_task;
-    /// `(set-provider! p :max-turns n :max-context tokens)`: atomic tasks now ask `p` (a procedure of the request, or "echo"), in a new session. `(set-provider! (fn (req) (str "echo: " req.prompt)))`
+    /// `(set-provider! p options? :max-turns n :max-context tokens)`: atomic tasks now ask `p` — a procedure of the request, or a provider name (`"echo"`, `:openai`, `:anthropic`, `:command`, `:record`, `:replay`) with an options map — in a new session. `(set-provider! :openai {"model" "gpt-4o-mini"})`
     "set-provider!", 1, Some(5) => set_provider;
     /// `(resource-metrics)`: turns and context used in the provider session, with limits. `(resource-metrics)` ⇒ `{"turns" {"used" 0 "limit" 10000} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}`
     "resource-metrics", 0, Some(0) => resource_metrics;
@@ -110,13 +110,23 @@ fn reduce_task(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let (rest, options) = split_options("set-provider!", args, &["max-turns", "max-context"])?;
-    let [provider] = rest else {
+    // The provider is a procedure or a name, optionally followed by its options map.
+    let named_with_options = matches!(
+        (args.first(), args.get(1)),
+        (Some(Value::Keyword(_) | Value::Str(_)), Some(Value::Map(_)))
+    );
+    let spec_len = if named_with_options { 2 } else { 1 };
+    let (rest, options) = split_options(
+        "set-provider!",
+        args.get(spec_len..).unwrap_or_default(),
+        &["max-turns", "max-context"],
+    )?;
+    if !rest.is_empty() {
         return Err(Error::eval(
-            "set-provider!: expected one provider and options :max-turns, :max-context",
+            "set-provider!: expected a provider (a procedure, or a name and an options map) and options :max-turns, :max-context",
         ));
-    };
-    let provider = ProviderChoice::from_value(provider)?;
+    }
+    let provider = ProviderChoice::from_spec(&args[0], args.get(1).filter(|_| named_with_options))?;
     let mut metrics = Metrics::default();
     for (option, value) in &options {
         let limit = match value {

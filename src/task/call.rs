@@ -52,10 +52,14 @@ fn run_once(
     issues: &[Value],
 ) -> Result<Value> {
     match &task.action {
-        Action::Prompt { system, prompt } => atomic::run(
+        Action::Prompt {
+            system,
+            prompt,
+            timeout,
+        } => atomic::run(
             interp,
             task,
-            (system.as_ref(), prompt),
+            (system.as_ref(), prompt, *timeout),
             frame,
             round,
             issues,

@@ -89,6 +89,8 @@ pub enum Action {
     Prompt {
         system: Option<Template>,
         prompt: Template,
+        /// How long one provider call may take (`:timeout`).
+        timeout: Option<Duration>,
     },
     Command(ScriptParts),
     Body(Rc<Node>),
@@ -178,10 +180,17 @@ impl Task {
             .collect();
         put("defaults", Value::map(defaults));
         match &self.action {
-            Action::Prompt { system, prompt } => {
+            Action::Prompt {
+                system,
+                prompt,
+                timeout,
+            } => {
                 put("prompt", Value::from(prompt.source()));
                 if let Some(system) = system {
                     put("system", Value::from(system.source()));
+                }
+                if let Some(timeout) = timeout {
+                    put("timeout", Value::Float(timeout.as_secs_f64()));
                 }
             }
             Action::Command(parts) => {

@@ -351,6 +351,7 @@ impl DefineTask {
             Code::Prompt => Action::Prompt {
                 system: options.text("system")?.map(|s| Template::parse(&s)),
                 prompt: Template::parse(&options.text("prompt")?.unwrap_or_default()),
+                timeout: options.timeout()?,
             },
             Code::Command(code) => Action::Command(ScriptParts {
                 code: code.clone(),

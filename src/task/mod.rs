@@ -167,14 +167,13 @@ pub struct ProviderSettings {
 }
 
 impl Runtime {
+    /// Sets the provider the command line and environment ask for (echo when none).
     pub fn configure(&self, settings: ProviderSettings) -> Result<()> {
-        match settings.provider.as_deref() {
-            None | Some("echo") => Ok(()),
-            Some(other) => Err(Error::task_failure(
-                "llm_error",
-                format!("unknown provider: {other}"),
-            )),
+        if settings.provider.is_none() && settings.model.is_none() && settings.base_url.is_none() {
+            return Ok(());
         }
+        self.set_native_provider(crate::provider::from_settings(&settings)?);
+        Ok(())
     }
 }
 

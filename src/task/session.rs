@@ -6,7 +6,7 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::provider::{Cancel, Echo, Provider, Request, Response, Usage};
-use crate::value::{from_json, write_string, Value};
+use crate::value::{from_json, to_json, write_string, Value};
 use std::sync::Arc;
 
 /// A provider: native (Rust, may run on a worker thread) or a procedure of the program.
@@ -17,19 +17,53 @@ pub enum ProviderChoice {
 }
 
 impl ProviderChoice {
-    /// Reads a provider the program names: a procedure of one argument (the request) or
-    /// `"echo"`.
+    /// Reads a provider the program names: a procedure of one argument (the request), a
+    /// provider name (`"echo"`, `:openai`, …) with an optional options map, or one map
+    /// naming its provider (`{"provider" "openai" "model" …}`).
     pub fn from_value(value: &Value) -> Result<ProviderChoice> {
-        match value {
-            v if v.is_procedure() => Ok(ProviderChoice::Procedure(v.clone())),
-            Value::Str(name) if name.as_str() == "echo" => {
-                Ok(ProviderChoice::Native(Arc::new(Echo)))
+        ProviderChoice::from_spec(value, None)
+    }
+
+    pub fn from_spec(value: &Value, options: Option<&Value>) -> Result<ProviderChoice> {
+        let name = match value {
+            v if v.is_procedure() => return Ok(ProviderChoice::Procedure(v.clone())),
+            Value::Str(name) => name.to_string(),
+            Value::Keyword(k) | Value::Symbol(k) => k.name().to_owned(),
+            Value::Map(m) if options.is_none() => match m.get("provider") {
+                Some(Value::Str(name)) => {
+                    return ProviderChoice::native(name, &to_json(value)?);
+                }
+                _ => return Err(Error::eval("a provider map needs a \"provider\" name")),
+            },
+            other => {
+                return Err(Error::eval(format!(
+                    "a provider is a procedure (fn (request) …) or a provider name, not {}",
+                    write_string(other)
+                )))
             }
-            other => Err(Error::eval(format!(
-                "a provider is a procedure (fn (request) …) or \"echo\", not {}",
-                write_string(other)
-            ))),
+        };
+        if name == "echo" && options.is_none() {
+            return Ok(ProviderChoice::Native(Arc::new(Echo)));
         }
+        let options = match options {
+            Some(o @ Value::Map(_)) => to_json(o)?,
+            Some(Value::Nil) | None => serde_json::json!({}),
+            Some(other) => {
+                return Err(Error::eval(format!(
+                    "provider options are a map, not {}",
+                    write_string(other)
+                )))
+            }
+        };
+        ProviderChoice::native(&name, &options)
+    }
+
+    fn native(name: &str, options: &serde_json::Value) -> Result<ProviderChoice> {
+        let mut options = options.clone();
+        if let Some(map) = options.as_object_mut() {
+            map.remove("provider");
+        }
+        crate::provider::from_language(name, &options).map(ProviderChoice::Native)
     }
 }
 
@@ -52,7 +86,13 @@ impl Default for Session {
 
 /// Sends one request to the current provider, within the session's limits. `env` is
 /// where a procedure provider is called from.
-pub fn send(interp: &Interp, request: &Request, env: &Env) -> Result<Response> {
+/// `deadline` (from the task's `:timeout`) bounds a native provider's call.
+pub fn send(
+    interp: &Interp,
+    request: &Request,
+    env: &Env,
+    deadline: Option<std::time::Instant>,
+) -> Result<Response> {
     let runtime = &interp.tasks;
     let request_tokens =
         estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
@@ -61,7 +101,7 @@ pub fn send(interp: &Interp, request: &Request, env: &Env) -> Result<Response> {
         ProviderChoice::Native(provider) => {
             let cancel = Cancel {
                 flag: interp.interrupt_flag(),
-                deadline: None,
+                deadline,
             };
             let request = request.clone();
             run_blocking(interp, move || provider.complete(&request, &cancel))?

@@ -1,0 +1,107 @@
+//! `tasklisp check`: files read and checked without running them.
+
+use super::registry::{library_params, params_value, registry_get, registry_insert, CHECKED_TASKS};
+use super::{canonical, duplicate, is_xml, read_module, with_loading};
+use crate::error::Result;
+use crate::eval::{Compiler, Interp};
+use crate::reader::{Syntax, SyntaxKind};
+use crate::value::{Entries, Value};
+use crate::xml::{self, Param};
+use std::path::Path;
+use std::rc::Rc;
+
+/// Reads and checks a file without running it. An XML file is parsed, validated and its
+/// references resolved (against the files checked before it, then the TaskLibrary); a
+/// `.sexp` file is read and analysed, and the XML files it imports are checked too.
+pub fn check_file(interp: &Interp, path: &Path) -> Result<()> {
+    if is_xml(path) {
+        return check_xml(interp, path);
+    }
+    let forms = read_module(path)?;
+    with_loading(interp, path, || {
+        for form in &forms {
+            if let Some(imported) = imported_xml(form) {
+                check_xml(interp, &interp.resolve_path(imported))
+                    .map_err(|e| e.or_span(form.span))?;
+            }
+            Compiler::new(interp).compile(form)?;
+            if let Some((name, params)) = defined_task(form) {
+                record_checked(interp, &name, path, &params);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The name and parameters of a top-level `(deftask name (params…) …)`, so the XML
+/// files a script imports after it can refer to it.
+fn defined_task(form: &Syntax) -> Option<(String, Vec<Param>)> {
+    let items = form.as_list()?;
+    if items.first()?.as_symbol()?.name() != "deftask" {
+        return None;
+    }
+    let name = items.get(1)?.as_symbol()?.name().to_owned();
+    let params = match &items.get(2)?.kind {
+        SyntaxKind::List(params) | SyntaxKind::Vector(params) => params,
+        _ => return None,
+    };
+    let params = params
+        .iter()
+        .filter_map(|param| match &param.kind {
+            SyntaxKind::Symbol(s) => Some(Param {
+                name: s.name().to_owned(),
+                optional: false,
+            }),
+            SyntaxKind::List(pair) => pair.first()?.as_symbol().map(|s| Param {
+                name: s.name().to_owned(),
+                optional: true,
+            }),
+            _ => None,
+        })
+        .collect();
+    Some((name, params))
+}
+
+/// Records a task a checked file defines: its file (canonical, and as written) and its
+/// parameters.
+fn record_checked(interp: &Interp, name: &str, path: &Path, params: &[Param]) {
+    let mut entry = Entries::new();
+    entry.insert(Rc::from("file"), Value::str(canonical(path)));
+    entry.insert(Rc::from("shown"), Value::str(path.display().to_string()));
+    entry.insert(Rc::from("params"), params_value(params));
+    registry_insert(interp, CHECKED_TASKS, name, Value::map(entry));
+}
+
+fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
+    let file = xml::read_file(path)?;
+    let definitions = xml::definitions(&file, None, None, &|name| library_params(interp, name))?;
+    let this_file = canonical(path);
+    for definition in &definitions {
+        let earlier = registry_get(interp, CHECKED_TASKS, &definition.name);
+        let field = |key: &str| {
+            let map = earlier.as_ref().and_then(Value::as_map)?;
+            map.get(key).and_then(Value::as_str).map(str::to_owned)
+        };
+        if let (Some(other), Some(other_shown)) = (field("file"), field("shown")) {
+            if other != this_file {
+                let shown = path.display().to_string();
+                return Err(duplicate(definition, &other_shown, &shown));
+            }
+        }
+        Compiler::new(interp).compile(&definition.form)?;
+        record_checked(interp, &definition.name, path, &definition.params);
+    }
+    Ok(())
+}
+
+/// The file of a top-level `(import "x.xml" …)` form.
+fn imported_xml(form: &Syntax) -> Option<&str> {
+    let items = form.as_list()?;
+    let head = items.first()?.as_symbol()?;
+    match (head.name(), &items.get(1)?.kind) {
+        ("import", SyntaxKind::Str(file)) if is_xml(Path::new(file.as_str())) => {
+            Some(file.as_str())
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,433 @@
+//! The REPL's colon commands.
+
+use super::help::{special_form, HELP};
+use super::session::{format_duration, timed, Next, Session};
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::symbol::Sym;
+use crate::value::{to_json, write_string, Value};
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+
+/// The commands, as Tab completes them.
+pub const COMMANDS: &[&str] = &[
+    ":describe",
+    ":env",
+    ":help",
+    ":import",
+    ":load",
+    ":quit",
+    ":show",
+    ":tasks",
+    ":time",
+];
+
+impl Session<'_> {
+    /// Runs the command `name` (with its leading colon) on `argument`.
+    pub fn command(&mut self, name: &str, argument: &str) -> Next {
+        let needs_argument = matches!(name, ":describe" | ":load" | ":import" | ":time");
+        if needs_argument && argument.is_empty() {
+            eprintln!("{name} needs an argument (:help shows how to use it)");
+            return Next::Continue;
+        }
+        match name {
+            ":help" | ":h" | ":?" => self.say(HELP),
+            ":quit" | ":q" | ":exit" => return Next::Exit(0),
+            ":tasks" => self.say(&tasks_table(self.interp)),
+            ":describe" => self.say(&describe(self.interp, argument)),
+            ":env" => self.show_env(),
+            ":show" => self.say(&write_string(&self.last.borrow())),
+            ":time" => return self.time(argument),
+            ":load" => return self.load(&command_path(argument)),
+            ":import" => return self.import(&command_path(argument)),
+            other => eprintln!("unknown command {other} — :help lists the commands"),
+        }
+        Next::Continue
+    }
+
+    fn show_env(&mut self) {
+        let defined = self.user_definitions();
+        if defined.is_empty() {
+            self.say("no definitions yet");
+        }
+        for (name, value) in defined {
+            let (text, _) = super::abbreviate::abbreviate(&value);
+            self.say(&format!("{name} = {text}"));
+        }
+    }
+
+    fn time(&mut self, expr: &str) -> Next {
+        let (result, elapsed) = timed(|| self.evaluate(expr, |value| self.print_value(value)));
+        match result {
+            Ok(()) => {
+                self.say(&format!("; {}", format_duration(elapsed)));
+                Next::Continue
+            }
+            Err(e) => self.report(&e),
+        }
+    }
+
+    fn load(&mut self, path: &Path) -> Next {
+        let outcome = read_file(path).and_then(|text| {
+            self.interruptibly(|interp| {
+                interp.loading.borrow_mut().push(path.to_path_buf());
+                let result = interp.run_source(&path.display().to_string(), &text);
+                interp.loading.borrow_mut().pop();
+                result
+            })
+        });
+        match outcome {
+            Ok(value) => {
+                self.say(&format!("; loaded {}", path.display()));
+                self.print_value(value);
+                Next::Continue
+            }
+            Err(e) => self.report(&e),
+        }
+    }
+
+    fn import(&mut self, path: &Path) -> Next {
+        let before = self.interp.tasks.names();
+        let outcome = self.interruptibly(|interp| crate::task::import_file(interp, path, None));
+        match outcome {
+            Ok(()) => {
+                let added: Vec<String> = self
+                    .interp
+                    .tasks
+                    .names()
+                    .into_iter()
+                    .filter(|name| !before.contains(name))
+                    .collect();
+                self.say(&format!(
+                    "; imported {}: {}",
+                    path.display(),
+                    task_count(&added)
+                ));
+                Next::Continue
+            }
+            Err(e) => self.report(&e),
+        }
+    }
+}
+
+fn task_count(names: &[String]) -> String {
+    match names {
+        [] => "no new tasks".to_owned(),
+        [one] => format!("1 new task ({one})"),
+        many => format!("{} new tasks ({})", many.len(), many.join(", ")),
+    }
+}
+
+fn read_file(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| Error::eval(format!("cannot read {}: {e}", path.display())))
+}
+
+/// `name  type  description` for each registered task.
+pub fn tasks_table(interp: &Interp) -> String {
+    let rows: Vec<[String; 3]> = interp
+        .tasks
+        .names()
+        .into_iter()
+        .filter_map(|name| match interp.tasks.task_value(&name)? {
+            Value::Task(task) => Some([
+                name,
+                field_text(&task.field("type")),
+                field_text(&task.field("description")),
+            ]),
+            _ => None,
+        })
+        .collect();
+    if rows.is_empty() {
+        return "no tasks yet: deftask defines one, :import loads a file of them".to_owned();
+    }
+    let name_width = rows.iter().map(|r| r[0].chars().count()).max().unwrap_or(0);
+    let type_width = rows.iter().map(|r| r[1].chars().count()).max().unwrap_or(0);
+    rows.iter()
+        .map(|[name, kind, description]| {
+            format!("{name:name_width$}  {kind:type_width$}  {description}")
+                .trim_end()
+                .to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A task field as text: strings raw, nil as nothing.
+fn field_text(value: &Value) -> String {
+    match value {
+        Value::Nil => String::new(),
+        Value::Str(s) => s.to_string(),
+        other => write_string(other),
+    }
+}
+
+/// What `name` is, for `:describe`.
+pub fn describe(interp: &Interp, name: &str) -> String {
+    let sym = Sym::new(name);
+    if let Some(synopsis) = special_form(name) {
+        return format!("special form {name}\n  {synopsis}");
+    }
+    if interp.macro_named(sym).is_some() {
+        return format!("macro {name}");
+    }
+    match interp.lookup(&None, sym) {
+        Some(value) => describe_value(name, &value),
+        None => format!("nothing is named {name}"),
+    }
+}
+
+fn describe_value(name: &str, value: &Value) -> String {
+    match value {
+        Value::Task(_) => describe_task(name, value),
+        Value::Builtin(builtin) => {
+            let doc: Vec<&str> = builtin
+                .doc
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            format!(
+                "builtin {} ({})\n  {}",
+                builtin.name,
+                arity_text(builtin.min_args, builtin.max_args),
+                doc.join("\n  ")
+            )
+        }
+        Value::Closure(closure) => {
+            let lambda = &closure.lambda;
+            let required = lambda.required as usize;
+            let arity = arity_text(required, (!lambda.rest).then_some(required));
+            let title = match closure.name() {
+                Some(own) if own.name() != name => format!("procedure {own}, bound to {name}"),
+                _ => format!("procedure {name}"),
+            };
+            match defined_at(lambda.span) {
+                Some(place) => format!("{title} ({arity})\n  defined at {place}"),
+                None => format!("{title} ({arity})"),
+            }
+        }
+        other => {
+            let (text, _) = super::abbreviate::abbreviate(other);
+            let kind = other.type_name();
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            format!("{name} is {article} {kind}: {text}")
+        }
+    }
+}
+
+/// A task's definition, one field per line; the fields of its `metadata` map are
+/// listed with the others, and empty ones are left out.
+fn describe_task(name: &str, task: &Value) -> String {
+    let mut lines = vec![format!("task {name}")];
+    match to_json(task) {
+        Ok(Json::Object(fields)) => {
+            for (key, value) in fields {
+                match value {
+                    Json::Object(metadata) if key == "metadata" => {
+                        for (key, value) in metadata {
+                            push_field(&mut lines, &key, value);
+                        }
+                    }
+                    _ if key == "name" => {}
+                    value => push_field(&mut lines, &key, value),
+                }
+            }
+        }
+        Ok(other) => lines.push(format!("  {other}")),
+        Err(e) => lines.push(format!("  ({e})")),
+    }
+    lines.join("\n")
+}
+
+/// `  key: value`, with strings raw and a list of names as `a, b`.
+fn push_field(lines: &mut Vec<String>, key: &str, value: Json) {
+    let text = match value {
+        Json::Null => return,
+        Json::Object(map) if map.is_empty() => return,
+        Json::Array(items) if items.is_empty() => return,
+        Json::String(s) => s,
+        Json::Array(items) if items.iter().all(Json::is_string) => items
+            .iter()
+            .filter_map(Json::as_str)
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    };
+    lines.push(format!("  {key}: {}", text.replace('\n', "\n    ")));
+}
+
+fn arity_text(min: usize, max: Option<usize>) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    match max {
+        Some(max) if max == min => format!("{min} argument{}", plural(min)),
+        Some(max) => format!("{min} to {max} arguments"),
+        None => format!("{min} or more arguments"),
+    }
+}
+
+/// `<repl:3>:1:1` for a span with a source.
+fn defined_at(span: crate::source::Span) -> Option<String> {
+    let file = crate::source::source(span.source)?;
+    let (line, column) = crate::source::line_col(&file.text, span.start as usize);
+    Some(format!("{}:{line}:{column}", file.name))
+}
+
+/// The path a command names, as typed (relative to the working directory); quotes
+/// around it are allowed.
+fn command_path(argument: &str) -> PathBuf {
+    PathBuf::from(argument.trim_matches('"'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Options;
+    use crate::eval::{run_on_large_stack, Limits};
+    use clap::Parser;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// Output the test can read after the session wrote it.
+    #[derive(Clone, Default)]
+    struct Captured(Rc<RefCell<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Captured {
+        fn take(&self) -> String {
+            String::from_utf8(std::mem::take(&mut *self.0.borrow_mut())).unwrap()
+        }
+    }
+
+    /// Runs `test` with a fresh interpreter and session, on a large stack.
+    fn with_session(test: impl FnOnce(&mut Session, &Captured) + Send + 'static) {
+        run_on_large_stack(&Limits::default(), |limits| {
+            let captured = Captured::default();
+            let interp = Interp::with_output(limits, Box::new(captured.clone())).unwrap();
+            let options = Options::parse_from(["tasklisp"]);
+            let mut session = Session::new(&interp, &options);
+            test(&mut session, &captured);
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn describe_says_what_a_name_is() {
+        with_session(|session, _| {
+            let definitions = "(define (add a b) (+ a b)) (define (va . xs) xs) (define n 5)";
+            session.evaluate(definitions, drop).unwrap();
+            session.evaluate("(defmacro twice (x) x)", drop).unwrap();
+            let interp = session.interp;
+            assert_eq!(
+                describe(interp, "add"),
+                "procedure add (2 arguments)\n  defined at <repl:1>:1:1"
+            );
+            assert!(describe(interp, "va").starts_with("procedure va (0 or more arguments)"));
+            assert_eq!(describe(interp, "n"), "n is an integer: 5");
+            assert_eq!(describe(interp, "twice"), "macro twice");
+            assert!(describe(interp, "if").starts_with("special form if\n  (if test"));
+            let builtin = describe(interp, "string-length");
+            assert!(
+                builtin.starts_with("builtin string-length (1 argument)\n  `(string-length"),
+                "{builtin}"
+            );
+            assert_eq!(
+                describe(interp, "no-such-name"),
+                "nothing is named no-such-name"
+            );
+        });
+    }
+
+    #[test]
+    fn env_lists_only_the_sessions_definitions() {
+        with_session(|session, captured| {
+            session.command(":env", "");
+            assert_eq!(captured.take(), "no definitions yet\n");
+            let definitions = "(define zeta 1) (define alpha [1 2]) (define map map)";
+            session.evaluate(definitions, drop).unwrap();
+            session.command(":env", "");
+            assert_eq!(captured.take(), "alpha = (1 2)\nzeta = 1\n");
+        });
+    }
+
+    #[test]
+    fn the_last_value_is_bound_to_underscore_and_shown_in_full() {
+        with_session(|session, captured| {
+            let mut values = Vec::new();
+            session
+                .evaluate("(range 3) (length _)", |v| values.push(v))
+                .unwrap();
+            assert_eq!(write_string(&values[1]), "3");
+            session.handle("(range 200)");
+            let abbreviated = captured.take();
+            assert!(
+                abbreviated.contains("19 …)\n; abbreviated"),
+                "{abbreviated}"
+            );
+            session.command(":show", "");
+            assert!(captured.take().ends_with("198 199)\n"));
+        });
+    }
+
+    #[test]
+    fn each_value_is_printed_before_the_next_form_runs_and_kept_if_a_later_one_fails() {
+        with_session(|session, captured| {
+            session.handle("(+ 1 2) (println \"out\") (car 5)");
+            assert_eq!(captured.take(), "3\nout\nnil\n");
+        });
+    }
+
+    #[test]
+    fn commands_that_need_an_argument_say_so_and_quit_ends() {
+        with_session(|session, captured| {
+            assert!(matches!(session.command(":describe", ""), Next::Continue));
+            assert!(matches!(session.command(":quit", ""), Next::Exit(0)));
+            assert!(matches!(session.handle("(exit 4)"), Next::Exit(4)));
+            assert_eq!(captured.take(), "");
+        });
+    }
+
+    #[test]
+    fn task_fields_are_listed_one_per_line() {
+        let mut lines = Vec::new();
+        push_field(&mut lines, "params", serde_json::json!(["text", "style"]));
+        push_field(&mut lines, "defaults", serde_json::json!({}));
+        push_field(&mut lines, "subtype", Json::Null);
+        push_field(&mut lines, "prompt", serde_json::json!("Hi\nthere"));
+        push_field(
+            &mut lines,
+            "defaults",
+            serde_json::json!({"style": "brief"}),
+        );
+        assert_eq!(
+            lines,
+            [
+                "  params: text, style",
+                "  prompt: Hi\n    there",
+                "  defaults: {\"style\":\"brief\"}"
+            ]
+        );
+    }
+
+    #[test]
+    fn tasks_are_listed_or_their_absence_explained() {
+        with_session(|session, _| {
+            assert!(tasks_table(session.interp).starts_with("no tasks yet"));
+        });
+        assert_eq!(task_count(&[]), "no new tasks");
+        assert_eq!(task_count(&["a".into(), "b".into()]), "2 new tasks (a, b)");
+    }
+}

@@ -1,0 +1,100 @@
+//! Expressions written inside XML (`<arg>` text, `over`, `initial`, S-expression tests),
+//! read with the language's own reader and pointed back into the XML file.
+
+use super::text::Text;
+use crate::error::{Error, Result};
+use crate::reader::{self, Syntax, SyntaxKind};
+
+/// Expressions inside attributes and `<arg>` are small; deeper nesting is refused.
+const MAX_EXPRESSION_DEPTH: usize = 256;
+
+/// Reads `text` as exactly one expression; `what` names the place for messages.
+pub fn read_one(text: &Text, what: &str) -> Result<Syntax> {
+    let text = text.trim();
+    if text.as_str().is_empty() {
+        return Err(
+            Error::validation(format!("{what} is empty; it needs an expression"))
+                .with_span(text.span()),
+        );
+    }
+    let forms = reader::read_all(text.as_str(), text.source()).map_err(|e| {
+        let span = e
+            .span()
+            .map_or_else(|| text.span(), |s| text.span_of(s.start as usize, s.end()));
+        Error::validation(format!("invalid expression in {what}: {}", e.message())).with_span(span)
+    })?;
+    let mut forms = forms.into_iter();
+    let (Some(form), None) = (forms.next(), forms.next()) else {
+        return Err(Error::validation(format!(
+            "{what} holds more than one expression (write a string as \"…\")"
+        ))
+        .with_span(text.span()));
+    };
+    relocate(form, &text, 0)
+}
+
+/// Moves the spans of syntax read from `text` (offsets into its decoded value) to the
+/// XML source.
+fn relocate(syntax: Syntax, text: &Text, depth: usize) -> Result<Syntax> {
+    let span = text.span_of(syntax.span.start as usize, syntax.span.end());
+    if depth > MAX_EXPRESSION_DEPTH {
+        return Err(Error::validation(format!(
+            "expression nested deeper than {MAX_EXPRESSION_DEPTH} levels"
+        ))
+        .with_span(span));
+    }
+    let relocate_all = |items: Vec<Syntax>| -> Result<Vec<Syntax>> {
+        items
+            .into_iter()
+            .map(|item| relocate(item, text, depth + 1))
+            .collect()
+    };
+    let kind = match syntax.kind {
+        SyntaxKind::List(items) => SyntaxKind::List(relocate_all(items)?),
+        SyntaxKind::Vector(items) => SyntaxKind::Vector(relocate_all(items)?),
+        SyntaxKind::Map(items) => SyntaxKind::Map(relocate_all(items)?),
+        other => other,
+    };
+    Ok(Syntax::new(kind, span))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::source::add_source;
+
+    fn text_at(source_text: &str, start: usize, end: usize) -> Text {
+        let id = add_source("<expr-test>", source_text);
+        let mut text = Text::empty(id, start);
+        text.push_raw(&source_text[start..end], start, false)
+            .unwrap();
+        text
+    }
+
+    #[test]
+    fn reads_one_expression_with_spans_in_the_file() {
+        let src = "<arg> (f step_results[0].x) </arg>";
+        let syntax = read_one(&text_at(src, 5, 28), "<arg>").unwrap();
+        let items = syntax.as_list().unwrap();
+        assert_eq!(items[1].span.start, 9);
+        assert!(matches!(items[1].kind, SyntaxKind::Path(_)));
+    }
+
+    #[test]
+    fn errors_point_into_the_file() {
+        let src = "<arg>(f \"x</arg>";
+        let e = read_one(&text_at(src, 5, 10), "<arg>").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Validation);
+        assert_eq!(e.span().unwrap().start, 8);
+        assert!(read_one(&text_at("<arg>a b</arg>", 5, 8), "<arg>").is_err());
+        assert!(read_one(&text_at("<arg> </arg>", 5, 6), "<arg>").is_err());
+    }
+
+    #[test]
+    fn deep_expressions_are_refused() {
+        let src = format!("{}{}", "(".repeat(1000), ")".repeat(1000));
+        let e = read_one(&text_at(&src, 0, src.len()), "test").unwrap_err();
+        assert!(e.message().contains("deeper"), "{}", e.message());
+    }
+}

@@ -1,0 +1,224 @@
+//! Validation and generation: the `deftask` forms templates compile to, and the errors
+//! (with line and column) of templates that do not validate.
+
+use super::*;
+use crate::eval::compile::syntax_to_value;
+use crate::value::write_string;
+
+/// Tasks the library "has" for these tests: `page (issue)`, `review` (params unknown).
+fn library(name: &str) -> Option<Option<Vec<Param>>> {
+    match name {
+        "page" => Some(Some(vec![Param {
+            name: "issue".into(),
+            optional: false,
+        }])),
+        "review" => Some(None),
+        _ => None,
+    }
+}
+
+fn compile(xml: &str, alias: Option<&str>, only: Option<&[(String, Span)]>) -> Result<Vec<String>> {
+    let file = read_str("<xml-test>", xml)?;
+    let definitions = definitions(&file, alias, only, &library)?;
+    Ok(definitions
+        .iter()
+        .map(|d| write_string(&syntax_to_value(&d.form)))
+        .collect())
+}
+
+fn one(xml: &str) -> String {
+    match compile(xml, None, None) {
+        Ok(forms) => forms.join("\n"),
+        Err(e) => panic!("{}: {}", e.kind().code(), e.message()),
+    }
+}
+
+/// The error, its message, and the line and column it points at.
+fn failure(xml: &str) -> (Error, usize, usize) {
+    let e = compile(xml, None, None).expect_err("should not validate");
+    let location = e.to_json()["location"].clone();
+    let line = location["line"].as_u64().unwrap_or(0) as usize;
+    let column = location["column"].as_u64().unwrap_or(0) as usize;
+    (e, line, column)
+}
+
+#[test]
+fn atomic_task_with_every_element() {
+    let xml = r#"<task name="summarize" type="atomic" subtype="standard">
+  <description>Summarize a text</description>
+  <inputs><input name="text"/><input name="style" default="brief"/></inputs>
+  <system>You are terse.</system>
+  <instructions>
+    Summarize in a {{style}} style: {{text}}
+  </instructions>
+  <output_format type="json" schema="object"/>
+  <model>small-model</model>
+  <inherit_context>none</inherit_context>
+</task>"#;
+    assert_eq!(
+        one(xml),
+        r#"(deftask summarize (text (style "brief")) :description "Summarize a text" :subtype "standard" :system "You are terse." :prompt "Summarize in a {{style}} style: {{text}}" :output "json" :schema "object" :model "small-model" :inherit-context "none")"#
+    );
+}
+
+#[test]
+fn context_settings_as_attributes_and_json_schema() {
+    let xml = r#"<task name="pick" inherit_context="subset" context_keys="user, repo limits">
+  <instructions>Pick one</instructions>
+  <output_format schema='{"type": "array"}'/>
+</task>"#;
+    assert_eq!(
+        one(xml),
+        r#"(deftask pick () :prompt "Pick one" :output "json" :schema {"type" "array"} :inherit-context "subset" :context-keys ("user" "repo" "limits"))"#
+    );
+    let as_elements = r#"<task name="pick"><inherit_context>subset</inherit_context><context_keys>user</context_keys>
+  <instructions>Pick one</instructions><output_format type="text"/></task>"#;
+    assert_eq!(
+        one(as_elements),
+        r#"(deftask pick () :prompt "Pick one" :inherit-context "subset" :context-keys ("user"))"#
+    );
+}
+
+#[test]
+fn the_conformance_template_file() {
+    let xml = include_str!("../../tests/scripts/xml/templates/basic.xml");
+    let forms = one(xml);
+    let lines: Vec<&str> = forms.lines().collect();
+    assert_eq!(
+        lines[0],
+        r#"(deftask greet (who) :description "Greets someone" :prompt "Hello, {{who}}")"#
+    );
+    assert_eq!(
+        lines[2],
+        r#"(deftask flow (text) :description "Checks a text, then greets on urgency" (sequential (check :text text) (cond-output (last step_results) ((= output.urgent true) (greet :who "urgent")) (true (greet :who "calm")) (else nil))))"#
+    );
+}
+
+#[test]
+fn sequential_steps_refs_calls_and_conds() {
+    let xml = r#"<tasks>
+  <task name="classify"><inputs><input name="issue"/><input name="lang" default="en"/><input name="tone" default="plain"/></inputs>
+    <instructions>Classify {{issue}}</instructions><output_format type="json"/></task>
+  <task name="route"><inputs><input name="label"/><input name="issue"/></inputs><instructions>{{label}}</instructions></task>
+  <task name="triage" type="sequential">
+    <inputs><input name="issue"/><input name="lang"/></inputs>
+    <steps>
+      <task ref="classify"/>
+      <call template="route"><arg name="label">step_results[0].parsedContent.label</arg><arg name="issue">"literal"</arg></call>
+      <call template="route"><arg>(str "a" issue)</arg><arg>issue</arg></call>
+      <cond>
+        <case test="output.urgent == true &amp;&amp; output.score &gt;= 3"><call template="page"><arg>issue</arg></call></case>
+        <case test="(> output.score 3)"><task ref="review"/><task ref="page"/></case>
+      </cond>
+    </steps>
+  </task>
+</tasks>"#;
+    let forms = one(xml);
+    let triage = forms.lines().nth(2).unwrap();
+    assert_eq!(
+        triage,
+        r#"(deftask triage (issue lang) (sequential (classify :issue issue :lang lang) (route :label step_results[0].parsedContent.label :issue "literal") (route (str "a" issue) issue) (cond-output (last step_results) ((and (= output.urgent true) (>= output.score 3)) (page issue)) ((> output.score 3) (review) (page :issue issue)) (else nil))))"#
+    );
+}
+
+#[test]
+fn script_commands_render_their_tags() {
+    let xml = r#"<task name="lines" type="script"><inputs><input name="path"/></inputs>
+  <command><arg>wc</arg><arg>-l</arg><arg>{{path}}</arg><arg>--label={{ path }}:{{not a tag}}{{}}</arg></command>
+  <timeout>2.5</timeout><output_format type="json"/></task>"#;
+    assert_eq!(
+        one(xml),
+        r#"(deftask lines (path) :output "json" :command ("wc" "-l" (str path) (str "--label=" path ":{{not a tag}}{{}}")) :timeout 2.5)"#
+    );
+}
+
+#[test]
+fn reduce_tasks() {
+    let xml = r#"<tasks>
+  <task name="join2"><inputs><input name="acc"/><input name="item"/></inputs><instructions>{{acc}} {{item}}</instructions></task>
+  <task name="join_all" type="reduce"><inputs><input name="items"/></inputs>
+    <reduce over="items" initial='""'><task ref="join2"/></reduce></task>
+  <task name="count_all" type="reduce"><inputs><input name="doc"/></inputs>
+    <reduce over="doc.sections"><task ref="join2"/></reduce></task>
+</tasks>"#;
+    let forms = one(xml);
+    let lines: Vec<&str> = forms.lines().collect();
+    assert_eq!(
+        lines[1],
+        r#"(deftask join_all (items) :type "reduce" (reduce-task join2 "" items))"#
+    );
+    assert_eq!(
+        lines[2],
+        r#"(deftask count_all (doc) :type "reduce" (reduce-task join2 nil doc.sections))"#
+    );
+    let (e, _, _) = failure(
+        r#"<tasks><task name="one"><inputs><input name="x"/></inputs><instructions>x</instructions></task>
+  <task name="r" type="reduce"><reduce over="xs"><task ref="one"/></reduce></task></tasks>"#,
+    );
+    assert!(e.message().contains("two arguments"), "{}", e.message());
+}
+
+#[test]
+fn a_namespace_qualifies_names_and_local_references_only() {
+    let xml = r#"<tasks>
+  <task name="a"><instructions>A</instructions></task>
+  <task name="b" type="sequential"><steps><task ref="a"/><call template="page"><arg>1</arg></call></steps></task>
+</tasks>"#;
+    let forms = compile(xml, Some("rv"), None).unwrap();
+    assert_eq!(forms[0], r#"(deftask rv/a () :prompt "A")"#);
+    assert_eq!(
+        forms[1],
+        r#"(deftask rv/b () (sequential (rv/a) (page 1)))"#
+    );
+}
+
+#[test]
+fn only_selects_tasks_and_what_they_refer_to() {
+    let xml = r#"<tasks>
+  <task name="a"><instructions>A</instructions></task>
+  <task name="b" type="sequential"><steps><task ref="a"/></steps></task>
+  <task name="c"><instructions>C</instructions></task>
+</tasks>"#;
+    let only = [("b".to_owned(), Span::generated())];
+    let forms = compile(xml, None, Some(&only)).unwrap();
+    assert_eq!(forms.len(), 2);
+    assert!(forms[0].starts_with("(deftask a ") && forms[1].starts_with("(deftask b "));
+    let missing = [("zzz".to_owned(), Span::generated())];
+    let e = compile(xml, None, Some(&missing)).unwrap_err();
+    assert!(e.message().contains("no task `zzz`"), "{}", e.message());
+}
+
+#[test]
+fn errors_name_what_is_wrong_and_where() {
+    use crate::error::ErrorKind::{Validation, XmlParse};
+    let cases: &[(&str, crate::error::ErrorKind, &str, usize, usize)] = &[
+        ("<task name='a'>\n  <instructions>x</instructions>\n</tsk>", XmlParse, "malformed XML", 3, 1),
+        ("<task name='a'>\n  <instructions>x &nbsp;</instructions></task>", XmlParse, "unknown entity", 2, 19),
+        ("<tasks>\n  <task name='a'><instructions>x</instructions><colour/></task></tasks>", Validation, "unknown element <colour>", 2, 48),
+        ("<task name='a' colour='red'><instructions>x</instructions></task>", Validation, "unknown attribute `colour`", 1, 16),
+        ("<task>\n<instructions>x</instructions></task>", Validation, "needs a `name` attribute", 1, 1),
+        ("<task name='a' type='magic'><instructions>x</instructions></task>", Validation, "`magic` is not a valid type", 1, 22),
+        ("<task name='a'/>", Validation, "needs <instructions>", 1, 1),
+        ("<task name='a' type='sequential'><instructions>x</instructions></task>", Validation, "belongs to an atomic task", 1, 34),
+        ("<task name='two words'><instructions>x</instructions></task>", Validation, "not a valid task name", 1, 13),
+        ("<task name='a' inherit_context='most'><instructions>x</instructions></task>", Validation, "not a valid inherit_context", 1, 33),
+        ("<task name='a'><instructions>x</instructions><output_format type='json' schema='tree'/></task>", Validation, "`tree` is not a valid schema", 1, 81),
+        ("<task name='a' type='script'><command><arg>sleep</arg></command><timeout>soon</timeout></task>", Validation, "not a valid timeout", 1, 74),
+        ("<task name='a' type='sequential'><steps><task ref='nowhere'/></steps></task>", Validation, "unknown task `nowhere`", 1, 52),
+        ("<task name='a' type='sequential'><steps>\n<call template='page'><arg name='who'>x</arg></call></steps></task>", Validation, "has no input `who`", 2, 34),
+        ("<task name='a' type='sequential'><steps>\n<call template='page'><arg>(f x</arg></call></steps></task>", Validation, "invalid expression", 2, 28),
+        ("<task name='a' type='sequential'><steps><task ref='page'/>\n<cond><case test='output.x &lt; &lt; 3'><task ref='page'/></case></cond></steps></task>", Validation, "expected a value", 2, 33),
+        ("<task name='a' type='sequential'><steps><cond><case test='true'><task ref='page'/></case></cond></steps></task>", Validation, "cannot be the first step", 1, 41),
+        ("<tasks><task name='a'><instructions>x</instructions></task>\n<task name='a'><instructions>y</instructions></task></tasks>", Validation, "defined twice", 2, 13),
+        ("<task name='a'><inputs><input name='x'/><input name='x'/></inputs><instructions>x</instructions></task>", Validation, "declared twice", 1, 54),
+        ("<workflow/>", Validation, "root element", 1, 1),
+        ("<task name='a' type='script'><command>wc -l</command></task>", Validation, "holds elements, not text", 1, 39),
+        ("<task name='a'><instructions>x</instructions><instructions>y</instructions></task>", Validation, "appears twice", 1, 46),
+    ];
+    for (xml, kind, words, line, column) in cases {
+        let (e, l, c) = failure(xml);
+        assert_eq!(e.kind(), *kind, "{xml}: {}", e.message());
+        assert!(e.message().contains(words), "{xml}: {}", e.message());
+        assert_eq!((l, c), (*line, *column), "{xml}: {}", e.message());
+    }
+}

@@ -1,0 +1,2 @@
+(import "a.sexp")
+(define b-value 2)

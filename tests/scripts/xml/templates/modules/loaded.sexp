@@ -1,0 +1,3 @@
+(define loaded-value (* 6 7))
+(println "loading loaded.sexp")
+loaded-value

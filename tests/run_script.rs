@@ -35,3 +35,40 @@ fn a_program_printing_100_mb_is_capped_without_blocking_or_growing_memory() {
     let grew_kb = peak_memory_kb().saturating_sub(before);
     assert!(grew_kb < 20 << 10, "peak memory grew by {grew_kb} kB");
 }
+
+/// True while any process has exactly this command line.
+fn running(command_line: &str) -> bool {
+    std::process::Command::new("pgrep")
+        .args(["-x", "-f", command_line])
+        .output()
+        .map(|out| !out.stdout.is_empty())
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_killed_interpreter_takes_its_running_script_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("nap.sexp");
+    std::fs::write(
+        &program,
+        r#"(deftask nap () :command ["sleep" "31.4159"]) (nap)"#,
+    )
+    .unwrap();
+    let mut interpreter = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .arg("run")
+        .arg(&program)
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !running("sleep 31.4159") && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(running("sleep 31.4159"), "the script never started");
+    interpreter.kill().unwrap();
+    interpreter.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        !running("sleep 31.4159"),
+        "the script outlived the interpreter"
+    );
+}

@@ -211,8 +211,34 @@ fn command(spec: &ScriptSpec) -> Command {
     if let Some(dir) = &spec.cwd {
         command.current_dir(dir);
     }
+    die_with_interpreter(&mut command);
     command
 }
+
+/// Has the kernel kill the program if the interpreter dies first (killed, or ended by a
+/// signal it does not handle): its own process group does not get the terminal's
+/// Ctrl-C, and nothing else would stop it.
+#[cfg(target_os = "linux")]
+fn die_with_interpreter(command: &mut Command) {
+    let interpreter = std::process::id();
+    // SAFETY: the closure runs in the child between fork and exec; it calls only
+    // async-signal-safe functions and does not allocate.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The interpreter may have died before the request was made.
+            if u32::try_from(libc::getppid()).ok() != Some(interpreter) {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_interpreter(_command: &mut Command) {}
 
 fn not_started(program: &str, os_error: &str) -> Error {
     Error::task_failure(

@@ -63,6 +63,7 @@ static BY_NAME: LazyLock<HashMap<&'static str, &'static Builtin>> = LazyLock::ne
         .flatten()
         .map(|b| (b.name, b))
         .chain(crate::task::builtins::BUILTINS.iter().map(|b| (b.name, b)))
+        .chain(crate::task::pmap::BUILTINS.iter().map(|b| (b.name, b)))
         .collect()
 });
 

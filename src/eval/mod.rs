@@ -315,6 +315,12 @@ impl Interp {
         self.depth.get()
     }
 
+    /// Sets the frame count, for code that switches between stacks (pmap's coroutines
+    /// each count their own frames).
+    pub fn set_depth(&self, depth: usize) {
+        self.depth.set(depth);
+    }
+
     #[inline]
     fn enter(&self) -> Result<()> {
         let depth = self.depth.get() + 1;

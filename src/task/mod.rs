@@ -13,6 +13,7 @@ pub mod forms;
 mod library;
 pub mod metrics;
 mod options;
+pub mod pmap;
 pub mod result;
 mod schema;
 pub mod script;

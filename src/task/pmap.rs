@@ -1,0 +1,217 @@
+//! `(pmap f xs :concurrency n)`: calls `f` on the items concurrently (SPEC §5).
+//!
+//! Each item runs on its own [`Fiber`] on the interpreter thread; the scheduler here
+//! starts up to `n` of them, runs the work they block on ([`run_blocking`]) on worker
+//! threads, and resumes each fiber when its work is done. Only blocking work overlaps:
+//! evaluation itself stays on one thread, one fiber at a time.
+//!
+//! [`run_blocking`]: super::blocking::run_blocking
+
+use super::blocking::{in_fiber, new_stack, Fiber, Job, Step};
+use crate::builtins::{builtin_table, int_arg, list_arg, proc_arg, split_options};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::value::Value;
+use corosensei::stack::DefaultStack;
+use std::collections::VecDeque;
+use std::sync::mpsc;
+
+builtin_table! {
+    /// `(pmap f xs :concurrency n)`: `(map f xs)` with up to `n` calls (default 8, at most 256) waiting on scripts or models at once; results in input order. `(pmap (fn (x) (* x x)) [1 2 3])` ⇒ `(1 4 9)`
+    "pmap", 2, Some(4) => pmap;
+}
+
+const DEFAULT_CONCURRENCY: i64 = 8;
+
+/// Each running item holds a stack of its own, so the bound is capped.
+const MAX_CONCURRENCY: i64 = 256;
+
+/// The stack an item gets is the interpreter's own size within these bounds (reserved
+/// up front, committed as used).
+const MIN_ITEM_STACK: usize = 1 << 20;
+const MAX_ITEM_STACK: usize = 256 << 20;
+
+fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let (positional, options) = split_options("pmap", args, &["concurrency"])?;
+    let [f, xs] = positional else {
+        return Err(crate::eval::arity_error(
+            "pmap",
+            2,
+            Some(2),
+            positional.len(),
+        ));
+    };
+    let f = proc_arg("pmap", f)?;
+    let items: Vec<Value> = list_arg("pmap", xs)?.iter().collect();
+    let mut concurrency = DEFAULT_CONCURRENCY;
+    for (_, value) in options {
+        concurrency = int_arg("pmap :concurrency", &value)?;
+    }
+    if !(1..=MAX_CONCURRENCY).contains(&concurrency) {
+        return Err(Error::eval(format!(
+            "pmap: :concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}"
+        )));
+    }
+    let results = if in_fiber(interp) {
+        // A pmap inside a pmap item runs its items one after another in that item's
+        // fiber; their blocking work still overlaps with the outer items'.
+        items
+            .iter()
+            .map(|item| interp.apply(f, std::slice::from_ref(item), env))
+            .collect::<Result<Vec<Value>>>()?
+    } else {
+        let concurrency = usize::try_from(concurrency).unwrap_or(1);
+        Scheduler::new(interp, f, env, concurrency).run(items)?
+    };
+    Ok(Value::list(results))
+}
+
+/// Runs the items of one `pmap` call.
+struct Scheduler<'a> {
+    interp: &'a Interp,
+    f: &'a Value,
+    env: &'a Env,
+    concurrency: usize,
+    stack_size: usize,
+}
+
+/// The state of the items while they run.
+struct Run<'a> {
+    fibers: Vec<Option<Fiber<'a>>>,
+    results: Vec<Option<Result<Value>>>,
+    /// Fibers to resume: just started, or their blocking work is done.
+    ready: VecDeque<usize>,
+    running: usize,
+    failed: bool,
+    /// Stacks of ended fibers, reused: a fresh one costs system calls and page faults.
+    spare_stacks: Vec<DefaultStack>,
+    finished: mpsc::Receiver<usize>,
+    notify: mpsc::Sender<usize>,
+}
+
+impl<'a> Scheduler<'a> {
+    fn new(interp: &'a Interp, f: &'a Value, env: &'a Env, concurrency: usize) -> Scheduler<'a> {
+        Scheduler {
+            interp,
+            f,
+            env,
+            concurrency,
+            stack_size: interp
+                .limits
+                .stack_size
+                .clamp(MIN_ITEM_STACK, MAX_ITEM_STACK),
+        }
+    }
+
+    /// Runs every item and returns the results in input order. After a failure no new
+    /// item starts; those running finish, then the error of the lowest-index failed
+    /// item is raised.
+    fn run(&self, items: Vec<Value>) -> Result<Vec<Value>> {
+        let (notify, finished) = mpsc::channel();
+        let mut run = Run {
+            fibers: items.iter().map(|_| None).collect(),
+            results: items.iter().map(|_| None).collect(),
+            ready: VecDeque::new(),
+            running: 0,
+            failed: false,
+            spare_stacks: Vec::new(),
+            finished,
+            notify,
+        };
+        let mut pending = items.into_iter().enumerate();
+        loop {
+            while run.running < self.concurrency && !run.failed {
+                let Some((index, item)) = pending.next() else {
+                    break;
+                };
+                self.start(&mut run, index, item);
+            }
+            if let Some(index) = run.ready.pop_front() {
+                self.resume(&mut run, index);
+            } else if run.running == 0 {
+                break;
+            } else {
+                // Our own `notify` keeps the channel open, so this waits for a worker.
+                if let Ok(index) = run.finished.recv() {
+                    run.ready.push_back(index);
+                }
+            }
+        }
+        let mut values = Vec::with_capacity(run.results.len());
+        for result in run.results.into_iter().flatten() {
+            values.push(result?);
+        }
+        Ok(values)
+    }
+
+    fn start(&self, run: &mut Run<'a>, index: usize, item: Value) {
+        let (f, env) = (self.f.clone(), self.env.clone());
+        let body = move |interp: &Interp| interp.apply(&f, std::slice::from_ref(&item), &env);
+        let stack = match run.spare_stacks.pop() {
+            Some(stack) => stack,
+            None => match new_stack(self.stack_size) {
+                Ok(stack) => stack,
+                Err(e) => return finish(run, index, Err(e)),
+            },
+        };
+        if let Some(slot) = run.fibers.get_mut(index) {
+            *slot = Some(Fiber::new(self.interp, stack, body));
+            run.ready.push_back(index);
+            run.running += 1;
+        }
+    }
+
+    fn resume(&self, run: &mut Run<'a>, index: usize) {
+        let Some(fiber) = run.fibers.get_mut(index).and_then(Option::as_mut) else {
+            return;
+        };
+        match fiber.resume(self.interp) {
+            Step::Blocked(job) => dispatch(run, index, job),
+            Step::Done(result) => {
+                let ended = run.fibers.get_mut(index).and_then(Option::take);
+                run.spare_stacks.extend(ended.and_then(Fiber::into_stack));
+                run.running -= 1;
+                finish(run, index, result);
+            }
+        }
+    }
+}
+
+fn finish(run: &mut Run, index: usize, result: Result<Value>) {
+    run.failed |= result.is_err();
+    if let Some(slot) = run.results.get_mut(index) {
+        *slot = Some(result);
+    }
+}
+
+/// Runs a fiber's blocking work on a thread of its own (at most one per running item,
+/// so at most `concurrency` at once), which reports back when done. If no thread can
+/// start, the job is dropped and the fiber, resumed at once, does the work itself.
+fn dispatch(run: &mut Run, index: usize, job: Job) {
+    let notify = run.notify.clone();
+    let worker = std::thread::Builder::new()
+        .name("tasklisp-pmap".into())
+        .spawn(move || {
+            // `run_blocking`'s jobs catch their own panics; this guards the report, so
+            // a fiber is never left waiting forever.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+            let _ = notify.send(index);
+        });
+    if worker.is_err() {
+        run.ready.push_back(index);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_is_documented_with_an_example() {
+        for b in BUILTINS {
+            assert!(b.doc.contains("(pmap"), "{} needs a signature", b.name);
+            assert!(b.doc.contains('⇒'), "{} needs an example", b.name);
+        }
+    }
+}

@@ -1,0 +1,215 @@
+use super::*;
+use std::sync::atomic::AtomicBool;
+
+fn argv(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| a.to_string()).collect()
+}
+
+fn run(spec: ScriptSpec) -> Result<ScriptOutput> {
+    run_script(&spec, &Cancel::default())
+}
+
+fn shell(script: &str) -> ScriptSpec {
+    ScriptSpec {
+        shell: true,
+        ..ScriptSpec::new(argv(&[script]))
+    }
+}
+
+#[test]
+fn runs_a_program_directly_and_captures_its_output() {
+    let out = run(ScriptSpec::new(argv(&["echo", "a  b", "$HOME"]))).unwrap();
+    assert_eq!(out.stdout, "a  b $HOME\n");
+    assert_eq!(out.stderr, "");
+    assert_eq!(out.exit_code, 0);
+    assert!(!out.stdout_truncated && !out.stderr_truncated);
+}
+
+#[test]
+fn a_nonzero_exit_is_returned_not_raised() {
+    let out = run(shell("echo oops >&2; exit 3")).unwrap();
+    assert_eq!(out.exit_code, 3);
+    assert_eq!(out.stderr, "oops\n");
+}
+
+#[test]
+fn exit_by_signal_is_128_plus_the_signal() {
+    let out = run(shell("kill -TERM $$")).unwrap();
+    assert_eq!(out.exit_code, 128 + libc::SIGTERM);
+}
+
+#[test]
+fn stdin_is_fed_and_defaults_to_empty() {
+    let fed = run(ScriptSpec {
+        stdin: Some(b"one\ntwo\n".to_vec()),
+        ..ScriptSpec::new(argv(&["wc", "-l"]))
+    })
+    .unwrap();
+    assert_eq!(fed.stdout.trim(), "2");
+    let empty = run(ScriptSpec::new(argv(&["cat"]))).unwrap();
+    assert_eq!(empty.stdout, "");
+}
+
+#[test]
+fn a_program_that_never_reads_its_input_does_not_deadlock() {
+    let out = run(ScriptSpec {
+        stdin: Some(vec![b'x'; 4 << 20]),
+        timeout: Some(Duration::from_secs(10)),
+        ..shell("echo done")
+    })
+    .unwrap();
+    assert_eq!(out.stdout, "done\n");
+}
+
+#[test]
+fn env_and_cwd_apply() {
+    let out = run(ScriptSpec {
+        env: vec![("TASKLISP_TEST_VAR".into(), "hello".into())],
+        cwd: Some(PathBuf::from("/")),
+        ..shell("echo $TASKLISP_TEST_VAR; pwd")
+    })
+    .unwrap();
+    assert_eq!(out.stdout, "hello\n/\n");
+}
+
+#[test]
+fn shell_arguments_are_positional_parameters() {
+    let out = run(shell_with_args(
+        "printf '%s|%s|%s' \"$0\" \"$1\" \"$2\"",
+        &["a b", "c"],
+    ))
+    .unwrap();
+    assert_eq!(out.stdout, "sh|a b|c");
+}
+
+fn shell_with_args(script: &str, args: &[&str]) -> ScriptSpec {
+    let mut spec = shell(script);
+    spec.argv.extend(args.iter().map(|a| a.to_string()));
+    spec
+}
+
+#[test]
+fn without_shell_metacharacters_are_literal() {
+    let out = run(ScriptSpec::new(argv(&["echo", "$(id)", ";", "|"]))).unwrap();
+    assert_eq!(out.stdout, "$(id) ; |\n");
+}
+
+#[test]
+fn output_beyond_the_cap_is_dropped_and_marked() {
+    let out = run(ScriptSpec {
+        max_output: 1000,
+        ..shell("head -c 200000 /dev/zero | tr '\\0' a; echo err >&2")
+    })
+    .unwrap();
+    assert_eq!(out.stdout.len(), 1000);
+    assert!(out.stdout_truncated);
+    assert_eq!(out.stderr, "err\n");
+    assert!(!out.stderr_truncated);
+}
+
+#[test]
+fn a_cap_does_not_split_a_character() {
+    assert_eq!(decode("aé".as_bytes(), false), "aé");
+    assert_eq!(decode(&"aé".as_bytes()[..2], true), "a");
+    assert_eq!(decode(&"a😀".as_bytes()[..4], true), "a");
+    assert_eq!(decode("a😀".as_bytes(), true), "a😀");
+    assert_eq!(decode(&[b'a', 0xff], false), "a\u{fffd}");
+}
+
+#[test]
+fn a_missing_program_is_a_tool_execution_error_with_code_127() {
+    let e = run(ScriptSpec::new(argv(&["/no/such/program-tasklisp"]))).unwrap_err();
+    assert_eq!(e.reason(), Some("tool_execution_error"));
+    assert_eq!(e.details()["script_exit_code"], 127);
+    assert!(e.details()["script_stderr"]
+        .as_str()
+        .unwrap()
+        .contains("No such file"));
+}
+
+#[test]
+fn an_empty_command_is_an_input_error() {
+    let e = run(ScriptSpec::new(Vec::new())).unwrap_err();
+    assert_eq!(e.reason(), Some("input_validation_failure"));
+}
+
+/// True while any process still has `marker` in its command line.
+fn alive(marker: &str) -> bool {
+    std::process::Command::new("pgrep")
+        .args(["-f", marker])
+        .output()
+        .map(|out| !out.stdout.is_empty())
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_timeout_kills_a_program_that_ignores_sigterm_and_its_children() {
+    let marker = "tasklisp-timeout-test-31";
+    let started = Instant::now();
+    let e = run(ScriptSpec {
+        timeout: Some(Duration::from_secs(1)),
+        ..shell(&format!(
+            "trap '' TERM; echo started; sh -c 'sleep 30; echo {marker}' & sleep 30"
+        ))
+    })
+    .unwrap_err();
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(1500), "took {took:?}");
+    assert_eq!(e.reason(), Some("execution_timeout"));
+    assert_eq!(e.details()["timeout_seconds"], 1.0);
+    assert_eq!(e.details()["script_stdout"], "started\n");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!alive(marker), "a child of the script survived");
+}
+
+#[test]
+fn children_left_behind_are_killed_when_the_program_exits() {
+    let marker = "tasklisp-orphan-test-47";
+    let started = Instant::now();
+    let out = run(shell(&format!(
+        "sh -c 'sleep 30; echo {marker}' & echo parent"
+    )))
+    .unwrap();
+    assert_eq!(out.stdout, "parent\n");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!alive(marker));
+}
+
+#[test]
+fn cancelling_halts_the_program() {
+    let cancel = Cancel::default();
+    let flag = cancel.flag.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let started = Instant::now();
+    let e = run_script(&shell("sleep 30"), &cancel).unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(e.reason(), Some("execution_halted"));
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn a_passed_deadline_is_a_timeout() {
+    let cancel = Cancel {
+        flag: Arc::new(AtomicBool::new(false)),
+        deadline: Some(Instant::now() + Duration::from_millis(100)),
+    };
+    let e = run_script(&shell("sleep 30"), &cancel).unwrap_err();
+    assert_eq!(e.reason(), Some("execution_timeout"));
+}
+
+#[test]
+fn a_detached_process_holding_the_output_open_is_bounded_by_the_timeout() {
+    let started = Instant::now();
+    let e = run(ScriptSpec {
+        timeout: Some(Duration::from_millis(500)),
+        ..shell("setsid sleep 3 & sleep 0.2; echo parent")
+    })
+    .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(e.reason(), Some("execution_timeout"));
+    assert_eq!(e.details()["script_stdout"], "parent\n");
+}

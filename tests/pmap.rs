@@ -1,0 +1,349 @@
+//! `pmap`: order, the concurrency bound, errors, deep recursion and overlapping blocking
+//! work. Blocking work comes from test builtins that go through `run_blocking`.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tasklisp::builtins::Builtin;
+use tasklisp::env::Env;
+use tasklisp::provider::{Cancel, Provider, Request, Response};
+use tasklisp::symbol::Sym;
+use tasklisp::task::blocking::run_blocking;
+use tasklisp::task::script::{run_script, ScriptSpec};
+use tasklisp::{Error, Interp, Limits, Result, Value};
+
+/// How many blocking calls are running now, the most there ever were, and how many began.
+#[derive(Default)]
+struct Counters {
+    in_flight: AtomicUsize,
+    most: AtomicUsize,
+    started: AtomicUsize,
+}
+
+thread_local! {
+    /// The counters of the interpreter on this thread (each test has its own thread).
+    static COUNTERS: RefCell<Arc<Counters>> = RefCell::new(Arc::new(Counters::default()));
+}
+
+fn counters() -> Arc<Counters> {
+    COUNTERS.with(|c| c.borrow().clone())
+}
+
+static BLOCKING_SLEEP: Builtin = Builtin {
+    name: "blocking-sleep",
+    min_args: 1,
+    max_args: Some(1),
+    func: blocking_sleep,
+    doc: "`(blocking-sleep seconds)`: sleeps off the interpreter thread, returns seconds.",
+};
+
+/// Sleeps through `run_blocking`, counting how many sleeps overlap.
+fn blocking_sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let seconds = match args.first() {
+        Some(Value::Int(i)) => *i as f64,
+        Some(Value::Float(f)) => *f,
+        _ => return Err(Error::eval("blocking-sleep: expected seconds")),
+    };
+    let counters = counters();
+    run_blocking(interp, move || {
+        counters.started.fetch_add(1, Ordering::SeqCst);
+        let now = counters.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        counters.most.fetch_max(now, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_secs_f64(seconds));
+        counters.in_flight.fetch_sub(1, Ordering::SeqCst);
+    });
+    Ok(args[0].clone())
+}
+
+static SCRIPT: Builtin = Builtin {
+    name: "script",
+    min_args: 1,
+    max_args: None,
+    func: script,
+    doc: "`(script program arg…)`: runs a program through run_script, returns its stdout.",
+};
+
+fn script(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let argv = args.iter().map(tasklisp::value::display_string).collect();
+    let output = run_blocking(interp, move || {
+        run_script(&ScriptSpec::new(argv), &Cancel::default())
+    })?;
+    Ok(Value::from(output.stdout.as_str()))
+}
+
+static PANIC_IN_WORK: Builtin = Builtin {
+    name: "panic-in-work",
+    min_args: 0,
+    max_args: Some(0),
+    func: panic_in_work,
+    doc: "`(panic-in-work)`: blocking work that panics.",
+};
+
+fn panic_in_work(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
+    run_blocking(interp, || -> i64 { panic!("worker exploded") });
+    Ok(Value::Nil)
+}
+
+/// Runs `source` in a fresh interpreter with the test builtins; the value printed, or
+/// the error as its JSON map. Also returns the counters.
+fn run_with(limits: Limits, source: &str) -> (std::result::Result<String, String>, Arc<Counters>) {
+    let source = source.to_owned();
+    tasklisp::run_on_large_stack(&limits, move |limits| {
+        let interp = Interp::with_output(limits, Box::new(std::io::sink())).unwrap();
+        for builtin in [&BLOCKING_SLEEP, &SCRIPT, &PANIC_IN_WORK] {
+            interp.define_global(Sym::new(builtin.name), Value::Builtin(builtin));
+        }
+        let result = interp
+            .run_source("<test>", &source)
+            .map(|v| tasklisp::value::write_string(&v))
+            .map_err(|e| e.to_json().to_string());
+        (result, counters())
+    })
+    .unwrap()
+}
+
+fn run(source: &str) -> std::result::Result<String, String> {
+    run_with(Limits::default(), source).0
+}
+
+#[test]
+fn results_are_in_input_order() {
+    assert_eq!(
+        run("(pmap (fn (x) (* x x)) (range 10) :concurrency 3)").unwrap(),
+        "(0 1 4 9 16 25 36 49 64 81)"
+    );
+    // Later items finish first; the results still follow the input.
+    assert_eq!(
+        run("(pmap (fn (x) (blocking-sleep (* 0.02 (- 5 x))) x) (range 5) :concurrency 5)")
+            .unwrap(),
+        "(0 1 2 3 4)"
+    );
+}
+
+#[test]
+fn builtins_and_an_empty_list() {
+    assert_eq!(
+        run("(pmap str [1 :a \"b\"])").unwrap(),
+        "(\"1\" \":a\" \"b\")"
+    );
+    assert_eq!(run("(pmap car [])").unwrap(), "()");
+}
+
+#[test]
+fn the_concurrency_bound_is_respected() {
+    let (result, counters) = run_with(
+        Limits::default(),
+        "(length (pmap (fn (x) (blocking-sleep 0.05)) (range 12) :concurrency 3))",
+    );
+    assert_eq!(result.unwrap(), "12");
+    assert_eq!(counters.most.load(Ordering::SeqCst), 3);
+}
+
+#[test]
+fn the_default_concurrency_is_eight() {
+    let (result, counters) = run_with(
+        Limits::default(),
+        "(length (pmap (fn (x) (blocking-sleep 0.05)) (range 20)))",
+    );
+    assert_eq!(result.unwrap(), "20");
+    assert_eq!(counters.most.load(Ordering::SeqCst), 8);
+}
+
+#[test]
+fn a_bad_concurrency_is_an_error() {
+    let e = run("(pmap car [] :concurrency 0)").unwrap_err();
+    assert!(e.contains("between 1 and 256"), "{e}");
+    let e = run("(pmap car [] :parallel 2)").unwrap_err();
+    assert!(e.contains("unknown option :parallel"), "{e}");
+    let e = run("(pmap 1 [])").unwrap_err();
+    assert!(e.contains("expected a procedure"), "{e}");
+}
+
+#[test]
+fn the_lowest_index_failure_is_raised_after_the_others_finish() {
+    // Item 5 fails first in time, item 3 later: the error is item 3's.
+    let (result, counters) = run_with(
+        Limits::default(),
+        r#"(pmap (fn (x)
+                  (cond ((= x 3) (blocking-sleep 0.2) (error "three"))
+                        ((= x 5) (error "five"))
+                        (else (blocking-sleep 0.1) x)))
+                (range 40) :concurrency 8)"#,
+    );
+    let e = result.unwrap_err();
+    assert!(e.contains("\"message\":\"three\""), "{e}");
+    // After the failure no new item started: only the first window ran.
+    assert!(counters.started.load(Ordering::SeqCst) <= 8);
+}
+
+#[test]
+fn a_failure_can_be_caught_and_the_program_goes_on() {
+    assert_eq!(
+        run(
+            r#"(define r (try (pmap (fn (x) (blocking-sleep 0.01) (fail :llm_error "down")) [1 2])
+                             (catch e e.reason)))
+               (list r (pmap (fn (x) (+ x 1)) [1 2]))"#
+        )
+        .unwrap(),
+        "(\"llm_error\" (2 3))"
+    );
+}
+
+#[test]
+fn a_panic_in_blocking_work_is_an_error_not_a_crash() {
+    let e = run("(pmap (fn (x) (panic-in-work)) [1 2])").unwrap_err();
+    assert!(
+        e.contains("unexpected_error") && e.contains("worker exploded"),
+        "{e}"
+    );
+}
+
+const DEEP: &str = "(define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1)))))";
+
+#[test]
+fn deep_recursion_in_an_item_is_a_clean_error() {
+    let source = format!(
+        "{DEEP} (list (try (pmap deep [10 100000]) (catch e e.type)) (pmap deep [100 2000]) (deep 5000))"
+    );
+    assert_eq!(
+        run(&source).unwrap(),
+        "(\"RESOURCE_EXHAUSTION\" (100 2000) 5000)"
+    );
+}
+
+#[test]
+fn running_out_of_an_items_stack_is_a_clean_error() {
+    // The frame limit is far away, so the item's own stack runs out first.
+    let limits = Limits {
+        max_depth: 1_000_000,
+        ..Limits::default()
+    };
+    let source = format!(
+        "{DEEP} (list (try (pmap deep [10 900000]) (catch e e.details.resource)) (pmap deep [3]))"
+    );
+    assert_eq!(run_with(limits, &source).0.unwrap(), "(\"stack\" (3))");
+}
+
+#[test]
+fn blocking_work_overlaps() {
+    let started = Instant::now();
+    let (result, counters) = run_with(
+        Limits::default(),
+        "(length (pmap (fn (x) (blocking-sleep 0.2)) (range 16) :concurrency 16))",
+    );
+    assert_eq!(result.unwrap(), "16");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(counters.most.load(Ordering::SeqCst), 16);
+}
+
+#[test]
+fn scripts_overlap() {
+    let started = Instant::now();
+    let result = run(
+        r#"(pmap (fn (x) (script "sh" "-c" (str "sleep 0.2; echo " x))) (range 16) :concurrency 16)"#,
+    );
+    assert_eq!(
+        result.unwrap(),
+        "(\"0\\n\" \"1\\n\" \"2\\n\" \"3\\n\" \"4\\n\" \"5\\n\" \"6\\n\" \"7\\n\" \"8\\n\" \"9\\n\" \"10\\n\" \"11\\n\" \"12\\n\" \"13\\n\" \"14\\n\" \"15\\n\")"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_nested_pmap_runs_inside_its_item() {
+    assert_eq!(
+        run("(pmap (fn (x) (pmap (fn (y) (* x y)) [1 2 3])) [1 2])").unwrap(),
+        "((1 2 3) (2 4 6))"
+    );
+    // The inner items run one after another, the outer ones overlap: 4 × 2 × 0.2 s of
+    // sleeping takes about 0.4 s.
+    let started = Instant::now();
+    let (result, counters) = run_with(
+        Limits::default(),
+        "(pmap (fn (x) (length (pmap (fn (y) (blocking-sleep 0.2)) [1 2]))) [1 2 3 4])",
+    );
+    assert_eq!(result.unwrap(), "(2 2 2 2)");
+    assert_eq!(counters.most.load(Ordering::SeqCst), 4);
+    assert!(
+        started.elapsed() < Duration::from_millis(1200),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn closures_see_their_environment_and_state_is_shared() {
+    assert_eq!(
+        run(r#"(define total 0)
+               (define (add! x) (blocking-sleep 0.01) (set! total (+ total x)) x)
+               (let ((k 10)) (pmap (fn (x) (add! (* k x))) (range 5)))
+               total"#)
+        .unwrap(),
+        "100"
+    );
+}
+
+#[test]
+fn script_tasks_overlap() {
+    let started = Instant::now();
+    let result = run(
+        r#"(deftask nap (n) :command ["sh" "-c" "sleep 0.2; echo $0" n])
+                        (map (fn (r) r.content) (pmap nap (range 16) :concurrency 16))"#,
+    );
+    assert!(result.unwrap().starts_with("(\"0\\n\" \"1\\n\" \"2\\n\""));
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+/// A native provider that takes 0.2 s to answer with the prompt.
+struct SlowEcho;
+
+impl Provider for SlowEcho {
+    fn name(&self) -> &str {
+        "slow-echo"
+    }
+
+    fn complete(&self, request: &Request, _: &Cancel) -> Result<Response> {
+        std::thread::sleep(Duration::from_millis(200));
+        Ok(Response {
+            content: request.prompt.clone(),
+            usage: None,
+        })
+    }
+}
+
+#[test]
+fn model_calls_overlap() {
+    let started = Instant::now();
+    let result = tasklisp::run_on_large_stack(&Limits::default(), |limits| {
+        let interp = Interp::with_output(limits, Box::new(std::io::sink())).unwrap();
+        interp.tasks.set_native_provider(Arc::new(SlowEcho));
+        let value = interp
+            .run_source(
+                "<test>",
+                r#"(deftask say (x) :prompt "item {{x}}")
+                   (map (fn (r) r.content) (pmap say (range 16) :concurrency 16))"#,
+            )
+            .unwrap();
+        tasklisp::value::write_string(&value)
+    })
+    .unwrap();
+    assert!(result.starts_with("(\"item 0\" \"item 1\""), "{result}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+}

@@ -1,0 +1,13 @@
+;; stdout: (0 1 4 9 16 25)
+;; stdout: ("1" "2" "3")
+;; stdout: ((1 2 3) (2 4 6))
+;; stdout: ()
+;; stdout: "RESOURCE_EXHAUSTION"
+;; stdout: (10 20)
+(prn (pmap (fn (x) (* x x)) (range 6) :concurrency 2))
+(prn (pmap str [1 2 3]))
+(prn (pmap (fn (x) (pmap (fn (y) (* x y)) [1 2 3])) [1 2]))
+(prn (pmap car []))
+(define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1)))))
+(prn (try (pmap deep [10 1000000]) (catch e e.type)))
+(prn (pmap deep [10 20]))

@@ -347,3 +347,10 @@ fn model_calls_overlap() {
         started.elapsed()
     );
 }
+
+#[test]
+fn each_item_counts_its_own_task_depth() {
+    let result = run(r#"(deftask nap (n) :command ["sleep" "0.05"])
+                        (length (pmap nap (range 120) :concurrency 120))"#);
+    assert_eq!(result.unwrap(), "120");
+}

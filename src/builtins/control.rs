@@ -101,14 +101,17 @@ fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         return Err(Error::eval("sleep: seconds must be between 0 and 1e9"));
     }
     let until = Instant::now() + Duration::from_secs_f64(seconds);
-    loop {
-        interp.check_interrupt()?;
+    let interrupt = interp.interrupt_flag();
+    // Off the interpreter thread inside `pmap`, so sleeping items overlap.
+    crate::task::blocking::run_blocking(interp, move || loop {
         let now = Instant::now();
-        if now >= until {
-            return Ok(Value::Nil);
+        if now >= until || interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
         }
         std::thread::sleep((until - now).min(Duration::from_millis(20)));
-    }
+    });
+    interp.check_interrupt()?;
+    Ok(Value::Nil)
 }
 
 fn identity(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

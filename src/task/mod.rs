@@ -27,6 +27,10 @@ pub use definition::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
 pub use library::Registered;
 pub use session::{ProviderChoice, Session};
 
+/// The provider session in force, shared between the program and the `pmap` items that
+/// have not changed it.
+pub type SessionHandle = Rc<RefCell<Session>>;
+
 use crate::error::{Error, Result};
 use crate::provider::Provider;
 use crate::value::Value;
@@ -41,7 +45,9 @@ use std::sync::Arc;
 #[derive(Default)]
 pub struct Runtime {
     library: RefCell<TaskLibrary>,
-    session: RefCell<Session>,
+    /// The current session, shared by handle so each `pmap` item can have its own
+    /// (a `with-provider` inside an item stays inside it) while metrics are shared.
+    session: RefCell<SessionHandle>,
     depth: Cell<usize>,
     budgets: RefCell<Vec<TurnBudget>>,
     budget_ids: Cell<u64>,
@@ -75,8 +81,8 @@ impl Runtime {
     }
 
     /// Starts a new provider session with `provider`, returning the previous session.
-    pub fn set_provider(&self, provider: ProviderChoice, metrics: Metrics) -> Session {
-        self.swap_session(Session::new(provider, metrics))
+    pub fn set_provider(&self, provider: ProviderChoice, metrics: Metrics) -> SessionHandle {
+        self.swap_session(Rc::new(RefCell::new(Session::new(provider, metrics))))
     }
 
     /// Installs a native provider (what `--provider` configures) in a new session.
@@ -84,17 +90,33 @@ impl Runtime {
         self.set_provider(ProviderChoice::Native(provider), Metrics::default());
     }
 
-    pub fn swap_session(&self, session: Session) -> Session {
+    /// Makes `session` current and returns the one it replaces.
+    pub fn swap_session(&self, session: SessionHandle) -> SessionHandle {
         self.session.replace(session)
     }
 
+    pub fn current_session(&self) -> SessionHandle {
+        self.session.borrow().clone()
+    }
+
     pub fn metrics(&self) -> Metrics {
-        self.session.borrow().metrics.clone()
+        self.session.borrow().borrow().metrics.clone()
+    }
+
+    /// Task calls in progress on the running `pmap` item (or the program): each item
+    /// counts its own, so `pmap` swaps this at every switch like the frame count.
+    pub fn call_depth(&self) -> usize {
+        self.depth.get()
+    }
+
+    pub fn set_call_depth(&self, depth: usize) {
+        self.depth.set(depth);
     }
 
     /// Checks the limits before a turn; returns the provider to send it to.
     fn check_turn(&self, input_tokens: u64) -> Result<ProviderChoice> {
-        let session = self.session.borrow();
+        let handle = self.session.borrow();
+        let session = handle.borrow();
         session
             .metrics
             .check_turn(input_tokens, &self.budgets.borrow())?;
@@ -102,7 +124,11 @@ impl Runtime {
     }
 
     fn record_turn(&self, tokens: u64) -> Result<()> {
-        self.session.borrow_mut().metrics.record_turn(tokens)
+        self.session
+            .borrow()
+            .borrow_mut()
+            .metrics
+            .record_turn(tokens)
     }
 
     /// Counts a task call in progress against the nesting limit (and its `:max-turns`)
@@ -124,7 +150,7 @@ impl Runtime {
         let budget = task.max_turns.map(|limit| {
             let id = self.budget_ids.get() + 1;
             self.budget_ids.set(id);
-            let start = self.session.borrow().metrics.turns_used;
+            let start = self.session.borrow().borrow().metrics.turns_used;
             self.budgets.borrow_mut().push(TurnBudget {
                 id,
                 task: task.name.clone(),

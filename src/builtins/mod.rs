@@ -188,6 +188,7 @@ mod tests {
             .into_iter()
             .flatten()
             .chain(crate::task::builtins::BUILTINS)
+            .chain(crate::task::pmap::BUILTINS)
         {
             assert!(names.insert(b.name), "duplicate builtin {}", b.name);
             assert!(

@@ -13,9 +13,6 @@ use crate::value::{display_string, write_string, Entries, Value};
 use serde_json::json;
 use std::rc::Rc;
 
-/// Output captured from each stream of a script, at most.
-pub const MAX_OUTPUT: usize = 10 << 20;
-
 pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Result<Value> {
     let command = interp.eval(&parts.code.command, frame)?;
     let argv = argv(&command, parts.shell)?;
@@ -37,7 +34,7 @@ pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Re
         shell: false,
         timeout: parts.timeout,
         cwd: None,
-        max_output: MAX_OUTPUT,
+        max_output: super::script::DEFAULT_MAX_OUTPUT,
     };
     let cancel = Cancel {
         flag: interp.interrupt_flag(),

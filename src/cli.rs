@@ -121,7 +121,11 @@ fn run(options: &Options, limits: Limits) -> i32 {
         Err(e) => return report(options, &e),
     };
     let result = setup(&interp, options).and_then(|()| match &options.command {
-        Some(Command::Run { file, args }) => run_file(&interp, file, args).map(|_| 0),
+        Some(Command::Run { file, args }) => {
+            let sigint = crate::interrupt::SigintHandler::install_for_script();
+            let _routing = sigint.route_to(interp.interrupt_flag());
+            run_file(&interp, file, args).map(|_| 0)
+        }
         Some(Command::Eval { exprs }) => eval_exprs(&interp, options, exprs).map(|()| 0),
         Some(Command::Check { files }) => Ok(check_files(&interp, options, files)),
         None => Ok(crate::repl::main(&interp, options)),

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod env;
 pub mod error;
 pub mod eval;
+pub mod interrupt;
 pub mod module;
 pub mod provider;
 pub mod reader;

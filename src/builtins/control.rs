@@ -102,6 +102,7 @@ fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     }
     let until = Instant::now() + Duration::from_secs_f64(seconds);
     let interrupt = interp.interrupt_flag();
+    interp.flush();
     // Off the interpreter thread inside `pmap`, so sleeping items overlap.
     crate::task::blocking::run_blocking(interp, move || loop {
         let now = Instant::now();

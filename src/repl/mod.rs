@@ -4,7 +4,6 @@ mod abbreviate;
 mod commands;
 mod editor;
 mod help;
-mod interrupt;
 mod output;
 mod piped;
 mod session;

@@ -4,10 +4,10 @@
 use super::abbreviate::abbreviate;
 use super::editor::{command_argument, history_path, ReplHelper};
 use super::help::{KEYWORDS, SPECIAL_FORMS};
-use super::interrupt::SigintHandler;
 use crate::cli::{format_error, Options};
 use crate::error::{Error, Result};
 use crate::eval::Interp;
+use crate::interrupt::SigintHandler;
 use crate::reader;
 use crate::symbol::Sym;
 use crate::value::Value;

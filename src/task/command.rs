@@ -40,6 +40,8 @@ pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Re
         flag: interp.interrupt_flag(),
         deadline: None,
     };
+    // What the program printed so far is shown before a wait that may be long.
+    interp.flush();
     let output = run_blocking(interp, move || {
         run_script(&spec, &cancel).map(|out| (spec.argv, out))
     });

@@ -104,6 +104,7 @@ pub fn send(
                 deadline,
             };
             let request = request.clone();
+            interp.flush();
             run_blocking(interp, move || provider.complete(&request, &cancel))?
         }
         ProviderChoice::Procedure(f) => {

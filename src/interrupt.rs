@@ -1,8 +1,11 @@
 //! Ctrl-C while an evaluation runs: a SIGINT handler that sets the interpreter's
-//! interrupt flag instead of killing the process. The handler stays installed for the
-//! whole session, so a stray Ctrl-C between evaluations is harmless, but it reaches the
-//! flag only while an evaluation runs; while rustyline edits a line the terminal is raw
-//! and Ctrl-C is a key, not a signal.
+//! interrupt flag instead of killing the process, so the evaluation stops with
+//! `execution_halted`, running scripts are killed with their process groups, and output
+//! is flushed. In the REPL the handler stays installed for the whole session, so a stray
+//! Ctrl-C between evaluations is harmless, but it reaches the flag only while an
+//! evaluation runs; while rustyline edits a line the terminal is raw and Ctrl-C is a key,
+//! not a signal. For `tasklisp run` a second Ctrl-C, while the first is still pending,
+//! ends the process at once (a program blocked reading input cannot see the flag).
 //!
 //! Tested through a real terminal in `tests/repl.rs` (a signal raised inside the unit
 //! test process would reach whichever test's interpreter is routed at that moment).
@@ -12,6 +15,9 @@ use std::sync::Arc;
 
 /// The flag the handler sets; null when no evaluation is running.
 static TARGET: AtomicPtr<AtomicBool> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Whether a Ctrl-C that finds the flag already set ends the process (status 130).
+static SECOND_PRESS_EXITS: AtomicBool = AtomicBool::new(false);
 
 /// SIGINT handled by the REPL until dropped, then the previous disposition again.
 pub struct SigintHandler {
@@ -27,10 +33,19 @@ pub struct Routing {
 
 impl SigintHandler {
     pub fn install() -> SigintHandler {
+        SECOND_PRESS_EXITS.store(false, Ordering::SeqCst);
         SigintHandler {
             #[cfg(unix)]
             previous: unix::install(),
         }
+    }
+
+    /// The handler for running a script: a second Ctrl-C before the first took effect
+    /// ends the process.
+    pub fn install_for_script() -> SigintHandler {
+        let handler = SigintHandler::install();
+        SECOND_PRESS_EXITS.store(true, Ordering::SeqCst);
+        handler
     }
 
     /// Routes SIGINT to `flag` until the returned value is dropped.
@@ -57,7 +72,7 @@ impl Drop for SigintHandler {
 
 #[cfg(unix)]
 mod unix {
-    use super::TARGET;
+    use super::{SECOND_PRESS_EXITS, TARGET};
     use std::sync::atomic::Ordering;
 
     /// Only async-signal-safe work here: one atomic load and one atomic store.
@@ -66,7 +81,10 @@ mod unix {
         // SAFETY: a non-null TARGET points into an Arc that a live `Routing` keeps
         // alive; the Routing nulls it before releasing its reference.
         if let Some(flag) = unsafe { target.as_ref() } {
-            flag.store(true, Ordering::SeqCst);
+            if flag.swap(true, Ordering::SeqCst) && SECOND_PRESS_EXITS.load(Ordering::SeqCst) {
+                // SAFETY: _exit is async-signal-safe.
+                unsafe { libc::_exit(130) };
+            }
         }
     }
 

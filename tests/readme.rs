@@ -1,0 +1,62 @@
+//! The README's tour is true: each `lisp` block runs, and every `(prn …)` line with a
+//! `; value` comment prints that value.
+
+use std::process::Command;
+
+fn lisp_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match (&mut current, line.trim_start()) {
+            (None, "```lisp") => current = Some(String::new()),
+            (Some(_), "```") => blocks.extend(current.take()),
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    blocks
+}
+
+/// The value a `(prn …) ; value — note` line promises.
+fn promised(line: &str) -> Option<String> {
+    if !line.trim_start().starts_with("(prn ") {
+        return None;
+    }
+    let comment = line.rsplit_once("; ")?.1;
+    Some(comment.split(" — ").next()?.trim().to_owned())
+}
+
+#[test]
+fn the_readme_tour_runs_and_prints_what_it_says() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let blocks: Vec<String> = lisp_blocks(&readme)
+        .into_iter()
+        .filter(|b| !b.contains("(import "))
+        .collect();
+    assert!(blocks.len() >= 2, "the tour has code blocks");
+    let dir = tempfile::tempdir().unwrap();
+    for (i, block) in blocks.iter().enumerate() {
+        let path = dir.path().join(format!("block{i}.sexp"));
+        std::fs::write(&path, block).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+            .arg("run")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "block {i} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let printed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        let expected: Vec<String> = block.lines().filter_map(promised).collect();
+        assert_eq!(printed, expected, "block {i}");
+    }
+}

@@ -9,7 +9,7 @@
 use crate::symbol::Sym;
 use crate::value::Value;
 use smallvec::SmallVec;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 /// The names of a frame's slots, in slot order. Shared by every frame of one lambda or
@@ -17,17 +17,21 @@ use std::rc::Rc;
 #[derive(Debug, Default)]
 pub struct Scope {
     names: RefCell<Vec<Sym>>,
+    /// `names.len()`, readable on every call without a `RefCell` borrow.
+    len: Cell<usize>,
 }
 
 impl Scope {
     pub fn new(names: Vec<Sym>) -> Rc<Scope> {
         Rc::new(Scope {
+            len: Cell::new(names.len()),
             names: RefCell::new(names),
         })
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
-        self.names.borrow().len()
+        self.len.get()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -43,6 +47,7 @@ impl Scope {
     pub fn declare(&self, name: Sym) -> usize {
         let mut names = self.names.borrow_mut();
         names.push(name);
+        self.len.set(names.len());
         names.len() - 1
     }
 

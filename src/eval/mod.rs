@@ -103,7 +103,8 @@ const STACK_MARGIN: usize = 256 << 10;
 /// How an evaluation ended when its last step was a call in tail position.
 enum Tail {
     Value(Value),
-    Call(Rc<Closure>, Env),
+    /// A closure to call with these slots (arity checked, rest list and self slot made).
+    Call(Rc<Closure>, Slots),
 }
 
 /// The state of one interpreter: globals, macros, limits, output, and the task runtime.
@@ -195,6 +196,7 @@ impl Interp {
     }
 
     /// The global binding of `name`, if it has one.
+    #[inline]
     pub fn global(&self, name: Sym) -> Option<Value> {
         match self.globals.borrow().get(name.index()) {
             None | Some(Value::Undefined) => None,
@@ -403,26 +405,47 @@ impl Interp {
         }
     }
 
+    /// `eval` for an argument: constants and variables of this frame without a call.
+    #[inline(always)]
+    fn operand(&self, node: &Node, env: &Env) -> Result<Value> {
+        match node {
+            Node::Const(v) => Ok(v.clone()),
+            Node::Local { depth: 0, slot, .. } => {
+                if let Some(frame) = env {
+                    if let Some(v) = frame.slots.borrow().get(*slot as usize) {
+                        if !matches!(v, Value::Undefined) {
+                            return Ok(v.clone());
+                        }
+                    }
+                }
+                self.eval(node, env)
+            }
+            _ => self.eval(node, env),
+        }
+    }
+
     #[inline(never)]
     fn eval_compound(&self, node: &Node, env: &Env) -> Result<Value> {
         self.check_stack()?;
         match self.eval_node(node, env)? {
             Tail::Value(v) => Ok(v),
-            Tail::Call(closure, frame) => self.run_closure(closure, frame),
+            Tail::Call(closure, slots) => self.run_closure(closure, slots),
         }
     }
 
-    fn run_closure(&self, mut closure: Rc<Closure>, mut frame: Env) -> Result<Value> {
+    fn run_closure(&self, mut closure: Rc<Closure>, slots: Slots) -> Result<Value> {
         self.enter()?;
+        let first = self.make_frame(closure.lambda.scope.clone(), slots, closure.env.clone());
+        let mut frame: Env = Some(first);
         let result = loop {
             if let Err(e) = self.tick() {
                 break Err(e);
             }
             match self.eval_node(&closure.lambda.body, &frame) {
                 Ok(Tail::Value(v)) => break Ok(v),
-                Ok(Tail::Call(next, next_frame)) => {
+                Ok(Tail::Call(next, next_slots)) => {
+                    frame = Some(self.next_frame(frame.take(), &closure, &next, next_slots));
                     closure = next;
-                    self.recycle(std::mem::replace(&mut frame, next_frame));
                 }
                 Err(e) => break Err(e),
             }
@@ -430,6 +453,40 @@ impl Interp {
         self.recycle(frame);
         self.leave();
         result
+    }
+
+    /// The frame for a tail call. A loop — the same procedure calling itself, its frame
+    /// captured by nothing — reuses its frame in place.
+    fn next_frame(
+        &self,
+        frame: Env,
+        current: &Rc<Closure>,
+        next: &Rc<Closure>,
+        slots: Slots,
+    ) -> Rc<Frame> {
+        let same_code = Rc::ptr_eq(&current.lambda, &next.lambda)
+            && match (&current.env, &next.env) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                _ => false,
+            };
+        let mut frame = frame;
+        if same_code {
+            if let Some(mut reused) = frame.take() {
+                if let Some(f) = Rc::get_mut(&mut reused) {
+                    let target = f.slots.get_mut();
+                    *target = slots;
+                    let size = next.lambda.scope.len();
+                    if target.len() < size {
+                        target.resize(size, Value::Undefined);
+                    }
+                    return reused;
+                }
+                frame = Some(reused);
+            }
+        }
+        self.recycle(frame);
+        self.make_frame(next.lambda.scope.clone(), slots, next.env.clone())
     }
 
     /// A frame for a call, reusing a pooled allocation when there is one.
@@ -556,8 +613,8 @@ impl Interp {
                     for init in &l.inits {
                         args.push(self.eval(init, env)?);
                     }
-                    let frame = self.bind(&closure, args).map_err(|e| e.or_span(l.span))?;
-                    return Ok(Tail::Call(closure, frame));
+                    let slots = self.bind(&closure, args).map_err(|e| e.or_span(l.span))?;
+                    return Ok(Tail::Call(closure, slots));
                 }
                 Node::SetLocal { depth, slot, value } => {
                     let v = self.eval(value, env)?;
@@ -616,20 +673,29 @@ impl Interp {
 
     /// A call: builtins run at once; closures come back as a tail call to run.
     fn eval_call(&self, call: &ast::Call, env: &Env) -> Result<Tail> {
-        let callee = self.eval(&call.callee, env)?;
-        let result = match &callee {
-            Value::Builtin(b) if !std::ptr::eq(*b, builtins::apply_builtin()) => {
+        let global = match &call.callee {
+            Node::Global { name, .. } => self.global(*name),
+            _ => None,
+        };
+        let callee = match global {
+            Some(v) => v,
+            None => self.eval(&call.callee, env)?,
+        };
+        let result = match callee {
+            Value::Builtin(b) if !std::ptr::eq(b, builtins::apply_builtin()) => {
                 self.call_builtin_with(b, &call.args, env).map(Tail::Value)
             }
             Value::Closure(closure) if !closure.lambda.rest => {
                 // Arguments go straight into the new frame's slots.
-                let lambda = &closure.lambda;
-                let mut slots = Slots::with_capacity(lambda.scope.len());
+                let mut slots = Slots::new();
                 for arg in &call.args {
-                    slots.push(self.eval(arg, env)?);
+                    slots.push(self.operand(arg, env)?);
                 }
-                self.bind(closure, slots)
-                    .map(|frame| Tail::Call(closure.clone(), frame))
+                // Returned directly: the common path moves the slots once.
+                return match self.bind(&closure, slots) {
+                    Ok(slots) => Ok(Tail::Call(closure, slots)),
+                    Err(e) => Err(e.or_span(call.span)),
+                };
             }
             _ => {
                 let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(call.args.len());
@@ -642,12 +708,34 @@ impl Interp {
         result.map_err(|e| e.or_span(call.span))
     }
 
+    /// Integer arithmetic on constants and variables of this frame, read in place: no
+    /// clone, no call. Everything else takes `eval_prim_general`.
+    #[inline]
     fn eval_prim(&self, prim: &ast::Prim, env: &Env) -> Result<Value> {
-        let unchanged = matches!(
+        if let [a, b] = prim.args.as_slice() {
+            if let (Some(x), Some(y)) = (int_operand(a, env), int_operand(b, env)) {
+                if self.prim_unchanged(prim) {
+                    if let Some(v) = prim.op.on_ints(x, y) {
+                        return Ok(v);
+                    }
+                }
+            }
+        }
+        self.eval_prim_general(prim, env)
+    }
+
+    /// Whether the global a `Prim` names still holds the builtin it was analysed with.
+    #[inline]
+    fn prim_unchanged(&self, prim: &ast::Prim) -> bool {
+        matches!(
             self.globals.borrow().get(prim.name.index()),
             Some(Value::Builtin(b)) if std::ptr::eq(*b, prim.builtin)
-        );
-        if !unchanged {
+        )
+    }
+
+    #[inline(never)]
+    fn eval_prim_general(&self, prim: &ast::Prim, env: &Env) -> Result<Value> {
+        if !self.prim_unchanged(prim) {
             // The program rebound the name: call whatever it holds now.
             let callee = self.global_or_task(prim.name, prim.span)?;
             let args = prim
@@ -663,16 +751,6 @@ impl Interp {
             return self
                 .call_builtin_with(prim.builtin, &prim.args, env)
                 .map_err(|e| e.or_span(prim.span));
-        }
-        // Integer operands that are constants or variables of this frame are read in
-        // place: no clone, no call.
-        if let (Some(x), Some(y)) = (
-            int_operand(&prim.args[0], env),
-            int_operand(&prim.args[1], env),
-        ) {
-            if let Some(v) = prim.op.on_ints(x, y) {
-                return Ok(v);
-            }
         }
         let a = self.eval(&prim.args[0], env)?;
         let b = self.eval(&prim.args[1], env)?;
@@ -691,18 +769,18 @@ impl Interp {
         match args {
             [] => self.call_builtin(b, &[], env),
             [a] => {
-                let a = self.eval(a, env)?;
+                let a = self.operand(a, env)?;
                 self.call_builtin(b, &[a], env)
             }
             [a, b2] => {
-                let a = self.eval(a, env)?;
-                let b2 = self.eval(b2, env)?;
+                let a = self.operand(a, env)?;
+                let b2 = self.operand(b2, env)?;
                 self.call_builtin(b, &[a, b2], env)
             }
             [a, b2, c] => {
-                let a = self.eval(a, env)?;
-                let b2 = self.eval(b2, env)?;
-                let c = self.eval(c, env)?;
+                let a = self.operand(a, env)?;
+                let b2 = self.operand(b2, env)?;
+                let c = self.operand(c, env)?;
                 self.call_builtin(b, &[a, b2, c], env)
             }
             _ => {
@@ -774,18 +852,21 @@ impl Interp {
         result
     }
 
-    /// Makes the frame for a call of `closure` with `args`, checking the arity.
-    #[inline]
-    fn bind(&self, closure: &Rc<Closure>, mut args: SmallVec<[Value; 4]>) -> Result<Env> {
+    /// The slots of a call of `closure` with `args`: the arity checked, the rest list and
+    /// the self slot made.
+    #[inline(always)]
+    fn bind(&self, closure: &Rc<Closure>, args: SmallVec<[Value; 4]>) -> Result<Slots> {
+        let lambda = &closure.lambda;
+        if args.len() == lambda.required as usize && !lambda.rest && lambda.self_slot.is_none() {
+            return Ok(args);
+        }
+        self.bind_general(closure, args)
+    }
+
+    #[inline(never)]
+    fn bind_general(&self, closure: &Rc<Closure>, mut args: SmallVec<[Value; 4]>) -> Result<Slots> {
         let lambda = &closure.lambda;
         let required = lambda.required as usize;
-        if args.len() == required && !lambda.rest && lambda.self_slot.is_none() {
-            return Ok(Some(self.make_frame(
-                lambda.scope.clone(),
-                args,
-                closure.env.clone(),
-            )));
-        }
         if args.len() < required || (!lambda.rest && args.len() > required) {
             return Err(arity_error(
                 &closure
@@ -804,18 +885,14 @@ impl Interp {
             args.resize(slot as usize, Value::Undefined);
             args.push(Value::Closure(closure.clone()));
         }
-        Ok(Some(self.make_frame(
-            lambda.scope.clone(),
-            args,
-            closure.env.clone(),
-        )))
+        Ok(args)
     }
 
     fn call_tail(&self, callee: Value, args: SmallVec<[Value; 4]>, env: &Env) -> Result<Tail> {
         match callee {
             Value::Closure(closure) => {
-                let frame = self.bind(&closure, args)?;
-                Ok(Tail::Call(closure, frame))
+                let slots = self.bind(&closure, args)?;
+                Ok(Tail::Call(closure, slots))
             }
             Value::Builtin(b) if std::ptr::eq(b, builtins::apply_builtin()) => {
                 let (f, spread) = builtins::spread_apply_args(&args)?;
@@ -851,8 +928,8 @@ impl Interp {
         match f {
             Value::Closure(closure) => {
                 self.check_stack()?;
-                let frame = self.bind(closure, args.iter().cloned().collect())?;
-                self.run_closure(closure.clone(), frame)
+                let slots = self.bind(closure, args.iter().cloned().collect())?;
+                self.run_closure(closure.clone(), slots)
             }
             other => self.call_value(other, args, env),
         }

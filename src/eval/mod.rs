@@ -126,6 +126,9 @@ pub struct Interp {
     /// Frames whose last reference was a finished call, kept to be reused by the next
     /// call instead of freeing and allocating one per call.
     frame_pool: RefCell<Vec<Rc<Frame>>>,
+    /// Whether any global that held a builtin was ever redefined; until one is, every
+    /// `Prim` call is known to still name its builtin.
+    builtin_rebound: Cell<bool>,
 }
 
 /// How many spare frames the pool keeps.
@@ -156,6 +159,7 @@ impl Interp {
             loading: RefCell::new(Vec::new()),
             tasks: Runtime::default(),
             frame_pool: RefCell::new(Vec::with_capacity(FRAME_POOL_SIZE)),
+            builtin_rebound: Cell::new(false),
         };
         builtins::install(&interp);
         interp.define_global(Sym::new("taskLibrary"), Value::Library);
@@ -192,11 +196,14 @@ impl Interp {
         if globals.len() <= i {
             globals.resize(Sym::count().max(i + 1), Value::Undefined);
         }
+        if matches!(globals[i], Value::Builtin(_)) {
+            self.builtin_rebound.set(true);
+        }
         globals[i] = value;
     }
 
     /// The global binding of `name`, if it has one.
-    #[inline]
+    #[inline(always)]
     pub fn global(&self, name: Sym) -> Option<Value> {
         match self.globals.borrow().get(name.index()) {
             None | Some(Value::Undefined) => None,
@@ -672,6 +679,7 @@ impl Interp {
     }
 
     /// A call: builtins run at once; closures come back as a tail call to run.
+    #[inline(always)]
     fn eval_call(&self, call: &ast::Call, env: &Env) -> Result<Tail> {
         let global = match &call.callee {
             Node::Global { name, .. } => self.global(*name),
@@ -727,10 +735,11 @@ impl Interp {
     /// Whether the global a `Prim` names still holds the builtin it was analysed with.
     #[inline]
     fn prim_unchanged(&self, prim: &ast::Prim) -> bool {
-        matches!(
-            self.globals.borrow().get(prim.name.index()),
-            Some(Value::Builtin(b)) if std::ptr::eq(*b, prim.builtin)
-        )
+        !self.builtin_rebound.get()
+            || matches!(
+                self.globals.borrow().get(prim.name.index()),
+                Some(Value::Builtin(b)) if std::ptr::eq(*b, prim.builtin)
+            )
     }
 
     #[inline(never)]
@@ -976,4 +985,44 @@ pub fn truncate_text(text: &str, max: usize) -> String {
     }
     let cut: String = text.chars().take(max).collect();
     format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(program: &'static str) -> String {
+        run_on_large_stack(&Limits::default(), move |limits| {
+            let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
+            let fast_path_intact = !interp.builtin_rebound.get();
+            let value = interp
+                .run_source("<test>", program)
+                .map(|v| value::write_string(&v))
+                .unwrap_or_else(|e| e.to_string());
+            format!("{fast_path_intact} {value}")
+        })
+        .expect("thread")
+    }
+
+    #[test]
+    fn the_prelude_leaves_every_builtin_in_place() {
+        assert_eq!(run("1"), "true 1");
+    }
+
+    #[test]
+    fn a_rebound_builtin_is_seen_by_code_analysed_before() {
+        let program = "(define (add a b) (+ a b))
+                       (define before (add 1 2))
+                       (define (+ a b) (* a b))
+                       [before (add 2 5)]";
+        assert_eq!(run(program), "true (3 10)");
+    }
+
+    #[test]
+    fn a_loop_reuses_its_frame_unless_a_closure_kept_it() {
+        let program = "(define (collect i acc)
+                         (if (= i 3) acc (collect (+ i 1) (cons (fn () i) acc))))
+                       (map (fn (f) (f)) (collect 0 '()))";
+        assert_eq!(run(program), "true (2 1 0)");
+    }
 }

@@ -9,7 +9,11 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug, Clone)]
-#[command(name = "tasklisp", version, about = "A Lisp in which tasks are functions")]
+#[command(
+    name = "tasklisp",
+    version,
+    about = "A Lisp in which tasks are functions"
+)]
 pub struct Options {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -145,7 +149,10 @@ pub fn report(options: &Options, error: &Error) -> i32 {
 pub fn format_error(format: ErrorFormat, error: &Error) -> String {
     match format {
         ErrorFormat::Json => error.to_json().to_string(),
-        ErrorFormat::Text => error.render(std::io::stderr().is_terminal()).trim_end().to_owned(),
+        ErrorFormat::Text => error
+            .render(std::io::stderr().is_terminal())
+            .trim_end()
+            .to_owned(),
     }
 }
 

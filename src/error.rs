@@ -249,7 +249,11 @@ impl Diagnostic for Error {
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let span = self.0.span?;
-        let label = if self.0.incomplete { "this is never closed" } else { "here" };
+        let label = if self.0.incomplete {
+            "this is never closed"
+        } else {
+            "here"
+        };
         Some(Box::new(std::iter::once(LabeledSpan::new(
             Some(label.to_owned()),
             span.start as usize,

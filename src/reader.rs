@@ -128,7 +128,11 @@ struct Reader<'a> {
 }
 
 fn is_delimiter(b: u8) -> bool {
-    b.is_ascii_whitespace() || matches!(b, b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'"' | b';' | b'\'' | b'`' | b',')
+    b.is_ascii_whitespace()
+        || matches!(
+            b,
+            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'"' | b';' | b'\'' | b'`' | b','
+        )
 }
 
 impl<'a> Reader<'a> {
@@ -172,7 +176,11 @@ impl<'a> Reader<'a> {
                 b')' | b']' | b'}' => {
                     self.pos += 1;
                     match stack.pop() {
-                        Some(Frame::Seq { open, start: s, items }) if open.close() == b => {
+                        Some(Frame::Seq {
+                            open,
+                            start: s,
+                            items,
+                        }) if open.close() == b => {
                             let span = self.span(s, self.pos);
                             match open {
                                 Open::Paren => Syntax::new(SyntaxKind::List(items), span),
@@ -270,9 +278,10 @@ impl<'a> Reader<'a> {
                 };
                 Error::incomplete(format!("unclosed `{c}`"), self.span(*start, start + 1))
             }
-            Frame::Prefix { start, .. } => {
-                Error::incomplete("a quote with nothing after it", self.span(*start, start + 1))
-            }
+            Frame::Prefix { start, .. } => Error::incomplete(
+                "a quote with nothing after it",
+                self.span(*start, start + 1),
+            ),
             Frame::Discard => Error::incomplete("`#;` with nothing after it", self.span(end, end)),
         }
     }
@@ -327,7 +336,10 @@ impl<'a> Reader<'a> {
         loop {
             let rest = &self.text[self.pos..];
             let Some(c) = rest.chars().next() else {
-                return Err(Error::incomplete("unclosed string", self.span(start, start + 1)));
+                return Err(Error::incomplete(
+                    "unclosed string",
+                    self.span(start, start + 1),
+                ));
             };
             self.pos += c.len_utf8();
             match c {
@@ -335,7 +347,10 @@ impl<'a> Reader<'a> {
                 '\\' => {
                     let esc_start = self.pos - 1;
                     let Some(e) = self.text[self.pos..].chars().next() else {
-                        return Err(Error::incomplete("unclosed string", self.span(start, start + 1)));
+                        return Err(Error::incomplete(
+                            "unclosed string",
+                            self.span(start, start + 1),
+                        ));
                     };
                     self.pos += e.len_utf8();
                     match e {
@@ -357,12 +372,16 @@ impl<'a> Reader<'a> {
                 c => out.push(c),
             }
         }
-        Ok(Syntax::new(SyntaxKind::Str(Rc::new(out)), self.span(start, self.pos)))
+        Ok(Syntax::new(
+            SyntaxKind::Str(Rc::new(out)),
+            self.span(start, self.pos),
+        ))
     }
 
     /// `\u{e9}` (after the `u`).
     fn read_unicode_escape(&mut self, esc_start: usize) -> Result<char> {
-        let bad = |r: &Self| Error::syntax("a unicode escape is `\\u{hex}`", r.span(esc_start, r.pos));
+        let bad =
+            |r: &Self| Error::syntax("a unicode escape is `\\u{hex}`", r.span(esc_start, r.pos));
         if self.bytes.get(self.pos) != Some(&b'{') {
             return Err(bad(self));
         }
@@ -394,7 +413,10 @@ impl<'a> Reader<'a> {
                 match self.bytes[self.pos..].iter().position(|&c| c == b']') {
                     Some(off) => self.pos += off + 1,
                     None => {
-                        return Err(Error::syntax("unclosed `[` in path", self.span(self.pos, self.pos + 1)))
+                        return Err(Error::syntax(
+                            "unclosed `[` in path",
+                            self.span(self.pos, self.pos + 1),
+                        ))
                     }
                 }
                 continue;
@@ -468,7 +490,9 @@ fn number(token: &str, span: Span) -> Result<Option<SyntaxKind>> {
 /// What a symbol's text means in code: a path symbol or a plain one (for macro output).
 pub fn symbol_kind(text: &str, span: Span) -> Option<SyntaxKind> {
     if is_path(text) {
-        parse_path(text, span).ok().map(|p| SyntaxKind::Path(Rc::new(p)))
+        parse_path(text, span)
+            .ok()
+            .map(|p| SyntaxKind::Path(Rc::new(p)))
     } else {
         None
     }
@@ -479,11 +503,18 @@ fn is_path(token: &str) -> bool {
 }
 
 fn parse_path(token: &str, span: Span) -> Result<PathSpec> {
-    let bad = |why: &str| Error::syntax(format!("invalid path `{token}`: {why}"), span);
     let base_end = token.find(['.', '[']).unwrap_or(token.len());
-    let base = &token[..base_end];
+    Ok(PathSpec {
+        text: token.to_owned(),
+        base: Sym::new(&token[..base_end]),
+        steps: parse_steps(token, &token[base_end..], span)?,
+    })
+}
+
+/// The `.key` and `[index]` steps of `rest`, the part of `token` after its base name.
+fn parse_steps(token: &str, mut rest: &str, span: Span) -> Result<Vec<PathStep>> {
+    let bad = |why: &str| Error::syntax(format!("invalid path `{token}`: {why}"), span);
     let mut steps = Vec::new();
-    let mut rest = &token[base_end..];
     while !rest.is_empty() {
         if let Some(after) = rest.strip_prefix('.') {
             let end = after.find(['.', '[']).unwrap_or(after.len());
@@ -504,24 +535,17 @@ fn parse_path(token: &str, span: Span) -> Result<PathSpec> {
             return Err(bad("expected `.name` or `[index]`"));
         }
     }
-    Ok(PathSpec {
-        text: token.to_owned(),
-        base: Sym::new(base),
-        steps,
-    })
+    Ok(steps)
 }
 
-/// Parses the text of a path (for `(path v "a.b[0]")`), with `_` standing for the base.
+/// Parses the text of a path with no base name, for `(path v "a.b[0]")`: `a.b[0]`,
+/// `.a` and `[0].a` are all steps.
 pub fn parse_path_text(text: &str, span: Span) -> Result<Vec<PathStep>> {
-    let full = if text.starts_with(['.', '[']) {
-        format!("_{text}")
+    if text.starts_with(['.', '[']) || text.is_empty() {
+        parse_steps(text, text, span)
     } else {
-        format!("_.{text}")
-    };
-    if text.is_empty() {
-        return Ok(Vec::new());
+        parse_steps(text, &format!(".{text}"), span)
     }
-    parse_path(&full, span).map(|p| p.steps)
 }
 
 #[cfg(test)]
@@ -533,12 +557,17 @@ mod tests {
     }
 
     fn kinds(text: &str) -> Vec<SyntaxKind> {
-        read(text).expect("reads").into_iter().map(|s| s.kind).collect()
+        read(text)
+            .expect("reads")
+            .into_iter()
+            .map(|s| s.kind)
+            .collect()
     }
 
     #[test]
     fn atoms() {
-        let k = kinds("42 -7 3.5 -0.25 1e3 \"a\\n\" true #f nil null :kw foo set! + a/b list->string");
+        let k =
+            kinds("42 -7 3.5 -0.25 1e3 \"a\\n\" true #f nil null :kw foo set! + a/b list->string");
         assert!(matches!(k[0], SyntaxKind::Int(42)));
         assert!(matches!(k[1], SyntaxKind::Int(-7)));
         assert!(matches!(k[2], SyntaxKind::Float(f) if f == 3.5));
@@ -550,15 +579,26 @@ mod tests {
         assert!(matches!(k[8], SyntaxKind::Nil));
         assert!(matches!(k[9], SyntaxKind::Nil));
         assert!(matches!(k[10], SyntaxKind::Keyword(s) if s.name() == "kw"));
-        for (i, name) in [(11, "foo"), (12, "set!"), (13, "+"), (14, "a/b"), (15, "list->string")] {
-            assert!(matches!(k[i], SyntaxKind::Symbol(s) if s.name() == name), "{name}");
+        for (i, name) in [
+            (11, "foo"),
+            (12, "set!"),
+            (13, "+"),
+            (14, "a/b"),
+            (15, "list->string"),
+        ] {
+            assert!(
+                matches!(k[i], SyntaxKind::Symbol(s) if s.name() == name),
+                "{name}"
+            );
         }
     }
 
     #[test]
     fn paths_are_split_once() {
         let k = kinds("step_results[0].parsedContent.items[2].name xs[0]");
-        let SyntaxKind::Path(p) = &k[0] else { panic!("not a path") };
+        let SyntaxKind::Path(p) = &k[0] else {
+            panic!("not a path")
+        };
         assert_eq!(p.base.name(), "step_results");
         assert_eq!(p.steps.len(), 5);
         assert!(matches!(p.steps[0], PathStep::Index(0)));
@@ -569,7 +609,9 @@ mod tests {
     #[test]
     fn brackets_after_space_open_a_list() {
         let k = kinds("(f [1 2])");
-        let SyntaxKind::List(items) = &k[0] else { panic!() };
+        let SyntaxKind::List(items) = &k[0] else {
+            panic!()
+        };
         assert!(matches!(items[1].kind, SyntaxKind::Vector(_)));
     }
 
@@ -593,7 +635,15 @@ mod tests {
             let e = read(text).expect_err("incomplete");
             assert!(e.is_incomplete(), "{text}");
         }
-        for text in [")", "(a]", "99999999999999999999", "{1}", "\"\\q\"", "#x", "1abc"] {
+        for text in [
+            ")",
+            "(a]",
+            "99999999999999999999",
+            "{1}",
+            "\"\\q\"",
+            "#x",
+            "1abc",
+        ] {
             let e = read(text).expect_err("bad");
             assert!(!e.is_incomplete(), "{text}");
             assert_eq!(e.kind(), crate::error::ErrorKind::Syntax);

@@ -77,7 +77,8 @@ fn fail(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn raise(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let json = to_json(&args[0])?;
-    Err(Error::from_json(&json).unwrap_or_else(|| Error::eval(crate::value::display_string(&args[0]))))
+    Err(Error::from_json(&json)
+        .unwrap_or_else(|| Error::eval(crate::value::display_string(&args[0]))))
 }
 
 fn time(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {

@@ -113,7 +113,9 @@ fn json_parse(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn json_stringify(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (values, options) = split_options("json-stringify", args, &["pretty"])?;
     if values.len() != 1 {
-        return Err(Error::eval("json-stringify: expected one value and :pretty"));
+        return Err(Error::eval(
+            "json-stringify: expected one value and :pretty",
+        ));
     }
     let pretty = options.iter().any(|(_, v)| v.is_truthy());
     let json = to_json(&values[0])?;
@@ -122,5 +124,6 @@ fn json_stringify(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     } else {
         serde_json::to_string(&json)
     };
-    text.map(Value::from).map_err(|e| Error::eval(format!("json-stringify: {e}")))
+    text.map(Value::from)
+        .map_err(|e| Error::eval(format!("json-stringify: {e}")))
 }

@@ -6,7 +6,6 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::value::{List, Value};
-use std::cmp::Ordering;
 
 builtin_table! {
     /// `(list x…)`: a list of the arguments. `(list 1 2)` ⇒ `(1 2)`
@@ -87,15 +86,20 @@ fn rest(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn nth(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let xs = list_arg("nth", &args[0])?;
     let i = index_arg("nth", &args[1])?;
-    xs.get(i)
-        .ok_or_else(|| Error::eval(format!("nth: index {i} is out of range (length {})", xs.len())))
+    xs.get(i).ok_or_else(|| {
+        Error::eval(format!(
+            "nth: index {i} is out of range (length {})",
+            xs.len()
+        ))
+    })
 }
 
 fn length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let n = match &args[0] {
         Value::Str(s) => s.chars().count(),
         Value::Map(m) => m.entries.len(),
-        other => list_arg("length", other)?.len(),
+        Value::List(..) | Value::Nil => list_arg("length", &args[0])?.len(),
+        other => return Err(type_error("length", "a list, string or map", other)),
     };
     Ok(Value::Int(n as i64))
 }
@@ -122,7 +126,10 @@ fn is_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_null(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Nil | Value::List(None, _))))
+    Ok(Value::Bool(matches!(
+        args[0],
+        Value::Nil | Value::List(None, _)
+    )))
 }
 
 fn is_empty(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -142,21 +149,33 @@ fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (start, end, step) = match args {
         [end] => (0, int_arg("range", end)?, 1),
         [start, end] => (int_arg("range", start)?, int_arg("range", end)?, 1),
-        [start, end, step] => (int_arg("range", start)?, int_arg("range", end)?, int_arg("range", step)?),
+        [start, end, step] => (
+            int_arg("range", start)?,
+            int_arg("range", end)?,
+            int_arg("range", step)?,
+        ),
         _ => return Err(Error::eval("range: expected 1 to 3 arguments")),
     };
     if step == 0 {
         return Err(Error::eval("range: step must not be zero"));
     }
     let count = if (step > 0 && end > start) || (step < 0 && end < start) {
-        ((end as i128 - start as i128).abs() + step.unsigned_abs() as i128 - 1) / step.unsigned_abs() as i128
+        ((end as i128 - start as i128).abs() + step.unsigned_abs() as i128 - 1)
+            / step.unsigned_abs() as i128
     } else {
         0
     };
     if count > MAX_RANGE as i128 {
-        return Err(Error::resource("memory", count as u64, MAX_RANGE as u64, "range: too many elements"));
+        return Err(Error::resource(
+            "memory",
+            count as u64,
+            MAX_RANGE as u64,
+            "range: too many elements",
+        ));
     }
-    let items = (0..count as i64).map(|k| Value::Int(start + k * step)).collect();
+    let items = (0..count as i64)
+        .map(|k| Value::Int(start + k * step))
+        .collect();
     Ok(Value::list(items))
 }
 
@@ -170,7 +189,10 @@ fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
         }
         return Ok(Value::list(out));
     }
-    let lists = args[1..].iter().map(|a| list_arg("map", a)).collect::<Result<Vec<_>>>()?;
+    let lists = args[1..]
+        .iter()
+        .map(|a| list_arg("map", a))
+        .collect::<Result<Vec<_>>>()?;
     let n = lists.iter().map(List::len).min().unwrap_or(0);
     let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
     let mut out = Vec::with_capacity(n);
@@ -203,7 +225,10 @@ fn reduce(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 
 fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let f = proc_arg("for-each", &args[0])?;
-    let lists = args[1..].iter().map(|a| list_arg("for-each", a)).collect::<Result<Vec<_>>>()?;
+    let lists = args[1..]
+        .iter()
+        .map(|a| list_arg("for-each", a))
+        .collect::<Result<Vec<_>>>()?;
     let n = lists.iter().map(List::len).min().unwrap_or(0);
     let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
     for _ in 0..n {
@@ -214,39 +239,59 @@ fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn sort(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let mut items = list_arg("sort", &args[0])?.to_vec();
-    let less = args.get(1).map(|f| proc_arg("sort", f)).transpose()?;
+    let items = list_arg("sort", &args[0])?.to_vec();
     let default_less = Value::Builtin(super::lookup("<").ok_or_else(|| Error::eval("sort: no <"))?);
-    let less = less.unwrap_or(&default_less);
-    let mut failure: Option<Error> = None;
-    items.sort_by(|a, b| {
-        if failure.is_some() {
-            return Ordering::Equal;
-        }
-        let mut ask = |x: &Value, y: &Value| match interp.apply(less, &[x.clone(), y.clone()], env) {
-            Ok(v) => v.is_truthy(),
-            Err(e) => {
-                failure = Some(e);
-                false
+    let less = match args.get(1) {
+        Some(f) => proc_arg("sort", f)?,
+        None => &default_less,
+    };
+    merge_sort(items, |a, b| {
+        Ok(interp
+            .apply(less, &[a.clone(), b.clone()], env)?
+            .is_truthy())
+    })
+    .map(Value::list)
+}
+
+/// A stable bottom-up merge sort that stops at the first error of `less`. Unlike the
+/// standard library's sorts it accepts any comparison, even one that is not a total
+/// order (a user's procedure), without panicking.
+fn merge_sort(
+    mut items: Vec<Value>,
+    mut less: impl FnMut(&Value, &Value) -> Result<bool>,
+) -> Result<Vec<Value>> {
+    let mut width = 1;
+    while width < items.len() {
+        let mut merged = Vec::with_capacity(items.len());
+        let mut runs = items.into_iter().peekable();
+        while runs.peek().is_some() {
+            let left: Vec<Value> = runs.by_ref().take(width).collect();
+            let right: Vec<Value> = runs.by_ref().take(width).collect();
+            let (mut left, mut right) = (left.into_iter().peekable(), right.into_iter().peekable());
+            while let (Some(l), Some(r)) = (left.peek(), right.peek()) {
+                // Taking from the right only when it is strictly less keeps equal items in order.
+                let next = if less(r, l)? {
+                    right.next()
+                } else {
+                    left.next()
+                };
+                merged.extend(next);
             }
-        };
-        if ask(a, b) {
-            Ordering::Less
-        } else if ask(b, a) {
-            Ordering::Greater
-        } else {
-            Ordering::Equal
+            merged.extend(left.chain(right));
         }
-    });
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(Value::list(items)),
+        items = merged;
+        width *= 2;
     }
+    Ok(items)
 }
 
 fn last(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let xs = list_arg("last", &args[0])?;
-    Ok(xs.len().checked_sub(1).and_then(|i| xs.get(i)).unwrap_or(Value::Nil))
+    Ok(xs
+        .len()
+        .checked_sub(1)
+        .and_then(|i| xs.get(i))
+        .unwrap_or(Value::Nil))
 }
 
 fn take(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -262,7 +307,10 @@ fn drop(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn zip(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let lists = args.iter().map(|a| list_arg("zip", a)).collect::<Result<Vec<_>>>()?;
+    let lists = args
+        .iter()
+        .map(|a| list_arg("zip", a))
+        .collect::<Result<Vec<_>>>()?;
     let n = lists.iter().map(List::len).min().unwrap_or(0);
     let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
     let rows = (0..n)
@@ -299,7 +347,9 @@ fn contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             _ => false,
         },
         (Value::Str(s), Value::Str(sub)) => s.contains(sub.as_str()),
-        (Value::Str(_), other) => return Err(type_error("contains?", "a string to look for", other)),
+        (Value::Str(_), other) => {
+            return Err(type_error("contains?", "a string to look for", other))
+        }
         (coll, x) => list_arg("contains?", coll)?.iter().any(|y| y.equal(x)),
     }))
 }
@@ -324,4 +374,57 @@ fn flatten(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         }
     }
     Ok(Value::list(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(v: &Value) -> i64 {
+        if let Value::Int(i) = v {
+            *i
+        } else {
+            -1
+        }
+    }
+
+    fn ints(items: &[Value]) -> Vec<i64> {
+        items.iter().map(int).collect()
+    }
+
+    #[test]
+    fn merge_sort_is_stable_and_total() {
+        let items: Vec<Value> = [5, 3, 8, 1, 9, 2, 7].map(Value::Int).to_vec();
+        let by_value = |a: &Value, b: &Value| Ok(int(a) < int(b));
+        assert_eq!(
+            ints(&merge_sort(items, by_value).unwrap()),
+            [1, 2, 3, 5, 7, 8, 9]
+        );
+        // Compared by tens only: equal keys keep their input order.
+        let items: Vec<Value> = [21, 12, 25, 11, 23].map(Value::Int).to_vec();
+        let by_tens = |a: &Value, b: &Value| Ok(int(a) / 10 < int(b) / 10);
+        assert_eq!(
+            ints(&merge_sort(items, by_tens).unwrap()),
+            [12, 11, 21, 25, 23]
+        );
+    }
+
+    #[test]
+    fn merge_sort_survives_a_comparison_that_is_not_an_order() {
+        let items: Vec<Value> = (0..1000).map(Value::Int).collect();
+        let sorted = merge_sort(items, |_, _| Ok(true)).unwrap();
+        assert_eq!(sorted.len(), 1000);
+    }
+
+    #[test]
+    fn merge_sort_stops_at_the_first_error() {
+        let items: Vec<Value> = (0..10).map(Value::Int).collect();
+        let mut calls = 0;
+        let result = merge_sort(items, |_, _| {
+            calls += 1;
+            Err(Error::eval("no"))
+        });
+        assert!(result.is_err());
+        assert_eq!(calls, 1);
+    }
 }

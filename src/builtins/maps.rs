@@ -54,7 +54,7 @@ fn map_entries(who: &str, v: &Value) -> Result<Entries> {
 }
 
 fn hash_map(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    if args.len() % 2 != 0 {
+    if !args.len().is_multiple_of(2) {
         return Err(Error::eval("hash-map: expected keys and values in pairs"));
     }
     let mut entries = Entries::with_capacity(args.len() / 2);
@@ -71,18 +71,23 @@ fn step_for(who: &str, key: &Value) -> Result<PathStep> {
     }
 }
 
-/// One lenient lookup step: nil and absent keys and indices give `None`.
+/// One lenient lookup step: nil and absent keys and indices give `None`; a key that is
+/// present with the value nil gives nil, not the default.
 fn lookup(interp: &Interp, who: &str, coll: &Value, key: &Value) -> Result<Option<Value>> {
-    if matches!(coll, Value::Nil) {
-        return Ok(None);
+    let step = step_for(who, key)?;
+    match (coll, &step) {
+        (Value::Nil, _) => return Ok(None),
+        (Value::Map(m), PathStep::Key(k)) => return Ok(m.get(k).cloned()),
+        _ => {}
     }
-    match step_into(coll, &step_for(who, key)?, interp) {
+    match step_into(coll, &step, interp) {
         Ok(Value::Nil) => Ok(None),
         Ok(v) => Ok(Some(v)),
         Err(StepFailure::Nil | StepFailure::OutOfRange(_)) => Ok(None),
         Err(StepFailure::WrongType(t)) => Err(Error::eval(format!(
-            "{who}: cannot look up {} in a {t}",
-            crate::value::write_string(key)
+            "{who}: cannot look up {} in {}",
+            crate::value::write_string(key),
+            super::article(t)
         ))),
     }
 }
@@ -101,15 +106,18 @@ fn get_in(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             None => None,
         };
     }
-    Ok(current.or_else(|| args.get(2).cloned()).unwrap_or(Value::Nil))
+    Ok(current
+        .or_else(|| args.get(2).cloned())
+        .unwrap_or(Value::Nil))
 }
 
 fn path(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let text = str_arg("path", &args[1])?;
-    let steps = parse_path_text(text, Span::generated()).map_err(|e| Error::eval(e.message().to_owned()))?;
+    let steps = parse_path_text(text, Span::generated())
+        .map_err(|e| Error::eval(e.message().to_owned()))?;
     let spec = crate::reader::PathSpec {
-        text: format!("_{}", if text.starts_with('[') { text.to_owned() } else { format!(".{text}") }),
-        base: crate::symbol::Sym::new("_"),
+        text: text.to_owned(),
+        base: crate::symbol::Sym::new(""),
         steps,
     };
     crate::eval::access_path(&args[0], &spec, interp).map_err(|e| e.into_error())
@@ -117,7 +125,9 @@ fn path(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn assoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     if args.len() % 2 != 1 {
-        return Err(Error::eval("assoc: expected a map then keys and values in pairs"));
+        return Err(Error::eval(
+            "assoc: expected a map then keys and values in pairs",
+        ));
     }
     let mut entries = map_entries("assoc", &args[0])?;
     for pair in args[1..].chunks(2) {
@@ -136,7 +146,9 @@ fn dissoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn keys(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let entries = map_entries("keys", &args[0])?;
-    Ok(Value::list(entries.keys().map(|k| Value::from(&**k)).collect()))
+    Ok(Value::list(
+        entries.keys().map(|k| Value::from(&**k)).collect(),
+    ))
 }
 
 fn values(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -146,7 +158,9 @@ fn values(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn has_key(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let entries = map_entries("has-key?", &args[0])?;
-    Ok(Value::Bool(entries.contains_key(&*key_of("has-key?", &args[1])?)))
+    Ok(Value::Bool(
+        entries.contains_key(&*key_of("has-key?", &args[1])?),
+    ))
 }
 
 fn merge(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

@@ -113,7 +113,8 @@ pub fn type_error(who: &str, expected: &str, got: &Value) -> Error {
     ))
 }
 
-fn article(word: &str) -> String {
+/// `integer` → `an integer`, `list` → `a list`.
+pub fn article(word: &str) -> String {
     let vowel = word.starts_with(['a', 'e', 'i', 'o', 'u']);
     format!("{} {word}", if vowel { "an" } else { "a" })
 }
@@ -150,8 +151,15 @@ pub fn proc_arg<'a>(who: &str, v: &'a Value) -> Result<&'a Value> {
     }
 }
 
+/// Options given as `:name value`, by name.
+pub type Options = Vec<(&'static str, Value)>;
+
 /// Splits trailing `:key value` options off an argument list.
-pub fn split_options<'a>(who: &str, args: &'a [Value], known: &[&str]) -> Result<(&'a [Value], Vec<(&'static str, Value)>)> {
+pub fn split_options<'a>(
+    who: &str,
+    args: &'a [Value],
+    known: &[&str],
+) -> Result<(&'a [Value], Options)> {
     let mut end = args.len();
     let mut options = Vec::new();
     while end >= 2 {
@@ -176,9 +184,17 @@ mod tests {
     #[test]
     fn every_builtin_is_documented_and_unique() {
         let mut names = std::collections::HashSet::new();
-        for b in tables().into_iter().flatten().chain(crate::task::builtins::BUILTINS) {
+        for b in tables()
+            .into_iter()
+            .flatten()
+            .chain(crate::task::builtins::BUILTINS)
+        {
             assert!(names.insert(b.name), "duplicate builtin {}", b.name);
-            assert!(b.doc.contains('('), "builtin {} needs a signature in its doc", b.name);
+            assert!(
+                b.doc.contains('('),
+                "builtin {} needs a signature in its doc",
+                b.name
+            );
         }
     }
 }

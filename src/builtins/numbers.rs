@@ -157,13 +157,12 @@ fn mul(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn divide(a: Num, b: Num) -> Result<Num> {
     match (a, b) {
         (Num::Int(_), Num::Int(0)) => Err(Error::eval("division by zero")),
-        (Num::Int(x), Num::Int(y)) => {
-            if x % y == 0 {
-                x.checked_div(y).map(Num::Int).ok_or_else(overflow)
-            } else {
-                Ok(Num::Float(x as f64 / y as f64))
-            }
-        }
+        (Num::Int(x), Num::Int(y)) => match x.checked_rem(y) {
+            Some(0) => x.checked_div(y).map(Num::Int).ok_or_else(overflow),
+            Some(_) => Ok(Num::Float(x as f64 / y as f64)),
+            // Only i64::MIN / -1 has no remainder: its quotient overflows.
+            None => Err(overflow()),
+        },
         _ => Ok(Num::Float(float_of(a) / float_of(b))),
     }
 }
@@ -204,7 +203,11 @@ fn remainder(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn modulo(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (a, b) = int_pair("modulo", args)?;
     let r = a.checked_rem(b).unwrap_or(0);
-    Ok(Value::Int(if r != 0 && (r < 0) != (b < 0) { r + b } else { r }))
+    Ok(Value::Int(if r != 0 && (r < 0) != (b < 0) {
+        r + b
+    } else {
+        r
+    }))
 }
 
 fn abs(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -295,12 +298,17 @@ fn to_int(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     match num("inexact->exact", &args[0])? {
         Num::Int(i) => Ok(Value::Int(i)),
         Num::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Ok(Value::Int(f as i64)),
-        Num::Float(f) => Err(Error::eval(format!("inexact->exact: {f} is not a whole number in range"))),
+        Num::Float(f) => Err(Error::eval(format!(
+            "inexact->exact: {f} is not a whole number in range"
+        ))),
     }
 }
 
 fn is_number(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Int(_) | Value::Float(_))))
+    Ok(Value::Bool(matches!(
+        args[0],
+        Value::Int(_) | Value::Float(_)
+    )))
 }
 
 fn is_integer(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

@@ -66,7 +66,9 @@ fn is_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn string_length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Int(str_arg("string-length", &args[0])?.chars().count() as i64))
+    Ok(Value::Int(
+        str_arg("string-length", &args[0])?.chars().count() as i64,
+    ))
 }
 
 /// Byte offset of the `index`-th character, or `None` past the end.
@@ -93,7 +95,10 @@ fn substring(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             "substring: range {start}..{end} is outside the string (length {len})"
         )));
     }
-    let (a, b) = (char_offset(s, start).unwrap_or(s.len()), char_offset(s, end).unwrap_or(s.len()));
+    let (a, b) = (
+        char_offset(s, start).unwrap_or(s.len()),
+        char_offset(s, end).unwrap_or(s.len()),
+    );
     Ok(Value::from(&s[a..b]))
 }
 
@@ -102,7 +107,10 @@ fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         Some(s) => str_arg("string-join", s)?,
         None => "",
     };
-    let parts: Vec<String> = list_arg("string-join", &args[0])?.iter().map(|v| display_string(&v)).collect();
+    let parts: Vec<String> = list_arg("string-join", &args[0])?
+        .iter()
+        .map(|v| display_string(&v))
+        .collect();
     Ok(Value::from(parts.join(sep)))
 }
 
@@ -118,11 +126,15 @@ fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn upcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::from(str_arg("string-upcase", &args[0])?.to_uppercase()))
+    Ok(Value::from(
+        str_arg("string-upcase", &args[0])?.to_uppercase(),
+    ))
 }
 
 fn downcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::from(str_arg("string-downcase", &args[0])?.to_lowercase()))
+    Ok(Value::from(
+        str_arg("string-downcase", &args[0])?.to_lowercase(),
+    ))
 }
 
 fn trim(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -131,17 +143,23 @@ fn trim(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn string_contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let s = str_arg("string-contains?", &args[0])?;
-    Ok(Value::Bool(s.contains(str_arg("string-contains?", &args[1])?)))
+    Ok(Value::Bool(
+        s.contains(str_arg("string-contains?", &args[1])?),
+    ))
 }
 
 fn starts_with(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let s = str_arg("string-starts-with?", &args[0])?;
-    Ok(Value::Bool(s.starts_with(str_arg("string-starts-with?", &args[1])?)))
+    Ok(Value::Bool(
+        s.starts_with(str_arg("string-starts-with?", &args[1])?),
+    ))
 }
 
 fn ends_with(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let s = str_arg("string-ends-with?", &args[0])?;
-    Ok(Value::Bool(s.ends_with(str_arg("string-ends-with?", &args[1])?)))
+    Ok(Value::Bool(
+        s.ends_with(str_arg("string-ends-with?", &args[1])?),
+    ))
 }
 
 fn replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -149,7 +167,9 @@ fn replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let old = str_arg("string-replace", &args[1])?;
     let new = str_arg("string-replace", &args[2])?;
     if old.is_empty() {
-        return Err(Error::eval("string-replace: the text to replace must not be empty"));
+        return Err(Error::eval(
+            "string-replace: the text to replace must not be empty",
+        ));
     }
     Ok(Value::from(s.replace(old, new)))
 }
@@ -160,7 +180,8 @@ fn to_number(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         return Ok(Value::Int(i));
     }
     let numeric = !s.is_empty()
-        && s.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
         && s.bytes().any(|b| b.is_ascii_digit());
     Ok(match s.parse::<f64>() {
         Ok(f) if numeric => Value::Float(f),
@@ -183,7 +204,10 @@ fn symbol_to_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn string_to_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Symbol(Sym::new(str_arg("string->symbol", &args[0])?)))
+    Ok(Value::Symbol(Sym::new(str_arg(
+        "string->symbol",
+        &args[0],
+    )?)))
 }
 
 fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -194,21 +218,29 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     while let Some(at) = rest.find("{}") {
         out.push_str(&rest[..at]);
         let v = values.next().ok_or_else(|| {
-            Error::eval(format!("format: more {{}} than arguments in {:?}", template))
+            Error::eval(format!(
+                "format: more {{}} than arguments in {:?}",
+                template
+            ))
         })?;
         out.push_str(&display_string(v));
         rest = &rest[at + 2..];
     }
     out.push_str(rest);
     if values.next().is_some() {
-        return Err(Error::eval(format!("format: more arguments than {{}} in {:?}", template)));
+        return Err(Error::eval(format!(
+            "format: more arguments than {{}} in {:?}",
+            template
+        )));
     }
     Ok(Value::from(out))
 }
 
 fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let s = str_arg("string->list", &args[0])?;
-    Ok(Value::list(s.chars().map(|c| Value::from(c.to_string())).collect()))
+    Ok(Value::list(
+        s.chars().map(|c| Value::from(c.to_string())).collect(),
+    ))
 }
 
 fn repr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

@@ -28,7 +28,6 @@ pub struct Compiler<'i> {
     expansions: usize,
 }
 
-
 /// Forms whose second element is a name the form binds in the enclosing body.
 fn binds_name(head: &str) -> bool {
     matches!(head, "define" | "deftask")
@@ -127,7 +126,10 @@ impl<'i> Compiler<'i> {
     }
 
     fn builtin_call(&mut self, name: &str, items: &[Syntax], span: Span) -> Result<Node> {
-        let args = items.iter().map(|s| self.compile(s)).collect::<Result<Vec<_>>>()?;
+        let args = items
+            .iter()
+            .map(|s| self.compile(s))
+            .collect::<Result<Vec<_>>>()?;
         Ok(internal_call(name, args, span))
     }
 
@@ -240,7 +242,10 @@ impl<'i> Compiler<'i> {
     }
 
     fn sequence(&mut self, forms: &[Syntax], _span: Span) -> Result<Node> {
-        let mut nodes = forms.iter().map(|f| self.compile(f)).collect::<Result<Vec<_>>>()?;
+        let mut nodes = forms
+            .iter()
+            .map(|f| self.compile(f))
+            .collect::<Result<Vec<_>>>()?;
         Ok(match nodes.len() {
             0 => Node::Const(Value::Nil),
             1 => nodes.pop().unwrap_or(Node::Const(Value::Nil)),
@@ -284,7 +289,10 @@ impl<'i> Compiler<'i> {
         if items.len() == 1 {
             return Ok(Node::Const(Value::Bool(true)));
         }
-        let nodes = items[1..].iter().map(|s| self.compile(s)).collect::<Result<Vec<_>>>()?;
+        let nodes = items[1..]
+            .iter()
+            .map(|s| self.compile(s))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Node::And(nodes.into_boxed_slice()))
     }
 
@@ -292,7 +300,10 @@ impl<'i> Compiler<'i> {
         if items.len() == 1 {
             return Ok(Node::Const(Value::Bool(false)));
         }
-        let nodes = items[1..].iter().map(|s| self.compile(s)).collect::<Result<Vec<_>>>()?;
+        let nodes = items[1..]
+            .iter()
+            .map(|s| self.compile(s))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Node::Or(nodes.into_boxed_slice()))
     }
 
@@ -300,11 +311,11 @@ impl<'i> Compiler<'i> {
         self.sequence(&items[1..], span)
     }
 
-    fn cond(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        self.cond_clauses(&items[1..], span)
+    fn cond(&mut self, items: &[Syntax], _span: Span) -> Result<Node> {
+        self.cond_clauses(&items[1..])
     }
 
-    fn cond_clauses(&mut self, clauses: &[Syntax], span: Span) -> Result<Node> {
+    fn cond_clauses(&mut self, clauses: &[Syntax]) -> Result<Node> {
         let Some(clause) = clauses.first() else {
             return Ok(Node::Const(Value::Nil));
         };
@@ -314,7 +325,10 @@ impl<'i> Compiler<'i> {
             .ok_or_else(|| Error::syntax("a cond clause is (test body…)", clause.span))?;
         if parts[0].as_symbol() == Some(*well_known::ELSE) {
             if clauses.len() > 1 {
-                return Err(Error::syntax("`else` must be the last cond clause", clause.span));
+                return Err(Error::syntax(
+                    "`else` must be the last cond clause",
+                    clause.span,
+                ));
             }
             return self.sequence(&parts[1..], clause.span);
         }
@@ -324,7 +338,7 @@ impl<'i> Compiler<'i> {
             let init = self.compile(&parts[0])?;
             self.push_scope(scope.clone());
             let f = self.compile(&parts[2]);
-            let rest = self.cond_clauses(&clauses[1..], span);
+            let rest = self.cond_clauses(&clauses[1..]);
             self.pop_scope();
             let tested = Node::Local {
                 depth: 0,
@@ -350,7 +364,7 @@ impl<'i> Compiler<'i> {
             })));
         }
         let test = self.compile(&parts[0])?;
-        let rest = self.cond_clauses(&clauses[1..], span)?;
+        let rest = self.cond_clauses(&clauses[1..])?;
         if parts.len() == 1 {
             return Ok(Node::Or(vec![test, rest].into_boxed_slice()));
         }
@@ -359,7 +373,13 @@ impl<'i> Compiler<'i> {
     }
 
     fn case(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 2, usize::MAX, span, "(case key ((datum…) body…)… (else body…))")?;
+        expect_len(
+            items,
+            2,
+            usize::MAX,
+            span,
+            "(case key ((datum…) body…)… (else body…))",
+        )?;
         let key = self.compile(&items[1])?;
         let mut clauses = Vec::new();
         let mut default = Node::Const(Value::Nil);
@@ -371,13 +391,18 @@ impl<'i> Compiler<'i> {
             let body = self.sequence(&parts[1..], clause.span)?;
             if parts[0].as_symbol() == Some(*well_known::ELSE) {
                 if i + 3 != items.len() {
-                    return Err(Error::syntax("`else` must be the last case clause", clause.span));
+                    return Err(Error::syntax(
+                        "`else` must be the last case clause",
+                        clause.span,
+                    ));
                 }
                 default = body;
                 continue;
             }
             let datums = match &parts[0].kind {
-                SyntaxKind::List(ds) | SyntaxKind::Vector(ds) => ds.iter().map(syntax_to_value).collect(),
+                SyntaxKind::List(ds) | SyntaxKind::Vector(ds) => {
+                    ds.iter().map(syntax_to_value).collect()
+                }
                 _ => vec![syntax_to_value(&parts[0])],
             };
             clauses.push((datums, body));
@@ -390,7 +415,13 @@ impl<'i> Compiler<'i> {
     }
 
     fn define(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 2, usize::MAX, span, "(define name value) or (define (name params…) body…)")?;
+        expect_len(
+            items,
+            2,
+            usize::MAX,
+            span,
+            "(define name value) or (define (name params…) body…)",
+        )?;
         let (name, value) = match &items[1].kind {
             SyntaxKind::Symbol(name) => {
                 if items.len() > 3 {
@@ -403,10 +434,16 @@ impl<'i> Compiler<'i> {
                 (*name, value)
             }
             SyntaxKind::List(signature) if !signature.is_empty() => {
-                let name = signature[0]
-                    .as_symbol()
-                    .ok_or_else(|| Error::syntax("a procedure name must be a symbol", signature[0].span))?;
-                let lambda = self.lambda(Some(name), &signature[1..], signature[0].span, &items[2..], span)?;
+                let name = signature[0].as_symbol().ok_or_else(|| {
+                    Error::syntax("a procedure name must be a symbol", signature[0].span)
+                })?;
+                let lambda = self.lambda(
+                    Some(name),
+                    &signature[1..],
+                    signature[0].span,
+                    &items[2..],
+                    span,
+                )?;
                 (name, Node::Lambda(lambda))
             }
             _ => return Err(Error::syntax("define needs a name", items[1].span)),
@@ -436,7 +473,10 @@ impl<'i> Compiler<'i> {
     fn compile_named(&mut self, syntax: &Syntax, name: Sym) -> Result<Node> {
         if let Some(items) = syntax.as_list() {
             if let Some(head) = items.first().and_then(Syntax::as_symbol) {
-                if matches!(head.name(), "lambda" | "fn") && !self.is_local(head) && items.len() >= 2 {
+                if matches!(head.name(), "lambda" | "fn")
+                    && !self.is_local(head)
+                    && items.len() >= 2
+                {
                     let params = match &items[1].kind {
                         SyntaxKind::List(p) => p.clone(),
                         _ => vec![items[1].clone()],
@@ -487,9 +527,20 @@ impl<'i> Compiler<'i> {
                 Syntax::new(SyntaxKind::Symbol(*well_known::DOT), items[1].span),
                 items[1].clone(),
             ],
-            _ => return Err(Error::syntax("lambda parameters are a list of symbols", items[1].span)),
+            _ => {
+                return Err(Error::syntax(
+                    "lambda parameters are a list of symbols",
+                    items[1].span,
+                ))
+            }
         };
-        Ok(Node::Lambda(self.lambda(None, &params, items[1].span, &items[2..], span)?))
+        Ok(Node::Lambda(self.lambda(
+            None,
+            &params,
+            items[1].span,
+            &items[2..],
+            span,
+        )?))
     }
 
     /// Analyses a procedure: parameters (with `. rest`), then the body in a new scope.
@@ -521,14 +572,21 @@ impl<'i> Compiler<'i> {
     fn bindings<'s>(&self, syntax: &'s Syntax) -> Result<Vec<(Sym, Option<&'s Syntax>, Span)>> {
         let list = match &syntax.kind {
             SyntaxKind::List(l) | SyntaxKind::Vector(l) => l,
-            _ => return Err(Error::syntax("bindings are a list of (name value)", syntax.span)),
+            _ => {
+                return Err(Error::syntax(
+                    "bindings are a list of (name value)",
+                    syntax.span,
+                ))
+            }
         };
         list.iter()
             .map(|b| match &b.kind {
-                SyntaxKind::List(pair) | SyntaxKind::Vector(pair) if (1..=2).contains(&pair.len()) => {
-                    let name = pair[0]
-                        .as_symbol()
-                        .ok_or_else(|| Error::syntax("a binding name must be a symbol", pair[0].span))?;
+                SyntaxKind::List(pair) | SyntaxKind::Vector(pair)
+                    if (1..=2).contains(&pair.len()) =>
+                {
+                    let name = pair[0].as_symbol().ok_or_else(|| {
+                        Error::syntax("a binding name must be a symbol", pair[0].span)
+                    })?;
                     Ok((name, pair.get(1), b.span))
                 }
                 SyntaxKind::Symbol(name) => Ok((*name, None, b.span)),
@@ -555,7 +613,11 @@ impl<'i> Compiler<'i> {
                 .collect::<Result<Vec<_>>>()?;
             let params: Vec<Sym> = bindings.iter().map(|b| b.0).collect();
             let lambda = self.loop_lambda(loop_name, params, &items[3..], span)?;
-            return Ok(Node::Loop(Box::new(Loop { lambda, inits, span })));
+            return Ok(Node::Loop(Box::new(Loop {
+                lambda,
+                inits,
+                span,
+            })));
         }
         let bindings = self.bindings(&items[1])?;
         let inits = bindings
@@ -576,7 +638,13 @@ impl<'i> Compiler<'i> {
     }
 
     /// The procedure of a named `let` or `do`: parameters, then a slot for itself.
-    fn loop_lambda(&mut self, name: Sym, params: Vec<Sym>, body: &[Syntax], span: Span) -> Result<Rc<Lambda>> {
+    fn loop_lambda(
+        &mut self,
+        name: Sym,
+        params: Vec<Sym>,
+        body: &[Syntax],
+        span: Span,
+    ) -> Result<Rc<Lambda>> {
         let required = params.len() as u32;
         let scope = Scope::new(params);
         let self_slot = scope.declare(name) as u32;
@@ -644,15 +712,28 @@ impl<'i> Compiler<'i> {
 
     /// `(do ((var init step)…) (test result…) body…)` as a named-let loop.
     fn do_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 3, usize::MAX, span, "(do ((var init step)…) (test result…) body…)")?;
+        expect_len(
+            items,
+            3,
+            usize::MAX,
+            span,
+            "(do ((var init step)…) (test result…) body…)",
+        )?;
         let specs = match &items[1].kind {
             SyntaxKind::List(l) => l,
-            _ => return Err(Error::syntax("do needs a list of (var init step)", items[1].span)),
+            _ => {
+                return Err(Error::syntax(
+                    "do needs a list of (var init step)",
+                    items[1].span,
+                ))
+            }
         };
         let exit = items[2]
             .as_list()
             .filter(|l| !l.is_empty())
-            .ok_or_else(|| Error::syntax("do needs an exit clause (test result…)", items[2].span))?;
+            .ok_or_else(|| {
+                Error::syntax("do needs an exit clause (test result…)", items[2].span)
+            })?;
         let loop_name = self.interp.gensym("do-loop");
         let sym = |s: Sym| Syntax::new(SyntaxKind::Symbol(s), span);
         let list = |items: Vec<Syntax>| Syntax::new(SyntaxKind::List(items), span);
@@ -676,9 +757,18 @@ impl<'i> Compiler<'i> {
         let mut again = vec![sym(Sym::new("begin"))];
         again.extend(items[3..].iter().cloned());
         again.push(list(steps));
-        let body = list(vec![sym(Sym::new("if")), exit[0].clone(), list(on_exit), list(again)]);
+        let body = list(vec![
+            sym(Sym::new("if")),
+            exit[0].clone(),
+            list(on_exit),
+            list(again),
+        ]);
         let lambda = self.loop_lambda(loop_name, vars, std::slice::from_ref(&body), span)?;
-        Ok(Node::Loop(Box::new(Loop { lambda, inits, span })))
+        Ok(Node::Loop(Box::new(Loop {
+            lambda,
+            inits,
+            span,
+        })))
     }
 
     fn try_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
@@ -699,10 +789,12 @@ impl<'i> Compiler<'i> {
         let mut handler = None;
         if end > 2 && clause_of(&items[end - 1], "catch") {
             let parts = items[end - 1].as_list().unwrap_or_default();
-            let var = parts
-                .get(1)
-                .and_then(Syntax::as_symbol)
-                .ok_or_else(|| Error::syntax("catch needs a variable: (catch e body…)", items[end - 1].span))?;
+            let var = parts.get(1).and_then(Syntax::as_symbol).ok_or_else(|| {
+                Error::syntax(
+                    "catch needs a variable: (catch e body…)",
+                    items[end - 1].span,
+                )
+            })?;
             let scope = Scope::new(vec![var]);
             self.push_scope(scope.clone());
             let body = self.body(&parts[2..], items[end - 1].span);
@@ -711,11 +803,21 @@ impl<'i> Compiler<'i> {
             end -= 1;
         }
         let body = self.sequence(&items[1..end], span)?;
-        Ok(Node::Try(Box::new(Try { body, handler, finally })))
+        Ok(Node::Try(Box::new(Try {
+            body,
+            handler,
+            finally,
+        })))
     }
 
     fn defmacro(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 3, usize::MAX, span, "(defmacro name (params…) body…)")?;
+        expect_len(
+            items,
+            3,
+            usize::MAX,
+            span,
+            "(defmacro name (params…) body…)",
+        )?;
         let name = items[1]
             .as_symbol()
             .ok_or_else(|| Error::syntax("a macro name must be a symbol", items[1].span))?;
@@ -725,7 +827,12 @@ impl<'i> Compiler<'i> {
                 Syntax::new(SyntaxKind::Symbol(*well_known::DOT), items[2].span),
                 items[2].clone(),
             ],
-            _ => return Err(Error::syntax("macro parameters are a list of symbols", items[2].span)),
+            _ => {
+                return Err(Error::syntax(
+                    "macro parameters are a list of symbols",
+                    items[2].span,
+                ))
+            }
         };
         // Macros run at analysis time, so they see only the global environment.
         let mut global = Compiler::new(self.interp);
@@ -763,7 +870,10 @@ impl<'i> Compiler<'i> {
                 } else {
                     Ok(internal_call(
                         "list",
-                        vec![Node::Const(Value::Symbol(head)), self.quasi(&items[1], level - 1)?],
+                        vec![
+                            Node::Const(Value::Symbol(head)),
+                            self.quasi(&items[1], level - 1)?,
+                        ],
                         span,
                     ))
                 };
@@ -771,7 +881,10 @@ impl<'i> Compiler<'i> {
             if items.len() == 2 && head == *well_known::QUASIQUOTE {
                 return Ok(internal_call(
                     "list",
-                    vec![Node::Const(Value::Symbol(head)), self.quasi(&items[1], level + 1)?],
+                    vec![
+                        Node::Const(Value::Symbol(head)),
+                        self.quasi(&items[1], level + 1)?,
+                    ],
                     span,
                 ));
             }
@@ -809,7 +922,9 @@ impl<'i> Compiler<'i> {
 /// Declares the names that a body's `define`s (and `deftask`s) bind, before analysis.
 fn declare_defines(scope: &Scope, forms: &[Syntax]) {
     for form in forms {
-        let Some(items) = form.as_list() else { continue };
+        let Some(items) = form.as_list() else {
+            continue;
+        };
         let Some(head) = items.first().and_then(Syntax::as_symbol) else {
             continue;
         };
@@ -844,13 +959,18 @@ fn parse_params(params: &[Syntax], span: Span) -> Result<(Vec<Sym>, bool)> {
                 .get(i + 1)
                 .and_then(Syntax::as_symbol)
                 .filter(|_| i + 2 == params.len())
-                .ok_or_else(|| Error::syntax("`.` must be followed by exactly one rest parameter", p.span))?;
+                .ok_or_else(|| {
+                    Error::syntax("`.` must be followed by exactly one rest parameter", p.span)
+                })?;
             names.push(last);
             rest = true;
             break;
         }
         if names.contains(&name) {
-            return Err(Error::syntax(format!("duplicate parameter `{name}`"), p.span));
+            return Err(Error::syntax(
+                format!("duplicate parameter `{name}`"),
+                p.span,
+            ));
         }
         names.push(name);
         i += 1;
@@ -921,7 +1041,9 @@ pub fn value_to_syntax(value: &Value, span: Span) -> Result<Syntax> {
 
 fn value_to_syntax_at(value: &Value, span: Span, depth: usize) -> Result<Syntax> {
     if depth > crate::reader::MAX_NESTING {
-        return Err(Error::new(ErrorKind::ResourceExhaustion, "code nested too deeply").with_span(span));
+        return Err(
+            Error::new(ErrorKind::ResourceExhaustion, "code nested too deeply").with_span(span),
+        );
     }
     let kind = match value {
         Value::Nil => SyntaxKind::Nil,
@@ -931,7 +1053,9 @@ fn value_to_syntax_at(value: &Value, span: Span, depth: usize) -> Result<Syntax>
         Value::Str(s) => SyntaxKind::Str(s.clone()),
         Value::Keyword(k) => SyntaxKind::Keyword(*k),
         // A symbol whose name is a path (`a.b`) is code for a path lookup.
-        Value::Symbol(s) => crate::reader::symbol_kind(s.name(), span).unwrap_or(SyntaxKind::Symbol(*s)),
+        Value::Symbol(s) => {
+            crate::reader::symbol_kind(s.name(), span).unwrap_or(SyntaxKind::Symbol(*s))
+        }
         Value::List(..) => {
             let list = value.as_list().unwrap_or_default();
             let mut items = Vec::with_capacity(list.len());

@@ -13,9 +13,9 @@ builtin_table! {
     /// `(cons x xs)`: `xs` with `x` in front, in O(1). `(cons 1 '(2))` ⇒ `(1 2)`
     "cons", 2, Some(2) => cons;
     /// `(car xs)`: the first element. `(car '(1 2))` ⇒ `1`
-    "car", 1, Some(1) => first;
+    "car", 1, Some(1) => car;
     /// `(cdr xs)`: all but the first, in O(1). `(cdr '(1 2))` ⇒ `(2)`
-    "cdr", 1, Some(1) => rest;
+    "cdr", 1, Some(1) => cdr;
     /// `(first xs)`: the first element, nil for an empty list. `(first '(1 2))` ⇒ `1`
     "first", 1, Some(1) => first;
     /// `(rest xs)`: all but the first. `(rest '(1 2))` ⇒ `(2)`
@@ -75,12 +75,29 @@ fn cons(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::from(tail.cons(args[0].clone())))
 }
 
+/// The first element (nil for an empty list), errors naming the builtin `who`.
+fn head(who: &str, xs: &Value) -> Result<Value> {
+    Ok(list_arg(who, xs)?.first().unwrap_or(Value::Nil))
+}
+
+fn tail(who: &str, xs: &Value) -> Result<Value> {
+    Ok(Value::from(list_arg(who, xs)?.rest()))
+}
+
+fn car(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    head("car", &args[0])
+}
+
 fn first(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(list_arg("first", &args[0])?.first().unwrap_or(Value::Nil))
+    head("first", &args[0])
+}
+
+fn cdr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    tail("cdr", &args[0])
 }
 
 fn rest(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::from(list_arg("rest", &args[0])?.rest()))
+    tail("rest", &args[0])
 }
 
 fn nth(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

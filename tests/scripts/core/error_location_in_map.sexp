@@ -1,4 +1,4 @@
-;; stdout: 4 3
+;; stdout: 3 3
 (define e (try
   (error "where")
   (catch err err)))

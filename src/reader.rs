@@ -498,8 +498,11 @@ pub fn symbol_kind(text: &str, span: Span) -> Option<SyntaxKind> {
     }
 }
 
+/// A path has a base name then at least one `.` or `[` (the first character, which may
+/// be multibyte, is never a step).
 fn is_path(token: &str) -> bool {
-    !token.starts_with('.') && token.len() > 1 && token[1..].contains(['.', '['])
+    let mut chars = token.chars();
+    chars.next().is_some_and(|first| first != '.') && chars.as_str().contains(['.', '['])
 }
 
 fn parse_path(token: &str, span: Span) -> Result<PathSpec> {
@@ -660,6 +663,16 @@ mod tests {
         let text = "(".repeat(100_000) + &")".repeat(100_000);
         let e = read(&text).expect_err("too deep");
         assert!(e.message().contains("nesting"));
+    }
+
+    #[test]
+    fn multibyte_symbols_and_paths() {
+        let k = kinds("é.x ☃ λ[0] 日本");
+        assert!(matches!(&k[0], SyntaxKind::Path(p) if p.base.name() == "é"));
+        assert!(matches!(k[1], SyntaxKind::Symbol(s) if s.name() == "☃"));
+        assert!(matches!(&k[2], SyntaxKind::Path(p) if p.base.name() == "λ"));
+        assert!(matches!(k[3], SyntaxKind::Symbol(s) if s.name() == "日本"));
+        assert!(read("\u{fffd}\\").is_ok());
     }
 
     #[test]

@@ -18,6 +18,8 @@ builtin_table! {
     "keyword?", 1, Some(1) => is_keyword;
     /// `(procedure? v)`: can it be called (lambda, builtin or task)? `(procedure? car)` ⇒ `true`
     "procedure?", 1, Some(1) => is_procedure;
+    /// `(task? v)`: is it a task (from `deftask` or an import)? `(task? car)` ⇒ `false`
+    "task?", 1, Some(1) => is_task;
     /// `(type-of v)`: the type's name as a symbol. `(type-of 1.5)` ⇒ `float`
     "type-of", 1, Some(1) => type_of;
     /// `(not v)`: true for false and nil. `(not nil)` ⇒ `true`
@@ -46,6 +48,10 @@ fn is_keyword(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn is_procedure(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::Bool(args[0].is_procedure()))
+}
+
+fn is_task(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    Ok(Value::Bool(matches!(args[0], Value::Task(_))))
 }
 
 fn type_of(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

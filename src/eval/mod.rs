@@ -668,9 +668,9 @@ impl Interp {
             Value::Task(t) => task::call(self, t, args, env),
             Value::Closure(_) => self.apply(callee, args, env),
             other => Err(Error::eval(format!(
-                "not a procedure: {} (a {})",
+                "not a procedure: {} ({})",
                 truncate_text(&value::write_string(other), 80),
-                other.type_name()
+                builtins::article(other.type_name())
             ))),
         }
     }

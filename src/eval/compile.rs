@@ -121,6 +121,10 @@ impl<'i> Compiler<'i> {
             "do" => self.do_form(items, span),
             "try" => self.try_form(items, span),
             "defmacro" => self.defmacro(items, span),
+            "unquote" | "unquote-splicing" => Err(Error::syntax(
+                format!("`{name}` (`,` or `,@`) outside a quasiquote"),
+                span,
+            )),
             _ => return crate::task::forms::special_form(name).map(|form| form(self, items, span)),
         })
     }

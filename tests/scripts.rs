@@ -13,7 +13,7 @@
 //! Each case runs from its own directory with a clean environment and a time limit
 //! (`CASE_TIMEOUT` seconds, default 60: the debug build is several times slower than the
 //! release build the conformance runner's 20 seconds are meant for). Files under a
-//! `fixtures` directory are helpers that cases load, not cases.
+//! `fixtures` or `templates` directory are helpers that cases load or import, not cases.
 //!
 //! Cases for features built on other branches are listed in `tests/scripts/pending` (one a
 //! line, `#` comments, names relative to `tests/scripts` without `.sexp`), or in the
@@ -93,7 +93,10 @@ fn collect_cases(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "fixtures") {
+            if path
+                .file_name()
+                .is_some_and(|n| n != "fixtures" && n != "templates")
+            {
                 collect_cases(&path, out);
             }
         } else if path.extension().is_some_and(|e| e == "sexp") {

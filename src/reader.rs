@@ -412,8 +412,9 @@ impl<'a> Reader<'a> {
                 // `xs[0]`: a bracket glued to a symbol is part of a path.
                 match self.bytes[self.pos..].iter().position(|&c| c == b']') {
                     Some(off) => self.pos += off + 1,
+                    // The text ends inside the index: the REPL asks for more.
                     None => {
-                        return Err(Error::syntax(
+                        return Err(Error::incomplete(
                             "unclosed `[` in path",
                             self.span(self.pos, self.pos + 1),
                         ))
@@ -634,7 +635,7 @@ mod tests {
 
     #[test]
     fn incomplete_versus_wrong() {
-        for text in ["(+ 1", "\"abc", "#| x", "'", "(a [b {c"] {
+        for text in ["(+ 1", "\"abc", "#| x", "'", "(a [b {c", "(prn xs[0"] {
             let e = read(text).expect_err("incomplete");
             assert!(e.is_incomplete(), "{text}");
         }

@@ -14,7 +14,8 @@ pub fn write_string(value: &Value) -> String {
 /// The display form: strings raw, everything else canonical.
 pub fn display_string(value: &Value) -> String {
     match value {
-        Value::Str(s) => s.to_string(),
+        // Not `to_string`, which goes through the formatter and over-allocates.
+        Value::Str(s) => s.as_str().to_owned(),
         _ => write_string(value),
     }
 }

@@ -126,6 +126,11 @@ fn append(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         return Ok(Value::empty_list());
     };
     let mut result = list_arg("append", last)?;
+    let mut total = result.len() as u128;
+    for a in init {
+        total += list_arg("append", a)?.len() as u128;
+    }
+    check_list_length("append", total)?;
     for a in init.iter().rev() {
         result = list_arg("append", a)?.append(&result);
     }
@@ -159,8 +164,23 @@ fn is_empty(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     }))
 }
 
-/// More elements than this in one `range` is refused rather than exhausting memory.
-const MAX_RANGE: i64 = 100_000_000;
+/// Lists longer than this are refused by the builtins that can multiply lengths (`range`,
+/// `append`, splitting strings), so that doubling a list in a loop ends in an error
+/// rather than in the process running out of memory.
+pub const MAX_LIST_LEN: usize = 100_000_000;
+
+/// Refuses to build a list of `len` elements when that is over the limit.
+pub fn check_list_length(who: &str, len: u128) -> Result<()> {
+    if len > MAX_LIST_LEN as u128 {
+        return Err(Error::resource(
+            "memory",
+            u64::try_from(len).unwrap_or(u64::MAX),
+            MAX_LIST_LEN as u64,
+            format!("{who}: a list of more than {MAX_LIST_LEN} elements"),
+        ));
+    }
+    Ok(())
+}
 
 fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (start, end, step) = match args {
@@ -182,14 +202,7 @@ fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     } else {
         0
     };
-    if count > MAX_RANGE as i128 {
-        return Err(Error::resource(
-            "memory",
-            count as u64,
-            MAX_RANGE as u64,
-            "range: too many elements",
-        ));
-    }
+    check_list_length("range", count.unsigned_abs())?;
     let items = (0..count as i64)
         .map(|k| Value::Int(start + k * step))
         .collect();
@@ -431,6 +444,14 @@ mod tests {
         let items: Vec<Value> = (0..1000).map(Value::Int).collect();
         let sorted = merge_sort(items, |_, _| Ok(true)).unwrap();
         assert_eq!(sorted.len(), 1000);
+    }
+
+    #[test]
+    fn lists_over_the_limit_are_refused() {
+        assert!(check_list_length("append", MAX_LIST_LEN as u128).is_ok());
+        let e = check_list_length("append", MAX_LIST_LEN as u128 + 1).expect_err("too long");
+        assert_eq!(e.kind(), crate::error::ErrorKind::ResourceExhaustion);
+        assert_eq!(e.details()["resource"], "memory");
     }
 
     #[test]

@@ -142,6 +142,12 @@ fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let s = str_arg("string-split", &args[0])?;
     let sep = str_arg("string-split", &args[1])?;
+    let pieces = if sep.is_empty() {
+        s.chars().count()
+    } else {
+        s.matches(sep).count() + 1
+    };
+    super::lists::check_list_length("string-split", pieces as u128)?;
     let parts: Vec<Value> = if sep.is_empty() {
         s.chars().map(|c| Value::from(c.to_string())).collect()
     } else {
@@ -264,6 +270,7 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let s = str_arg("string->list", &args[0])?;
+    super::lists::check_list_length("string->list", s.chars().count() as u128)?;
     Ok(Value::list(
         s.chars().map(|c| Value::from(c.to_string())).collect(),
     ))

@@ -89,7 +89,19 @@ fn head(text: &str) -> String {
 fn a_hundred_thousand_open_brackets() {
     for open in ["(", "[", "{", "'", "`", ",", ",@", "#;"] {
         let text = format!("{}x", open.repeat(100_000));
-        assert_clean_error(&run_bytes(text.as_bytes(), LIMIT), "SYNTAX_ERROR", open);
+        let outcome = run_bytes(text.as_bytes(), LIMIT);
+        assert_clean_error(&outcome, "SYNTAX_ERROR", open);
+        // The report names the place rather than quoting the 100,000-byte line.
+        assert!(
+            outcome.stderr.len() < 2_000,
+            "{open}: a report of {} bytes",
+            outcome.stderr.len()
+        );
+        assert!(
+            outcome.stderr.contains("input.sexp:1:"),
+            "{}",
+            head(&outcome.stderr)
+        );
     }
 }
 

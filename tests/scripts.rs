@@ -157,6 +157,8 @@ fn run_case(path: &Path, expect: &Expectation, limit: Duration) -> Outcome {
         if started.elapsed() > limit {
             timed_out = true;
             // The case's whole process group: the interpreter and anything it started.
+            // SAFETY: kill(2) takes plain integers and touches no memory of ours; the
+            // group is the child's own (process_group(0) above), not the test's.
             unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
             break child.wait().expect("wait");
         }

@@ -149,11 +149,7 @@ mod tests {
     fn lookup_walks_outward_and_prefers_inner() {
         let x = Sym::new("env-test-x");
         let y = Sym::new("env-test-y");
-        let outer = Frame::new(
-            Scope::new(vec![x, y]),
-            smallvec![Value::Int(1), Value::Int(2)],
-            None,
-        );
+        let outer = Frame::new(Scope::new(vec![x, y]), smallvec![Value::Int(1), Value::Int(2)], None);
         let inner = Frame::new(Scope::new(vec![x]), smallvec![Value::Int(10)], Some(outer));
         let env = Some(inner);
         assert!(matches!(lookup_by_name(&env, x), Some(Value::Int(10))));

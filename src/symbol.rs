@@ -56,11 +56,7 @@ impl Sym {
 
     /// How many symbols exist; the global table sizes itself from this.
     pub fn count() -> usize {
-        INTERNER
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .names
-            .len()
+        INTERNER.read().unwrap_or_else(|e| e.into_inner()).names.len()
     }
 }
 

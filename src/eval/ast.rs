@@ -12,51 +12,17 @@ use std::rc::Rc;
 pub enum Node {
     Const(Value),
     /// A lexical variable: `depth` frames out, then `slot`.
-    Local {
-        depth: u32,
-        slot: u32,
-        name: Sym,
-        span: Span,
-    },
-    Global {
-        name: Sym,
-        span: Span,
-    },
+    Local { depth: u32, slot: u32, name: Sym, span: Span },
+    Global { name: Sym, span: Span },
     /// A free variable of a task body: looked up by name in the caller's environment.
-    Dynamic {
-        name: Sym,
-        span: Span,
-    },
-    Path {
-        base: Box<Node>,
-        path: Rc<PathSpec>,
-        span: Span,
-    },
-    SetLocal {
-        depth: u32,
-        slot: u32,
-        value: Box<Node>,
-    },
-    SetGlobal {
-        name: Sym,
-        value: Box<Node>,
-        span: Span,
-    },
-    SetDynamic {
-        name: Sym,
-        value: Box<Node>,
-        span: Span,
-    },
-    DefineGlobal {
-        name: Sym,
-        value: Box<Node>,
-    },
+    Dynamic { name: Sym, span: Span },
+    Path { base: Box<Node>, path: Rc<PathSpec>, span: Span },
+    SetLocal { depth: u32, slot: u32, value: Box<Node> },
+    SetGlobal { name: Sym, value: Box<Node>, span: Span },
+    SetDynamic { name: Sym, value: Box<Node>, span: Span },
+    DefineGlobal { name: Sym, value: Box<Node> },
     /// `define` inside a body: the slot was declared when the body was analysed.
-    DefineLocal {
-        slot: u32,
-        name: Sym,
-        value: Box<Node>,
-    },
+    DefineLocal { slot: u32, name: Sym, value: Box<Node> },
     If(Box<(Node, Node, Node)>),
     And(Box<[Node]>),
     Or(Box<[Node]>),
@@ -68,10 +34,7 @@ pub enum Node {
     Call(Box<Call>),
     Case(Box<Case>),
     Try(Box<Try>),
-    DefMacro {
-        name: Sym,
-        lambda: Rc<Lambda>,
-    },
+    DefMacro { name: Sym, lambda: Rc<Lambda> },
     /// A special form defined outside the evaluator core (tasks, imports…).
     Extension(Box<dyn Extension>),
 }

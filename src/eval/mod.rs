@@ -74,9 +74,7 @@ impl Default for Limits {
 impl Limits {
     /// A stack big enough for `max_depth` frames of deeply nested code.
     pub fn stack_for_depth(max_depth: usize) -> usize {
-        (64usize << 20)
-            .max(max_depth.saturating_mul(16 << 10))
-            .min(16usize << 30)
+        (64usize << 20).max(max_depth.saturating_mul(16 << 10)).min(16usize << 30)
     }
 }
 
@@ -139,9 +137,7 @@ impl Interp {
             depth: Cell::new(0),
             ticks: Cell::new(0),
             started: Instant::now(),
-            stack_floor: Cell::new(
-                base.saturating_sub(limits.stack_size.saturating_sub(STACK_MARGIN)),
-            ),
+            stack_floor: Cell::new(base.saturating_sub(limits.stack_size.saturating_sub(STACK_MARGIN))),
             limits,
             interrupt: Arc::new(AtomicBool::new(false)),
             out: RefCell::new(out),
@@ -397,33 +393,22 @@ impl Interp {
         loop {
             let value = match node {
                 Node::Const(v) => v.clone(),
-                Node::Local {
-                    depth,
-                    slot,
-                    name,
-                    span,
-                } => self.local(&env, *depth, *slot, *name, *span)?,
+                Node::Local { depth, slot, name, span } => self.local(&env, *depth, *slot, *name, *span)?,
                 Node::Global { name, span } => self.global_or_task(*name, *span)?,
-                Node::Dynamic { name, span } => self.lookup(&env, *name).ok_or_else(|| {
-                    Error::eval(format!("unbound symbol: {name}")).with_span(*span)
-                })?,
+                Node::Dynamic { name, span } => self
+                    .lookup(&env, *name)
+                    .ok_or_else(|| Error::eval(format!("unbound symbol: {name}")).with_span(*span))?,
                 Node::Path { base, path, span } => {
                     let base = self.eval(base, &env)?;
                     access_path(&base, path, self).map_err(|e| e.into_error().with_span(*span))?
                 }
                 Node::If(parts) => {
                     let (test, then, otherwise) = &**parts;
-                    node = if self.eval(test, &env)?.is_truthy() {
-                        then
-                    } else {
-                        otherwise
-                    };
+                    node = if self.eval(test, &env)?.is_truthy() { then } else { otherwise };
                     continue;
                 }
                 Node::Begin(nodes) => {
-                    let (last, init) = nodes
-                        .split_last()
-                        .ok_or_else(|| Error::eval("empty begin"))?;
+                    let (last, init) = nodes.split_last().ok_or_else(|| Error::eval("empty begin"))?;
                     for n in init {
                         self.eval(n, &env)?;
                     }
@@ -431,8 +416,7 @@ impl Interp {
                     continue;
                 }
                 Node::And(nodes) => {
-                    let (last, init) =
-                        nodes.split_last().ok_or_else(|| Error::eval("empty and"))?;
+                    let (last, init) = nodes.split_last().ok_or_else(|| Error::eval("empty and"))?;
                     let mut early = None;
                     for n in init {
                         let v = self.eval(n, &env)?;
@@ -521,9 +505,7 @@ impl Interp {
                     for arg in &call.args {
                         args.push(self.eval(arg, &env)?);
                     }
-                    return self
-                        .call_tail(callee, args, &env)
-                        .map_err(|e| e.or_span(call.span));
+                    return self.call_tail(callee, args, &env).map_err(|e| e.or_span(call.span));
                 }
                 Node::SetLocal { depth, slot, value } => {
                     let v = self.eval(value, &env)?;
@@ -543,8 +525,7 @@ impl Interp {
                 Node::SetGlobal { name, value, span } => {
                     let v = self.eval(value, &env)?;
                     if self.global(*name).is_none() {
-                        return Err(Error::eval(format!("set! of unbound variable: {name}"))
-                            .with_span(*span));
+                        return Err(Error::eval(format!("set! of unbound variable: {name}")).with_span(*span));
                     }
                     self.define_global(*name, v);
                     Value::Nil
@@ -553,8 +534,9 @@ impl Interp {
                     let v = self.eval(value, &env)?;
                     if !env::assign_by_name(&env, *name, v.clone()) {
                         if self.global(*name).is_none() {
-                            return Err(Error::eval(format!("set! of unbound variable: {name}"))
-                                .with_span(*span));
+                            return Err(
+                                Error::eval(format!("set! of unbound variable: {name}")).with_span(*span)
+                            );
                         }
                         self.define_global(*name, v);
                     }
@@ -581,14 +563,7 @@ impl Interp {
     }
 
     #[inline]
-    fn local(
-        &self,
-        env: &Env,
-        depth: u32,
-        slot: u32,
-        name: Sym,
-        span: crate::source::Span,
-    ) -> Result<Value> {
+    fn local(&self, env: &Env, depth: u32, slot: u32, name: Sym, span: crate::source::Span) -> Result<Value> {
         let frame = env::frame_at(env, depth as usize)
             .ok_or_else(|| Error::eval("internal error: no frame for variable").with_span(span))?;
         let value = frame.slots.borrow().get(slot as usize).cloned();
@@ -625,9 +600,7 @@ impl Interp {
         let required = lambda.required as usize;
         if args.len() < required || (!lambda.rest && args.len() > required) {
             return Err(arity_error(
-                &closure
-                    .name()
-                    .map_or("anonymous procedure".to_owned(), |n| n.to_string()),
+                &closure.name().map_or("anonymous procedure".to_owned(), |n| n.to_string()),
                 required,
                 if lambda.rest { None } else { Some(required) },
                 args.len(),
@@ -641,11 +614,7 @@ impl Interp {
             args.resize(slot as usize, Value::Undefined);
             args.push(Value::Closure(closure.clone()));
         }
-        Ok(Some(Frame::new(
-            lambda.scope.clone(),
-            args,
-            closure.env.clone(),
-        )))
+        Ok(Some(Frame::new(lambda.scope.clone(), args, closure.env.clone())))
     }
 
     fn call_tail(&self, callee: Value, args: SmallVec<[Value; 4]>, env: &Env) -> Result<Tail> {

@@ -64,9 +64,7 @@ pub struct Cancel {
 impl Cancel {
     pub fn is_cancelled(&self) -> bool {
         self.flag.load(std::sync::atomic::Ordering::Relaxed)
-            || self
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
+            || self.deadline.is_some_and(|d| std::time::Instant::now() >= d)
     }
 }
 

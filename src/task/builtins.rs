@@ -13,7 +13,5 @@ builtin_table! {
 }
 
 fn task_names(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::list(
-        interp.tasks.names().into_iter().map(Value::from).collect(),
-    ))
+    Ok(Value::list(interp.tasks.names().into_iter().map(Value::from).collect()))
 }

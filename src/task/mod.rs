@@ -80,20 +80,14 @@ impl Runtime {
     pub fn configure(&self, settings: ProviderSettings) -> Result<()> {
         match settings.provider.as_deref() {
             None | Some("echo") => Ok(()),
-            Some(other) => Err(Error::task_failure(
-                "llm_error",
-                format!("unknown provider: {other}"),
-            )),
+            Some(other) => Err(Error::task_failure("llm_error", format!("unknown provider: {other}"))),
         }
     }
 }
 
 /// Imports an XML template file or `.sexp` module into the global environment.
 pub fn import_file(_interp: &Interp, path: &std::path::Path, _alias: Option<&str>) -> Result<()> {
-    Err(Error::validation(format!(
-        "cannot import {} yet",
-        path.display()
-    )))
+    Err(Error::validation(format!("cannot import {} yet", path.display())))
 }
 
 /// Reads and checks a `.sexp` or `.xml` file without running it.

@@ -255,10 +255,7 @@ mod tests {
     #[test]
     fn cons_first_rest() {
         let empty = List::new();
-        let a = empty
-            .cons(Value::Int(3))
-            .cons(Value::Int(2))
-            .cons(Value::Int(1));
+        let a = empty.cons(Value::Int(3)).cons(Value::Int(2)).cons(Value::Int(1));
         assert_eq!(ints(&a), vec![1, 2, 3]);
         assert_eq!(a.len(), 3);
         assert_eq!(ints(&a.rest()), vec![2, 3]);

@@ -56,7 +56,7 @@ pub enum Command {
     },
     /// Evaluate expressions and print the value of the last one.
     Eval {
-        #[arg(required = true)]
+        #[arg(required = true, allow_negative_numbers = true)]
         exprs: Vec<String>,
     },
     /// Read and check .sexp and .xml files without running them.
@@ -96,7 +96,7 @@ pub fn main() -> i32 {
         Ok(o) => o,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
+            return if e.use_stderr() { USAGE } else { 0 };
         }
     };
     let limits = options.limits();
@@ -121,11 +121,20 @@ fn run(options: &Options, limits: Limits) -> i32 {
         Err(e) => return report(options, &e),
     };
     let result = setup(&interp, options).and_then(|()| match &options.command {
-        Some(Command::Run { file, args }) => {
-            let sigint = crate::interrupt::SigintHandler::install_for_script();
-            let _routing = sigint.route_to(interp.interrupt_flag());
-            run_file(&interp, file, args).map(|_| 0)
-        }
+        Some(Command::Run { file, args }) => match std::fs::read(file) {
+            // A script that cannot be read is bad usage, not an error in a program.
+            Err(e) => {
+                let error = Error::eval(format!("cannot read {}: {e}", file.display()));
+                Ok(report_with_status(options, &error, USAGE))
+            }
+            Ok(bytes) => {
+                let sigint = crate::interrupt::SigintHandler::install_for_script();
+                let _routing = sigint.route_to(interp.interrupt_flag());
+                decode(file, bytes)
+                    .and_then(|text| run_file(&interp, file, &text, args))
+                    .map(|_| 0)
+            }
+        },
         Some(Command::Eval { exprs }) => eval_exprs(&interp, options, exprs).map(|()| 0),
         Some(Command::Check { files }) => Ok(check_files(&interp, options, files)),
         None => Ok(crate::repl::main(&interp, options)),
@@ -149,10 +158,17 @@ pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     Ok(())
 }
 
+/// The exit status of bad usage: unknown flags, a script that cannot be read.
+pub const USAGE: i32 = 2;
+
 /// Prints an error on stderr as the options ask; returns exit status 1.
 pub fn report(options: &Options, error: &Error) -> i32 {
+    report_with_status(options, error, 1)
+}
+
+fn report_with_status(options: &Options, error: &Error, status: i32) -> i32 {
     eprintln!("{}", format_error(options.error_format, error));
-    1
+    status
 }
 
 pub fn format_error(format: ErrorFormat, error: &Error) -> String {
@@ -165,9 +181,8 @@ pub fn format_error(format: ErrorFormat, error: &Error) -> String {
     }
 }
 
-fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Error::eval(format!("cannot read {}: {e}", path.display())))?;
+/// A script's bytes as text; bytes that are not UTF-8 are a `SYNTAX_ERROR`.
+fn decode(path: &Path, bytes: Vec<u8>) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         Error::new(
             crate::error::ErrorKind::Syntax,
@@ -180,12 +195,11 @@ fn read_text(path: &Path) -> Result<String> {
     })
 }
 
-fn run_file(interp: &Interp, file: &Path, args: &[String]) -> Result<Value> {
-    let text = read_text(file)?;
+fn run_file(interp: &Interp, file: &Path, text: &str, args: &[String]) -> Result<Value> {
     let argv = Value::list(args.iter().map(|a| Value::from(a.as_str())).collect());
     interp.define_global(crate::symbol::Sym::new("*args*"), argv);
     interp.loading.borrow_mut().push(file.to_path_buf());
-    let result = interp.run_source(&file.display().to_string(), &text);
+    let result = interp.run_source(&file.display().to_string(), text);
     interp.loading.borrow_mut().pop();
     result
 }

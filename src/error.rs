@@ -285,15 +285,51 @@ fn truncate(text: &str, max: usize) -> String {
 struct WithSource<'a> {
     error: &'a Error,
     source: Option<NamedSource<String>>,
+    /// `file:line:column`, named instead of quoting a line too long to show.
+    place: Option<String>,
 }
+
+/// A source line longer than this (in bytes) is not quoted in a report: a line of
+/// 100,000 brackets would bury the message.
+const MAX_QUOTED_LINE: usize = 1_000;
 
 impl<'a> WithSource<'a> {
     fn new(error: &'a Error) -> Self {
-        let source = error
+        let found = error
             .span()
-            .and_then(|span| source::source(span.source))
-            .map(|file| NamedSource::new(file.name.clone(), file.text.to_string()));
-        WithSource { error, source }
+            .and_then(|span| source::source(span.source).map(|file| (span, file)));
+        let Some((span, file)) = found else {
+            return WithSource {
+                error,
+                source: None,
+                place: None,
+            };
+        };
+        let bytes = file.text.as_bytes();
+        let start = (span.start as usize).min(bytes.len());
+        let line_start = bytes[..start]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line_end = bytes[start..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| start + i);
+        if line_end - line_start > MAX_QUOTED_LINE {
+            let (line, column) = source::line_col(&file.text, start);
+            let place = format!("{}:{line}:{column}", file.name);
+            return WithSource {
+                error,
+                source: None,
+                place: Some(place),
+            };
+        }
+        let source = NamedSource::new(file.name.clone(), file.text.to_string());
+        WithSource {
+            error,
+            source: Some(source),
+            place: None,
+        }
     }
 }
 
@@ -318,7 +354,11 @@ impl Diagnostic for WithSource<'_> {
         self.error.labels()
     }
     fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.error.help()
+        match (&self.place, self.error.help()) {
+            (Some(place), Some(help)) => Some(Box::new(format!("at {place}; {help}"))),
+            (Some(place), None) => Some(Box::new(format!("at {place}"))),
+            (None, help) => help,
+        }
     }
     fn source_code(&self) -> Option<&dyn SourceCode> {
         self.source.as_ref().map(|s| s as &dyn SourceCode)
@@ -345,6 +385,19 @@ mod tests {
         let back = Error::from_json(&m).expect("a valid error map");
         assert_eq!(back.kind(), ErrorKind::TaskFailure);
         assert_eq!(back.reason(), Some("tool_execution_error"));
+    }
+
+    #[test]
+    fn a_very_long_line_is_named_not_quoted() {
+        let text = format!("(prn {})", "(".repeat(20_000));
+        let id = source::add_source("wide.sexp", text.as_str());
+        let e = Error::syntax(
+            "nesting deeper than 10000 levels",
+            Span::new(id, 10_005, 10_006),
+        );
+        let report = e.render(false);
+        assert!(report.contains("at wide.sexp:1:10006"), "{report}");
+        assert!(report.len() < 1_000, "{report}");
     }
 
     #[test]

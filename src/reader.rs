@@ -412,8 +412,9 @@ impl<'a> Reader<'a> {
                 // `xs[0]`: a bracket glued to a symbol is part of a path.
                 match self.bytes[self.pos..].iter().position(|&c| c == b']') {
                     Some(off) => self.pos += off + 1,
+                    // The text ends inside the index: the REPL asks for more.
                     None => {
-                        return Err(Error::syntax(
+                        return Err(Error::incomplete(
                             "unclosed `[` in path",
                             self.span(self.pos, self.pos + 1),
                         ))
@@ -498,20 +499,26 @@ pub fn symbol_kind(text: &str, span: Span) -> Option<SyntaxKind> {
     }
 }
 
+/// A path has a base name then at least one `.` or `[` (the first character, which may
+/// be multibyte, is never a step).
 fn is_path(token: &str) -> bool {
     let mut chars = token.chars();
-    match chars.next() {
-        Some('.') | None => false,
-        Some(_) => chars.as_str().contains(['.', '[']),
-    }
+    chars.next().is_some_and(|first| first != '.') && chars.as_str().contains(['.', '['])
 }
 
 fn parse_path(token: &str, span: Span) -> Result<PathSpec> {
-    let bad = |why: &str| Error::syntax(format!("invalid path `{token}`: {why}"), span);
     let base_end = token.find(['.', '[']).unwrap_or(token.len());
-    let base = &token[..base_end];
+    Ok(PathSpec {
+        text: token.to_owned(),
+        base: Sym::new(&token[..base_end]),
+        steps: parse_steps(token, &token[base_end..], span)?,
+    })
+}
+
+/// The `.key` and `[index]` steps of `rest`, the part of `token` after its base name.
+fn parse_steps(token: &str, mut rest: &str, span: Span) -> Result<Vec<PathStep>> {
+    let bad = |why: &str| Error::syntax(format!("invalid path `{token}`: {why}"), span);
     let mut steps = Vec::new();
-    let mut rest = &token[base_end..];
     while !rest.is_empty() {
         if let Some(after) = rest.strip_prefix('.') {
             let end = after.find(['.', '[']).unwrap_or(after.len());
@@ -532,24 +539,17 @@ fn parse_path(token: &str, span: Span) -> Result<PathSpec> {
             return Err(bad("expected `.name` or `[index]`"));
         }
     }
-    Ok(PathSpec {
-        text: token.to_owned(),
-        base: Sym::new(base),
-        steps,
-    })
+    Ok(steps)
 }
 
-/// Parses the text of a path (for `(path v "a.b[0]")`), with `_` standing for the base.
+/// Parses the text of a path with no base name, for `(path v "a.b[0]")`: `a.b[0]`,
+/// `.a` and `[0].a` are all steps.
 pub fn parse_path_text(text: &str, span: Span) -> Result<Vec<PathStep>> {
-    let full = if text.starts_with(['.', '[']) {
-        format!("_{text}")
+    if text.starts_with(['.', '[']) || text.is_empty() {
+        parse_steps(text, text, span)
     } else {
-        format!("_.{text}")
-    };
-    if text.is_empty() {
-        return Ok(Vec::new());
+        parse_steps(text, &format!(".{text}"), span)
     }
-    parse_path(&full, span).map(|p| p.steps)
 }
 
 #[cfg(test)]
@@ -635,7 +635,7 @@ mod tests {
 
     #[test]
     fn incomplete_versus_wrong() {
-        for text in ["(+ 1", "\"abc", "#| x", "'", "(a [b {c"] {
+        for text in ["(+ 1", "\"abc", "#| x", "'", "(a [b {c", "(prn xs[0"] {
             let e = read(text).expect_err("incomplete");
             assert!(e.is_incomplete(), "{text}");
         }
@@ -667,10 +667,13 @@ mod tests {
     }
 
     #[test]
-    fn symbols_may_start_with_any_character() {
-        let k = kinds("'é é.x ü[0]");
-        assert!(matches!(k[1], SyntaxKind::Path(_)));
-        assert!(matches!(k[2], SyntaxKind::Path(_)));
+    fn multibyte_symbols_and_paths() {
+        let k = kinds("é.x ☃ λ[0] 日本");
+        assert!(matches!(&k[0], SyntaxKind::Path(p) if p.base.name() == "é"));
+        assert!(matches!(k[1], SyntaxKind::Symbol(s) if s.name() == "☃"));
+        assert!(matches!(&k[2], SyntaxKind::Path(p) if p.base.name() == "λ"));
+        assert!(matches!(k[3], SyntaxKind::Symbol(s) if s.name() == "日本"));
+        assert!(read("\u{fffd}\\").is_ok());
     }
 
     #[test]

@@ -31,7 +31,7 @@ builtin_table! {
     "sleep", 1, Some(1) => sleep;
     /// `(identity x)`: returns `x`. `(identity 1)` ⇒ `1`
     "identity", 1, Some(1) => identity;
-    /// `(exit code?)`: ends the program with the exit status (default 0); `try` does not catch it. `(exit 2)`
+    /// `(exit code?)`: ends the program with the exit status, 0 to 255 (default 0); `try` does not catch it. `(exit 2)`
     "exit", 0, Some(1) => exit;
 }
 
@@ -122,9 +122,11 @@ fn identity(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn exit(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let code = match args.first() {
         None => 0,
-        Some(Value::Int(i)) => *i as i32,
+        // The status a process can report is one byte: 256 would read as success.
+        Some(Value::Int(i)) => u8::try_from(*i)
+            .map_err(|_| Error::eval(format!("exit: the status must be 0 to 255, not {i}")))?,
         Some(other) => return Err(type_error("exit", "an integer status", other)),
     };
     interp.flush();
-    Err(Error::exit(code))
+    Err(Error::exit(i32::from(code)))
 }

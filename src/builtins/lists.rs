@@ -6,7 +6,6 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::value::{List, Value};
-use std::cmp::Ordering;
 
 builtin_table! {
     /// `(list x…)`: a list of the arguments. `(list 1 2)` ⇒ `(1 2)`
@@ -14,9 +13,9 @@ builtin_table! {
     /// `(cons x xs)`: `xs` with `x` in front, in O(1). `(cons 1 '(2))` ⇒ `(1 2)`
     "cons", 2, Some(2) => cons;
     /// `(car xs)`: the first element. `(car '(1 2))` ⇒ `1`
-    "car", 1, Some(1) => first;
+    "car", 1, Some(1) => car;
     /// `(cdr xs)`: all but the first, in O(1). `(cdr '(1 2))` ⇒ `(2)`
-    "cdr", 1, Some(1) => rest;
+    "cdr", 1, Some(1) => cdr;
     /// `(first xs)`: the first element, nil for an empty list. `(first '(1 2))` ⇒ `1`
     "first", 1, Some(1) => first;
     /// `(rest xs)`: all but the first. `(rest '(1 2))` ⇒ `(2)`
@@ -76,12 +75,29 @@ fn cons(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::from(tail.cons(args[0].clone())))
 }
 
+/// The first element (nil for an empty list), errors naming the builtin `who`.
+fn head(who: &str, xs: &Value) -> Result<Value> {
+    Ok(list_arg(who, xs)?.first().unwrap_or(Value::Nil))
+}
+
+fn tail(who: &str, xs: &Value) -> Result<Value> {
+    Ok(Value::from(list_arg(who, xs)?.rest()))
+}
+
+fn car(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    head("car", &args[0])
+}
+
 fn first(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(list_arg("first", &args[0])?.first().unwrap_or(Value::Nil))
+    head("first", &args[0])
+}
+
+fn cdr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    tail("cdr", &args[0])
 }
 
 fn rest(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::from(list_arg("rest", &args[0])?.rest()))
+    tail("rest", &args[0])
 }
 
 fn nth(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -99,7 +115,8 @@ fn length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let n = match &args[0] {
         Value::Str(s) => s.chars().count(),
         Value::Map(m) => m.entries.len(),
-        other => list_arg("length", other)?.len(),
+        Value::List(..) | Value::Nil => list_arg("length", &args[0])?.len(),
+        other => return Err(type_error("length", "a list, string or map", other)),
     };
     Ok(Value::Int(n as i64))
 }
@@ -109,6 +126,11 @@ fn append(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         return Ok(Value::empty_list());
     };
     let mut result = list_arg("append", last)?;
+    let mut total = result.len() as u128;
+    for a in init {
+        total += list_arg("append", a)?.len() as u128;
+    }
+    check_list_length("append", total)?;
     for a in init.iter().rev() {
         result = list_arg("append", a)?.append(&result);
     }
@@ -142,8 +164,23 @@ fn is_empty(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     }))
 }
 
-/// More elements than this in one `range` is refused rather than exhausting memory.
-const MAX_RANGE: i64 = 100_000_000;
+/// Lists longer than this are refused by the builtins that can multiply lengths (`range`,
+/// `append`, splitting strings), so that doubling a list in a loop ends in an error
+/// rather than in the process running out of memory.
+pub const MAX_LIST_LEN: usize = 100_000_000;
+
+/// Refuses to build a list of `len` elements when that is over the limit.
+pub fn check_list_length(who: &str, len: u128) -> Result<()> {
+    if len > MAX_LIST_LEN as u128 {
+        return Err(Error::resource(
+            "memory",
+            u64::try_from(len).unwrap_or(u64::MAX),
+            MAX_LIST_LEN as u64,
+            format!("{who}: a list of more than {MAX_LIST_LEN} elements"),
+        ));
+    }
+    Ok(())
+}
 
 fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (start, end, step) = match args {
@@ -165,14 +202,7 @@ fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     } else {
         0
     };
-    if count > MAX_RANGE as i128 {
-        return Err(Error::resource(
-            "memory",
-            count as u64,
-            MAX_RANGE as u64,
-            "range: too many elements",
-        ));
-    }
+    check_list_length("range", count.unsigned_abs())?;
     let items = (0..count as i64)
         .map(|k| Value::Int(start + k * step))
         .collect();
@@ -239,35 +269,50 @@ fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn sort(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let mut items = list_arg("sort", &args[0])?.to_vec();
-    let less = args.get(1).map(|f| proc_arg("sort", f)).transpose()?;
+    let items = list_arg("sort", &args[0])?.to_vec();
     let default_less = Value::Builtin(super::lookup("<").ok_or_else(|| Error::eval("sort: no <"))?);
-    let less = less.unwrap_or(&default_less);
-    let mut failure: Option<Error> = None;
-    items.sort_by(|a, b| {
-        if failure.is_some() {
-            return Ordering::Equal;
-        }
-        let mut ask = |x: &Value, y: &Value| match interp.apply(less, &[x.clone(), y.clone()], env)
-        {
-            Ok(v) => v.is_truthy(),
-            Err(e) => {
-                failure = Some(e);
-                false
+    let less = match args.get(1) {
+        Some(f) => proc_arg("sort", f)?,
+        None => &default_less,
+    };
+    merge_sort(items, |a, b| {
+        Ok(interp
+            .apply(less, &[a.clone(), b.clone()], env)?
+            .is_truthy())
+    })
+    .map(Value::list)
+}
+
+/// A stable bottom-up merge sort that stops at the first error of `less`. Unlike the
+/// standard library's sorts it accepts any comparison, even one that is not a total
+/// order (a user's procedure), without panicking.
+fn merge_sort(
+    mut items: Vec<Value>,
+    mut less: impl FnMut(&Value, &Value) -> Result<bool>,
+) -> Result<Vec<Value>> {
+    let mut width = 1;
+    while width < items.len() {
+        let mut merged = Vec::with_capacity(items.len());
+        let mut runs = items.into_iter().peekable();
+        while runs.peek().is_some() {
+            let left: Vec<Value> = runs.by_ref().take(width).collect();
+            let right: Vec<Value> = runs.by_ref().take(width).collect();
+            let (mut left, mut right) = (left.into_iter().peekable(), right.into_iter().peekable());
+            while let (Some(l), Some(r)) = (left.peek(), right.peek()) {
+                // Taking from the right only when it is strictly less keeps equal items in order.
+                let next = if less(r, l)? {
+                    right.next()
+                } else {
+                    left.next()
+                };
+                merged.extend(next);
             }
-        };
-        if ask(a, b) {
-            Ordering::Less
-        } else if ask(b, a) {
-            Ordering::Greater
-        } else {
-            Ordering::Equal
+            merged.extend(left.chain(right));
         }
-    });
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(Value::list(items)),
+        items = merged;
+        width *= 2;
     }
+    Ok(items)
 }
 
 fn last(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -359,4 +404,65 @@ fn flatten(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         }
     }
     Ok(Value::list(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(v: &Value) -> i64 {
+        if let Value::Int(i) = v {
+            *i
+        } else {
+            -1
+        }
+    }
+
+    fn ints(items: &[Value]) -> Vec<i64> {
+        items.iter().map(int).collect()
+    }
+
+    #[test]
+    fn merge_sort_is_stable_and_total() {
+        let items: Vec<Value> = [5, 3, 8, 1, 9, 2, 7].map(Value::Int).to_vec();
+        let by_value = |a: &Value, b: &Value| Ok(int(a) < int(b));
+        assert_eq!(
+            ints(&merge_sort(items, by_value).unwrap()),
+            [1, 2, 3, 5, 7, 8, 9]
+        );
+        // Compared by tens only: equal keys keep their input order.
+        let items: Vec<Value> = [21, 12, 25, 11, 23].map(Value::Int).to_vec();
+        let by_tens = |a: &Value, b: &Value| Ok(int(a) / 10 < int(b) / 10);
+        assert_eq!(
+            ints(&merge_sort(items, by_tens).unwrap()),
+            [12, 11, 21, 25, 23]
+        );
+    }
+
+    #[test]
+    fn merge_sort_survives_a_comparison_that_is_not_an_order() {
+        let items: Vec<Value> = (0..1000).map(Value::Int).collect();
+        let sorted = merge_sort(items, |_, _| Ok(true)).unwrap();
+        assert_eq!(sorted.len(), 1000);
+    }
+
+    #[test]
+    fn lists_over_the_limit_are_refused() {
+        assert!(check_list_length("append", MAX_LIST_LEN as u128).is_ok());
+        let e = check_list_length("append", MAX_LIST_LEN as u128 + 1).expect_err("too long");
+        assert_eq!(e.kind(), crate::error::ErrorKind::ResourceExhaustion);
+        assert_eq!(e.details()["resource"], "memory");
+    }
+
+    #[test]
+    fn merge_sort_stops_at_the_first_error() {
+        let items: Vec<Value> = (0..10).map(Value::Int).collect();
+        let mut calls = 0;
+        let result = merge_sort(items, |_, _| {
+            calls += 1;
+            Err(Error::eval("no"))
+        });
+        assert!(result.is_err());
+        assert_eq!(calls, 1);
+    }
 }

@@ -71,18 +71,23 @@ fn step_for(who: &str, key: &Value) -> Result<PathStep> {
     }
 }
 
-/// One lenient lookup step: nil and absent keys and indices give `None`.
+/// One lenient lookup step: nil and absent keys and indices give `None`; a key that is
+/// present with the value nil gives nil, not the default.
 fn lookup(interp: &Interp, who: &str, coll: &Value, key: &Value) -> Result<Option<Value>> {
-    if matches!(coll, Value::Nil) {
-        return Ok(None);
+    let step = step_for(who, key)?;
+    match (coll, &step) {
+        (Value::Nil, _) => return Ok(None),
+        (Value::Map(m), PathStep::Key(k)) => return Ok(m.get(k).cloned()),
+        _ => {}
     }
-    match step_into(coll, &step_for(who, key)?, interp) {
+    match step_into(coll, &step, interp) {
         Ok(Value::Nil) => Ok(None),
         Ok(v) => Ok(Some(v)),
         Err(StepFailure::Nil | StepFailure::OutOfRange(_)) => Ok(None),
         Err(StepFailure::WrongType(t)) => Err(Error::eval(format!(
-            "{who}: cannot look up {} in a {t}",
-            crate::value::write_string(key)
+            "{who}: cannot look up {} in {}",
+            crate::value::write_string(key),
+            super::article(t)
         ))),
     }
 }
@@ -111,15 +116,8 @@ fn path(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let steps = parse_path_text(text, Span::generated())
         .map_err(|e| Error::eval(e.message().to_owned()))?;
     let spec = crate::reader::PathSpec {
-        text: format!(
-            "_{}",
-            if text.starts_with('[') {
-                text.to_owned()
-            } else {
-                format!(".{text}")
-            }
-        ),
-        base: crate::symbol::Sym::new("_"),
+        text: text.to_owned(),
+        base: crate::symbol::Sym::new(""),
         steps,
     };
     crate::eval::access_path(&args[0], &spec, interp).map_err(|e| e.into_error())

@@ -45,21 +45,37 @@ macro_rules! builtin_table {
 }
 pub(crate) use builtin_table;
 
-fn tables() -> [&'static [Builtin]; 7] {
+/// The core builtins by topic, with the topic's title (for the language reference).
+pub fn topics() -> [(&'static str, &'static [Builtin]); 7] {
     [
-        numbers::BUILTINS,
-        lists::BUILTINS,
-        strings::BUILTINS,
-        maps::BUILTINS,
-        io::BUILTINS,
-        types::BUILTINS,
-        control::BUILTINS,
+        ("Numbers and comparison", numbers::BUILTINS),
+        ("Lists", lists::BUILTINS),
+        ("Strings", strings::BUILTINS),
+        ("Maps and path access", maps::BUILTINS),
+        ("Input, output and JSON", io::BUILTINS),
+        ("Types, equality and truth", types::BUILTINS),
+        ("Evaluation, errors and control", control::BUILTINS),
     ]
+}
+
+fn tables() -> impl Iterator<Item = &'static [Builtin]> {
+    topics().into_iter().map(|(_, table)| table)
+}
+
+/// The builtin reference of `docs/LANGUAGE.md`: each topic's entries, from their docs.
+pub fn reference_markdown() -> String {
+    let mut out = String::new();
+    for (title, table) in topics() {
+        out.push_str(&format!("\n### {title}\n\n"));
+        for b in table {
+            out.push_str(&format!("- {}\n", b.doc.trim().replace('\n', " ")));
+        }
+    }
+    out
 }
 
 static BY_NAME: LazyLock<HashMap<&'static str, &'static Builtin>> = LazyLock::new(|| {
     tables()
-        .into_iter()
         .flatten()
         .map(|b| (b.name, b))
         .chain(crate::task::builtins::BUILTINS.iter().map(|b| (b.name, b)))
@@ -114,7 +130,8 @@ pub fn type_error(who: &str, expected: &str, got: &Value) -> Error {
     ))
 }
 
-fn article(word: &str) -> String {
+/// `integer` → `an integer`, `list` → `a list`.
+pub fn article(word: &str) -> String {
     let vowel = word.starts_with(['a', 'e', 'i', 'o', 'u']);
     format!("{} {word}", if vowel { "an" } else { "a" })
 }
@@ -151,10 +168,10 @@ pub fn proc_arg<'a>(who: &str, v: &'a Value) -> Result<&'a Value> {
     }
 }
 
-/// Splits trailing `:key value` options off an argument list.
-/// Keyword options given after the positional arguments: `(:name value)` pairs.
+/// Options given as `:name value`, by name.
 pub type Options = Vec<(&'static str, Value)>;
 
+/// Splits trailing `:key value` options off an argument list.
 pub fn split_options<'a>(
     who: &str,
     args: &'a [Value],
@@ -185,17 +202,40 @@ mod tests {
     fn every_builtin_is_documented_and_unique() {
         let mut names = std::collections::HashSet::new();
         for b in tables()
-            .into_iter()
             .flatten()
             .chain(crate::task::builtins::BUILTINS)
             .chain(crate::task::pmap::BUILTINS)
         {
             assert!(names.insert(b.name), "duplicate builtin {}", b.name);
+            let signature = format!("`({}", b.name);
             assert!(
-                b.doc.contains('('),
-                "builtin {} needs a signature in its doc",
+                b.doc.trim_start().starts_with(&signature),
+                "builtin {} needs its signature first in its doc",
                 b.name
             );
         }
+    }
+
+    const BEGIN: &str = "<!-- builtins:begin (generated from the builtin tables; \
+                         UPDATE_DOCS=1 cargo test --lib builtins rewrites it) -->";
+    const END: &str = "<!-- builtins:end -->";
+
+    /// `docs/LANGUAGE.md` lists every core builtin as its doc comment says.
+    #[test]
+    fn the_language_reference_lists_every_builtin() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/LANGUAGE.md");
+        let text = std::fs::read_to_string(&path).expect("docs/LANGUAGE.md exists");
+        let start = text.find(BEGIN).expect("the begin marker") + BEGIN.len();
+        let end = text.find(END).expect("the end marker");
+        let generated = reference_markdown() + "\n";
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            let updated = format!("{}{generated}{}", &text[..start], &text[end..]);
+            std::fs::write(&path, updated).expect("rewrite docs/LANGUAGE.md");
+            return;
+        }
+        assert!(
+            text[start..end] == generated,
+            "docs/LANGUAGE.md is out of date: run UPDATE_DOCS=1 cargo test --lib builtins"
+        );
     }
 }

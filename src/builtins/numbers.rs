@@ -157,13 +157,12 @@ fn mul(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn divide(a: Num, b: Num) -> Result<Num> {
     match (a, b) {
         (Num::Int(_), Num::Int(0)) => Err(Error::eval("division by zero")),
-        (Num::Int(x), Num::Int(y)) => {
-            if x % y == 0 {
-                x.checked_div(y).map(Num::Int).ok_or_else(overflow)
-            } else {
-                Ok(Num::Float(x as f64 / y as f64))
-            }
-        }
+        (Num::Int(x), Num::Int(y)) => match x.checked_rem(y) {
+            Some(0) => x.checked_div(y).map(Num::Int).ok_or_else(overflow),
+            Some(_) => Ok(Num::Float(x as f64 / y as f64)),
+            // Only i64::MIN / -1 has no remainder: its quotient overflows.
+            None => Err(overflow()),
+        },
         _ => Ok(Num::Float(float_of(a) / float_of(b))),
     }
 }

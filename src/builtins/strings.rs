@@ -50,6 +50,23 @@ builtin_table! {
     "repr", 1, Some(1) => repr;
 }
 
+/// Strings longer than this (in bytes) are refused, so that doubling a string in a loop
+/// ends in an error rather than in the process running out of memory.
+pub const MAX_STRING_BYTES: usize = 1 << 28;
+
+/// Refuses to build a string of `len` bytes when that is over the limit.
+fn check_length(who: &str, len: usize) -> Result<()> {
+    if len > MAX_STRING_BYTES {
+        return Err(Error::resource(
+            "memory",
+            len as u64,
+            MAX_STRING_BYTES as u64,
+            format!("{who}: the result would be longer than {MAX_STRING_BYTES} bytes"),
+        ));
+    }
+    Ok(())
+}
+
 fn str_concat(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let mut out = String::new();
     for a in args {
@@ -57,6 +74,7 @@ fn str_concat(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             Value::Str(s) => out.push_str(s),
             other => out.push_str(&display_string(other)),
         }
+        check_length("str", out.len())?;
     }
     Ok(Value::from(out))
 }
@@ -107,16 +125,29 @@ fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         Some(s) => str_arg("string-join", s)?,
         None => "",
     };
-    let parts: Vec<String> = list_arg("string-join", &args[0])?
-        .iter()
-        .map(|v| display_string(&v))
-        .collect();
-    Ok(Value::from(parts.join(sep)))
+    let mut out = String::new();
+    for (i, item) in list_arg("string-join", &args[0])?.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        match &item {
+            Value::Str(s) => out.push_str(s),
+            other => out.push_str(&display_string(other)),
+        }
+        check_length("string-join", out.len())?;
+    }
+    Ok(Value::from(out))
 }
 
 fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let s = str_arg("string-split", &args[0])?;
     let sep = str_arg("string-split", &args[1])?;
+    let pieces = if sep.is_empty() {
+        s.chars().count()
+    } else {
+        s.matches(sep).count() + 1
+    };
+    super::lists::check_list_length("string-split", pieces as u128)?;
     let parts: Vec<Value> = if sep.is_empty() {
         s.chars().map(|c| Value::from(c.to_string())).collect()
     } else {
@@ -224,6 +255,7 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             ))
         })?;
         out.push_str(&display_string(v));
+        check_length("format", out.len())?;
         rest = &rest[at + 2..];
     }
     out.push_str(rest);
@@ -238,6 +270,7 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let s = str_arg("string->list", &args[0])?;
+    super::lists::check_list_length("string->list", s.chars().count() as u128)?;
     Ok(Value::list(
         s.chars().map(|c| Value::from(c.to_string())).collect(),
     ))
@@ -245,4 +278,17 @@ fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn repr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::from(write_string(&args[0])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_over_the_limit_are_refused() {
+        assert!(check_length("str", MAX_STRING_BYTES).is_ok());
+        let e = check_length("str", MAX_STRING_BYTES + 1).expect_err("too long");
+        assert_eq!(e.kind(), crate::error::ErrorKind::ResourceExhaustion);
+        assert_eq!(e.details()["resource"], "memory");
+    }
 }

@@ -121,6 +121,10 @@ impl<'i> Compiler<'i> {
             "do" => self.do_form(items, span),
             "try" => self.try_form(items, span),
             "defmacro" => self.defmacro(items, span),
+            "unquote" | "unquote-splicing" => Err(Error::syntax(
+                format!("`{name}` (`,` or `,@`) outside a quasiquote"),
+                span,
+            )),
             _ => {
                 let form = crate::task::forms::special_form(name)
                     .or_else(|| crate::module::special_form(name));

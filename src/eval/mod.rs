@@ -917,9 +917,9 @@ impl Interp {
             Value::Task(t) => task::call(self, t, args, env),
             Value::Closure(_) => self.apply(callee, args, env),
             other => Err(Error::eval(format!(
-                "not a procedure: {} (a {})",
+                "not a procedure: {} ({})",
                 truncate_text(&value::write_string(other), 80),
-                other.type_name()
+                builtins::article(other.type_name())
             ))),
         }
     }
@@ -972,7 +972,7 @@ pub fn arity_error(name: &str, min: usize, max: Option<usize>, got: usize) -> Er
         Some(max) => format!("{min} to {max}"),
         None => format!("at least {min}"),
     };
-    let plural = if expected == "1" { "" } else { "s" };
+    let plural = if max.unwrap_or(min) == 1 { "" } else { "s" };
     Error::new(
         ErrorKind::Eval,
         format!("{name}: expected {expected} argument{plural}, got {got}"),

@@ -1,6 +1,7 @@
 //! Path access: `a.b[0].c` applied to a value, with errors that name the failing step.
 
 use super::Interp;
+use crate::builtins::article;
 use crate::error::Error;
 use crate::reader::{PathSpec, PathStep};
 use crate::value::Value;
@@ -21,31 +22,47 @@ fn step_text(step: &PathStep) -> String {
     }
 }
 
-/// Applies the steps of `path` to `base` (the value of its base name).
+/// `prefix` followed by `step`, as the program would write it (`.b` after nothing is `b`).
+fn extend_path(prefix: &str, step: &PathStep) -> String {
+    match step {
+        PathStep::Key(k) if prefix.is_empty() => k.to_string(),
+        _ => format!("{prefix}{}", step_text(step)),
+    }
+}
+
+/// Applies the steps of `path` to `base` (the value of its base name; a path with an
+/// empty base name, as `(path v "a.b")` makes, names its steps only).
 pub fn access_path(base: &Value, path: &PathSpec, interp: &Interp) -> Result<Value, PathError> {
     let mut current = base.clone();
     let mut prefix = path.base.name().to_owned();
     for step in &path.steps {
         let next = step_into(&current, step, interp).map_err(|why| {
             let full = path.text.as_str();
+            let subject = if prefix.is_empty() {
+                "the value"
+            } else {
+                prefix.as_str()
+            };
             match why {
                 StepFailure::Nil => PathError(format!(
-                    "cannot access property of nil: {full} ({prefix} is nil)"
+                    "cannot access property of nil: {full} ({subject} is nil)"
                 )),
                 StepFailure::OutOfRange(len) => PathError(format!(
-                    "invalid array access: {prefix}{} (length {len})",
-                    step_text(step)
+                    "invalid array access: {} (length {len})",
+                    extend_path(&prefix, step)
                 )),
                 StepFailure::WrongType(what) => PathError(format!(
-                    "cannot apply {} to a {what}: {full} ({prefix} is a {what})",
+                    "cannot apply {} to {}: {full} ({subject} is {})",
                     match step {
                         PathStep::Key(_) => "a property access",
                         PathStep::Index(_) => "an index",
-                    }
+                    },
+                    article(what),
+                    article(what)
                 )),
             }
         })?;
-        prefix.push_str(&step_text(step));
+        prefix = extend_path(&prefix, step);
         current = next;
     }
     Ok(current)

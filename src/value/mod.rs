@@ -157,7 +157,46 @@ impl Value {
     }
 
     /// Structural equality (`equal?`): numbers of different types are different.
+    /// Iterative, so data nested a million deep compares without exhausting the stack.
     pub fn equal(&self, other: &Value) -> bool {
+        let mut pending = vec![(self.clone(), other.clone())];
+        while let Some((a, b)) = pending.pop() {
+            match (&a, &b) {
+                (Value::List(..), Value::List(..)) => {
+                    let (Some(x), Some(y)) = (a.as_list(), b.as_list()) else {
+                        return false;
+                    };
+                    if x.ptr_eq(&y) {
+                        continue;
+                    }
+                    if x.len() != y.len() {
+                        return false;
+                    }
+                    pending.extend(x.iter().zip(y.iter()));
+                }
+                (Value::Map(x), Value::Map(y)) => {
+                    if Rc::ptr_eq(x, y) {
+                        continue;
+                    }
+                    if x.entries.len() != y.entries.len() {
+                        return false;
+                    }
+                    for (k, v) in &x.entries {
+                        match y.entries.get(k) {
+                            Some(w) => pending.push((v.clone(), w.clone())),
+                            None => return false,
+                        }
+                    }
+                }
+                _ if !a.atom_equal(&b) => return false,
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// Equality of two values that are not both lists or both maps.
+    fn atom_equal(&self, other: &Value) -> bool {
         match (self, other) {
             (Value::Nil, Value::Nil) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
@@ -165,24 +204,6 @@ impl Value {
             (Value::Float(a), Value::Float(b)) => a == b,
             (Value::Str(a), Value::Str(b)) => a == b,
             (Value::Symbol(a), Value::Symbol(b)) | (Value::Keyword(a), Value::Keyword(b)) => a == b,
-            (Value::List(..), Value::List(..)) => {
-                let (a, b) = (self.as_list(), other.as_list());
-                match (a, b) {
-                    (Some(a), Some(b)) => {
-                        a.ptr_eq(&b)
-                            || (a.len() == b.len()
-                                && a.iter().zip(b.iter()).all(|(x, y)| x.equal(&y)))
-                    }
-                    _ => false,
-                }
-            }
-            (Value::Map(a), Value::Map(b)) => {
-                Rc::ptr_eq(a, b)
-                    || (a.entries.len() == b.entries.len()
-                        && a.entries
-                            .iter()
-                            .all(|(k, v)| b.entries.get(k).is_some_and(|w| v.equal(w))))
-            }
             (Value::Closure(a), Value::Closure(b)) => Rc::ptr_eq(a, b),
             (Value::Builtin(a), Value::Builtin(b)) => std::ptr::eq(*a, *b),
             (Value::Task(a), Value::Task(b)) => Rc::ptr_eq(a, b),
@@ -312,6 +333,20 @@ mod tests {
         assert!(!a.identical(&b));
         assert!(a.identical(&a.clone()));
         assert!(!Value::empty_list().equal(&Value::Nil));
+    }
+
+    #[test]
+    fn deep_nests_compare_without_recursion() {
+        let nest = |leaf: i64| {
+            let mut v = Value::Int(leaf);
+            for _ in 0..1_000_000 {
+                v = Value::list(vec![v]);
+            }
+            v
+        };
+        let (a, b, c) = (nest(1), nest(1), nest(2));
+        assert!(a.equal(&b));
+        assert!(!a.equal(&c));
     }
 
     #[test]

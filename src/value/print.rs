@@ -2,21 +2,20 @@
 
 use super::Value;
 use std::fmt::Write;
-
-/// Nesting deeper than this prints as `...`, so printing never exhausts the stack.
-const MAX_PRINT_DEPTH: usize = 10_000;
+use std::rc::Rc;
 
 /// The canonical form: strings quoted and escaped, reads back as the same data.
 pub fn write_string(value: &Value) -> String {
     let mut out = String::new();
-    print(value, true, 0, &mut out);
+    print(value, true, &mut out);
     out
 }
 
 /// The display form: strings raw, everything else canonical.
 pub fn display_string(value: &Value) -> String {
     match value {
-        Value::Str(s) => s.to_string(),
+        // Not `to_string`, which goes through the formatter and over-allocates.
+        Value::Str(s) => s.as_str().to_owned(),
         _ => write_string(value),
     }
 }
@@ -50,63 +49,81 @@ pub fn write_escaped(s: &str, out: &mut String) {
     out.push('"');
 }
 
-fn print(value: &Value, quoted: bool, depth: usize, out: &mut String) {
-    if depth > MAX_PRINT_DEPTH {
-        out.push_str("...");
-        return;
-    }
-    match value {
-        Value::Nil => out.push_str("nil"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Value::Float(f) => format_float(*f, out),
-        Value::Str(s) if quoted => write_escaped(s, out),
-        Value::Str(s) => out.push_str(s),
-        Value::Symbol(s) => out.push_str(s.name()),
-        Value::Keyword(s) => {
-            out.push(':');
-            out.push_str(s.name());
-        }
-        Value::List(..) => {
-            out.push('(');
-            if let Some(list) = value.as_list() {
-                for (i, item) in list.iter().enumerate() {
-                    if i > 0 {
-                        out.push(' ');
-                    }
-                    print(&item, true, depth + 1, out);
-                }
+/// What is left to print: a value, a map key, or literal text such as a bracket.
+enum Work {
+    Value(Value, bool),
+    Key(Rc<str>),
+    Text(&'static str),
+}
+
+/// Prints with an explicit stack rather than recursion, so data nested a million deep
+/// prints in full without exhausting the stack.
+fn print(value: &Value, quoted: bool, out: &mut String) {
+    let mut work = vec![Work::Value(value.clone(), quoted)];
+    while let Some(item) = work.pop() {
+        let (value, quoted) = match item {
+            Work::Text(text) => {
+                out.push_str(text);
+                continue;
             }
-            out.push(')');
-        }
-        Value::Map(map) => {
-            out.push('{');
-            for (i, (k, v)) in map.entries.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                write_escaped(k, out);
+            Work::Key(key) => {
+                write_escaped(&key, out);
                 out.push(' ');
-                print(v, true, depth + 1, out);
+                continue;
             }
-            out.push('}');
-        }
-        Value::Closure(c) => match c.name() {
-            Some(name) => {
-                let _ = write!(out, "#<procedure {name}>");
+            Work::Value(value, quoted) => (value, quoted),
+        };
+        match &value {
+            Value::List(..) => {
+                out.push('(');
+                work.push(Work::Text(")"));
+                let items: Vec<Value> = value.as_list().unwrap_or_default().iter().collect();
+                for (i, item) in items.into_iter().enumerate().rev() {
+                    work.push(Work::Value(item, true));
+                    if i > 0 {
+                        work.push(Work::Text(" "));
+                    }
+                }
             }
-            None => out.push_str("#<procedure>"),
-        },
-        Value::Builtin(b) => {
-            let _ = write!(out, "#<builtin {}>", b.name);
+            Value::Map(map) => {
+                out.push('{');
+                work.push(Work::Text("}"));
+                for (i, (key, value)) in map.entries.iter().enumerate().rev() {
+                    work.push(Work::Value(value.clone(), true));
+                    work.push(Work::Key(key.clone()));
+                    if i > 0 {
+                        work.push(Work::Text(" "));
+                    }
+                }
+            }
+            Value::Nil => out.push_str("nil"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Value::Float(f) => format_float(*f, out),
+            Value::Str(s) if quoted => write_escaped(s, out),
+            Value::Str(s) => out.push_str(s),
+            Value::Symbol(s) => out.push_str(s.name()),
+            Value::Keyword(s) => {
+                out.push(':');
+                out.push_str(s.name());
+            }
+            Value::Closure(c) => match c.name() {
+                Some(name) => {
+                    let _ = write!(out, "#<procedure {name}>");
+                }
+                None => out.push_str("#<procedure>"),
+            },
+            Value::Builtin(b) => {
+                let _ = write!(out, "#<builtin {}>", b.name);
+            }
+            Value::Task(t) => {
+                let _ = write!(out, "#<task {}>", t.name);
+            }
+            Value::Library => out.push_str("#<task-library>"),
+            Value::Undefined => out.push_str("#<undefined>"),
         }
-        Value::Task(t) => {
-            let _ = write!(out, "#<task {}>", t.name);
-        }
-        Value::Library => out.push_str("#<task-library>"),
-        Value::Undefined => out.push_str("#<undefined>"),
     }
 }
 
@@ -146,5 +163,17 @@ mod tests {
         assert_eq!(write_string(&Value::map(e)), r#"{"a" 1 "b" (2 3)}"#);
         assert_eq!(write_string(&Value::empty_list()), "()");
         assert_eq!(write_string(&Value::keyword("kw")), ":kw");
+    }
+
+    #[test]
+    fn a_million_deep_nest_prints_in_full() {
+        let mut v = Value::empty_list();
+        for _ in 0..1_000_000 {
+            v = Value::list(vec![v, Value::Int(1)]);
+        }
+        let text = write_string(&v);
+        assert_eq!(text.len(), 1_000_000 * 4 + 2);
+        assert!(text.starts_with("((((") && text.ends_with(" 1) 1) 1)"));
+        assert!(text.contains("((() 1) 1)"));
     }
 }

@@ -1,5 +1,5 @@
 ; Benchmark: import 1,000 templates (parse, validate, compile to deftask, register).
-;   tasklisp run tests/scripts/xml/bench/import_1000.sexp
+;   tasklisp run benches/programs/import_1000.sexp
 ; prints the milliseconds the import took (run it several times and take the median).
 ; Three in four templates are atomic; every fourth is sequential, with a <task ref>, a
 ; <call> and a <cond> referring to earlier ones.

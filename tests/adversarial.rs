@@ -1,0 +1,503 @@
+//! Malformed and adversarial input: the reader and the evaluator must answer every input
+//! with a value or a clean error (`SYNTAX_ERROR`, `EVAL_ERROR`, `RESOURCE_EXHAUSTION`…),
+//! never a panic, a crash, a signal or a hang.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use tasklisp::{reader, ErrorKind, Interp, Limits};
+
+// ---- through the binary ---------------------------------------------------------------
+
+struct Outcome {
+    /// `None` when the process was killed by a signal.
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `tasklisp run` on a file holding `bytes`, killing it after `limit`.
+fn run_bytes(bytes: &[u8], limit: Duration) -> Outcome {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("input.sexp");
+    std::fs::write(&file, bytes).expect("write input");
+    run_file(dir.path(), &file, limit)
+}
+
+fn run_file(dir: &Path, file: &Path, limit: Duration) -> Outcome {
+    let stdout = tempfile::tempfile().expect("temp file");
+    let stderr = tempfile::tempfile().expect("temp file");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .arg("run")
+        .arg(file)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(stdout.try_clone().expect("clone"))
+        .stderr(stderr.try_clone().expect("clone"))
+        .spawn()
+        .expect("the binary runs");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(started.elapsed() < limit, "hung for {limit:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Outcome {
+        status: status.code(),
+        stdout: read_back(stdout),
+        stderr: read_back(stderr),
+    }
+}
+
+fn read_back(mut file: std::fs::File) -> String {
+    use std::io::{Read, Seek};
+    let mut text = Vec::new();
+    file.rewind().expect("rewind");
+    file.read_to_end(&mut text).expect("read");
+    String::from_utf8_lossy(&text).into_owned()
+}
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// Asserts the run ended with exit 1 and a report of the error type `code`.
+fn assert_clean_error(outcome: &Outcome, code: &str, what: &str) {
+    assert_eq!(
+        outcome.status,
+        Some(1),
+        "{what}: stderr {}",
+        head(&outcome.stderr)
+    );
+    assert!(
+        outcome.stderr.contains(code),
+        "{what}: wanted {code} in {}",
+        head(&outcome.stderr)
+    );
+    assert!(
+        !outcome.stderr.contains("panicked"),
+        "{what}: {}",
+        head(&outcome.stderr)
+    );
+}
+
+fn head(text: &str) -> String {
+    text.chars().take(600).collect()
+}
+
+#[test]
+fn a_hundred_thousand_open_brackets() {
+    for open in ["(", "[", "{", "'", "`", ",", ",@", "#;"] {
+        let text = format!("{}x", open.repeat(100_000));
+        let outcome = run_bytes(text.as_bytes(), LIMIT);
+        assert_clean_error(&outcome, "SYNTAX_ERROR", open);
+        // The report names the place rather than quoting the 100,000-byte line.
+        assert!(
+            outcome.stderr.len() < 2_000,
+            "{open}: a report of {} bytes",
+            outcome.stderr.len()
+        );
+        assert!(
+            outcome.stderr.contains("input.sexp:1:"),
+            "{}",
+            head(&outcome.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_hundred_thousand_balanced_brackets() {
+    for (open, close) in [("(", ")"), ("[", "]"), ("{", "}")] {
+        let text = format!("(prn {}{})", open.repeat(100_000), close.repeat(100_000));
+        assert_clean_error(
+            &run_bytes(text.as_bytes(), LIMIT),
+            "nesting deeper than",
+            open,
+        );
+    }
+}
+
+#[test]
+fn unbalanced_and_mismatched_brackets() {
+    for text in [
+        ")",
+        "(()",
+        "(]",
+        "[)",
+        "{)",
+        "(prn 1))",
+        "}",
+        "(a (b (c ]))",
+        "\"unclosed",
+        "#| open",
+    ] {
+        assert_clean_error(&run_bytes(text.as_bytes(), LIMIT), "SYNTAX_ERROR", text);
+    }
+}
+
+#[test]
+fn huge_numbers() {
+    let digits = "9".repeat(10_000);
+    assert_clean_error(
+        &run_bytes(format!("(prn {digits})").as_bytes(), LIMIT),
+        "SYNTAX_ERROR",
+        "integer",
+    );
+    assert_clean_error(
+        &run_bytes(format!("(prn -{digits})").as_bytes(), LIMIT),
+        "SYNTAX_ERROR",
+        "negative",
+    );
+    // A float literal out of range reads as infinity, as f64 parsing does.
+    let float = run_bytes(
+        format!("(prn {digits}.5 1e999 -1e999 1e-999)").as_bytes(),
+        LIMIT,
+    );
+    assert_eq!(
+        (float.status, float.stdout.as_str()),
+        (Some(0), "inf inf -inf 0.0\n")
+    );
+}
+
+#[test]
+fn invalid_utf8_files() {
+    for bytes in [
+        &b"(prn \"\xff\")"[..],
+        b"\xc3",
+        b"(prn 1)\n\xed\xa0\x80",
+        b"\xfe\xff(prn 1)",
+    ] {
+        let outcome = run_bytes(bytes, LIMIT);
+        assert_clean_error(&outcome, "SYNTAX_ERROR", "invalid UTF-8");
+        assert!(outcome.stderr.contains("UTF-8"), "{}", outcome.stderr);
+        assert_eq!(outcome.stdout, "");
+    }
+}
+
+#[test]
+fn nul_bytes() {
+    assert_clean_error(
+        &run_bytes(b"(prn 1)\0", LIMIT),
+        "SYNTAX_ERROR",
+        "NUL after a form",
+    );
+    assert_clean_error(
+        &run_bytes(b"(prn a\0b)", LIMIT),
+        "SYNTAX_ERROR",
+        "NUL in a symbol",
+    );
+    // Inside a string a NUL is just a character.
+    let inside = run_bytes(b"(prn \"a\0b\")", LIMIT);
+    assert_eq!(
+        (inside.status, inside.stdout.as_str()),
+        (Some(0), "\"a\\u{0}b\"\n")
+    );
+}
+
+#[test]
+fn a_million_deep_structure_built_at_run_time() {
+    let program = r#"
+        (define (nest n) (let loop ((i 0) (acc (list))) (if (= i n) acc (loop (+ i 1) (list acc)))))
+        (define a (nest 1000000))
+        (define b (nest 1000000))
+        (prn (string-length (repr a)))
+        (prn (equal? a b) (= a b) (equal? a (nest 999999)))
+        (prn (try (json-stringify a) (catch e e.type)))
+        (prn (try (eval a) (catch e e.type)))
+        (prn (flatten a))
+        (define m (let loop ((i 0) (acc {})) (if (= i 1000000) acc (loop (+ i 1) {"k" acc}))))
+        (prn (string-length (repr m)) (equal? m m))
+        (prn (try (json-stringify m) (catch e e.type)))
+        (json-stringify a)
+    "#;
+    let outcome = run_bytes(program.as_bytes(), LIMIT);
+    assert_clean_error(&outcome, "RESOURCE_EXHAUSTION", "deep structure");
+    assert_eq!(
+        outcome.stdout,
+        "2000002\ntrue true false\n\"RESOURCE_EXHAUSTION\"\n\"RESOURCE_EXHAUSTION\"\n()\n\
+         6000002 true\n\"RESOURCE_EXHAUSTION\"\n"
+    );
+}
+
+#[test]
+fn deep_code_from_macros_and_eval() {
+    let program = r#"
+        (defmacro deep (n) (let loop ((i 0) (acc 1)) (if (= i n) acc (loop (+ i 1) (list '+ acc 0)))))
+        (prn (deep 500))
+        (prn (try (eval (let loop ((i 0) (acc 1)) (if (= i 100000) acc (loop (+ i 1) (list 'inc acc))))) (catch e e.type)))
+        (deep 100000)
+    "#;
+    let outcome = run_bytes(program.as_bytes(), LIMIT);
+    assert_clean_error(&outcome, "RESOURCE_EXHAUSTION", "deep code");
+    assert_eq!(outcome.stdout, "1\n\"RESOURCE_EXHAUSTION\"\n");
+}
+
+#[test]
+fn deep_non_tail_recursion_in_many_shapes() {
+    let program = r#"
+        (define (a n) (+ 1 (a n)))
+        (define (b n) (list (b n)))
+        (define (c n) (car (map c (list n))))
+        (define (d n) (apply d (list n)) 1)
+        (define (e n) (sort (list 1 2) (fn (x y) (e n))))
+        (define (f n) (try (+ 1 (f n)) (catch err (raise err))))
+        (prn (map (fn (g) (try (g 0) (catch err err.type))) (list a b c d e f)))
+        (a 0)
+    "#;
+    let outcome = run_bytes(program.as_bytes(), LIMIT);
+    assert_clean_error(&outcome, "RESOURCE_EXHAUSTION", "recursion");
+    let all = "\"RESOURCE_EXHAUSTION\" ".repeat(6);
+    assert_eq!(outcome.stdout, format!("({})\n", all.trim_end()));
+}
+
+#[test]
+fn a_long_line_and_a_long_string() {
+    let text = format!(
+        "(prn (string-length \"{}\"))\n(prn '{})",
+        "é".repeat(1_000_000),
+        "x".repeat(1_000_000)
+    );
+    let outcome = run_bytes(text.as_bytes(), LIMIT);
+    assert_eq!(outcome.status, Some(0), "{}", head(&outcome.stderr));
+    assert!(outcome.stdout.starts_with("1000000\nxxxx"));
+}
+
+#[test]
+fn bad_escapes_in_strings() {
+    for text in [
+        r#""\u{""#,
+        r#""\u{110000}""#,
+        r#""\u{zz}""#,
+        r#""\u{1234567}""#,
+        r#""\x""#,
+        "\"\\",
+    ] {
+        assert_clean_error(&run_bytes(text.as_bytes(), LIMIT), "SYNTAX_ERROR", text);
+    }
+}
+
+// ---- in process: the reader and the evaluator under a fuzz loop ------------------------
+
+/// A small deterministic generator (xorshift64), so every run tests the same inputs.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Bytes that mean something to the reader, mixed with arbitrary ones.
+const READER_BYTES: &[u8] = b"()[]{}'`,@#;|\"\\ \n\tabcxyz019.:-+eE/_!?<>=*";
+
+fn random_bytes(rng: &mut XorShift) -> Vec<u8> {
+    let len = rng.below(64);
+    (0..len)
+        .map(|_| {
+            if rng.below(8) == 0 {
+                rng.next() as u8
+            } else {
+                READER_BYTES[rng.below(READER_BYTES.len())]
+            }
+        })
+        .collect()
+}
+
+/// Tokens of real programs, so the evaluator sees forms that read.
+const TOKENS: &[&str] = &[
+    "(",
+    "(",
+    "(",
+    ")",
+    ")",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "'",
+    "`",
+    ",",
+    ",@",
+    "0",
+    "1",
+    "-1",
+    "2.5",
+    "1e300",
+    "9223372036854775807",
+    "\"s\"",
+    "\"\"",
+    "nil",
+    "true",
+    ":k",
+    "x",
+    "xs",
+    "xs[0]",
+    "m.k",
+    "m.k[1].z",
+    "+",
+    "-",
+    "*",
+    "/",
+    "quotient",
+    "modulo",
+    "expt",
+    "abs",
+    "car",
+    "cdr",
+    "cons",
+    "list",
+    "append",
+    "reverse",
+    "nth",
+    "map",
+    "filter",
+    "reduce",
+    "sort",
+    "apply",
+    "range",
+    "length",
+    "str",
+    "substring",
+    "string-split",
+    "format",
+    "get",
+    "get-in",
+    "assoc",
+    "path",
+    "json-parse",
+    "json-stringify",
+    "eval",
+    "read",
+    "repr",
+    "error",
+    "fail",
+    "raise",
+    "define",
+    "set!",
+    "lambda",
+    "fn",
+    "let",
+    "let*",
+    "letrec",
+    "do",
+    "if",
+    "cond",
+    "else",
+    "=>",
+    "case",
+    "when",
+    "unless",
+    "and",
+    "or",
+    "begin",
+    "quote",
+    "quasiquote",
+    "unquote",
+    "try",
+    "catch",
+    "finally",
+    "defmacro",
+    "f",
+    "g",
+    "args",
+    ".",
+    "=",
+    "<",
+    "equal?",
+];
+
+/// A random sequence of tokens with its brackets balanced, so that most programs read
+/// and the evaluator, not only the reader, is exercised.
+fn random_program(rng: &mut XorShift) -> String {
+    let len = 1 + rng.below(40);
+    let mut text = String::from("(define xs [1 2 3]) (define m {\"k\" [0 {\"z\" 1}]}) ");
+    let mut open = Vec::new();
+    for _ in 0..len {
+        let token = TOKENS[rng.below(TOKENS.len())];
+        match token {
+            "(" => open.push(")"),
+            "[" => open.push("]"),
+            "{" => open.push("}"),
+            ")" | "]" | "}" if open.last() != Some(&token) => continue,
+            ")" | "]" | "}" => {
+                open.pop();
+            }
+            _ => {}
+        }
+        text.push_str(token);
+        text.push(' ');
+    }
+    while let Some(close) = open.pop() {
+        text.push_str(close);
+    }
+    text
+}
+
+fn fuzz_limits() -> Limits {
+    Limits {
+        max_depth: 2_000,
+        fuel: Some(200_000),
+        timeout: Some(Duration::from_secs(2)),
+        ..Limits::default()
+    }
+}
+
+#[test]
+fn random_bytes_never_crash_the_reader() {
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..5_000 {
+        let bytes = random_bytes(&mut rng);
+        let text = String::from_utf8_lossy(&bytes);
+        if let Err(e) = reader::read_source("<fuzz>", &text) {
+            assert_eq!(e.kind(), ErrorKind::Syntax, "{text:?}: {e}");
+        }
+    }
+}
+
+#[test]
+fn random_programs_end_in_a_value_or_a_clean_error() {
+    let outcome = tasklisp::run_on_large_stack(&fuzz_limits(), |limits| {
+        let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+        let (mut values, mut errors) = (0, 0);
+        for _ in 0..5_000 {
+            let program = random_program(&mut rng);
+            let interp = Interp::with_output(limits.clone(), Box::new(std::io::sink()))
+                .expect("prelude loads");
+            match interp.run_source("<fuzz>", &program) {
+                Ok(_) => values += 1,
+                Err(e) => {
+                    assert!(e.exit_code().is_none(), "{program}");
+                    errors += 1;
+                }
+            }
+        }
+        (values, errors)
+    });
+    let (values, errors) = outcome.expect("no panic in the interpreter thread");
+    assert!(
+        values > 200 && errors > 200,
+        "{values} values and {errors} errors: a weak generator"
+    );
+}
+
+#[test]
+fn random_bytes_as_programs() {
+    let outcome = tasklisp::run_on_large_stack(&fuzz_limits(), |limits| {
+        let mut rng = XorShift(0xdead_beef_cafe_f00d);
+        let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude loads");
+        for _ in 0..3_000 {
+            let bytes = random_bytes(&mut rng);
+            let _ = interp.run_source("<fuzz>", &String::from_utf8_lossy(&bytes));
+            interp.clear_interrupt();
+        }
+    });
+    outcome.expect("no panic in the interpreter thread");
+}

@@ -1,0 +1,349 @@
+//! The `tasklisp` binary from the outside: commands, flags, exit statuses and reports.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+struct Run {
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn tasklisp(dir: &Path, args: &[&str]) -> Run {
+    let output: Output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir)
+        .env("LC_ALL", "C.UTF-8")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the tasklisp binary runs");
+    Run {
+        status: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// A temporary directory holding one script.
+fn script(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("main.sexp");
+    std::fs::write(&path, text).expect("write script");
+    (dir, path)
+}
+
+fn run_script(text: &str, flags: &[&str]) -> Run {
+    let (dir, _) = script(text);
+    let mut args = flags.to_vec();
+    args.extend(["run", "main.sexp"]);
+    tasklisp(dir.path(), &args)
+}
+
+fn eval(args: &[&str]) -> Run {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut all = vec!["eval"];
+    all.extend(args);
+    tasklisp(dir.path(), &all)
+}
+
+#[test]
+fn run_prints_only_what_the_script_prints() {
+    let r = run_script("(define x 41)\n(+ x 1)\n(println \"out\" (+ x 1))", &[]);
+    assert_eq!(r.status, Some(0));
+    assert_eq!(r.stdout, "out 42\n");
+    assert_eq!(r.stderr, "");
+}
+
+#[test]
+fn run_passes_arguments_as_strings() {
+    let (dir, _) = script("(prn *args*)");
+    let r = tasklisp(dir.path(), &["run", "main.sexp", "a", "-1", "--flag"]);
+    assert_eq!(r.stdout, "(\"a\" \"-1\" \"--flag\")\n");
+}
+
+#[test]
+fn run_error_exits_1_with_a_report_naming_code_reason_and_message() {
+    let r = run_script(
+        "(println \"before\")\n(fail :my_reason \"it broke\")\n",
+        &[],
+    );
+    assert_eq!(r.status, Some(1));
+    assert_eq!(r.stdout, "before\n");
+    let code = r.stderr.find("TASK_FAILURE").expect("the code");
+    let reason = r.stderr.find("my_reason").expect("the reason");
+    let message = r.stderr.find("it broke").expect("the message");
+    assert!(code < reason && reason < message, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("main.sexp:2:1"),
+        "the report points at the source: {}",
+        r.stderr
+    );
+}
+
+#[test]
+fn reports_have_no_colour_when_stderr_is_not_a_terminal() {
+    let r = run_script("(car 1 2 3)", &[]);
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.contains("EVAL_ERROR"), "{}", r.stderr);
+    assert!(
+        !r.stderr.contains('\u{1b}'),
+        "escape codes in {:?}",
+        r.stderr
+    );
+}
+
+#[test]
+fn reports_do_not_wrap_long_messages() {
+    let long = "word ".repeat(60);
+    let r = run_script(&format!("(error \"{}\")", long.trim_end()), &[]);
+    assert!(r.stderr.contains(long.trim_end()), "{}", r.stderr);
+}
+
+#[test]
+fn run_a_missing_file_is_bad_usage() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let r = tasklisp(dir.path(), &["run", "nowhere.sexp"]);
+    assert_eq!(r.status, Some(2));
+    assert!(
+        r.stderr.contains("cannot read nowhere.sexp"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.stdout, "");
+}
+
+#[test]
+fn run_a_syntax_error_anywhere_runs_nothing() {
+    let r = run_script("(println \"first\")\n(println \"second\"\n", &[]);
+    assert_eq!(r.status, Some(1));
+    assert_eq!(r.stdout, "");
+    assert!(
+        r.stderr.contains("SYNTAX_ERROR") && r.stderr.contains("unclosed"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn run_a_file_that_is_not_utf8_is_a_syntax_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("bad.sexp"), b"(prn \"a\xff\")").expect("write");
+    let r = tasklisp(dir.path(), &["run", "bad.sexp"]);
+    assert_eq!(r.status, Some(1));
+    assert!(
+        r.stderr.contains("SYNTAX_ERROR") && r.stderr.contains("UTF-8"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn exit_sets_the_status() {
+    let r = run_script("(println \"bye\")\n(exit 3)\n(println \"never\")", &[]);
+    assert_eq!(
+        (r.status, r.stdout.as_str(), r.stderr.as_str()),
+        (Some(3), "bye\n", "")
+    );
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for args in [
+        &["bogus"][..],
+        &["run"],
+        &["--no-such-flag", "eval", "1"],
+        &["eval"],
+        &["--max-depth", "x", "eval", "1"],
+    ] {
+        let r = tasklisp(dir.path(), args);
+        assert_eq!(r.status, Some(2), "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.is_empty());
+    }
+}
+
+#[test]
+fn help_and_version_exit_0() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for flag in ["--help", "--version"] {
+        let r = tasklisp(dir.path(), &[flag]);
+        assert_eq!(r.status, Some(0), "{flag}");
+        assert!(r.stdout.contains("tasklisp"), "{flag}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn eval_prints_the_last_value_in_canonical_form() {
+    let r = eval(&[
+        "(define x 2)",
+        "(* x 21)",
+        "(list x \"s\" :k 1.0 nil {\"a\" [1]})",
+    ]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "(2 \"s\" :k 1.0 nil {\"a\" (1)})\n");
+}
+
+#[test]
+fn eval_prints_output_before_the_value() {
+    let r = eval(&["(println \"side\")", "7"]);
+    assert_eq!(r.stdout, "side\n7\n");
+}
+
+#[test]
+fn eval_accepts_negative_numbers() {
+    let r = eval(&["-5"]);
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (Some(0), "-5\n"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn eval_json_prints_json() {
+    let r = eval(&["--json", "{\"a\" [1 2.5 nil true] \"b\" {}}"]);
+    assert_eq!(r.stdout, "{\"a\":[1,2.5,null,true],\"b\":{}}\n");
+    let r = eval(&["--json", "\"text\""]);
+    assert_eq!(r.stdout, "\"text\"\n");
+}
+
+#[test]
+fn eval_json_of_a_procedure_is_an_error() {
+    let r = eval(&["--json", "car"]);
+    assert_eq!(r.status, Some(1));
+    assert!(
+        r.stderr.contains("cannot convert a procedure to JSON"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn eval_errors_exit_1() {
+    let r = eval(&["(+ 1 nope)"]);
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.contains("unbound symbol: nope"), "{}", r.stderr);
+}
+
+#[test]
+fn check_reads_without_running() {
+    let (dir, _) = script("(println \"should not print\")\n(undefined-fn 1)\n");
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "main.sexp: ok\n");
+}
+
+#[test]
+fn check_reports_a_syntax_error_and_goes_on() {
+    let (dir, _) = script("(println \"fine\")");
+    std::fs::write(dir.path().join("broken.sexp"), "(define (f x)\n  (+ x 1)\n").expect("write");
+    let r = tasklisp(dir.path(), &["check", "broken.sexp", "main.sexp"]);
+    assert_eq!(r.status, Some(1));
+    assert_eq!(r.stdout, "main.sexp: ok\n");
+    assert!(
+        r.stderr.contains("SYNTAX_ERROR") && r.stderr.contains("broken.sexp"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn max_depth_limits_recursion() {
+    let program = "(define (f n) (if (= n 0) 0 (+ 1 (f (- n 1)))))\n(prn (f 100))";
+    let shallow = run_script(program, &["--max-depth", "50"]);
+    assert_eq!(shallow.status, Some(1));
+    assert!(
+        shallow.stderr.contains("RESOURCE_EXHAUSTION"),
+        "{}",
+        shallow.stderr
+    );
+    assert!(
+        shallow.stderr.contains("recursion deeper than 50 frames"),
+        "{}",
+        shallow.stderr
+    );
+    let deep = run_script(program, &["--max-depth", "500"]);
+    assert_eq!((deep.status, deep.stdout.as_str()), (Some(0), "100\n"));
+}
+
+#[test]
+fn max_depth_allows_deep_recursion_when_raised() {
+    let program = "(define (f n) (if (= n 0) 0 (+ 1 (f (- n 1)))))\n(prn (f 50000))";
+    let default = run_script(program, &[]);
+    assert_eq!(default.status, Some(1));
+    let raised = run_script(program, &["--max-depth", "60000"]);
+    assert_eq!(
+        (raised.status, raised.stdout.as_str()),
+        (Some(0), "50000\n"),
+        "{}",
+        raised.stderr
+    );
+}
+
+#[test]
+fn max_depth_after_the_command() {
+    let r = eval(&[
+        "--max-depth",
+        "10",
+        "(define (f n) (if (= n 0) 0 (+ 1 (f (- n 1)))))",
+        "(f 20)",
+    ]);
+    assert_eq!(r.status, Some(1));
+    assert!(
+        r.stderr.contains("recursion deeper than 10 frames"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn error_format_json_prints_the_error_map() {
+    let r = run_script(
+        "(println \"out\")\n(fail :tool_execution_error \"exit 3\" {\"code\" 3})",
+        &["--error-format", "json"],
+    );
+    assert_eq!(r.status, Some(1));
+    assert_eq!(r.stdout, "out\n");
+    let json: serde_json::Value =
+        serde_json::from_str(r.stderr.trim()).expect("stderr is one JSON value");
+    assert_eq!(json["type"], "TASK_FAILURE");
+    assert_eq!(json["reason"], "tool_execution_error");
+    assert_eq!(json["message"], "exit 3");
+    assert_eq!(json["details"]["code"], 3);
+    assert_eq!(json["location"]["line"], 2);
+}
+
+#[test]
+fn error_format_json_for_syntax_and_resource_errors() {
+    let r = run_script("(+ 1", &["--error-format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(r.stderr.trim()).expect("JSON");
+    assert_eq!(json["type"], "SYNTAX_ERROR");
+    assert_eq!(json["message"], "unclosed `(`");
+    let r = run_script("(define (f) (+ 1 (f)))\n(f)", &["--error-format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(r.stderr.trim()).expect("JSON");
+    assert_eq!(json["type"], "RESOURCE_EXHAUSTION");
+    assert_eq!(json["details"]["resource"], "depth");
+    assert_eq!(json["details"]["limit"], 10000);
+}
+
+#[test]
+fn stdin_reaches_read_line() {
+    let (dir, _) = script("(prn (read-line) (read-line))");
+    let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .args(["run", "main.sexp"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().expect("stdin").write_all(b"one\r\n")?;
+            child.wait_with_output()
+        })
+        .expect("runs");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "\"one\" nil\n");
+}

@@ -1,0 +1,5 @@
+;; stdout: bye
+;; exit: 3
+(println "bye")
+(exit 3)
+(println "never")

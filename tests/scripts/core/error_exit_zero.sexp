@@ -1,0 +1,3 @@
+;; stdout: done
+(println "done")
+(exit)

@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR fail: expected a details map
+
+
+(fail :r "m" [1])

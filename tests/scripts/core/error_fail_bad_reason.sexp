@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR fail: expected a reason
+
+
+(fail 5 "m")

@@ -1,0 +1,4 @@
+;; error: TASK_FAILURE my_reason it broke
+
+
+(fail :my_reason "it broke")

@@ -1,0 +1,7 @@
+;; stdout: output first
+;; error: EVAL_ERROR something broke
+
+
+(println "output first")
+(error "something broke")
+(println "never")

@@ -1,0 +1,3 @@
+;; stdout: 2
+(define m {"a" [1 2]})
+(prn (eval (read "m.a[1]")))

@@ -1,0 +1,3 @@
+;; stdout: global
+(define x 'global)
+(prn (let ((x 'local)) (eval 'x)))

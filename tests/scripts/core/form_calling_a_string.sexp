@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR not a procedure: "text" (a string)
+
+
+("text")

@@ -1,0 +1,4 @@
+;; stdout: 42
+;; stdout: nil
+(prn (cond (false) (42) (else 0)))
+(prn (cond (nil)))

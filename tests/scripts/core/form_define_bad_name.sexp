@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR define needs a name
+
+
+(define 5 1)

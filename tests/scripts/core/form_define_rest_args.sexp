@@ -1,0 +1,6 @@
+;; stdout: (1 2 ()) (1 2 (3 4))
+;; stdout: () (1)
+(define (f a b . rest) (list a b rest))
+(prn (f 1 2) (f 1 2 3 4))
+(define (g . all) all)
+(prn (g) (g 1))

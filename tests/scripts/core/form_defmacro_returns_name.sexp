@@ -1,0 +1,4 @@
+;; stdout: m
+;; stdout: 5
+(prn (defmacro m (x) x))
+(prn (m 5))

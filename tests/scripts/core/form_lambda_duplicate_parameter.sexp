@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR duplicate parameter
+
+
+(fn (a a) a)

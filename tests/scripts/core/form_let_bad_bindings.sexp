@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR a binding
+
+
+(let (1 2) 3)

@@ -1,0 +1,5 @@
+;; error: EVAL_ERROR expansion failed
+
+
+(defmacro bad (x) (error "expansion failed"))
+(bad 1)

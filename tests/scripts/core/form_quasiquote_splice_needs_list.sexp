@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR append: expected a list
+
+
+`(1 ,@5)

@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR (quote datum)
+
+
+(quote a b)

@@ -1,0 +1,3 @@
+;; stdout: handling
+;; stdout: b
+(prn (try (error "x") (catch e (println "handling") 'a 'b)))

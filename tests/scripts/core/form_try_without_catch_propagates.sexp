@@ -1,0 +1,5 @@
+;; stdout: ran
+;; error: EVAL_ERROR escapes
+
+
+(try (error "escapes") (finally (println "ran")))

@@ -1,0 +1,5 @@
+;; error: SYNTAX_ERROR `unquote` (`,` or `,@`) outside a quasiquote
+
+
+(define x 1)
+(prn ,x)

@@ -1,0 +1,2 @@
+;; stdout: ()
+(prn *args*)

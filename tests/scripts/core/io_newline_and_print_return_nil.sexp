@@ -1,0 +1,4 @@
+;; stdout: x
+;; stdout: nil nil
+(define r (print ""))
+(prn r (println "x"))

@@ -1,0 +1,5 @@
+;; stdout: name? hello Ada
+;; stdin: Ada
+(display "name? ")
+(define name (read-line))
+(println (str "hello " name))

@@ -1,0 +1,2 @@
+;; stdout: nil
+(prn (read-line))

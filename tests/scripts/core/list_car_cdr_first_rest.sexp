@@ -1,0 +1,5 @@
+;; stdout: 1 (2 3) 1 (2 3)
+;; stdout: nil () nil ()
+(define xs '(1 2 3))
+(prn (car xs) (cdr xs) (first xs) (rest xs))
+(prn (car '()) (cdr '()) (first nil) (rest nil))

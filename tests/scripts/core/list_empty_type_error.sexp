@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR empty?
+
+
+(empty? 0)

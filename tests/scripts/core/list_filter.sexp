@@ -1,0 +1,6 @@
+;; stdout: (1 3 5)
+;; stdout: (1 2 3)
+;; stdout: ()
+(prn (filter odd? '(1 2 3 4 5)))
+(prn (filter (fn (x) x) '(1 false 2 nil 3)))
+(prn (filter odd? '()))

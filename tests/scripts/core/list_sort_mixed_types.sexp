@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR <: expected
+
+
+(sort '(1 "a"))

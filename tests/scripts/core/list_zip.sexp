@@ -1,0 +1,8 @@
+;; stdout: ((1 a) (2 b) (3 c))
+;; stdout: ((1 a))
+;; stdout: ((1 a x) (2 b y))
+;; stdout: ()
+(prn (zip '(1 2 3) '(a b c)))
+(prn (zip '(1 2 3) '(a)))
+(prn (zip '(1 2) '(a b) '(x y)))
+(prn (zip '()))

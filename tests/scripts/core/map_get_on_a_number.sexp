@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR get: cannot look up "a" in an integer
+
+
+(get 5 "a")

@@ -1,0 +1,2 @@
+;; stdout: true true true true
+(prn (< "apple" "banana") (> "b" "a") (<= "a" "a") (< "B" "a"))

@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR <: expected
+
+
+(< 1 "a")

@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR even? integer
+
+
+(even? 1.5)

@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR number->string
+
+
+(number->string "5")

@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR +: expected a number, got a string
+
+
+(+ 1 "2")

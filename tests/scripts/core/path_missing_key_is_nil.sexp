@@ -1,0 +1,3 @@
+;; stdout: nil nil
+(define m {"a" {"b" 1}})
+(prn m.missing m.a.missing)

@@ -1,0 +1,5 @@
+;; stdout: ("a" {"k" "v"})
+;; stdout: top ("in")
+(println ["a" {"k" "v"}])
+(display "top" ["in"])
+(newline)

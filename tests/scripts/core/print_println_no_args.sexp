@@ -1,0 +1,5 @@
+;; stdout:
+;; stdout:
+(println)
+(print)
+(prn)

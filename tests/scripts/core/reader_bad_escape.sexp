@@ -1,0 +1,5 @@
+;; error: SYNTAX_ERROR unknown escape
+
+
+(println "not run")
+(prn "a\qb")

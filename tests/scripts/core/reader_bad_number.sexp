@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR invalid number
+
+
+(prn 12abc)

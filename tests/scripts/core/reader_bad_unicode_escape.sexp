@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR Unicode scalar value
+
+
+(prn "\u{110000}")

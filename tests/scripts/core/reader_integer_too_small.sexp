@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR 64-bit
+
+
+(prn -9223372036854775809)

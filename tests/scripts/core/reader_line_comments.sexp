@@ -1,0 +1,4 @@
+;; stdout: 1
+; a comment
+(prn 1) ; trailing comment (prn 2)
+;; (prn 3)

@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR does not close
+
+
+(prn [1 2)

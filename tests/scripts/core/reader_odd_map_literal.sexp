@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR even number
+
+
+(prn {"a" 1 "b"})

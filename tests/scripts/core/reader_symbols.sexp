@@ -1,0 +1,2 @@
+;; stdout: foo set! list->string + a/b <=>
+(prn 'foo 'set! 'list->string '+ 'a/b '<=>)

@@ -1,0 +1,5 @@
+;; error: SYNTAX_ERROR block comment
+
+
+(prn 1)
+#| never closed

@@ -1,0 +1,5 @@
+;; error: SYNTAX_ERROR unclosed
+
+
+(println "nothing runs")
+(prn (+ 1 2)

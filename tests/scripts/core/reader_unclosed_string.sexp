@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR unclosed string
+
+
+(prn "abc)

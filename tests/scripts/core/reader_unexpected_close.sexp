@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR unexpected
+
+
+(prn 1))

@@ -1,0 +1,4 @@
+;; error: SYNTAX_ERROR unknown syntax
+
+
+(prn #x10)

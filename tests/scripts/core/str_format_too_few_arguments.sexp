@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR format: more {} than arguments
+
+
+(format "{} {}" 1)

@@ -1,0 +1,4 @@
+;; error: EVAL_ERROR string-replace must not be empty
+
+
+(string-replace "abc" "" "x")

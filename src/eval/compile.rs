@@ -702,40 +702,39 @@ impl<'i> Compiler<'i> {
     }
 
     fn let_star(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 2, usize::MAX, span, "(let* ((name value)…) body…)")?;
-        let bindings = self.bindings(&items[1])?;
-        let scope = Scope::new(Vec::new());
-        self.push_scope(scope.clone());
-        let result = (|| {
-            let mut inits = Vec::new();
-            for (name, init, _) in &bindings {
-                let node = self.init(*init, *name)?;
-                inits.push((scope.declare(*name) as u32, node));
-            }
-            let body = self.body(&items[2..], span)?;
-            Ok((inits, body))
-        })();
-        self.pop_scope();
-        let (inits, body) = result?;
-        Ok(Node::Let(Box::new(Let {
-            kind: LetKind::Sequential,
-            scope,
-            inits,
-            body,
-        })))
+        self.sequential_let(items, span, "(let* ((name value)…) body…)", false)
     }
 
     fn letrec(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 2, usize::MAX, span, "(letrec ((name value)…) body…)")?;
+        self.sequential_let(items, span, "(letrec ((name value)…) body…)", true)
+    }
+
+    /// `let*` and `letrec`: one frame whose inits run in order inside it. `letrec`
+    /// declares every name first, so each init sees them all; `let*` declares each name
+    /// after its init, so an init sees only the names before it.
+    fn sequential_let(
+        &mut self,
+        items: &[Syntax],
+        span: Span,
+        usage: &str,
+        recursive: bool,
+    ) -> Result<Node> {
+        expect_len(items, 2, usize::MAX, span, usage)?;
         let bindings = self.bindings(&items[1])?;
-        let scope = Scope::new(bindings.iter().map(|b| b.0).collect());
+        let declared_first = if recursive {
+            bindings.iter().map(|b| b.0).collect()
+        } else {
+            Vec::new()
+        };
+        let scope = Scope::new(declared_first);
         self.push_scope(scope.clone());
         let result = (|| {
-            let inits = bindings
-                .iter()
-                .enumerate()
-                .map(|(i, (name, init, _))| Ok((i as u32, self.init(*init, *name)?)))
-                .collect::<Result<Vec<_>>>()?;
+            let mut inits = Vec::new();
+            for (i, (name, init, _)) in bindings.iter().enumerate() {
+                let node = self.init(*init, *name)?;
+                let slot = if recursive { i } else { scope.declare(*name) };
+                inits.push((slot as u32, node));
+            }
             let body = self.body(&items[2..], span)?;
             Ok((inits, body))
         })();

@@ -3,22 +3,8 @@
 
 use std::process::Command;
 
-fn lisp_blocks(text: &str) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut current: Option<String> = None;
-    for line in text.lines() {
-        match (&mut current, line.trim_start()) {
-            (None, "```lisp") => current = Some(String::new()),
-            (Some(_), "```") => blocks.extend(current.take()),
-            (Some(block), _) => {
-                block.push_str(line);
-                block.push('\n');
-            }
-            (None, _) => {}
-        }
-    }
-    blocks
-}
+mod common;
+use common::lisp_blocks;
 
 /// The value a `(prn …) ; value — note` line promises.
 fn promised(line: &str) -> Option<String> {

@@ -7,6 +7,9 @@ use tasklisp::task::{Registered, TaskKind};
 use tasklisp::value::write_string;
 use tasklisp::{ErrorKind, Interp, Limits};
 
+mod common;
+use common::lisp_blocks;
+
 /// What the recording provider saw of a request: prompt, system, model, JSON mode, round.
 type SeenRequest = (String, Option<String>, Option<String>, bool, u32);
 
@@ -253,24 +256,6 @@ fn the_examples_run_offline() {
         });
         assert_eq!(outcome, Ok(()), "{name}");
     }
-}
-
-/// The `lisp` blocks of a Markdown file.
-fn lisp_blocks(markdown: &str) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut current: Option<String> = None;
-    for line in markdown.lines() {
-        match (&mut current, line.trim_end()) {
-            (None, "```lisp") => current = Some(String::new()),
-            (Some(_), "```") => blocks.extend(current.take()),
-            (Some(block), text) => {
-                block.push_str(text);
-                block.push('\n');
-            }
-            (None, _) => {}
-        }
-    }
-    blocks
 }
 
 #[test]

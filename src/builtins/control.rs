@@ -3,7 +3,7 @@
 use super::{builtin_table, str_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::compile::syntax_to_value;
+use crate::eval::quote::syntax_to_value;
 use crate::eval::Interp;
 use crate::source::Span;
 use crate::value::{to_json, Value};

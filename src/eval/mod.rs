@@ -9,6 +9,7 @@
 pub mod ast;
 pub mod compile;
 pub mod path;
+pub mod quote;
 
 pub use ast::{Lambda, Node};
 pub use compile::Compiler;
@@ -278,7 +279,7 @@ impl Interp {
 
     /// `(eval datum)`: code as data, run in the global environment.
     pub fn eval_value(&self, code: &Value, span: crate::source::Span) -> Result<Value> {
-        let syntax = compile::value_to_syntax(code, span)?;
+        let syntax = quote::value_to_syntax(code, span)?;
         self.eval_syntax(&syntax)
     }
 

@@ -87,7 +87,7 @@ fn is_quote(items: &[Syntax]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::compile::syntax_to_value;
+    use crate::eval::quote::syntax_to_value;
     use crate::reader::read_source;
     use crate::value::write_string;
 

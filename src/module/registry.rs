@@ -148,7 +148,7 @@ mod tests {
 
     fn params(code: &str) -> Option<Vec<(String, bool)>> {
         let value =
-            crate::eval::compile::syntax_to_value(&read_source("<params-test>", code).unwrap()[0]);
+            crate::eval::quote::syntax_to_value(&read_source("<params-test>", code).unwrap()[0]);
         params_of(&value).map(|ps| ps.into_iter().map(|p| (p.name, p.optional)).collect())
     }
 

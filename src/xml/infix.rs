@@ -358,7 +358,7 @@ impl Parser<'_> {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
-    use crate::eval::compile::syntax_to_value;
+    use crate::eval::quote::syntax_to_value;
     use crate::source::add_source;
     use crate::value::write_string;
 

@@ -2,7 +2,7 @@
 //! (with line and column) of templates that do not validate.
 
 use super::*;
-use crate::eval::compile::syntax_to_value;
+use crate::eval::quote::syntax_to_value;
 use crate::value::write_string;
 
 /// Tasks the library "has" for these tests: `page (issue)`, `review` (params unknown).

@@ -1,0 +1,161 @@
+//! Quotation: the data a piece of syntax denotes (`quote`), code rebuilt from data
+//! (macro output, `eval`), and quasiquote, analysed into calls that build the data.
+
+use super::ast::Node;
+use super::compile::{expect_len, internal_call, Compiler};
+use crate::error::{Error, ErrorKind, Result};
+use crate::reader::{Syntax, SyntaxKind};
+use crate::source::Span;
+use crate::symbol::{well_known, Sym};
+use crate::value::{Entries, Value};
+use std::rc::Rc;
+
+impl Compiler<'_> {
+    pub(super) fn quasiquote_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
+        expect_len(items, 2, 2, span, "(quasiquote datum)")?;
+        self.quasi(&items[1], 1)
+    }
+
+    fn quasi(&mut self, syntax: &Syntax, level: usize) -> Result<Node> {
+        let span = syntax.span;
+        let items = match &syntax.kind {
+            SyntaxKind::List(items) | SyntaxKind::Vector(items) => items,
+            SyntaxKind::Map(items) => {
+                let mut args = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    args.push(if i % 2 == 0 {
+                        Node::Const(map_key(item))
+                    } else {
+                        self.quasi(item, level)?
+                    });
+                }
+                return Ok(internal_call("hash-map", args, span));
+            }
+            _ => return Ok(Node::Const(syntax_to_value(syntax))),
+        };
+        if let Some(head) = items.first().and_then(Syntax::as_symbol) {
+            if items.len() == 2 && head == *well_known::UNQUOTE {
+                return if level == 1 {
+                    self.compile(&items[1])
+                } else {
+                    Ok(internal_call(
+                        "list",
+                        vec![
+                            Node::Const(Value::Symbol(head)),
+                            self.quasi(&items[1], level - 1)?,
+                        ],
+                        span,
+                    ))
+                };
+            }
+            if items.len() == 2 && head == *well_known::QUASIQUOTE {
+                return Ok(internal_call(
+                    "list",
+                    vec![
+                        Node::Const(Value::Symbol(head)),
+                        self.quasi(&items[1], level + 1)?,
+                    ],
+                    span,
+                ));
+            }
+        }
+        // Runs of plain elements become `(list …)`, splices are appended between them.
+        let mut segments: Vec<Node> = Vec::new();
+        let mut run: Vec<Node> = Vec::new();
+        for item in items {
+            let splice = item.as_list().filter(|l| {
+                l.len() == 2 && l[0].as_symbol() == Some(*well_known::UNQUOTE_SPLICING)
+            });
+            match splice {
+                Some(l) if level == 1 => {
+                    if !run.is_empty() {
+                        segments.push(internal_call("list", std::mem::take(&mut run), span));
+                    }
+                    segments.push(self.compile(&l[1])?);
+                }
+                _ => run.push(self.quasi(item, level)?),
+            }
+        }
+        if segments.is_empty() {
+            if run.iter().all(|n| matches!(n, Node::Const(_))) {
+                return Ok(Node::Const(syntax_to_value(syntax)));
+            }
+            return Ok(internal_call("list", run, span));
+        }
+        if !run.is_empty() {
+            segments.push(internal_call("list", run, span));
+        }
+        Ok(internal_call("append", segments, span))
+    }
+}
+
+fn map_key(syntax: &Syntax) -> Value {
+    match &syntax.kind {
+        SyntaxKind::Keyword(k) | SyntaxKind::Symbol(k) => Value::str(k.name()),
+        _ => syntax_to_value(syntax),
+    }
+}
+
+/// The data a piece of syntax denotes when quoted.
+pub fn syntax_to_value(syntax: &Syntax) -> Value {
+    match &syntax.kind {
+        SyntaxKind::Nil => Value::Nil,
+        SyntaxKind::Bool(b) => Value::Bool(*b),
+        SyntaxKind::Int(i) => Value::Int(*i),
+        SyntaxKind::Float(f) => Value::Float(*f),
+        SyntaxKind::Str(s) => Value::Str(s.clone()),
+        SyntaxKind::Symbol(s) => Value::Symbol(*s),
+        SyntaxKind::Keyword(k) => Value::Keyword(*k),
+        SyntaxKind::Path(p) => Value::Symbol(Sym::new(&p.text)),
+        SyntaxKind::List(items) | SyntaxKind::Vector(items) => {
+            Value::list(items.iter().map(syntax_to_value).collect())
+        }
+        SyntaxKind::Map(items) => {
+            let mut entries = Entries::new();
+            for pair in items.chunks(2) {
+                let key = match map_key(&pair[0]) {
+                    Value::Str(s) => Rc::from(s.as_str()),
+                    other => Rc::from(crate::value::write_string(&other).as_str()),
+                };
+                entries.insert(key, syntax_to_value(&pair[1]));
+            }
+            Value::map(entries)
+        }
+        SyntaxKind::Value(v) => v.clone(),
+    }
+}
+
+/// Code built as data (macro expansions, `eval`) back to syntax, every node at `span`.
+pub fn value_to_syntax(value: &Value, span: Span) -> Result<Syntax> {
+    value_to_syntax_at(value, span, 0)
+}
+
+fn value_to_syntax_at(value: &Value, span: Span, depth: usize) -> Result<Syntax> {
+    if depth > crate::reader::MAX_NESTING {
+        return Err(
+            Error::new(ErrorKind::ResourceExhaustion, "code nested too deeply").with_span(span),
+        );
+    }
+    let kind = match value {
+        Value::Nil => SyntaxKind::Nil,
+        Value::Bool(b) => SyntaxKind::Bool(*b),
+        Value::Int(i) => SyntaxKind::Int(*i),
+        Value::Float(f) => SyntaxKind::Float(*f),
+        Value::Str(s) => SyntaxKind::Str(s.clone()),
+        Value::Keyword(k) => SyntaxKind::Keyword(*k),
+        // A symbol whose name is a path (`a.b`) is code for a path lookup.
+        Value::Symbol(s) => {
+            crate::reader::symbol_kind(s.name(), span).unwrap_or(SyntaxKind::Symbol(*s))
+        }
+        Value::List(..) => {
+            let list = value.as_list().unwrap_or_default();
+            let mut items = Vec::with_capacity(list.len());
+            for item in list.iter() {
+                items.push(value_to_syntax_at(&item, span, depth + 1)?);
+            }
+            SyntaxKind::List(items)
+        }
+        other => SyntaxKind::Value(other.clone()),
+    };
+    Ok(Syntax::new(kind, span))
+}

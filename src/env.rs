@@ -10,6 +10,7 @@ use crate::symbol::Sym;
 use crate::value::Value;
 use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// The names of a frame's slots, in slot order. Shared by every frame of one lambda or
@@ -19,14 +20,32 @@ pub struct Scope {
     names: RefCell<Vec<Sym>>,
     /// `names.len()`, readable on every call without a `RefCell` borrow.
     len: Cell<usize>,
+    /// Name → latest slot, kept once a scope outgrows a linear scan (a body with
+    /// thousands of `define`s would otherwise be analysed in quadratic time).
+    index: RefCell<HashMap<Sym, usize>>,
 }
+
+/// Scopes up to this size are searched linearly: faster than hashing for the usual few.
+const LINEAR_SCOPE: usize = 16;
 
 impl Scope {
     pub fn new(names: Vec<Sym>) -> Rc<Scope> {
-        Rc::new(Scope {
+        let scope = Scope {
             len: Cell::new(names.len()),
             names: RefCell::new(names),
-        })
+            index: RefCell::new(HashMap::new()),
+        };
+        scope.reindex();
+        Rc::new(scope)
+    }
+
+    fn reindex(&self) {
+        if self.len() > LINEAR_SCOPE {
+            let names = self.names.borrow();
+            let mut index = self.index.borrow_mut();
+            index.clear();
+            index.extend(names.iter().enumerate().map(|(slot, &name)| (name, slot)));
+        }
     }
 
     #[inline]
@@ -40,15 +59,26 @@ impl Scope {
 
     /// The slot of the latest binding of `name`.
     pub fn slot_of(&self, name: Sym) -> Option<usize> {
+        if self.len() > LINEAR_SCOPE {
+            return self.index.borrow().get(&name).copied();
+        }
         self.names.borrow().iter().rposition(|&n| n == name)
     }
 
     /// Adds a slot and returns its index.
     pub fn declare(&self, name: Sym) -> usize {
-        let mut names = self.names.borrow_mut();
-        names.push(name);
-        self.len.set(names.len());
-        names.len() - 1
+        let slot = {
+            let mut names = self.names.borrow_mut();
+            names.push(name);
+            names.len() - 1
+        };
+        self.len.set(slot + 1);
+        if slot + 1 == LINEAR_SCOPE + 1 {
+            self.reindex();
+        } else if slot + 1 > LINEAR_SCOPE {
+            self.index.borrow_mut().insert(name, slot);
+        }
+        slot
     }
 
     pub fn names(&self) -> Vec<Sym> {
@@ -149,6 +179,22 @@ pub fn visible_bindings(env: &Env) -> Vec<(Sym, Value)> {
 mod tests {
     use super::*;
     use smallvec::smallvec;
+
+    #[test]
+    fn large_scopes_find_the_latest_slot_of_a_name() {
+        let scope = Scope::new(Vec::new());
+        let names: Vec<Sym> = (0..40)
+            .map(|i| Sym::new(&format!("env-test-{}", i % 30)))
+            .collect();
+        for &name in &names {
+            scope.declare(name);
+        }
+        assert_eq!(scope.slot_of(names[5]), Some(35));
+        assert_eq!(scope.slot_of(names[20]), Some(20));
+        assert_eq!(scope.slot_of(Sym::new("env-test-absent")), None);
+        let built = Scope::new(names.clone());
+        assert_eq!(built.slot_of(names[9]), Some(39));
+    }
 
     #[test]
     fn lookup_walks_outward_and_prefers_inner() {

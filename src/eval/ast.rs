@@ -143,6 +143,8 @@ pub enum PrimOp {
     Le,
     Ge,
     NumEq,
+    /// `not`: only its fast path in `if` tests is special.
+    Not,
     Other,
 }
 
@@ -157,6 +159,7 @@ impl PrimOp {
             "<=" => PrimOp::Le,
             ">=" => PrimOp::Ge,
             "=" => PrimOp::NumEq,
+            "not" => PrimOp::Not,
             _ => PrimOp::Other,
         }
     }
@@ -174,7 +177,7 @@ impl PrimOp {
             PrimOp::Le => Value::Bool(a <= b),
             PrimOp::Ge => Value::Bool(a >= b),
             PrimOp::NumEq => Value::Bool(a == b),
-            PrimOp::Other => return None,
+            PrimOp::Not | PrimOp::Other => return None,
         })
     }
 }

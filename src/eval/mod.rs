@@ -547,6 +547,13 @@ impl Interp {
                 Node::Prim(prim) => self.eval_prim(prim, env)?,
                 Node::If(parts) => {
                     let (test, then, otherwise) = &**parts;
+                    // A comparison of integers decides the branch without making a value.
+                    if let Node::Prim(prim) = test {
+                        if let Some(truth) = self.int_comparison(prim, env) {
+                            node = if truth { then } else { otherwise };
+                            continue;
+                        }
+                    }
                     node = if self.eval(test, env)?.is_truthy() {
                         then
                     } else {
@@ -731,6 +738,32 @@ impl Interp {
             }
         }
         self.eval_prim_general(prim, env)
+    }
+
+    /// The truth of `(< a b)`-like tests on integer constants and frame variables, or
+    /// `None` when the general path must decide.
+    #[inline(always)]
+    fn int_comparison(&self, prim: &ast::Prim, env: &Env) -> Option<bool> {
+        if let (ast::PrimOp::Not, [Node::Prim(inner)]) = (prim.op, prim.args.as_slice()) {
+            return (self.prim_unchanged(prim) && inner.op != ast::PrimOp::Not)
+                .then(|| self.int_comparison(inner, env).map(|truth| !truth))
+                .flatten();
+        }
+        let [a, b] = prim.args.as_slice() else {
+            return None;
+        };
+        let (x, y) = (int_operand(a, env)?, int_operand(b, env)?);
+        if !self.prim_unchanged(prim) {
+            return None;
+        }
+        match prim.op {
+            ast::PrimOp::Lt => Some(x < y),
+            ast::PrimOp::Gt => Some(x > y),
+            ast::PrimOp::Le => Some(x <= y),
+            ast::PrimOp::Ge => Some(x >= y),
+            ast::PrimOp::NumEq => Some(x == y),
+            _ => None,
+        }
     }
 
     /// Whether the global a `Prim` names still holds the builtin it was analysed with.
@@ -1017,6 +1050,15 @@ mod tests {
                        (define (+ a b) (* a b))
                        [before (add 2 5)]";
         assert_eq!(run(program), "true (3 10)");
+    }
+
+    #[test]
+    fn if_tests_on_integers_take_the_fast_path_and_see_rebinding() {
+        let program = "(define (pick a b) (if (not (< a b)) 'ge 'lt))
+                       (define before [(pick 1 2) (pick 2 1) (if (= 1 1.0) 'eq 'ne)])
+                       (define (< a b) true)
+                       [before (pick 2 1)]";
+        assert_eq!(run(program), "true ((lt ge eq) lt)");
     }
 
     #[test]

@@ -428,6 +428,7 @@ impl Interp {
                 }
                 self.eval(node, env)
             }
+            Node::Prim(prim) => self.eval_prim(prim, env),
             _ => self.eval(node, env),
         }
     }

@@ -150,13 +150,13 @@ fn is_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn is_null(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::Bool(matches!(
         args[0],
-        Value::Nil | Value::List(None, _)
+        Value::Nil | Value::List(_, None)
     )))
 }
 
 fn is_empty(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::Bool(match &args[0] {
-        Value::Nil | Value::List(None, _) => true,
+        Value::Nil | Value::List(_, None) => true,
         Value::Str(s) => s.is_empty(),
         Value::Map(m) => m.entries.is_empty(),
         Value::List(..) => false,

@@ -223,7 +223,7 @@ impl Drop for Block {
         // Dropping a long chain of blocks, or lists nested a million deep, must not recurse.
         let mut pending = std::mem::take(self.items.get_mut());
         if let Some(rest) = self.rest.block.take() {
-            pending.push(Value::List(Some(rest), 0));
+            pending.push(Value::List(0, Some(rest)));
         }
         super::dismantle(pending);
     }
@@ -234,7 +234,7 @@ impl Block {
     pub(super) fn take_contents(&mut self, into: &mut Vec<Value>) {
         into.append(self.items.get_mut());
         if let Some(rest) = self.rest.block.take() {
-            into.push(Value::List(Some(rest), 0));
+            into.push(Value::List(0, Some(rest)));
         }
     }
 }

@@ -54,7 +54,11 @@ impl Drop for Map {
     }
 }
 
+/// `repr(u32)` fixes the layout — a 4-byte tag, then the payload at offset 4 or 8 — so a
+/// value moves as two aligned words; the default layout packed payloads from offset 1,
+/// and the partial copies stalled store forwarding on the evaluator's hot path.
 #[derive(Clone, Default)]
+#[repr(u32)]
 pub enum Value {
     #[default]
     Nil,
@@ -64,8 +68,9 @@ pub enum Value {
     Str(Rc<String>),
     Symbol(Sym),
     Keyword(Sym),
-    /// A list view: see [`List`]. Two fields rather than a `List` so `Value` stays 16 bytes.
-    List(Option<Rc<Block>>, u32),
+    /// A list view `(top, block)`: see [`List`]. Two fields rather than a `List` so
+    /// `Value` stays 16 bytes.
+    List(u32, Option<Rc<Block>>),
     Map(Rc<Map>),
     Closure(Rc<Closure>),
     Builtin(&'static Builtin),
@@ -86,7 +91,7 @@ impl Value {
     }
 
     pub fn empty_list() -> Value {
-        Value::List(None, 0)
+        Value::List(0, None)
     }
 
     pub fn map(entries: Entries) -> Value {
@@ -109,7 +114,7 @@ impl Value {
 
     pub fn as_list(&self) -> Option<List> {
         match self {
-            Value::List(block, top) => Some(List::from_parts(block.clone(), *top)),
+            Value::List(top, block) => Some(List::from_parts(block.clone(), *top)),
             _ => None,
         }
     }
@@ -133,7 +138,7 @@ impl Value {
     }
 
     fn is_container(&self) -> bool {
-        matches!(self, Value::List(Some(_), _) | Value::Map(_))
+        matches!(self, Value::List(_, Some(_)) | Value::Map(_))
     }
 
     /// The type's name as errors and `type-of` give it.
@@ -239,7 +244,7 @@ impl Value {
 impl From<List> for Value {
     fn from(list: List) -> Value {
         let (block, top) = list.into_parts();
-        Value::List(block, top)
+        Value::List(top, block)
     }
 }
 
@@ -290,7 +295,7 @@ impl std::fmt::Display for Value {
 fn dismantle(mut pending: Vec<Value>) {
     while let Some(value) = pending.pop() {
         match value {
-            Value::List(Some(block), _) => {
+            Value::List(_, Some(block)) => {
                 if let Ok(mut block) = Rc::try_unwrap(block) {
                     block.take_contents(&mut pending);
                 }

@@ -690,29 +690,23 @@ impl Interp {
     /// A call: builtins run at once; closures come back as a tail call to run.
     #[inline(always)]
     fn eval_call(&self, call: &ast::Call, env: &Env) -> Result<Tail> {
-        let global = match &call.callee {
-            Node::Global { name, .. } => self.global(*name),
-            _ => None,
-        };
-        let callee = match global {
-            Some(v) => v,
-            None => self.eval(&call.callee, env)?,
-        };
+        // A global procedure is taken straight from its slot, never moved as a `Value`.
+        if let Node::Global { name, .. } = &call.callee {
+            let closure = match self.globals.borrow().get(name.index()) {
+                Some(Value::Closure(c)) if !c.lambda.rest => Some(c.clone()),
+                _ => None,
+            };
+            if let Some(closure) = closure {
+                return self.call_closure_with(closure, call, env);
+            }
+        }
+        let callee = self.eval(&call.callee, env)?;
         let result = match callee {
             Value::Builtin(b) if !std::ptr::eq(b, builtins::apply_builtin()) => {
                 self.call_builtin_with(b, &call.args, env).map(Tail::Value)
             }
             Value::Closure(closure) if !closure.lambda.rest => {
-                // Arguments go straight into the new frame's slots.
-                let mut slots = Slots::new();
-                for arg in &call.args {
-                    slots.push(self.operand(arg, env)?);
-                }
-                // Returned directly: the common path moves the slots once.
-                return match self.bind(&closure, slots) {
-                    Ok(slots) => Ok(Tail::Call(closure, slots)),
-                    Err(e) => Err(e.or_span(call.span)),
-                };
+                return self.call_closure_with(closure, call, env);
             }
             _ => {
                 let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(call.args.len());
@@ -723,6 +717,20 @@ impl Interp {
             }
         };
         result.map_err(|e| e.or_span(call.span))
+    }
+
+    /// A call of a closure without a rest parameter: the arguments go straight into the
+    /// new frame's slots, and the call comes back as a tail call.
+    #[inline(always)]
+    fn call_closure_with(&self, closure: Rc<Closure>, call: &ast::Call, env: &Env) -> Result<Tail> {
+        let mut slots = Slots::new();
+        for arg in &call.args {
+            slots.push(self.operand(arg, env)?);
+        }
+        match self.bind(&closure, slots) {
+            Ok(slots) => Ok(Tail::Call(closure, slots)),
+            Err(e) => Err(e.or_span(call.span)),
+        }
     }
 
     /// Integer arithmetic on constants and variables of this frame, read in place: no

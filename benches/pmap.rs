@@ -2,30 +2,12 @@
 //! `cargo bench --bench pmap` prints one line per case (numbers for docs/BENCHMARKS.md).
 
 use std::time::Instant;
-use tasklisp::builtins::Builtin;
-use tasklisp::env::Env;
-use tasklisp::provider::Cancel;
+
+#[path = "../tests/common/script_builtin.rs"]
+mod script_builtin;
+use script_builtin::SCRIPT;
 use tasklisp::symbol::Sym;
-use tasklisp::task::blocking::run_blocking;
-use tasklisp::task::script::{run_script, ScriptSpec};
-use tasklisp::{Interp, Limits, Result, Value};
-
-static SCRIPT: Builtin = Builtin {
-    name: "script",
-    min_args: 1,
-    max_args: None,
-    func: script,
-    doc: "`(script program arg…)`: runs a program through run_script, returns its stdout.",
-};
-
-/// What a script task does, without the task layer: run_script through run_blocking.
-fn script(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let argv = args.iter().map(tasklisp::value::display_string).collect();
-    let output = run_blocking(interp, move || {
-        run_script(&ScriptSpec::new(argv), &Cancel::default())
-    })?;
-    Ok(Value::from(output.stdout.as_str()))
-}
+use tasklisp::{Interp, Limits, Value};
 
 const CASES: &[(&str, &str)] = &[
     (

@@ -5,12 +5,15 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+#[path = "common/script_builtin.rs"]
+mod script_builtin;
+use script_builtin::SCRIPT;
 use tasklisp::builtins::Builtin;
 use tasklisp::env::Env;
 use tasklisp::provider::{Cancel, Provider, Request, Response};
 use tasklisp::symbol::Sym;
 use tasklisp::task::blocking::run_blocking;
-use tasklisp::task::script::{run_script, ScriptSpec};
 use tasklisp::{Error, Interp, Limits, Result, Value};
 
 /// How many blocking calls are running now, the most there ever were, and how many began.
@@ -54,22 +57,6 @@ fn blocking_sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         counters.in_flight.fetch_sub(1, Ordering::SeqCst);
     });
     Ok(args[0].clone())
-}
-
-static SCRIPT: Builtin = Builtin {
-    name: "script",
-    min_args: 1,
-    max_args: None,
-    func: script,
-    doc: "`(script program arg…)`: runs a program through run_script, returns its stdout.",
-};
-
-fn script(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let argv = args.iter().map(tasklisp::value::display_string).collect();
-    let output = run_blocking(interp, move || {
-        run_script(&ScriptSpec::new(argv), &Cancel::default())
-    })?;
-    Ok(Value::from(output.stdout.as_str()))
 }
 
 static PANIC_IN_WORK: Builtin = Builtin {

@@ -161,6 +161,19 @@ fn chat_answer(content: &str) -> Json {
     })
 }
 
+/// Sends one request that must fail, and within 3 seconds (timeouts and cancellation
+/// must not wait for the server).
+fn fails_quickly(provider: Arc<dyn Provider>, cancel: &Cancel) -> tasklisp::Error {
+    let started = Instant::now();
+    let error = provider.complete(&request("p"), cancel).unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    error
+}
+
 #[test]
 fn openai_sends_the_exact_body_and_headers_and_reads_usage() {
     let server = FakeServer::start(vec![reply(200, chat_answer("Short."))]);
@@ -319,14 +332,9 @@ fn a_silent_server_hits_the_read_timeout() {
     let mut slow = reply(200, chat_answer("too late"));
     slow.delay = Duration::from_secs(5);
     let server = FakeServer::start(vec![slow]);
-    let started = Instant::now();
-    let error = openai(&server.base, json!({"timeout": 0.5, "max_retries": 0}))
-        .complete(&request("p"), &Cancel::default())
-        .unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
+    let error = fails_quickly(
+        openai(&server.base, json!({"timeout": 0.5, "max_retries": 0})),
+        &Cancel::default(),
     );
     assert_eq!(error.reason(), Some("llm_error"));
     assert!(
@@ -355,15 +363,7 @@ fn cancelling_ends_a_call_in_flight() {
             flag.store(true, Ordering::Relaxed);
         })
     };
-    let started = Instant::now();
-    let error = openai(&server.base, json!({}))
-        .complete(&request("p"), &cancel)
-        .unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
+    let error = fails_quickly(openai(&server.base, json!({})), &cancel);
     assert_eq!(error.reason(), Some("execution_halted"));
     presser.join().unwrap();
     server.finish();
@@ -376,15 +376,7 @@ fn a_deadline_ends_the_backoff() {
         flag: Arc::default(),
         deadline: Some(Instant::now() + Duration::from_millis(300)),
     };
-    let started = Instant::now();
-    let error = openai(&server.base, json!({}))
-        .complete(&request("p"), &cancel)
-        .unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
+    let error = fails_quickly(openai(&server.base, json!({})), &cancel);
     assert_eq!(error.reason(), Some("execution_timeout"));
     server.finish();
 }

@@ -378,7 +378,9 @@ pub fn check_cancel(cancel: &Cancel) -> Result<()> {
     if cancel.flag.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(Error::task_failure("execution_halted", "interrupted"));
     }
-    if cancel.is_cancelled() {
+    // The deadline alone: the flag may have been set since it was read above, and a
+    // Ctrl-C that lands now is reported on the next check, not as a timeout.
+    if cancel.deadline.is_some_and(|d| Instant::now() >= d) {
         return Err(Error::task_failure(
             "execution_timeout",
             "the model call did not finish before the deadline",

@@ -388,7 +388,9 @@ impl Watch<'_> {
             if self.cancel.flag.load(Ordering::Relaxed) {
                 return Ending::Cancelled;
             }
-            if self.cancel.is_cancelled() {
+            // The deadline alone: a Ctrl-C that lands after the flag was read is seen on
+            // the next round, not mistaken for a timeout.
+            if self.cancel.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Ending::DeadlinePassed;
             }
             if let Some(limit) = self

@@ -19,6 +19,7 @@ pub mod module;
 pub mod provider;
 pub mod reader;
 pub mod repl;
+pub mod secrets;
 pub mod source;
 pub mod stdlib;
 pub mod symbol;

@@ -47,6 +47,10 @@ impl Provider for Anthropic {
         "anthropic"
     }
 
+    fn secrets(&self) -> crate::secrets::Secrets {
+        self.endpoint.secrets()
+    }
+
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let body = self.body(request)?;
         let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];

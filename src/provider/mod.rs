@@ -92,6 +92,11 @@ pub trait Provider: Send + Sync {
     fn name(&self) -> &str;
     /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response>;
+    /// What this provider must keep out of everything written (its API key, the
+    /// credentials of its base URL): cassettes and run logs scrub with it.
+    fn secrets(&self) -> crate::secrets::Secrets {
+        crate::secrets::Secrets::default()
+    }
 }
 
 /// The default provider: answers with the rendered prompt. Offline.

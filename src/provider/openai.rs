@@ -53,6 +53,10 @@ impl Provider for OpenAi {
         self.name
     }
 
+    fn secrets(&self) -> crate::secrets::Secrets {
+        self.endpoint.secrets()
+    }
+
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let body = self.body(request)?;
         let headers: Vec<(&str, String)> = self

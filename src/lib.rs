@@ -10,12 +10,14 @@
 //! ```
 
 pub mod builtins;
+pub mod capabilities;
 pub mod cli;
 pub mod env;
 pub mod error;
 pub mod eval;
 pub mod interrupt;
 pub mod module;
+pub mod process;
 pub mod provider;
 pub mod reader;
 pub mod repl;
@@ -27,6 +29,7 @@ pub mod task;
 pub mod value;
 pub mod xml;
 
+pub use capabilities::Capabilities;
 pub use error::{Error, ErrorKind, Result};
 pub use eval::{run_on_large_stack, Interp, Limits};
 pub use value::Value;

@@ -4,16 +4,7 @@
 use std::process::Command;
 
 mod common;
-use common::lisp_blocks;
-
-/// The value a `(prn …) ; value — note` line promises.
-fn promised(line: &str) -> Option<String> {
-    if !line.trim_start().starts_with("(prn ") {
-        return None;
-    }
-    let comment = line.rsplit_once("; ")?.1;
-    Some(comment.split(" — ").next()?.trim().to_owned())
-}
+use common::{lisp_blocks, promised};
 
 #[test]
 fn the_readme_tour_runs_and_prints_what_it_says() {

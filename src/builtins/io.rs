@@ -1,6 +1,7 @@
 //! Input, output, files, the environment, and JSON text.
 
 use super::{builtin_table, split_options, str_arg};
+use crate::capabilities::Access;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
@@ -87,6 +88,7 @@ fn read_line(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
 
 fn read_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let path = interp.resolve_path(str_arg("read-file", &args[0])?);
+    interp.limits.capabilities.check_path(&path, Access::Read)?;
     std::fs::read_to_string(&path)
         .map(Value::from)
         .map_err(|e| Error::eval(format!("read-file: cannot read {}: {e}", path.display())))
@@ -94,13 +96,19 @@ fn read_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let path = interp.resolve_path(str_arg("write-file", &args[0])?);
+    interp
+        .limits
+        .capabilities
+        .check_path(&path, Access::Write)?;
     std::fs::write(&path, display_string(&args[1]))
         .map(|()| Value::Nil)
         .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
 }
 
-fn getenv(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(std::env::var(str_arg("getenv", &args[0])?).map_or(Value::Nil, Value::from))
+fn getenv(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let name = str_arg("getenv", &args[0])?;
+    interp.limits.capabilities.check_env(name)?;
+    Ok(std::env::var(name).map_or(Value::Nil, Value::from))
 }
 
 fn json_parse(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

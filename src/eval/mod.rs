@@ -60,6 +60,9 @@ pub struct Limits {
     pub timeout: Option<Duration>,
     /// The usable size of the stack the interpreter runs on; see [`run_on_large_stack`].
     pub stack_size: usize,
+    /// What the program may do outside the interpreter (programs, files, environment,
+    /// providers): everything by default, nothing in a sandbox.
+    pub capabilities: crate::capabilities::Capabilities,
 }
 
 impl Default for Limits {
@@ -70,6 +73,7 @@ impl Default for Limits {
             fuel: None,
             timeout: None,
             stack_size: 1 << 20,
+            capabilities: crate::capabilities::Capabilities::all(),
         }
     }
 }

@@ -126,7 +126,11 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             "set-provider!: expected a provider (a procedure, or a name and an options map) and options :max-turns, :max-context",
         ));
     }
-    let provider = ProviderChoice::from_spec(&args[0], args.get(1).filter(|_| named_with_options))?;
+    let provider = ProviderChoice::from_spec(
+        &args[0],
+        args.get(1).filter(|_| named_with_options),
+        &interp.limits.capabilities,
+    )?;
     let mut metrics = Metrics::default();
     for (option, value) in &options {
         let limit = match value {

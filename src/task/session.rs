@@ -2,6 +2,7 @@
 
 use super::blocking::run_blocking;
 use super::metrics::{estimate_tokens, Metrics};
+use crate::capabilities::Capabilities;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
@@ -20,17 +21,23 @@ impl ProviderChoice {
     /// Reads a provider the program names: a procedure of one argument (the request), a
     /// provider name (`"echo"`, `:openai`, …) with an optional options map, or one map
     /// naming its provider (`{"provider" "openai" "model" …}`).
-    pub fn from_value(value: &Value) -> Result<ProviderChoice> {
-        ProviderChoice::from_spec(value, None)
+    /// A provider chosen by name must be one `capabilities` allows.
+    pub fn from_value(value: &Value, capabilities: &Capabilities) -> Result<ProviderChoice> {
+        ProviderChoice::from_spec(value, None, capabilities)
     }
 
-    pub fn from_spec(value: &Value, options: Option<&Value>) -> Result<ProviderChoice> {
+    pub fn from_spec(
+        value: &Value,
+        options: Option<&Value>,
+        capabilities: &Capabilities,
+    ) -> Result<ProviderChoice> {
         let name = match value {
             v if v.is_procedure() => return Ok(ProviderChoice::Procedure(v.clone())),
             Value::Str(name) => name.to_string(),
             Value::Keyword(k) | Value::Symbol(k) => k.name().to_owned(),
             Value::Map(m) if options.is_none() => match m.get("provider") {
                 Some(Value::Str(name)) => {
+                    capabilities.check_provider(name)?;
                     return ProviderChoice::native(name, &to_json(value)?);
                 }
                 _ => return Err(Error::eval("a provider map needs a \"provider\" name")),
@@ -42,6 +49,7 @@ impl ProviderChoice {
                 )))
             }
         };
+        capabilities.check_provider(&name)?;
         if name == "echo" && options.is_none() {
             return Ok(ProviderChoice::Native(Arc::new(Echo)));
         }

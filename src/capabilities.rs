@@ -74,14 +74,9 @@ impl Capabilities {
 
     /// Whether `program` (a command's first word, or `sh` for a shell command) may run.
     pub fn check_exec(&self, program: &str) -> Result<()> {
-        match &self.exec {
-            Some(allowed) if !allowed.iter().any(|a| a == program) => Err(denied(
-                "exec",
-                format!("running {program}"),
-                format!("--allow-exec={program}"),
-            )),
-            _ => Ok(()),
-        }
+        check_listed(self.exec.as_deref(), program, "exec", || {
+            format!("running {program}")
+        })
     }
 
     /// Whether `path` may be read or written: it must lie inside one of the allowed
@@ -108,32 +103,39 @@ impl Capabilities {
 
     /// Whether `getenv` may read the variable `name`.
     pub fn check_env(&self, name: &str) -> Result<()> {
-        match &self.env {
-            Some(allowed) if !allowed.iter().any(|a| a == name) => Err(denied(
-                "env",
-                format!("reading the environment variable {name}"),
-                format!("--allow-env={name}"),
-            )),
-            _ => Ok(()),
-        }
+        check_listed(self.env.as_deref(), name, "env", || {
+            format!("reading the environment variable {name}")
+        })
     }
 
     /// Whether a program may choose the provider `kind` (`record:openai` counts as
     /// `record` and `openai`: both must be allowed).
     pub fn check_provider(&self, kind: &str) -> Result<()> {
-        let Some(allowed) = &self.providers else {
-            return Ok(());
-        };
-        for part in kind.split(':').filter(|p| *p != "echo") {
-            if !allowed.iter().any(|a| a == part) {
-                return Err(denied(
-                    "provider",
-                    format!("choosing the provider {kind}"),
-                    format!("--allow-provider={part}"),
-                ));
-            }
-        }
-        Ok(())
+        kind.split(':')
+            .filter(|p| *p != "echo")
+            .try_for_each(|part| {
+                check_listed(self.providers.as_deref(), part, "provider", || {
+                    format!("choosing the provider {kind}")
+                })
+            })
+    }
+}
+
+/// Allowed when `allowed` is `None` or names `name`; otherwise denied with the flag
+/// `--allow-CAPABILITY=name`.
+fn check_listed(
+    allowed: Option<&[String]>,
+    name: &str,
+    capability: &str,
+    action: impl FnOnce() -> String,
+) -> Result<()> {
+    match allowed {
+        Some(names) if !names.iter().any(|n| n == name) => Err(denied(
+            capability,
+            action(),
+            format!("--allow-{capability}={name}"),
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -85,11 +85,9 @@ fn a_killed_interpreter_takes_its_running_script_with_it() {
 #[test]
 fn a_killed_interpreter_takes_its_command_provider_with_it() {
     assert_dies_with_the_interpreter(
-        r#"(deftask ask () :prompt "hi") (ask)"#,
-        &[
-            ("TASKLISP_PROVIDER", "command"),
-            ("TASKLISP_PROVIDER_COMMAND", "sleep 27.1828"),
-        ],
+        r#"(set-provider! "command" {"command" ["sleep" "27.1828"]})
+           (deftask ask () :prompt "hi") (ask)"#,
+        &[],
         "sleep 27.1828",
     );
 }

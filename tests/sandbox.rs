@@ -35,11 +35,11 @@ fn printed(dir: &Path, flags: &[&str], program: &str) -> String {
 
 /// Prints the value of `expr`, or the reason and flag of the error it raises.
 fn outcome(expr: &str) -> String {
-    format!("(prn (try {expr} (catch e [e.reason e.details.flag])))")
+    format!("(prn (try {expr} (catch e (list e.reason e.details.flag))))")
 }
 
 fn denied(flag: &str) -> String {
-    format!("[\"permission_denied\" \"{flag}\"]\n")
+    format!("(\"permission_denied\" \"{flag}\")\n")
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::session::ProviderChoice;
 use super::TaskKind;
 use crate::builtins::{builtin_table, list_arg, proc_arg, split_options, type_error};
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::value::{write_string, Value};
 
@@ -75,7 +75,7 @@ fn get_task(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let name = name_arg("get-task", &args[0])?;
     interp.tasks.task_value(&name).ok_or_else(|| {
         Error::task_failure(
-            "template_not_found",
+            Reason::TemplateNotFound,
             format!("no task named `{name}` is registered"),
         )
     })

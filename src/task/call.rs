@@ -5,7 +5,7 @@ use super::audit::{run_rounds, Checks};
 use super::definition::{Action, InheritContext, Task};
 use super::{atomic, command, result};
 use crate::env::{self, Env, Frame, Scope, Slots};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::value::{write_string, Value};
 use std::rc::Rc;
@@ -74,7 +74,7 @@ fn run_once(
 
 fn invalid_input(task: &Task, message: String) -> Error {
     Error::task_failure(
-        "input_validation_failure",
+        Reason::InputValidationFailure,
         format!("task `{}`: {message}", task.name),
     )
 }

@@ -3,7 +3,7 @@
 
 use super::result::{field, is_task_result, strip_code_fence};
 use crate::env::{Env, Scope};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::ast::{Extension, Let, LetKind};
 use crate::eval::{Compiler, Interp, Node};
 use crate::reader::{Syntax, SyntaxKind};
@@ -66,7 +66,7 @@ fn parse_json(text: &str) -> Result<Value> {
         .map(|json| from_json(&json))
         .map_err(|e| {
             Error::task_failure(
-                "output_format_failure",
+                Reason::OutputFormatFailure,
                 format!(
                     "cond-output needs JSON output, but the content does not parse ({e}): {}",
                     crate::eval::truncate_text(text, 80)

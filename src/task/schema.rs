@@ -1,7 +1,7 @@
 //! Output schemas: a JSON type name (`"object"`, `"array"`…) or a JSON-Schema map.
 
 use super::definition::lossy_json;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::value::{from_json, Value};
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{json, Value as Json};
@@ -80,7 +80,7 @@ impl Schema {
                     format!(" at \"{location}\"")
                 };
                 Err(Error::task_failure(
-                    "output_format_failure",
+                    Reason::OutputFormatFailure,
                     format!("Output does not match the schema{place}: {error}"),
                 )
                 .with_details(json!({
@@ -102,7 +102,7 @@ impl Schema {
             Schema::Json { schema, .. } => schema.get("type").cloned().unwrap_or(Json::Null),
         };
         Error::task_failure(
-            "output_format_failure",
+            Reason::OutputFormatFailure,
             format!("Expected JSON output but it does not parse: {error}"),
         )
         .with_details(json!({
@@ -119,7 +119,7 @@ fn mismatch(expected: &str, actual: &Json, location: &str) -> Error {
     if !location.is_empty() {
         message.push_str(&format!(" at \"{location}\""));
     }
-    Error::task_failure("output_format_failure", message).with_details(json!({
+    Error::task_failure(Reason::OutputFormatFailure, message).with_details(json!({
         "expectedType": expected,
         "actualType": actual_type,
         "location": location,

@@ -154,6 +154,11 @@ impl Error {
         self
     }
 
+    pub fn with_message(mut self, message: impl Into<String>) -> Error {
+        self.0.message = message.into();
+        self
+    }
+
     pub fn with_reason(mut self, reason: Reason) -> Error {
         self.0.reason = Some(reason);
         self

@@ -1,9 +1,10 @@
 //! Script tasks: evaluate `:command`, `:stdin` and `:env` in the call's environment, run
 //! the program, and turn its output into a TaskResult.
 
+use super::answer::{parse_output, Answer};
 use super::blocking::run_blocking;
 use super::definition::{ScriptParts, Task};
-use super::result::{parse_output, task_result};
+use super::result::task_result;
 use super::script::{run_script, ScriptOutput, ScriptSpec};
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
@@ -60,7 +61,13 @@ pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Re
     if output.stdout_truncated || output.stderr_truncated {
         notes.insert(Rc::from("truncated"), Value::Bool(true));
     }
-    let parsed = parse_output(task, &output.stdout, &mut notes)?;
+    let answer = Answer {
+        content: &output.stdout,
+        provider: None,
+        model: None,
+        round: 1,
+    };
+    let parsed = parse_output(task, &answer, &mut notes)?;
     Ok(task_result(&task.name, output.stdout, parsed, notes))
 }
 

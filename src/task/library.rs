@@ -99,6 +99,7 @@ mod tests {
             scope: Scope::new(Vec::new()),
             issues_slot: None,
             json_output: false,
+            strict_json: false,
             schema: None,
             model: None,
             context: InheritContext::Full,

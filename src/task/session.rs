@@ -58,6 +58,14 @@ impl ProviderChoice {
         ProviderChoice::native(&name, &options)
     }
 
+    /// The provider's name: a native provider's own, `procedure` for one of the program.
+    pub fn name(&self) -> String {
+        match self {
+            ProviderChoice::Native(provider) => provider.name().to_owned(),
+            ProviderChoice::Procedure(_) => "procedure".to_owned(),
+        }
+    }
+
     fn native(name: &str, options: &serde_json::Value) -> Result<ProviderChoice> {
         let mut options = options.clone();
         if let Some(map) = options.as_object_mut() {

@@ -62,6 +62,8 @@ pub struct Input {
 pub struct Output {
     pub json: bool,
     pub schema: Option<Schema>,
+    /// `strict="true"`: no repairs of the answer.
+    pub strict: bool,
 }
 
 pub enum Schema {
@@ -300,7 +302,7 @@ fn inputs(element: &Element) -> Result<Vec<Input>> {
 }
 
 fn output(element: &Element) -> Result<Output> {
-    check_shape(element, &["type", "schema"], &[])?;
+    check_shape(element, &["type", "schema", "strict"], &[])?;
     if element.has_text() {
         return Err(Error::validation("<output_format> takes no text")
             .with_span(element.text.first_line_span()));
@@ -320,7 +322,19 @@ fn output(element: &Element) -> Result<Output> {
         }
         Some(attr) => Some(schema(attr)?),
     };
-    Ok(Output { json, schema })
+    let strict = match element.attribute("strict") {
+        None => false,
+        Some(attr) => match attr.value.as_str().trim() {
+            "true" => true,
+            "false" => false,
+            other => return Err(bad_value(attr, other, &["true", "false"])),
+        },
+    };
+    Ok(Output {
+        json,
+        schema,
+        strict,
+    })
 }
 
 fn schema(attribute: &Attribute) -> Result<Schema> {

@@ -6,6 +6,8 @@ use crate::value::{Entries, Map, Value};
 use std::rc::Rc;
 
 pub const COMPLETE: &str = "COMPLETE";
+/// The statuses a TaskResult can have.
+pub const STATUSES: [&str; 3] = [COMPLETE, "CONTINUATION", "FAILED"];
 
 /// A TaskResult with `notes.task` set to `task`.
 pub fn task_result(task: &str, content: String, parsed: Value, mut notes: Entries) -> Value {
@@ -23,6 +25,26 @@ fn marked(entries: Entries) -> Value {
         entries,
         task_result: true,
     }))
+}
+
+/// `entries` marked as a TaskResult when they are one: `content` a string, `status` one
+/// of [`STATUSES`], `notes` a map.
+pub fn marked_if_valid(entries: Entries) -> Option<Value> {
+    let valid = matches!(entries.get("content"), Some(Value::Str(_)))
+        && matches!(entries.get("status"), Some(Value::Str(s)) if STATUSES.contains(&s.as_str()))
+        && matches!(entries.get("notes"), Some(Value::Map(_)));
+    valid.then(|| marked(entries))
+}
+
+/// The entries of an edited map (`assoc`, `dissoc`, `merge`): still a TaskResult when
+/// `original` was one and the entries still make one, otherwise plain data.
+pub fn edited(original: &Value, entries: Entries) -> Value {
+    if is_task_result(original) {
+        if let Some(result) = marked_if_valid(entries.clone()) {
+            return result;
+        }
+    }
+    Value::map(entries)
 }
 
 pub fn is_task_result(value: &Value) -> bool {

@@ -42,7 +42,7 @@ pub fn run(
         counts.insert(Rc::from("output_tokens"), tokens(usage.output_tokens));
         notes.insert(Rc::from("usage"), Value::map(counts));
     }
-    let provider = interp.tasks.current_session().borrow().provider.name();
+    let provider = interp.current_session().borrow().provider.name();
     let answer = Answer {
         content: &response.content,
         provider: Some(&provider),

@@ -11,6 +11,7 @@ use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
 use serde_json::{json, Map, Value as Json};
 use std::fmt;
 
+mod bounded;
 mod reason;
 pub use reason::Reason;
 
@@ -213,6 +214,32 @@ impl Error {
         Json::Object(map)
     }
 
+    /// The map form, shortened to at most `max` bytes of JSON text (long strings and
+    /// lists cut with a marker): what `--error-format json` prints.
+    pub fn to_bounded_json(&self, max: usize) -> Json {
+        bounded::bounded(&self.to_json(), max)
+    }
+
+    /// The task calls and steps the error crossed, outermost first, on one line
+    /// (`in release › step 0 › check-file`), from `details.trace`.
+    pub fn chain(&self) -> Option<String> {
+        let Some(Json::Array(trace)) = self.0.details.get("trace") else {
+            return None;
+        };
+        let parts: Vec<String> = trace
+            .iter()
+            .flat_map(|entry| {
+                let task = entry.get("task").and_then(Json::as_str).map(str::to_owned);
+                let step = entry
+                    .get("step")
+                    .and_then(Json::as_u64)
+                    .map(|i| format!("step {i}"));
+                task.into_iter().chain(step)
+            })
+            .collect();
+        (!parts.is_empty()).then(|| format!("in {}", parts.join(" › ")))
+    }
+
     /// Rebuilds an error from its map form (what `catch` saw), so a handler can re-raise it.
     pub fn from_json(value: &Json) -> Option<Error> {
         let kind = ErrorKind::from_code(value.get("type")?.as_str()?)?;
@@ -279,7 +306,11 @@ impl Diagnostic for Error {
             return None;
         }
         let details = Json::Object(self.0.details.clone()).to_string();
-        Some(Box::new(format!("details: {}", truncate(&details, 2000))))
+        let details = format!("details: {}", truncate(&details, 2000));
+        Some(Box::new(match self.chain() {
+            Some(chain) => format!("{chain}\n{details}"),
+            None => details,
+        }))
     }
 }
 

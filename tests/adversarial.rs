@@ -551,9 +551,7 @@ fn random_model_answers_give_a_result_or_an_output_format_failure() {
     let outcome = tasklisp::run_on_large_stack(&Limits::default(), move |limits| {
         let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude loads");
         let provider = Answers(std::sync::Mutex::new(answers.into_iter()));
-        interp
-            .tasks
-            .set_native_provider(std::sync::Arc::new(provider));
+        interp.set_native_provider(std::sync::Arc::new(provider));
         let program = format!(
             r#"(deftask loose () :prompt "go" :output "json")
                (deftask typed () :prompt "go" :schema {{"type" "object" "properties" {{"n" {{"type" "integer"}}}}}})

@@ -4,7 +4,7 @@
 use super::answer::{parse_output, showing_answer, Answer};
 use super::audit::{run_rounds, Checks};
 use super::definition::{Action, InheritContext, Task};
-use super::{atomic, command, lossy_json, result};
+use super::{atomic, command, lossy_json, result, trace};
 use crate::env::{self, Env, Frame, Scope, Slots};
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
@@ -41,6 +41,7 @@ pub fn call_checked(
         let frame = Some(Frame::new(task.scope.clone(), slots, outer.clone()));
         run_once(interp, task, &frame, round, issues)
     })
+    .map_err(|error| trace::crossed(error, task))
 }
 
 fn run_once(

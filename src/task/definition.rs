@@ -121,6 +121,8 @@ pub struct Task {
     pub extra_metadata: Entries,
     /// The file the task was defined in, for duplicate-registration errors.
     pub origin: Option<String>,
+    /// Where the `deftask` (or XML `<task>`) is, for failure traces.
+    pub span: Option<crate::source::Span>,
     pub action: Action,
 }
 

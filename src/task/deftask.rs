@@ -383,6 +383,7 @@ impl DefineTask {
             audits: options.audits()?,
             extra_metadata: options.metadata()?,
             origin: interp.current_file().map(|f| f.display().to_string()),
+            span: Some(self.span),
             action,
         })
     }

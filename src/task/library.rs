@@ -108,6 +108,7 @@ mod tests {
             audits: Vec::new(),
             extra_metadata: Entries::new(),
             origin: origin.map(str::to_owned),
+            span: None,
             action: Action::Body(Rc::new(Node::Const(Value::Nil))),
         })
     }

@@ -23,6 +23,7 @@ pub mod script;
 mod sequential;
 mod session;
 mod template;
+mod trace;
 
 pub use audit::Checks;
 pub use call::{call, call_checked};

@@ -74,14 +74,21 @@ fn step_failure(
     if error.exit_code().is_some() || interp.interrupted() {
         return error;
     }
+    // The innermost cause, stated once however deep the steps nest.
+    let cause = match error.details().get("cause") {
+        Some(cause) if error.has_reason(&Reason::SubtaskFailure) => cause.clone(),
+        _ => json!(error.to_string()),
+    };
     let wrapped = Error::task_failure(
         Reason::SubtaskFailure,
-        format!("step {index} failed: {error}"),
+        format!("step {index} failed: {}", cause.as_str().unwrap_or("")),
     )
     .with_details(json!({
         "step": index,
         "step_results": before.iter().map(lossy_json).collect::<Vec<_>>(),
         "subtaskError": error.to_json(),
+        "cause": cause,
+        "trace": super::trace::in_step(&error, index),
     }));
     wrapped.with_span(error.span().unwrap_or(span))
 }

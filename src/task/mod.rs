@@ -12,7 +12,7 @@ mod cond_output;
 mod definition;
 mod deftask;
 pub mod forms;
-mod lenient;
+pub mod lenient;
 mod library;
 pub mod metrics;
 mod options;

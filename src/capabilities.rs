@@ -24,7 +24,7 @@
 //! assert_eq!(denied.unwrap().as_deref(), Some("permission_denied"));
 //! ```
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use serde_json::json;
 use std::path::{Component, Path, PathBuf};
 
@@ -148,7 +148,7 @@ fn capability_verb(access: Access) -> &'static str {
 
 fn denied(capability: &str, action: String, flag: String) -> Error {
     Error::task_failure(
-        "permission_denied",
+        Reason::PermissionDenied,
         format!("{action} is not allowed in the sandbox: pass {flag} to allow it"),
     )
     .with_details(json!({"capability": capability, "flag": flag}))

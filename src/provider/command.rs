@@ -6,7 +6,7 @@
 
 use super::http::{check_cancel, excerpt, EXCERPT_BYTES};
 use super::{Cancel, Provider, Request, Response};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::process::{ProcessSpec, StopReason, Stopped};
 use serde_json::json;
 use std::time::Duration;
@@ -93,7 +93,7 @@ impl CommandProvider {
     }
 
     fn failure(&self, message: String) -> Error {
-        Error::task_failure("llm_error", format!("command: {message}"))
+        Error::task_failure(Reason::LlmError, format!("command: {message}"))
     }
 }
 

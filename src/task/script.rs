@@ -1,7 +1,7 @@
 //! Script tasks' view of a program run by [`crate::process`]: a run that did not finish
 //! on its own becomes the task error its reason calls for.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::process::{ProcessOutput, ProcessSpec, StopReason, Stopped, NOT_STARTED_EXIT_CODE};
 use crate::provider::Cancel;
 use serde_json::json;
@@ -15,7 +15,7 @@ use serde_json::json;
 pub fn run_script(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutput> {
     if spec.argv.is_empty() {
         return Err(Error::task_failure(
-            "input_validation_failure",
+            Reason::InputValidationFailure,
             "the script's command is empty",
         ));
     }
@@ -26,7 +26,7 @@ fn script_error(program: &str, Stopped { why, output }: Stopped) -> Error {
     let error = match why {
         StopReason::NotStarted(os_error) => {
             return Error::task_failure(
-                "tool_execution_error",
+                Reason::ToolExecutionError,
                 format!("cannot run {program}: {os_error}"),
             )
             .with_details(json!({
@@ -36,7 +36,7 @@ fn script_error(program: &str, Stopped { why, output }: Stopped) -> Error {
             }))
         }
         StopReason::TimedOut(limit) => Error::task_failure(
-            "execution_timeout",
+            Reason::ExecutionTimeout,
             format!(
                 "{program} ran longer than its timeout of {}s",
                 limit.as_secs_f64()
@@ -44,18 +44,19 @@ fn script_error(program: &str, Stopped { why, output }: Stopped) -> Error {
         )
         .with_detail("timeout_seconds", json!(limit.as_secs_f64())),
         StopReason::DeadlinePassed => Error::task_failure(
-            "execution_timeout",
+            Reason::ExecutionTimeout,
             format!("{program} was stopped: the time limit passed"),
         ),
-        StopReason::Cancelled => {
-            Error::task_failure("execution_halted", format!("{program} was interrupted"))
-        }
+        StopReason::Cancelled => Error::task_failure(
+            Reason::ExecutionHalted,
+            format!("{program} was interrupted"),
+        ),
         StopReason::OutputOverflow => Error::task_failure(
-            "tool_execution_error",
+            Reason::ToolExecutionError,
             format!("{program} printed more than its output cap"),
         ),
         StopReason::Failed(message) => Error::task_failure(
-            "tool_execution_error",
+            Reason::ToolExecutionError,
             format!("cannot run {program}: {message}"),
         ),
     };

@@ -7,7 +7,7 @@
 //!
 //! [`run_blocking`]: super::blocking::run_blocking
 
-use super::blocking::{in_fiber, new_stack, Fiber, Job, Step};
+use super::blocking::{in_fiber, new_stack, Fiber, Job, ModelCall, Step};
 use crate::builtins::{builtin_table, int_arg, list_arg, proc_arg, split_options};
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -18,8 +18,8 @@ use std::collections::VecDeque;
 use std::sync::mpsc;
 
 builtin_table! {
-    /// `(pmap f xs :concurrency n)`: `(map f xs)` with up to `n` calls (default 8, at most 256) waiting on scripts or models at once; results in input order. `(pmap (fn (x) (* x x)) [1 2 3])` ⇒ `(1 4 9)`
-    "pmap", 2, Some(4) => pmap;
+    /// `(pmap f xs :concurrency n :batch b)`: `(map f xs)` with up to `n` calls (default 8, at most 256) waiting on scripts or models at once; results in input order. With `:batch true` (or `tasklisp run --batch`) every item runs until it waits for a model, and those calls go to the provider's batch API as one job. `(pmap (fn (x) (* x x)) [1 2 3])` ⇒ `(1 4 9)`
+    "pmap", 2, Some(6) => pmap;
 }
 
 const DEFAULT_CONCURRENCY: i64 = 8;
@@ -33,7 +33,7 @@ const MIN_ITEM_STACK: usize = 1 << 20;
 const MAX_ITEM_STACK: usize = 256 << 20;
 
 fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let (positional, options) = split_options("pmap", args, &["concurrency"])?;
+    let (positional, options) = split_options("pmap", args, &["concurrency", "batch"])?;
     let [f, xs] = positional else {
         return Err(crate::eval::arity_error(
             "pmap",
@@ -44,11 +44,27 @@ fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     };
     let f = proc_arg("pmap", f)?;
     let items: Vec<Value> = list_arg("pmap", xs)?.iter().collect();
-    let mut concurrency = DEFAULT_CONCURRENCY;
-    for (_, value) in options {
-        concurrency = int_arg("pmap :concurrency", &value)?;
+    let mut concurrency = None;
+    let mut batch = interp.tasks.batch_default();
+    for (name, value) in options {
+        match name {
+            "batch" => batch = value.is_truthy(),
+            _ => concurrency = Some(int_arg("pmap :concurrency", &value)?),
+        }
     }
-    if !(1..=MAX_CONCURRENCY).contains(&concurrency) {
+    // A batch job takes every item's call at once, so every item runs at once.
+    let all_items = i64::try_from(items.len()).unwrap_or(i64::MAX).max(1);
+    let concurrency = match (concurrency, batch) {
+        (Some(n), _) => n,
+        (None, true) => all_items,
+        (None, false) => DEFAULT_CONCURRENCY,
+    };
+    let limit = if batch {
+        all_items.max(MAX_CONCURRENCY)
+    } else {
+        MAX_CONCURRENCY
+    };
+    if !(1..=limit).contains(&concurrency) {
         return Err(Error::eval(format!(
             "pmap: :concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}"
         )));
@@ -62,7 +78,7 @@ fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
             .collect::<Result<Vec<Value>>>()?
     } else {
         let concurrency = usize::try_from(concurrency).unwrap_or(1);
-        Scheduler::new(interp, f, env, concurrency).run(items)?
+        Scheduler::new(interp, f, env, concurrency, batch).run(items)?
     };
     Ok(Value::list(results))
 }
@@ -74,6 +90,8 @@ struct Scheduler<'a> {
     env: &'a Env,
     concurrency: usize,
     stack_size: usize,
+    /// Model calls are gathered into batch jobs (`:batch true`).
+    batch: bool,
 }
 
 /// The state of the items while they run.
@@ -88,15 +106,26 @@ struct Run<'a> {
     spare_stacks: Vec<DefaultStack>,
     finished: mpsc::Receiver<usize>,
     notify: mpsc::Sender<usize>,
+    /// Jobs running on worker threads.
+    in_flight: usize,
+    /// Model calls waiting for the next batch job, with their items' indexes.
+    gathered: Vec<(usize, ModelCall)>,
 }
 
 impl<'a> Scheduler<'a> {
-    fn new(interp: &'a Interp, f: &'a Value, env: &'a Env, concurrency: usize) -> Scheduler<'a> {
+    fn new(
+        interp: &'a Interp,
+        f: &'a Value,
+        env: &'a Env,
+        concurrency: usize,
+        batch: bool,
+    ) -> Scheduler<'a> {
         Scheduler {
             interp,
             f,
             env,
             concurrency,
+            batch,
             stack_size: interp
                 .limits
                 .stack_size
@@ -118,6 +147,8 @@ impl<'a> Scheduler<'a> {
             spare_stacks: Vec::new(),
             finished,
             notify,
+            in_flight: 0,
+            gathered: Vec::new(),
         };
         let mut pending = items.into_iter().enumerate();
         loop {
@@ -131,9 +162,13 @@ impl<'a> Scheduler<'a> {
                 self.resume(&mut run, index);
             } else if run.running == 0 {
                 break;
+            } else if run.in_flight == 0 && !run.gathered.is_empty() {
+                // Every item still running waits for a model: one batch job for all.
+                self.run_batches(&mut run);
             } else {
                 // Our own `notify` keeps the channel open, so this waits for a worker.
                 if let Ok(index) = run.finished.recv() {
+                    run.in_flight -= 1;
                     run.ready.push_back(index);
                 }
             }
@@ -156,10 +191,18 @@ impl<'a> Scheduler<'a> {
             },
         };
         if let Some(slot) = run.fibers.get_mut(index) {
-            *slot = Some(Fiber::new(self.interp, stack, body));
+            *slot = Some(Fiber::new(self.interp, stack, self.batch, body));
             run.ready.push_back(index);
             run.running += 1;
         }
+    }
+
+    /// Sends the gathered model calls as batch jobs (one per provider) and makes their
+    /// items ready with the answers.
+    fn run_batches(&self, run: &mut Run<'a>) {
+        let gathered = std::mem::take(&mut run.gathered);
+        run.ready
+            .extend(super::batch::answer_gathered(self.interp, gathered));
     }
 
     fn resume(&self, run: &mut Run<'a>, index: usize) {
@@ -168,6 +211,7 @@ impl<'a> Scheduler<'a> {
         };
         match fiber.resume(self.interp) {
             Step::Blocked(job) => dispatch(run, index, job),
+            Step::Model(call) => run.gathered.push((index, call)),
             Step::Done(result) => {
                 let ended = run.fibers.get_mut(index).and_then(Option::take);
                 run.spare_stacks.extend(ended.and_then(Fiber::into_stack));
@@ -198,8 +242,9 @@ fn dispatch(run: &mut Run, index: usize, job: Job) {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
             let _ = notify.send(index);
         });
-    if worker.is_err() {
-        run.ready.push_back(index);
+    match worker {
+        Ok(_) => run.in_flight += 1,
+        Err(_) => run.ready.push_back(index),
     }
 }
 

@@ -87,7 +87,7 @@ impl Anthropic {
         let blocks = answer
             .get("content")
             .and_then(Json::as_array)
-            .ok_or_else(|| self.client.unexpected("no content array", &answer))?;
+            .ok_or_else(|| self.client.unexpected("no content array", answer))?;
         let content: String = blocks
             .iter()
             .filter(|block| block.get("type").and_then(Json::as_str) == Some("text"))

@@ -97,12 +97,12 @@ impl OpenAi {
             (None, Some(refusal)) => {
                 return Err(self
                     .client
-                    .unexpected(&format!("the model refused: {refusal}"), &answer))
+                    .unexpected(&format!("the model refused: {refusal}"), answer))
             }
             (None, None) => {
                 return Err(self
                     .client
-                    .unexpected("no choices[0].message.content string", &answer))
+                    .unexpected("no choices[0].message.content string", answer))
             }
         };
         Ok(Response {

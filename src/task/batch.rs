@@ -12,7 +12,7 @@ use std::time::Instant;
 
 /// Runs `gathered` (item index, call) as batch jobs, one per provider, puts each answer
 /// in its call's slot and returns the indexes of the items to resume, in input order.
-pub fn answer_gathered(interp: &Interp, mut gathered: Vec<(usize, ModelCall)>) -> Vec<usize> {
+pub fn answer_gathered(interp: &Interp, mut gathered: Vec<(usize, Box<ModelCall>)>) -> Vec<usize> {
     gathered.sort_by_key(|(index, _)| *index);
     let mut ready = Vec::with_capacity(gathered.len());
     for group in by_provider(gathered) {
@@ -39,10 +39,10 @@ pub fn answer_gathered(interp: &Interp, mut gathered: Vec<(usize, ModelCall)>) -
 
 /// The calls grouped by the provider they go to (the same provider object), each group
 /// in item order.
-fn by_provider(gathered: Vec<(usize, ModelCall)>) -> Vec<Vec<(usize, ModelCall)>> {
-    let mut groups: Vec<Vec<(usize, ModelCall)>> = Vec::new();
+fn by_provider(gathered: Vec<(usize, Box<ModelCall>)>) -> Vec<Vec<(usize, Box<ModelCall>)>> {
+    let mut groups: Vec<Vec<(usize, Box<ModelCall>)>> = Vec::new();
     for (index, call) in gathered {
-        let same = |group: &&mut Vec<(usize, ModelCall)>| {
+        let same = |group: &&mut Vec<(usize, Box<ModelCall>)>| {
             group
                 .first()
                 .is_some_and(|(_, c)| Arc::ptr_eq(&c.provider, &call.provider))

@@ -29,7 +29,7 @@ pub enum Wait {
     /// Work to run on a worker thread.
     Job(Job),
     /// A model call to gather into the batch job of a `pmap :batch true`.
-    Model(ModelCall),
+    Model(Box<ModelCall>),
 }
 
 /// A model call waiting for its batch: the scheduler puts the answer in `answer` and
@@ -126,7 +126,7 @@ pub fn run_model(
     };
     // SAFETY: as in `run_blocking`: the yielder lives on this fiber's stack.
     let yielder = unsafe { active.yielder.as_ref() };
-    yielder.suspend(Wait::Model(call));
+    yielder.suspend(Wait::Model(Box::new(call)));
     ACTIVE.set(Some(active));
     take(&answer).unwrap_or_else(|| {
         Err(Error::task_failure(
@@ -155,7 +155,7 @@ pub enum Step {
     /// The item waits for this work; resume the fiber once it has run.
     Blocked(Job),
     /// The item waits for this model call's answer from a batch job.
-    Model(ModelCall),
+    Model(Box<ModelCall>),
     Done(Result<Value>),
 }
 

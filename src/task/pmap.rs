@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 use std::sync::mpsc;
 
 builtin_table! {
-    /// `(pmap f xs :concurrency n :batch b)`: `(map f xs)` with up to `n` calls (default 8, at most 256) waiting on scripts or models at once; results in input order. With `:batch true` (or `tasklisp run --batch`) every item runs until it waits for a model, and those calls go to the provider's batch API as one job. `(pmap (fn (x) (* x x)) [1 2 3])` ⇒ `(1 4 9)`
+    /// `(pmap f xs :concurrency n :batch b)`: `(map f xs)` with up to `n` calls (default 8, at most 256) waiting on scripts or models at once; results in input order. With `:batch true` (or `tasklisp run --batch`) every item (up to 10,000 at once) runs until it waits for a model, and those calls go to the provider's batch API as one job. `(pmap (fn (x) (* x x)) [1 2 3])` ⇒ `(1 4 9)`
     "pmap", 2, Some(6) => pmap;
 }
 
@@ -26,6 +26,10 @@ const DEFAULT_CONCURRENCY: i64 = 8;
 
 /// Each running item holds a stack of its own, so the bound is capped.
 const MAX_CONCURRENCY: i64 = 256;
+
+/// Items waiting in one batch job at most (each holds a stack while it waits); more
+/// items go in later jobs.
+const MAX_BATCH_ITEMS: i64 = 10_000;
 
 /// The stack an item gets is the interpreter's own size within these bounds (reserved
 /// up front, committed as used).
@@ -53,14 +57,16 @@ fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
         }
     }
     // A batch job takes every item's call at once, so every item runs at once.
-    let all_items = i64::try_from(items.len()).unwrap_or(i64::MAX).max(1);
+    let all_items = i64::try_from(items.len())
+        .unwrap_or(i64::MAX)
+        .clamp(1, MAX_BATCH_ITEMS);
     let concurrency = match (concurrency, batch) {
         (Some(n), _) => n,
         (None, true) => all_items,
         (None, false) => DEFAULT_CONCURRENCY,
     };
     let limit = if batch {
-        all_items.max(MAX_CONCURRENCY)
+        MAX_BATCH_ITEMS
     } else {
         MAX_CONCURRENCY
     };
@@ -109,7 +115,7 @@ struct Run<'a> {
     /// Jobs running on worker threads.
     in_flight: usize,
     /// Model calls waiting for the next batch job, with their items' indexes.
-    gathered: Vec<(usize, ModelCall)>,
+    gathered: Vec<(usize, Box<ModelCall>)>,
 }
 
 impl<'a> Scheduler<'a> {

@@ -7,7 +7,7 @@
 //! it is done; meanwhile other items run. Outside `pmap` the work just runs inline.
 //! See "Concurrency: pmap" in `docs/ARCHITECTURE.md`.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::{EvalState, Interp};
 use crate::provider::{Cancel, Provider, Request, Response};
 use crate::value::Value;
@@ -130,7 +130,7 @@ pub fn run_model(
     ACTIVE.set(Some(active));
     take(&answer).unwrap_or_else(|| {
         Err(Error::task_failure(
-            "unexpected_error",
+            Reason::UnexpectedError,
             "the batch job gave no answer for this call",
         ))
     })
@@ -144,7 +144,7 @@ fn take<F>(slot: &Mutex<Option<F>>) -> Option<F> {
 pub fn new_stack(size: usize) -> Result<DefaultStack> {
     DefaultStack::new(size).map_err(|e| {
         Error::task_failure(
-            "unexpected_error",
+            Reason::UnexpectedError,
             format!("pmap: cannot reserve a stack of {size} bytes: {e}"),
         )
     })
@@ -217,7 +217,7 @@ impl<'a> Fiber<'a> {
             Ok(CoroutineResult::Yield(Wait::Model(call))) => Step::Model(call),
             Ok(CoroutineResult::Return(result)) => Step::Done(result),
             Err(panic) => Step::Done(Err(Error::task_failure(
-                "unexpected_error",
+                Reason::UnexpectedError,
                 format!("a pmap item panicked: {}", panic_message(panic.as_ref())),
             ))),
         }

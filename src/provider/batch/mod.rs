@@ -8,7 +8,7 @@ mod anthropic;
 mod openai;
 
 use super::{Cancel, Request, Response};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -126,7 +126,7 @@ pub fn run(
         .map(|call| {
             answers.remove(&call.custom_id).unwrap_or_else(|| {
                 Err(Error::task_failure(
-                    "llm_error",
+                    Reason::LlmError,
                     format!(
                         "the batch {} ended ({}) without an answer for {}",
                         job.id, job.status, call.custom_id
@@ -143,7 +143,10 @@ pub fn jsonl(text: &[u8]) -> Result<Vec<Json>> {
         .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
         .map(|line| {
             serde_json::from_slice(line).map_err(|e| {
-                Error::task_failure("llm_error", format!("a batch result line is not JSON: {e}"))
+                Error::task_failure(
+                    Reason::LlmError,
+                    format!("a batch result line is not JSON: {e}"),
+                )
             })
         })
         .collect()
@@ -165,13 +168,13 @@ pub fn to_jsonl(entries: &[Json]) -> Vec<u8> {
 /// request the job expired before running, `execution_halted` for a cancelled one.
 pub fn request_failure(provider: &str, kind: FailureKind, message: &str, details: Json) -> Error {
     let (reason, text) = match kind {
-        FailureKind::Error => ("llm_error", format!("{provider} batch: {message}")),
+        FailureKind::Error => (Reason::LlmError, format!("{provider} batch: {message}")),
         FailureKind::Expired => (
-            "execution_timeout",
+            Reason::ExecutionTimeout,
             format!("{provider} batch: the job expired before this request ran"),
         ),
         FailureKind::Cancelled => (
-            "execution_halted",
+            Reason::ExecutionHalted,
             format!("{provider} batch: the request was cancelled"),
         ),
     };

@@ -3,7 +3,7 @@
 //! downloaded from `/v1/files/{id}/content`.
 
 use super::{jsonl, multipart, request_failure, to_jsonl, BatchApi, FailureKind, JobState};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::provider::http::Body;
 use crate::provider::openai::OpenAi;
 use crate::provider::{Cancel, Request, Response};
@@ -80,7 +80,7 @@ impl BatchApi for OpenAi {
     fn results(&self, job: &JobState, cancel: &Cancel) -> Result<Vec<(String, Result<Response>)>> {
         if job.status == "failed" {
             return Err(Error::task_failure(
-                "llm_error",
+                Reason::LlmError,
                 format!("openai batch {} failed: {}", job.id, job_errors(&job.raw)),
             )
             .with_details(json!({"batch": job.raw})));

@@ -5,7 +5,6 @@
 //!
 //! `cargo bench --bench batch` prints the median of 3 runs and the peak resident memory.
 
-use std::io::Read;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tasklisp::provider::batch::{self, Call, Polling};
@@ -55,7 +54,9 @@ fn main() {
         .expect("the job runs");
         let elapsed = started.elapsed();
         assert_eq!(answers.len(), REQUESTS);
-        assert!(answers.iter().all(|a| a.as_ref().is_ok_and(|r| r.content == "bug")));
+        assert!(answers
+            .iter()
+            .all(|a| a.as_ref().is_ok_and(|r| r.content == "bug")));
         times.push(elapsed);
     }
     times.sort();

@@ -23,25 +23,14 @@ pub enum TaskKind {
 
 impl TaskKind {
     pub fn name(self) -> &'static str {
-        match self {
-            TaskKind::Atomic => "atomic",
-            TaskKind::Script => "script",
-            TaskKind::Sequential => "sequential",
-            TaskKind::Reduce => "reduce",
-            TaskKind::Composite => "composite",
-        }
+        super::table::task_type(self).name
     }
 
     pub fn parse(name: &str) -> Option<TaskKind> {
-        [
-            TaskKind::Atomic,
-            TaskKind::Script,
-            TaskKind::Sequential,
-            TaskKind::Reduce,
-            TaskKind::Composite,
-        ]
-        .into_iter()
-        .find(|kind| kind.name() == name)
+        super::table::TASK_TYPES
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| t.kind)
     }
 }
 

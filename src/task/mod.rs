@@ -19,6 +19,7 @@ mod schema;
 pub mod script;
 mod sequential;
 mod session;
+pub mod table;
 mod template;
 
 pub use audit::Checks;

@@ -57,17 +57,11 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
         form.push(Syntax::new(SyntaxKind::Keyword(Sym::new(key)), value.span));
         form.push(value);
     };
-    if let Some(description) = &template.description {
-        option("description", text_string(description));
-    }
     if let Some(subtype) = &template.subtype {
         option("subtype", name_string(subtype));
     }
-    if let Some(system) = &template.system {
-        option("system", text_string(system));
-    }
-    if let Some(instructions) = &template.instructions {
-        option("prompt", text_string(instructions));
+    for (name, value) in &template.options {
+        option(name, value.clone());
     }
     if let Some(Output { json: true, schema }) = &template.output {
         option("output", string("json", span));
@@ -79,9 +73,6 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
             ),
             None => {}
         }
-    }
-    if let Some(model) = &template.model {
-        option("model", text_string(model));
     }
     if let Some(mode) = &template.inherit_context {
         option("inherit-context", name_string(mode));
@@ -97,9 +88,6 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
             "command",
             vector(template.command.iter().map(command_arg).collect(), span),
         );
-    }
-    if let Some(timeout) = &template.timeout {
-        option("timeout", timeout.clone());
     }
     match template.kind {
         Kind::Sequential => {
@@ -129,7 +117,7 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
                 ));
             }
         }
-        Kind::Atomic | Kind::Script => {}
+        Kind::Atomic | Kind::Script | Kind::Composite => {}
     }
     Ok(list(form, span))
 }

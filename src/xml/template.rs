@@ -16,16 +16,11 @@ use super::text::Text;
 use crate::error::{Error, Result};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
+use crate::task::table;
 use serde_json::Value as Json;
 use std::collections::HashSet;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Atomic,
-    Sequential,
-    Reduce,
-    Script,
-}
+pub use crate::task::TaskKind as Kind;
 
 /// A name written in the file, with where it was written.
 #[derive(Clone, Debug)]
@@ -40,18 +35,26 @@ pub struct Template {
     /// The `<task>` start tag.
     pub span: Span,
     pub subtype: Option<Name>,
-    pub description: Option<Text>,
     pub inputs: Vec<Input>,
-    pub system: Option<Text>,
-    pub instructions: Option<Text>,
+    /// The options written as one element each (`<system>`, `<timeout>`, …; see
+    /// `crate::task::table`), in the file's order: the option and its value.
+    pub options: Vec<(&'static str, Syntax)>,
     pub output: Option<Output>,
-    pub model: Option<Text>,
     pub inherit_context: Option<Name>,
     pub context_keys: Option<Vec<Name>>,
     pub steps: Vec<Step>,
     pub command: Vec<Text>,
-    pub timeout: Option<Syntax>,
     pub reduce: Option<Reduce>,
+}
+
+impl Template {
+    /// The value of an option written as an element.
+    pub fn option(&self, name: &str) -> Option<&Syntax> {
+        self.options
+            .iter()
+            .find(|(option, _)| *option == name)
+            .map(|(_, value)| value)
+    }
 }
 
 pub struct Input {
@@ -100,10 +103,10 @@ pub struct Reduce {
     pub task: Name,
 }
 
-const TASK_TYPES: [&str; 4] = ["atomic", "sequential", "reduce", "script"];
 const SCHEMA_TYPES: [&str; 5] = ["object", "array", "string", "number", "boolean"];
 const CONTEXT_MODES: [&str; 3] = ["full", "none", "subset"];
-const COMMON_CHILDREN: [&str; 4] = ["description", "inputs", "inherit_context", "context_keys"];
+/// The elements of every `<task>` besides its options.
+const COMMON_CHILDREN: [&str; 1] = ["inputs"];
 
 /// The templates of a file whose root element is `<task>` or `<tasks>`.
 pub fn templates(root: &Element) -> Result<Vec<Template>> {
@@ -145,27 +148,25 @@ fn template(element: &Element) -> Result<Template> {
     }
     let kind = match element.attribute("type") {
         None => Kind::Atomic,
-        Some(attr) => match attr.value.as_str().trim() {
-            "atomic" => Kind::Atomic,
-            "sequential" => Kind::Sequential,
-            "reduce" => Kind::Reduce,
-            "script" => Kind::Script,
-            other => return Err(bad_value(attr, other, &TASK_TYPES)),
-        },
+        Some(attr) => {
+            let written = attr.value.as_str().trim();
+            table::TASK_TYPES
+                .iter()
+                .find(|t| t.name == written && t.xml_element.is_some())
+                .map(|t| t.kind)
+                .ok_or_else(|| bad_value(attr, written, &table::type_names(true)))?
+        }
     };
-    let specific: &[&str] = match kind {
-        Kind::Atomic => &["system", "instructions", "output_format", "model"],
-        Kind::Sequential => &["steps"],
-        Kind::Reduce => &["reduce"],
-        Kind::Script => &["command", "timeout", "output_format"],
-    };
-    let children: Vec<&str> = COMMON_CHILDREN.iter().chain(specific).copied().collect();
+    let children = allowed_children(kind);
     check_kind_children(element, kind, &children)?;
-    check_shape(
-        element,
-        &["name", "type", "subtype", "inherit_context", "context_keys"],
-        &children,
-    )?;
+    let attributes: Vec<&str> = ["name", "inherit_context", "context_keys"]
+        .into_iter()
+        .chain(table::TASK_OPTIONS.iter().filter_map(|o| match o.xml {
+            table::Xml::Attribute(a) => Some(a),
+            _ => None,
+        }))
+        .collect();
+    check_shape(element, &attributes, &children)?;
     let name = symbol_name(required_attribute(element, "name")?, "task name")?;
     let mut template = Template {
         name,
@@ -175,31 +176,24 @@ fn template(element: &Element) -> Result<Template> {
             .attribute("subtype")
             .map(|a| plain_name(a, "subtype"))
             .transpose()?,
-        description: single(element, "description")?.map(text_only).transpose()?,
         inputs: single(element, "inputs")?
             .map(inputs)
             .transpose()?
             .unwrap_or_default(),
-        system: single(element, "system")?.map(text_only).transpose()?,
-        instructions: single(element, "instructions")?
-            .map(text_only)
-            .transpose()?,
+        options: element_options(element)?,
         output: single(element, "output_format")?.map(output).transpose()?,
-        model: single(element, "model")?.map(text_only).transpose()?,
         inherit_context: context_setting(element)?,
         context_keys: context_keys(element)?,
         steps: Vec::new(),
         command: Vec::new(),
-        timeout: single(element, "timeout")?.map(timeout).transpose()?,
         reduce: None,
     };
     let missing = |what: &str| {
-        Error::validation(format!("a {} task needs {what}", type_name(kind)))
-            .with_span(element.span)
+        Error::validation(format!("a {} task needs {what}", kind.name())).with_span(element.span)
     };
     match kind {
         Kind::Atomic => {
-            if template.instructions.is_none() {
+            if template.option("prompt").is_none() {
                 return Err(missing("<instructions>"));
             }
         }
@@ -221,6 +215,8 @@ fn template(element: &Element) -> Result<Template> {
             let reduce_element = single(element, "reduce")?.ok_or_else(|| missing("<reduce>"))?;
             template.reduce = Some(reduce(reduce_element)?);
         }
+        // Not an XML type: the `type` attribute refused it above.
+        Kind::Composite => {}
     }
     if template.context_keys.is_some()
         && template.inherit_context.as_ref().map(|n| n.text.as_str()) != Some("subset")
@@ -233,41 +229,86 @@ fn template(element: &Element) -> Result<Template> {
     Ok(template)
 }
 
-fn type_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Atomic => "atomic",
-        Kind::Sequential => "sequential",
-        Kind::Reduce => "reduce",
-        Kind::Script => "script",
+/// The elements a `<task>` of this type may hold: its inputs, the element holding its
+/// work, and the options that apply to it.
+fn allowed_children(kind: Kind) -> Vec<&'static str> {
+    let work = table::task_type(kind).xml_element;
+    let options = table::TASK_OPTIONS
+        .iter()
+        .filter(|o| o.applies_to(kind))
+        .filter_map(|o| o.xml.element());
+    let mut children: Vec<&str> = Vec::new();
+    for name in COMMON_CHILDREN.into_iter().chain(work).chain(options) {
+        if !children.contains(&name) {
+            children.push(name);
+        }
     }
+    children
 }
 
 /// A known element that belongs to another type of task gets a message that says so.
 fn check_kind_children(element: &Element, kind: Kind, allowed: &[&str]) -> Result<()> {
-    const BY_KIND: [(&str, &str); 8] = [
-        ("system", "atomic"),
-        ("instructions", "atomic"),
-        ("model", "atomic"),
-        ("steps", "sequential"),
-        ("reduce", "reduce"),
-        ("command", "script"),
-        ("timeout", "script"),
-        ("output_format", "atomic or script"),
-    ];
     for child in &element.children {
-        if allowed.contains(&child.name.as_str()) {
+        let name = child.name.as_str();
+        if allowed.contains(&name) {
             continue;
         }
-        if let Some((_, owner)) = BY_KIND.iter().find(|(name, _)| *name == child.name) {
+        let owners: Vec<&str> = match table::option_for_element(name) {
+            Some(option) => option.types.iter().map(|k| k.name()).collect(),
+            None => table::TASK_TYPES
+                .iter()
+                .filter(|t| t.xml_element == Some(name))
+                .map(|t| t.name)
+                .collect(),
+        };
+        if let Some(first) = owners.first() {
+            let article = if first.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
             return Err(Error::validation(format!(
-                "<{}> belongs to an {owner} task, and this task's type is {}",
-                child.name,
-                type_name(kind)
+                "<{name}> belongs to {article} {} task, and this task's type is {}",
+                owners.join(" or "),
+                kind.name()
             ))
             .with_span(child.span));
         }
     }
     Ok(())
+}
+
+/// The options written as one element holding a text, a number, a boolean or an
+/// expression, read as the table says.
+fn element_options(element: &Element) -> Result<Vec<(&'static str, Syntax)>> {
+    let mut out = Vec::new();
+    for child in &element.children {
+        let Some(option) = table::option_for_element(&child.name) else {
+            continue;
+        };
+        if out.iter().any(|(name, _)| *name == option.name) {
+            return Err(Error::validation(format!(
+                "<{}> appears twice in <{}>",
+                child.name, element.name
+            ))
+            .with_span(child.span));
+        }
+        let value = match option.xml {
+            table::Xml::Text(_) => {
+                let text = text_only(child)?;
+                Syntax::new(
+                    SyntaxKind::Str(std::rc::Rc::new(text.as_str().to_owned())),
+                    text.span(),
+                )
+            }
+            table::Xml::Number(_) => number(child)?,
+            table::Xml::Bool(_) => boolean(child)?,
+            table::Xml::Expr(_) => read_one(&text_only(child)?, &format!("<{}>", child.name))?,
+            table::Xml::Element(_) | table::Xml::Attribute(_) => continue,
+        };
+        out.push((option.name, value));
+    }
+    Ok(out)
 }
 
 // ---- the parts of a task ------------------------------------------------------------------
@@ -423,28 +464,45 @@ fn context_keys(element: &Element) -> Result<Option<Vec<Name>>> {
     Ok(Some(keys))
 }
 
-fn timeout(element: &Element) -> Result<Syntax> {
+/// A number that is not negative; the option's own check (at definition) says more.
+fn number(element: &Element) -> Result<Syntax> {
     let text = text_only(element)?;
-    let value = read_one(&text, "<timeout>");
-    match value {
+    match read_one(&text, &format!("<{}>", element.name)) {
         Ok(
             syntax @ Syntax {
-                kind: SyntaxKind::Int(n),
+                kind: SyntaxKind::Int(0..),
                 ..
             },
-        ) if n > 0 => Ok(syntax),
+        ) => Ok(syntax),
         Ok(
             syntax @ Syntax {
                 kind: SyntaxKind::Float(f),
                 ..
             },
-        ) if f > 0.0 && f.is_finite() => Ok(syntax),
+        ) if f >= 0.0 && f.is_finite() => Ok(syntax),
         _ => Err(Error::validation(format!(
-            "`{}` is not a valid timeout (a positive number of seconds)",
-            text.as_str()
+            "`{}` is not a valid {} (a number)",
+            text.as_str(),
+            element.name
         ))
         .with_span(text.span())),
     }
+}
+
+fn boolean(element: &Element) -> Result<Syntax> {
+    let text = text_only(element)?;
+    let value = match text.as_str() {
+        "true" => true,
+        "false" => false,
+        other => {
+            return Err(Error::validation(format!(
+                "`{other}` is not a valid {} (true or false)",
+                element.name
+            ))
+            .with_span(text.span()))
+        }
+    };
+    Ok(Syntax::new(SyntaxKind::Bool(value), text.span()))
 }
 
 fn command_args(element: &Element) -> Result<Vec<Text>> {

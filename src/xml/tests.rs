@@ -57,7 +57,7 @@ fn atomic_task_with_every_element() {
 </task>"#;
     assert_eq!(
         one(xml),
-        r#"(deftask summarize (text (style "brief")) :description "Summarize a text" :subtype "standard" :system "You are terse." :prompt "Summarize in a {{style}} style: {{text}}" :output "json" :schema "object" :model "small-model" :inherit-context "none")"#
+        r#"(deftask summarize (text (style "brief")) :subtype "standard" :description "Summarize a text" :system "You are terse." :prompt "Summarize in a {{style}} style: {{text}}" :model "small-model" :output "json" :schema "object" :inherit-context "none")"#
     );
 }
 
@@ -128,7 +128,7 @@ fn script_commands_render_their_tags() {
   <timeout>2.5</timeout><output_format type="json"/></task>"#;
     assert_eq!(
         one(xml),
-        r#"(deftask lines (path) :output "json" :command ("wc" "-l" (str path) (str "--label=" path ":{{not a tag}}{{}}")) :timeout 2.5)"#
+        r#"(deftask lines (path) :timeout 2.5 :output "json" :command ("wc" "-l" (str path) (str "--label=" path ":{{not a tag}}{{}}")))"#
     );
 }
 
@@ -221,4 +221,37 @@ fn errors_name_what_is_wrong_and_where() {
         assert!(e.message().contains(words), "{xml}: {}", e.message());
         assert_eq!((l, c), (*line, *column), "{xml}: {}", e.message());
     }
+}
+
+#[test]
+fn every_deftask_option_has_an_element() {
+    let xml = r#"<tasks>
+  <task name="ask"><instructions>Q</instructions><timeout>1.5</timeout><retries>2</retries>
+    <audits>[(fn (r) [])]</audits><max_turns>3</max_turns></task>
+  <task name="run" type="script"><inputs><input name="x"/></inputs><command><arg>cat</arg></command>
+    <stdin>(str x "!")</stdin><env>{"A" x}</env><shell>false</shell></task>
+</tasks>"#;
+    let forms = one(xml);
+    let lines: Vec<&str> = forms.lines().collect();
+    assert_eq!(
+        lines[0],
+        r#"(deftask ask () :prompt "Q" :timeout 1.5 :retries 2 :audits ((fn (r) ())) :max-turns 3)"#
+    );
+    assert_eq!(
+        lines[1],
+        r#"(deftask run (x) :stdin (str x "!") :env {"A" x} :shell false :command ("cat"))"#
+    );
+    let (e, _, _) = failure("<task name='a'><instructions>x</instructions><stdin>x</stdin></task>");
+    assert!(
+        e.message().contains("<stdin> belongs to a script task"),
+        "{}",
+        e.message()
+    );
+    let (e, _, _) =
+        failure("<task name='a'><instructions>x</instructions><retries>-1</retries></task>");
+    assert!(
+        e.message().contains("not a valid retries"),
+        "{}",
+        e.message()
+    );
 }

@@ -52,18 +52,7 @@ fn run_once(
     issues: &[Value],
 ) -> Result<Value> {
     match &task.action {
-        Action::Prompt {
-            system,
-            prompt,
-            timeout,
-        } => atomic::run(
-            interp,
-            task,
-            (system.as_ref(), prompt, *timeout),
-            frame,
-            round,
-            issues,
-        ),
+        Action::Prompt(parts) => atomic::run(interp, task, parts, frame, round, issues),
         Action::Command(parts) => command::run(interp, task, parts, frame),
         Action::Body(body) => {
             let value = interp.eval(body, frame)?;
@@ -146,7 +135,7 @@ pub fn bind_arguments(task: &Task, args: &[Value]) -> Result<Slots> {
 fn context_env(task: &Task, caller: &Env) -> Env {
     match &task.context {
         InheritContext::Full => caller.clone(),
-        InheritContext::None => None,
+        InheritContext::None | InheritContext::Fresh => None,
         InheritContext::Subset(keys) => {
             let values: Slots = keys
                 .iter()

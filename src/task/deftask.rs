@@ -4,7 +4,9 @@
 //! and what runs at each call (the body, `:command`, `:stdin`, `:env`), which is
 //! analysed as a task body: its free names are looked up where the task is called.
 
-use super::definition::{Action, InheritContext, Param, ScriptCode, ScriptParts, Task, TaskKind};
+use super::definition::{
+    Action, InheritContext, Memory, Param, PromptParts, ScriptCode, ScriptParts, Task, TaskKind,
+};
 use super::library::Registered;
 use super::options::{name_of_value, Options};
 use super::schema::Schema;
@@ -23,7 +25,8 @@ use std::rc::Rc;
 
 /// What a call runs, before the definition-time values are known.
 enum Code {
-    Prompt,
+    /// An atomic task's `:files` expression.
+    Prompt(Option<Rc<Node>>),
     Command(Rc<ScriptCode>),
     Body(Rc<Node>),
 }
@@ -121,7 +124,7 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
             .transpose()
     };
     let code = match kind {
-        TaskKind::Atomic => Code::Prompt,
+        TaskKind::Atomic => Code::Prompt(code_for("files", &mut task_compiler)?.map(Rc::new)),
         TaskKind::Script => {
             let command = code_for("command", &mut task_compiler)?.ok_or_else(usage)?;
             Code::Command(Rc::new(ScriptCode {
@@ -333,11 +336,16 @@ impl DefineTask {
             }
         };
         let action = match &self.code {
-            Code::Prompt => Action::Prompt {
+            Code::Prompt(files) => Action::Prompt(PromptParts {
                 system: options.text("system")?.map(|s| Template::parse(&s)),
                 prompt: Template::parse(&options.text("prompt")?.unwrap_or_default()),
                 timeout: options.timeout()?,
-            },
+                memory: Memory {
+                    files: files.clone(),
+                    query: options.text("context-query")?.map(|s| Template::parse(&s)),
+                    dir: options.text("context-dir")?,
+                },
+            }),
             Code::Command(code) => Action::Command(ScriptParts {
                 code: code.clone(),
                 shell: options.get("shell").is_some_and(|(v, _)| v.is_truthy()),
@@ -348,7 +356,7 @@ impl DefineTask {
         Ok(Task {
             name: self.name.name().to_owned(),
             kind: self.kind(&options)?,
-            subtype: options.text("subtype")?,
+            subtype: options.text("subtype")?.map(From::from).unwrap_or_default(),
             description: options.text("description")?,
             params,
             scope: self.scope.clone(),
@@ -377,7 +385,7 @@ impl DefineTask {
             .ok_or_else(|| options.invalid("type", &table::type_names(false).join(", ")))?;
         let fits = matches!(
             (&self.code, kind),
-            (Code::Prompt, TaskKind::Atomic)
+            (Code::Prompt(_), TaskKind::Atomic)
                 | (Code::Command(_), TaskKind::Script)
                 | (
                     Code::Body(_),
@@ -414,6 +422,20 @@ impl DefineTask {
         };
         // An empty key list says nothing: generated code may always write one.
         let keys = keys.filter(|k| !k.is_empty());
+        let fresh = match options.get("fresh-context") {
+            None | Some((Value::Nil | Value::Bool(false), _)) => false,
+            Some((Value::Bool(true), _)) => true,
+            Some(_) => return Err(options.invalid("fresh-context", "true or false")),
+        };
+        if fresh {
+            return match (options.text("inherit-context")?.as_deref(), keys) {
+                (None | Some("none"), None) => Ok(InheritContext::Fresh),
+                _ => Err(Error::validation(
+                    ":fresh-context true runs the task with nothing inherited, so it cannot go with :inherit-context \"full\" or \"subset\"",
+                )
+                .with_span(options.get("fresh-context").map_or(self.span, |(_, s)| s))),
+            };
+        }
         match (options.text("inherit-context")?.as_deref(), keys) {
             (None | Some("full"), None) => Ok(InheritContext::Full),
             (Some("none"), None) => Ok(InheritContext::None),

@@ -11,6 +11,8 @@ mod definition;
 mod deftask;
 pub mod forms;
 mod library;
+mod loops;
+pub mod memory;
 pub mod metrics;
 mod options;
 pub mod pmap;
@@ -52,9 +54,16 @@ pub struct Runtime {
     depth: Cell<usize>,
     budgets: RefCell<Vec<TurnBudget>>,
     budget_ids: Cell<u64>,
+    /// The memory system's indexes, kept while their files are unchanged.
+    memory: RefCell<memory::Indexes>,
 }
 
 impl Runtime {
+    /// Ranks files for `get-context` and `:context-query`.
+    pub fn get_context(&self, query: &memory::Query) -> Result<Vec<memory::Match>> {
+        self.memory.borrow_mut().search(query)
+    }
+
     pub fn task_value(&self, name: &str) -> Option<Value> {
         self.get(name).map(Value::Task)
     }

@@ -174,7 +174,11 @@ options! {
     "retries" Definition EVERY Number("retries") "extra rounds when an audit finds a critical issue";
     "audits" Definition EVERY Expr("audits") "functions from a result to a list of issues";
     "inherit-context" Definition EVERY Element("inherit_context") "\"full\", \"none\" or \"subset\"";
+    "fresh-context" Definition EVERY Bool("fresh_context") "true: run with nothing inherited (not with :inherit-context \"full\" or \"subset\")";
     "context-keys" Form EVERY Element("context_keys") "the caller's names a subset context copies";
+    "files" Call ATOMIC Element("file_paths") "paths whose contents the prompt reaches as {{files}}";
+    "context-query" Definition ATOMIC Text("context_query") "a template; get-context's answer is {{context}}";
+    "context-dir" Definition ATOMIC Text("context_dir") "the directory :context-query searches";
     "command" Call SCRIPT Element("command") "the program and its arguments";
     "stdin" Call SCRIPT Expr("stdin") "text for the program's standard input";
     "env" Call SCRIPT Expr("env") "a map of environment variables";

@@ -83,6 +83,12 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
             vector(keys.iter().map(name_string).collect(), span),
         );
     }
+    if let Some(files) = &template.files {
+        option(
+            "files",
+            vector(files.iter().map(command_arg).collect(), span),
+        );
+    }
     if !template.command.is_empty() {
         option(
             "command",

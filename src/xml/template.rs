@@ -44,6 +44,8 @@ pub struct Template {
     pub context_keys: Option<Vec<Name>>,
     pub steps: Vec<Step>,
     pub command: Vec<Text>,
+    /// `<file_paths><path>…</path></file_paths>`: templates, like command arguments.
+    pub files: Option<Vec<Text>>,
     pub reduce: Option<Reduce>,
 }
 
@@ -186,6 +188,9 @@ fn template(element: &Element) -> Result<Template> {
         context_keys: context_keys(element)?,
         steps: Vec::new(),
         command: Vec::new(),
+        files: single(element, "file_paths")?
+            .map(|e| text_children(e, "path"))
+            .transpose()?,
         reduce: None,
     };
     let missing = |what: &str| {
@@ -503,6 +508,12 @@ fn boolean(element: &Element) -> Result<Syntax> {
         }
     };
     Ok(Syntax::new(SyntaxKind::Bool(value), text.span()))
+}
+
+/// The texts of an element's children, all named `child`.
+fn text_children(element: &Element, child: &str) -> Result<Vec<Text>> {
+    check_shape(element, &[], &[child])?;
+    element.children.iter().map(|c| Ok(text_only(c)?)).collect()
 }
 
 fn command_args(element: &Element) -> Result<Vec<Text>> {

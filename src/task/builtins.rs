@@ -1,6 +1,5 @@
-//! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `set-provider!`, `get-context`,
-//! `director-evaluator-loop`,
-//! `resource-metrics`.
+//! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `set-provider!`,
+//! `resource-metrics`, `get-context`, `director-evaluator-loop`.
 
 use super::memory::{match_result, Query, Strategy};
 use super::metrics::Metrics;

@@ -208,7 +208,13 @@ fn import_xml(
     only: Option<&[(String, Span)]>,
 ) -> Result<Value> {
     let file = xml::read_file(path)?;
-    let definitions = xml::definitions(&file, alias, only, &|name| library_params(interp, name))?;
+    let definitions = xml::definitions(
+        &file,
+        alias,
+        only,
+        &|name| library_params(interp, name),
+        xml::Unknown::AtCallTime,
+    )?;
     let this_file = canonical(path);
     let shown = path.display().to_string();
     let mut fresh = Vec::with_capacity(definitions.len());

@@ -172,11 +172,11 @@ fn checking_a_script_checks_the_xml_it_imports() {
 #[test]
 fn import_errors_are_found_before_anything_is_registered() {
     with_interp(|interp| {
-        let file = templates_dir().join("unknown_ref.xml");
+        let file = templates_dir().join("bad_test.xml");
         let code = format!("(import {:?})", file.display().to_string());
         let e = interp.run_source("<test>", &code).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Validation);
-        assert_eq!(location(&e), (4, 23));
+        assert_eq!(location(&e), (4, 41));
         assert!(interp.tasks.names().is_empty());
     });
 }
@@ -369,4 +369,37 @@ fn the_command_line_checks_and_imports() {
     assert_eq!(error["type"], "VALIDATION_ERROR");
     assert_eq!(error["location"]["line"], 4);
     assert_eq!(error["location"]["column"], 41);
+}
+
+/// Every complete `<task>` or `<tasks>` example in docs/XML.md parses and validates.
+#[test]
+fn the_xml_guide_examples_validate() {
+    let guide = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/XML.md"))
+        .expect("docs/XML.md");
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in guide.lines() {
+        match (&mut current, line.trim()) {
+            (None, "```xml") => current = Some(String::new()),
+            (Some(_), "```") => blocks.extend(current.take()),
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    let documents: Vec<&String> = blocks
+        .iter()
+        .filter(|b| {
+            let b = b.trim_start();
+            (b.starts_with("<task name") || b.starts_with("<tasks>")) && !b.contains('…')
+        })
+        .collect();
+    assert!(documents.len() >= 8, "found {} examples", documents.len());
+    for block in documents {
+        if let Err(e) = tasklisp::xml::read_str("<guide>", block) {
+            panic!("{block}\n{}", e.message());
+        }
+    }
 }

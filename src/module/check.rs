@@ -74,7 +74,13 @@ fn record_checked(interp: &Interp, name: &str, path: &Path, params: &[Param]) {
 
 fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
     let file = xml::read_file(path)?;
-    let definitions = xml::definitions(&file, None, None, &|name| library_params(interp, name))?;
+    let definitions = xml::definitions(
+        &file,
+        None,
+        None,
+        &|name| library_params(interp, name),
+        xml::Unknown::Error,
+    )?;
     let this_file = canonical(path);
     for definition in &definitions {
         let earlier = registry_get(interp, CHECKED_TASKS, &definition.name);

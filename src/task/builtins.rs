@@ -29,6 +29,8 @@ builtin_table! {
     "get-context", 1, Some(9) => get_context;
     /// `(director-evaluator-loop :director d :evaluator e :max-iterations n :input x)`: calls `(d input iteration)` then `(e result iteration)` until the evaluator's EvaluationResult says `success` (its JSON output or notes `{"success" bool "feedback" s}`), the next input being `{"input" x "feedback" s "previous" content}`; returns the director's last result with `notes.iterations` and `notes.evaluations`, status `CONTINUATION` when the n iterations (default 3) ran out. `(director-evaluator-loop :director write :evaluator judge :max-iterations 3 :input "a haiku")`
     "director-evaluator-loop", 0, Some(8) => super::loops::director_evaluator_loop;
+    /// `(call-task name bindings)`: calls the task registered as `name`, when the call runs, with the entries of the map `bindings` that name its parameters (others are ignored; a nil one for a parameter with a default is left out). XML references to tasks not known at import compile to it. `(call-task "summarize" {"text" t "unrelated" 1})`
+    "call-task", 2, Some(2) => call_task;
 }
 
 fn name_arg(who: &str, value: &Value) -> Result<String> {
@@ -204,4 +206,31 @@ pub fn string_list(who: &str, value: &Value) -> Result<Vec<String>> {
         .iter()
         .map(|v| crate::builtins::str_arg(who, &v).map(str::to_owned))
         .collect()
+}
+
+fn call_task(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let who = "call-task";
+    let name = name_arg(who, &args[0])?;
+    let bindings = args[1]
+        .as_map()
+        .ok_or_else(|| type_error(who, "a map of arguments", &args[1]))?;
+    let task = interp.tasks.get(&name).ok_or_else(|| {
+        Error::task_failure(
+            "template_not_found",
+            format!("no task named `{name}` is registered"),
+        )
+    })?;
+    let mut call_args = Vec::with_capacity(task.params.len() * 2);
+    for param in &task.params {
+        let value = bindings.get(param.name.name()).cloned();
+        match value {
+            None => {}
+            Some(Value::Nil) if param.default.is_some() => {}
+            Some(value) => {
+                call_args.push(Value::Keyword(param.name));
+                call_args.push(value);
+            }
+        }
+    }
+    super::call(interp, &task, &call_args, env)
 }

@@ -19,6 +19,7 @@ pub enum TaskKind {
     Sequential,
     Reduce,
     Composite,
+    DirectorEvaluatorLoop,
 }
 
 impl TaskKind {

@@ -389,7 +389,10 @@ impl DefineTask {
                 | (Code::Command(_), TaskKind::Script)
                 | (
                     Code::Body(_),
-                    TaskKind::Sequential | TaskKind::Reduce | TaskKind::Composite
+                    TaskKind::Sequential
+                        | TaskKind::Reduce
+                        | TaskKind::Composite
+                        | TaskKind::DirectorEvaluatorLoop
                 )
         );
         if !fits {

@@ -93,7 +93,9 @@ mod tests {
         Rc::new(Task {
             name: name.to_owned(),
             kind,
-            subtype: subtype.map(From::from).unwrap_or_default(),
+            subtype: subtype
+                .map(|s| std::cell::OnceCell::from(s.to_owned()))
+                .unwrap_or_default(),
             description: None,
             params: Vec::new(),
             scope: Scope::new(Vec::new()),

@@ -49,6 +49,12 @@ const REDUCE_TYPE: TaskType = TaskType {
     runs: Runs::Body,
     xml_element: Some("reduce"),
 };
+const LOOP_TYPE: TaskType = TaskType {
+    kind: TaskKind::DirectorEvaluatorLoop,
+    name: "director_evaluator_loop",
+    runs: Runs::Body,
+    xml_element: Some("loop"),
+};
 const COMPOSITE_TYPE: TaskType = TaskType {
     kind: TaskKind::Composite,
     name: "composite",
@@ -61,6 +67,7 @@ pub const TASK_TYPES: &[TaskType] = &[
     SCRIPT_TYPE,
     SEQUENTIAL_TYPE,
     REDUCE_TYPE,
+    LOOP_TYPE,
     COMPOSITE_TYPE,
 ];
 
@@ -71,6 +78,7 @@ pub fn task_type(kind: TaskKind) -> &'static TaskType {
         TaskKind::Sequential => &SEQUENTIAL_TYPE,
         TaskKind::Reduce => &REDUCE_TYPE,
         TaskKind::Composite => &COMPOSITE_TYPE,
+        TaskKind::DirectorEvaluatorLoop => &LOOP_TYPE,
     }
 }
 
@@ -162,7 +170,7 @@ macro_rules! options {
 
 options! {
     "description" Definition EVERY Text("description") "what the task does";
-    "type" Definition EVERY Attribute("type") "atomic, script, sequential, reduce or composite";
+    "type" Definition EVERY Attribute("type") "atomic, script, sequential, reduce, director_evaluator_loop or composite";
     "subtype" Definition EVERY Attribute("subtype") "a refinement: standard, director, evaluator, associative_matching, …";
     "system" Definition ATOMIC Text("system") "the system prompt, a template";
     "prompt" Definition ATOMIC Text("instructions") "the prompt, a template";
@@ -214,6 +222,7 @@ mod tests {
             TaskKind::Sequential,
             TaskKind::Reduce,
             TaskKind::Composite,
+            TaskKind::DirectorEvaluatorLoop,
         ] {
             assert_eq!(TASK_TYPES.iter().filter(|t| t.kind == kind).count(), 1);
             assert_eq!(task_type(kind).kind, kind);

@@ -4,6 +4,8 @@
 //! Running imported tasks end to end is covered by the golden scripts in
 //! `tests/scripts/xml/` (they need the task runtime).
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -376,19 +378,7 @@ fn the_command_line_checks_and_imports() {
 fn the_xml_guide_examples_validate() {
     let guide = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/XML.md"))
         .expect("docs/XML.md");
-    let mut blocks = Vec::new();
-    let mut current: Option<String> = None;
-    for line in guide.lines() {
-        match (&mut current, line.trim()) {
-            (None, "```xml") => current = Some(String::new()),
-            (Some(_), "```") => blocks.extend(current.take()),
-            (Some(block), _) => {
-                block.push_str(line);
-                block.push('\n');
-            }
-            (None, _) => {}
-        }
-    }
+    let blocks = common::code_blocks(&guide, "xml");
     let documents: Vec<&String> = blocks
         .iter()
         .filter(|b| {

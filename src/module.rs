@@ -14,7 +14,7 @@ mod check;
 mod namespace;
 mod registry;
 
-pub use check::check_file;
+pub use check::{check_file, declare_xml_tasks};
 
 use registry::{
     imported_from, library_params, record_import, registry_get, registry_insert, MODULE_FILES,

@@ -359,6 +359,13 @@ fn the_command_line_checks_and_imports() {
         stderr.contains("VALIDATION_ERROR") && stderr.contains("unknown_ref.xml:4:23"),
         "{stderr}"
     );
+    // a reference to a task a file given later defines is fine; one no file defines is not
+    let (code, stdout, stderr) = run(&["check", "seeds/refs.xml", "seeds/polish.xml"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "seeds/refs.xml: ok\nseeds/polish.xml: ok\n");
+    let (code, _, stderr) = run(&["check", "seeds/refs.xml"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("unknown task `polish`"), "{stderr}");
     let (code, _, stderr) = run(&["--import", "malformed.xml", "eval", "1"]);
     assert_eq!(code, Some(1));
     assert!(

@@ -3,7 +3,7 @@
 
 use super::audit::{run_rounds, Checks};
 use super::definition::{Action, InheritContext, Task};
-use super::{atomic, command, result};
+use super::{atomic, command, memory, result};
 use crate::env::{self, Env, Frame, Scope, Slots};
 use crate::error::{Error, Result};
 use crate::eval::Interp;
@@ -49,14 +49,18 @@ fn run_once(
     round: u32,
     issues: &[Value],
 ) -> Result<Value> {
-    match &task.action {
+    let result = match &task.action {
         Action::Prompt(parts) => atomic::run(interp, task, parts, frame, round, issues),
         Action::Command(parts) => command::run(interp, task, parts, frame),
         Action::Body(body) => {
             let value = interp.eval(body, frame)?;
             Ok(result::from_body(&task.name, value))
         }
+    }?;
+    if task.subtype() == Some(memory::ASSOCIATIVE_MATCHING) {
+        return memory::associative_result(&result);
     }
+    Ok(result)
 }
 
 fn invalid_input(task: &Task, message: String) -> Error {

@@ -130,6 +130,10 @@ pub struct Task {
 }
 
 impl Task {
+    pub fn subtype(&self) -> Option<&str> {
+        self.subtype.get().map(String::as_str)
+    }
+
     /// Gives the task a subtype unless it has one (`director-evaluator-loop` roles).
     pub fn set_subtype_if_none(&self, subtype: &str) {
         self.subtype.get_or_init(|| subtype.to_owned());
@@ -140,7 +144,7 @@ impl Task {
         match key {
             "name" => Value::from(self.name.as_str()),
             "type" => Value::from(self.kind.name()),
-            "subtype" => optional_str(self.subtype.get().map(String::as_str)),
+            "subtype" => optional_str(self.subtype()),
             "description" => optional_str(self.description.as_deref()),
             "params" => Value::list(
                 self.params

@@ -45,7 +45,7 @@ impl TaskLibrary {
         self.tasks
             .values()
             .filter(|t| kind.is_none_or(|k| t.kind == k))
-            .filter(|t| subtype.is_none_or(|s| t.subtype.get().map(String::as_str) == Some(s)))
+            .filter(|t| subtype.is_none_or(|s| t.subtype() == Some(s)))
             .cloned()
             .collect()
     }

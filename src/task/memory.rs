@@ -339,6 +339,74 @@ pub fn files_text(paths: &[String]) -> Result<String> {
     Ok(parts.join("\n"))
 }
 
+/// The subtype whose answer (a list of paths) becomes an AssociativeMatchResult.
+pub const ASSOCIATIVE_MATCHING: &str = "associative_matching";
+
+/// A task of subtype `associative_matching` answers with paths: a JSON list of strings
+/// (its `parsedContent`, or its content read as JSON), or one path a line. The result
+/// keeps the answer's order, relevance falling from 1.0 by rank, each with the start of
+/// the file as its excerpt; `parsedContent` is the AssociativeMatchResult and `content`
+/// its context.
+pub fn associative_result(result: &Value) -> Result<Value> {
+    let paths = answered_paths(result).ok_or_else(|| {
+        Error::task_failure(
+            "context_matching_failure",
+            "an associative_matching task must answer with a list of paths",
+        )
+    })?;
+    let count = paths.len() as f64;
+    let mut matches = Vec::with_capacity(paths.len());
+    for (rank, path) in paths.into_iter().enumerate() {
+        let text = read_text(Path::new(&path), &path, false)?.unwrap_or_default();
+        matches.push(Match {
+            excerpt: truncate(text.trim(), EXCERPT_CHARS),
+            relevance: ((count - rank as f64) / count * 1000.0).round() / 1000.0,
+            path,
+        });
+    }
+    let answer = match_result(&matches);
+    let mut entries = result
+        .as_map()
+        .map(|m| m.entries.clone())
+        .unwrap_or_default();
+    entries.insert(Rc::from("content"), Value::str(context_text(&matches)));
+    entries.insert(Rc::from("parsedContent"), answer);
+    Ok(Value::Map(Rc::new(crate::value::Map {
+        entries,
+        task_result: true,
+    })))
+}
+
+fn answered_paths(result: &Value) -> Option<Vec<String>> {
+    let field = |key: &str| result.as_map().and_then(|m| m.get(key)).cloned();
+    let listed = match field("parsedContent") {
+        Some(list @ Value::List(..)) => Some(list),
+        _ => match field("content") {
+            Some(Value::Str(text)) => match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(json @ serde_json::Value::Array(_)) => Some(crate::value::from_json(&json)),
+                // JSON that is not a list is not an answer of paths.
+                Ok(_) => None,
+                Err(_) => {
+                    let lines: Vec<String> = text
+                        .lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .map(str::to_owned)
+                        .collect();
+                    return (!lines.is_empty()).then_some(lines);
+                }
+            },
+            _ => None,
+        },
+    }?;
+    let paths: Option<Vec<String>> = listed
+        .as_list()?
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    paths.filter(|p| !p.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -743,7 +743,7 @@ fn boolean(element: &Element) -> Result<Syntax> {
 /// The texts of an element's children, all named `child`.
 fn text_children(element: &Element, child: &str) -> Result<Vec<Text>> {
     check_shape(element, &[], &[child])?;
-    element.children.iter().map(|c| Ok(text_only(c)?)).collect()
+    element.children.iter().map(text_only).collect()
 }
 
 fn command_args(element: &Element) -> Result<Vec<Text>> {

@@ -362,6 +362,9 @@ impl DefineTask {
             scope: self.scope.clone(),
             issues_slot: self.issues_slot,
             json_output,
+            strict_json: options
+                .get("strict-json")
+                .is_some_and(|(v, _)| v.is_truthy()),
             schema,
             model: options.text("model")?,
             context: self.context(interp, env, &options)?,
@@ -372,6 +375,7 @@ impl DefineTask {
             audits: options.audits()?,
             extra_metadata: options.metadata()?,
             origin: interp.current_file().map(|f| f.display().to_string()),
+            span: Some(self.span),
             action,
         })
     }

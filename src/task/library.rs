@@ -101,6 +101,7 @@ mod tests {
             scope: Scope::new(Vec::new()),
             issues_slot: None,
             json_output: false,
+            strict_json: false,
             schema: None,
             model: None,
             context: InheritContext::Full,
@@ -109,6 +110,7 @@ mod tests {
             audits: Vec::new(),
             extra_metadata: Entries::new(),
             origin: origin.map(str::to_owned),
+            span: None,
             action: Action::Body(Rc::new(Node::Const(Value::Nil))),
         })
     }

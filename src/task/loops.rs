@@ -7,7 +7,7 @@ use super::definition::Task;
 use super::result::{field, from_body, is_task_result, with_notes};
 use crate::builtins::{proc_arg, split_options, type_error};
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::value::{from_json, Entries, Value};
 use std::rc::Rc;
@@ -131,7 +131,7 @@ fn judgement(evaluation: &Value, iteration: usize) -> Result<(bool, Value, Value
         Value::Bool(b) => b,
         _ => {
             return Err(Error::task_failure(
-                "output_format_failure",
+                Reason::OutputFormatFailure,
                 "director-evaluator-loop: the evaluator's answer is not an EvaluationResult (it needs \"success\" true or false, in its JSON output or its notes)",
             ))
         }

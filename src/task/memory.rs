@@ -3,7 +3,7 @@
 //! prompt. The index of a directory is built once and reused while no file in it has
 //! changed (same paths, sizes and modification times).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::value::{Entries, Value};
 use bm25::{Document, Language, SearchEngine, SearchEngineBuilder};
 use std::collections::HashMap;
@@ -76,7 +76,7 @@ impl Indexes {
     pub fn search(&mut self, query: &Query) -> Result<Vec<Match>> {
         if !has_words(query.text) {
             return Err(Error::task_failure(
-                "context_matching_failure",
+                Reason::ContextMatchingFailure,
                 "get-context: the query has no words to match",
             ));
         }
@@ -194,7 +194,7 @@ fn read_text(path: &Path, shown: &str, skip_non_text: bool) -> Result<Option<Str
 }
 
 fn retrieval(message: String) -> Error {
-    Error::task_failure("context_retrieval_failure", message)
+    Error::task_failure(Reason::ContextRetrievalFailure, message)
 }
 
 fn build(entries: Vec<Entry>, strategy: Strategy) -> Index {
@@ -350,7 +350,7 @@ pub const ASSOCIATIVE_MATCHING: &str = "associative_matching";
 pub fn associative_result(result: &Value) -> Result<Value> {
     let paths = answered_paths(result).ok_or_else(|| {
         Error::task_failure(
-            "context_matching_failure",
+            Reason::ContextMatchingFailure,
             "an associative_matching task must answer with a list of paths",
         )
     })?;

@@ -176,6 +176,7 @@ options! {
     "prompt" Definition ATOMIC Text("instructions") "the prompt, a template";
     "output" Definition RUNS_ITSELF Element("output_format") "\"json\" or \"text\"";
     "schema" Definition RUNS_ITSELF Element("output_format") "a type name or a JSON Schema map";
+    "strict-json" Definition RUNS_ITSELF Element("output_format") "true: only exact JSON is accepted (no repair)";
     "model" Definition ATOMIC Text("model") "the model to ask";
     "max-turns" Definition ATOMIC Number("max_turns") "provider turns allowed in the session";
     "timeout" Definition RUNS_ITSELF Number("timeout") "seconds one call may take";

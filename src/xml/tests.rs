@@ -312,3 +312,13 @@ fn inline_tasks_code_steps_aliases_and_loops() {
         e.message()
     );
 }
+
+#[test]
+fn strict_json_output() {
+    let xml = r#"<task name="exact"><instructions>Answer</instructions>
+  <output_format type="json" strict="true"/></task>"#;
+    assert_eq!(
+        one(xml),
+        r#"(deftask exact () :prompt "Answer" :output "json" :strict-json true)"#
+    );
+}

@@ -124,6 +124,8 @@ pub struct Interp {
     /// resolve against the innermost, and tasks record it as their origin.
     pub loading: RefCell<Vec<PathBuf>>,
     pub tasks: Runtime,
+    /// The tests `deftest` defined and the checks of the one running.
+    pub tests: crate::testing::Tests,
     /// Frames whose last reference was a finished call, kept to be reused by the next
     /// call instead of freeing and allocating one per call.
     frame_pool: RefCell<Vec<Rc<Frame>>>,
@@ -159,6 +161,7 @@ impl Interp {
             gensyms: Cell::new(0),
             loading: RefCell::new(Vec::new()),
             tasks: Runtime::default(),
+            tests: crate::testing::Tests::default(),
             frame_pool: RefCell::new(Vec::with_capacity(FRAME_POOL_SIZE)),
             builtin_rebound: Cell::new(false),
         };

@@ -54,6 +54,15 @@ impl Check {
     }
 }
 
+/// For an error from a provider, the request it was about (a cassette miss names
+/// the request it had no answer for), as a line to add to a report.
+pub fn request_note(error: &Error) -> String {
+    match error.details().get("request") {
+        Some(request) => format!("\n  request: {request}"),
+        None => String::new(),
+    }
+}
+
 /// `file:line:col` of a span, or `?` for code without source (macro output).
 pub fn place(span: Span) -> String {
     match source(span.source) {

@@ -26,7 +26,11 @@ pub struct TestArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
     pub timeout: f64,
     /// The model `expect-judge` asks (default: the provider's own).
-    #[arg(long = "judge-model", value_name = "MODEL", env = "TASKLISP_JUDGE_MODEL")]
+    #[arg(
+        long = "judge-model",
+        value_name = "MODEL",
+        env = "TASKLISP_JUDGE_MODEL"
+    )]
     pub judge_model: Option<String>,
 }
 

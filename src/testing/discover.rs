@@ -147,7 +147,10 @@ mod tests {
         let found = sexp_files(root, |name| name.ends_with(".test.sexp"));
         assert_eq!(found, [root.join("src/c.test.sexp")]);
         let given = find_files(&[root.join("tests")]).unwrap();
-        assert_eq!(given, [root.join("tests/a.sexp"), root.join("tests/sub/b.sexp")]);
+        assert_eq!(
+            given,
+            [root.join("tests/a.sexp"), root.join("tests/sub/b.sexp")]
+        );
         assert!(find_files(&[root.join("missing")])
             .unwrap_err()
             .contains("no such file"));

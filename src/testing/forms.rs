@@ -3,7 +3,7 @@
 //! because a failure shows the expression as written, and because an error raised by
 //! an operand is what they check (or a failure they record), not the end of the test.
 
-use super::check::{span_text, Check};
+use super::check::{request_note, span_text, Check};
 use super::TestDef;
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -13,8 +13,8 @@ use crate::eval::{Compiler, Interp, Node};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::Sym;
-use crate::task::result::{field, is_task_result};
 use crate::task::lossy_json;
+use crate::task::result::{field, is_task_result};
 use crate::value::{write_string, Value};
 
 pub type SpecialForm = crate::task::forms::SpecialForm;
@@ -215,9 +215,10 @@ fn show(outcome: &Outcome) -> String {
     }
 }
 
-/// `TYPE reason: message`, as a failure line shows an error.
-pub fn describe_error(error: &Error) -> String {
-    format!("{} {error}", error.kind().code())
+/// `TYPE reason: message`, as a failure line shows an error, and the request when a
+/// provider failed.
+fn describe_error(error: &Error) -> String {
+    format!("{} {error}{}", error.kind().code(), request_note(error))
 }
 
 fn verdict(passed: bool, expected: String, actual: String) -> Verdict {

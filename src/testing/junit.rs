@@ -82,11 +82,7 @@ fn testcase(xml: &mut String, suite: &str, case: &Outcome) {
         );
     }
     if !case.output.is_empty() {
-        let _ = writeln!(
-            xml,
-            "      <system-out>{}</system-out>",
-            text(&case.output)
-        );
+        let _ = writeln!(xml, "      <system-out>{}</system-out>", text(&case.output));
     }
     xml.push_str("    </testcase>\n");
 }
@@ -137,7 +133,9 @@ mod tests {
         let mut printed = Outcome::new(Path::new("b.sexp"), "p", Vec::new(), None);
         printed.output = "hi".into();
         let xml = report(&[ok, broken, printed]);
-        assert!(xml.contains("<testsuites name=\"tasklisp test\" tests=\"3\" failures=\"0\" errors=\"1\""));
+        assert!(xml.contains(
+            "<testsuites name=\"tasklisp test\" tests=\"3\" failures=\"0\" errors=\"1\""
+        ));
         assert!(xml.contains("<testsuite name=\"a.sexp\" tests=\"2\" failures=\"0\" errors=\"1\""));
         assert!(xml.contains("<error message=\"boom\" type=\"EVAL_ERROR\">"));
         assert!(xml.contains("<system-out>hi</system-out>"));

@@ -63,7 +63,11 @@ impl Tests {
     }
 
     pub fn names(&self) -> Vec<String> {
-        self.defined.borrow().iter().map(|t| t.name.clone()).collect()
+        self.defined
+            .borrow()
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
     }
 
     pub fn set_judge_model(&self, model: Option<String>) {

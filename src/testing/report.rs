@@ -1,7 +1,7 @@
 //! What `tasklisp test` prints, as `cargo test` does: a line per test as it finishes,
 //! then each failure in full, then `N passed, N failed`.
 
-use super::check::Check;
+use super::check::{request_note, Check};
 use super::runner::{test_id, FAILED, PASSED};
 use crate::error::Error;
 use std::io::Write;
@@ -69,11 +69,11 @@ impl Outcome {
 /// An error that ended a test, as the command line renders errors, plus the request a
 /// cassette had no answer for.
 pub fn error_text(error: &Error) -> String {
-    let mut text = format!("error: {}", error.render(false).trim_end());
-    if let Some(request) = error.details().get("request") {
-        text.push_str(&format!("\n  request: {request}"));
-    }
-    text
+    format!(
+        "error: {}{}",
+        error.render(false).trim_end(),
+        request_note(error)
+    )
 }
 
 pub struct Reporter<'o> {

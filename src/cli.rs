@@ -144,6 +144,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
         },
         Some(Command::Eval { exprs }) => eval_exprs(&interp, options, exprs).map(|()| 0),
         Some(Command::Check { files }) => Ok(check_files(&interp, options, files)),
+        // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),
     });

@@ -566,3 +566,77 @@ fn junit_reports_follow_the_schema_and_count_failures_and_errors() {
     assert_eq!(boom.children[0].name, "error");
     assert_eq!(boom.children[0].attribute("type"), Some("EVAL_ERROR"));
 }
+
+// ---- the guide and the example ------------------------------------------------------
+
+/// The fenced code blocks of a Markdown text: (language, content).
+fn code_blocks(markdown: &str) -> Vec<(String, String)> {
+    let mut blocks = Vec::new();
+    let mut current: Option<(String, String)> = None;
+    for line in markdown.lines() {
+        match (&mut current, line.strip_prefix("```")) {
+            (None, Some(language)) => current = Some((language.to_owned(), String::new())),
+            (Some(_), Some("")) => blocks.extend(current.take()),
+            (Some((_, content)), _) => {
+                content.push_str(line);
+                content.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    blocks
+}
+
+/// Every example of docs/TESTING.md runs: a block that names its file is run with
+/// `tasklisp test -j 1 FILE` and prints the text block after it; the others run as
+/// scripts and print what their `; value` comments say.
+#[test]
+fn the_testing_guide_examples_print_what_the_guide_shows() {
+    let guide =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/TESTING.md")).unwrap();
+    let blocks = code_blocks(&guide);
+    let mut ran = 0;
+    for (i, (language, code)) in blocks.iter().enumerate() {
+        if language != "lisp" {
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        match code
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix(";; file: "))
+        {
+            Some(file) => {
+                std::fs::write(dir.path().join(file), code).unwrap();
+                let run = tasklisp(dir.path(), &["test", "-j", "1", file], &[]);
+                let (next_language, shown) = &blocks[i + 1];
+                assert_eq!(next_language, "text", "the output of {file} follows it");
+                assert_eq!(&run.stdout, shown, "{file}");
+            }
+            None => {
+                std::fs::write(dir.path().join("block.sexp"), code).unwrap();
+                let run = tasklisp(dir.path(), &["run", "block.sexp"], &[]);
+                let promised: Vec<&str> = code
+                    .lines()
+                    .filter(|l| l.starts_with("(prn "))
+                    .filter_map(|l| l.rsplit_once("; ").map(|(_, value)| value.trim()))
+                    .collect();
+                assert_eq!(run.stdout.lines().collect::<Vec<_>>(), promised, "{code}");
+            }
+        }
+        ran += 1;
+    }
+    assert!(ran >= 3, "the guide has examples");
+}
+
+#[test]
+fn the_example_workflow_passes_its_tests_from_its_cassette() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = tasklisp(root, &["test", "examples/"], &[]);
+    assert_eq!(run.status, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.ends_with("\n5 passed, 0 failed\n"),
+        "{}",
+        run.stdout
+    );
+}

@@ -37,6 +37,7 @@ pub fn special_form(name: &str) -> Option<SpecialForm> {
 struct DefTest {
     name: String,
     body: Node,
+    span: Span,
 }
 
 fn deftest(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
@@ -56,16 +57,19 @@ fn deftest(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node
     ];
     lambda.extend(body.iter().cloned());
     let body = compiler.compile(&Syntax::new(SyntaxKind::List(lambda), span))?;
-    Ok(Node::Extension(Box::new(DefTest { name, body })))
+    Ok(Node::Extension(Box::new(DefTest { name, body, span })))
 }
 
 impl Extension for DefTest {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
         let body = interp.eval(&self.body, env)?;
-        interp.tests.define(TestDef {
-            name: self.name.clone(),
-            body,
-        })?;
+        interp
+            .tests
+            .define(TestDef {
+                name: self.name.clone(),
+                body,
+            })
+            .map_err(|e| e.with_span(self.span))?;
         Ok(Value::from(self.name.as_str()))
     }
 }

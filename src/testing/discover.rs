@@ -93,10 +93,11 @@ pub fn read_test_file(path: &Path) -> Option<TestFile> {
     })
 }
 
-/// The names of the top-level `deftest` forms.
+/// The names of the top-level `deftest` forms, each once (a name defined twice fails
+/// when the file runs).
 fn test_names(path: &Path, text: &str) -> Result<Vec<String>, Error> {
     let forms = read_source(&path.display().to_string(), text)?;
-    let names = forms
+    let mut names: Vec<String> = forms
         .iter()
         .filter_map(|form| {
             let items = form.as_list()?;
@@ -110,6 +111,8 @@ fn test_names(path: &Path, text: &str) -> Result<Vec<String>, Error> {
             }
         })
         .collect();
+    let mut seen = BTreeSet::new();
+    names.retain(|name| seen.insert(name.clone()));
     Ok(names)
 }
 
@@ -121,7 +124,7 @@ mod tests {
     fn top_level_deftests_are_found_in_order() {
         let names = test_names(
             Path::new("t.sexp"),
-            "(define x 1)\n(deftest b (expect x))\n(deftest \"a c\" 1)\n(begin (deftest hidden 1))",
+            "(define x 1)\n(deftest b (expect x))\n(deftest \"a c\" 1)\n(begin (deftest hidden 1))\n(deftest b 2)",
         )
         .unwrap();
         assert_eq!(names, ["b", "a c"]);

@@ -99,3 +99,47 @@ impl Tests {
         Ok(Value::Bool(passed))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Span;
+
+    fn check(passed: bool) -> Check {
+        Check {
+            form: "expect",
+            span: Span::generated(),
+            expression: "(expect x)".into(),
+            passed,
+            expected: "a true value".into(),
+            actual: "false".into(),
+            judge: None,
+        }
+    }
+
+    #[test]
+    fn checks_are_recorded_while_a_test_runs_and_raised_outside_one() {
+        let tests = Tests::default();
+        assert!(matches!(tests.record(check(true)), Ok(Value::Bool(true))));
+        let error = tests.record(check(false)).unwrap_err();
+        assert_eq!(error.reason(), Some("expectation_failed"));
+        tests.start();
+        assert!(matches!(tests.record(check(false)), Ok(Value::Bool(false))));
+        assert!(matches!(tests.record(check(true)), Ok(Value::Bool(true))));
+        let recorded: Vec<bool> = tests.finish().iter().map(|c| c.passed).collect();
+        assert_eq!(recorded, [false, true]);
+        assert!(tests.finish().is_empty());
+    }
+
+    #[test]
+    fn a_test_name_is_defined_once() {
+        let tests = Tests::default();
+        let test = || TestDef {
+            name: "t".into(),
+            body: Value::Nil,
+        };
+        tests.define(test()).unwrap();
+        assert!(tests.define(test()).is_err());
+        assert!(tests.get("t").is_some());
+    }
+}

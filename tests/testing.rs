@@ -2,31 +2,20 @@
 //! cassettes, `--record`, `--junit`, `--filter`, timeouts, parallelism and exit codes.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-struct Run {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
+#[path = "common/binary.rs"]
+mod binary;
+use binary::{run_binary as tasklisp, Run};
 
-fn tasklisp(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("LC_ALL", "C.UTF-8")
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .output()
-        .expect("the tasklisp binary runs");
-    Run {
-        status: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+/// The run ended with the summary line `N passed, N failed`.
+fn assert_summary(run: &Run, passed: usize, failed: usize) {
+    let summary = format!("\n\n{passed} passed, {failed} failed\n");
+    assert!(
+        run.stdout.ends_with(&summary),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
 }
 
 /// A temporary directory with these files.
@@ -120,11 +109,7 @@ fn all_passing_exits_0_with_the_summary_line() {
     let run = tasklisp(dir.path(), &["test"], &[]);
     assert_eq!(run.status, Some(0), "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("test tests/math.sexp::adds ... ok\n"));
-    assert!(
-        run.stdout.ends_with("\n2 passed, 0 failed\n"),
-        "{}",
-        run.stdout
-    );
+    assert_summary(&run, 2, 0);
 }
 
 #[test]
@@ -157,7 +142,7 @@ fn each_test_gets_a_fresh_global_environment_after_the_files_forms() {
     )]);
     let run = tasklisp(dir.path(), &["test", "-j", "1"], &[]);
     assert_eq!(run.status, Some(0), "{}", run.stdout);
-    assert!(run.stdout.ends_with("\n3 passed, 0 failed\n"));
+    assert_summary(&run, 3, 0);
 }
 
 #[test]
@@ -178,7 +163,7 @@ fn a_file_that_cannot_be_read_fails_as_one_test_and_top_level_errors_fail_each_t
     );
     assert!(run.stdout.contains("test b.test.sexp::t1 ... FAILED"));
     assert!(run.stdout.contains("test b.test.sexp::t2 ... FAILED"));
-    assert!(run.stdout.ends_with("\n0 passed, 3 failed\n"));
+    assert_summary(&run, 0, 3);
 }
 
 #[test]
@@ -191,7 +176,7 @@ fn filter_runs_only_matching_tests() {
     assert_eq!(run.status, Some(0), "{}", run.stdout);
     assert!(run.stdout.contains("keep-me"));
     assert!(!run.stdout.contains("drop-me"));
-    assert!(run.stdout.ends_with("\n1 passed, 0 failed\n"));
+    assert_summary(&run, 1, 0);
 }
 
 #[test]
@@ -306,7 +291,7 @@ fn record_writes_the_cassette_and_the_next_run_replays_it_offline() {
     // No provider configured now: the cassette answers.
     let replayed = tasklisp(dir.path(), &["test"], &[]);
     assert_eq!(replayed.status, Some(0), "{}", replayed.stdout);
-    assert!(replayed.stdout.ends_with("\n4 passed, 0 failed\n"));
+    assert_summary(&replayed, 4, 0);
 }
 
 #[test]
@@ -634,9 +619,5 @@ fn the_example_workflow_passes_its_tests_from_its_cassette() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let run = tasklisp(root, &["test", "examples/"], &[]);
     assert_eq!(run.status, Some(0), "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.ends_with("\n5 passed, 0 failed\n"),
-        "{}",
-        run.stdout
-    );
+    assert_summary(&run, 5, 0);
 }

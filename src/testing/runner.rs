@@ -295,9 +295,9 @@ fn run_in(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check>,
     interp.tests.set_judge_model(config.judge_model.clone());
     let path = &job.file.path;
     let prepared = prepare(interp, config, job).and_then(|()| {
-        interp.loading.borrow_mut().push(path.clone());
+        interp.loading().borrow_mut().push(path.clone());
         let ran = interp.run_source(&path.display().to_string(), &job.file.text);
-        interp.loading.borrow_mut().pop();
+        interp.loading().borrow_mut().pop();
         ran?;
         interp.tests.get(&job.test).ok_or_else(|| {
             Error::eval(format!(
@@ -319,12 +319,10 @@ fn run_in(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check>,
 fn prepare(interp: &Interp, config: &RunConfig, job: &Job) -> Result<()> {
     match job.provider.as_ref() {
         FileProvider::Replay(cassette) => {
-            interp
-                .tasks
-                .set_native_provider(Arc::new(Replay::new(cassette)?));
+            interp.set_native_provider(Arc::new(Replay::new(cassette)?));
         }
-        FileProvider::Record(provider) => interp.tasks.set_native_provider(provider.clone()),
-        FileProvider::Configured => interp.tasks.configure(config.settings.clone())?,
+        FileProvider::Record(provider) => interp.set_native_provider(provider.clone()),
+        FileProvider::Configured => interp.configure_provider(config.settings.clone())?,
     }
     for file in &config.imports {
         crate::module::import_file(interp, file, None)?;

@@ -187,6 +187,8 @@ fn bad_usage_exits_2() {
         &["test", "--jobs", "many"],
         &["test", "--timeout", "0"],
         &["--provider", "nonsense", "test"],
+        &["test", "--record"],
+        &["--provider", "record:echo", "test", "--record"],
     ] {
         let run = tasklisp(dir.path(), args, &[]);
         assert_eq!(

@@ -121,10 +121,7 @@ fn plan(config: &RunConfig) -> std::result::Result<Plan, String> {
         let cassette = cassette_path(&path);
         let provider = if config.record {
             let partial = cassette.with_extension("jsonl.recording");
-            let inner = match &configured {
-                Some(provider) => provider.clone(),
-                None => Arc::new(crate::provider::Echo),
-            };
+            let inner = recorded_provider(configured.as_ref())?;
             let record = Record::new(inner, &partial).map_err(|e| e.to_string())?;
             recordings.push(Recording { partial, cassette });
             FileProvider::Record(Arc::new(record))
@@ -147,6 +144,20 @@ fn plan(config: &RunConfig) -> std::result::Result<Plan, String> {
         return Err("no tests found (test files are .sexp files with deftest forms)".into());
     }
     Ok((jobs, recordings, broken))
+}
+
+/// What `--record` records: a provider that answers, given with `--provider`.
+fn recorded_provider(
+    configured: Option<&Arc<dyn Provider>>,
+) -> std::result::Result<Arc<dyn Provider>, String> {
+    match configured {
+        None => Err("--record needs the provider to record: --provider openai, …".into()),
+        Some(provider) if matches!(provider.name(), "replay" | "record") => Err(format!(
+            "--record records a live provider, not {}",
+            provider.name()
+        )),
+        Some(provider) => Ok(provider.clone()),
+    }
 }
 
 fn has_settings(settings: &ProviderSettings) -> bool {

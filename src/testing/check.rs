@@ -1,6 +1,6 @@
 //! One recorded check: what an `expect…` form saw, and how a failure reads.
 
-use crate::error::Error;
+use crate::error::{Error, Reason};
 use crate::source::{line_col, source, Span};
 use serde_json::json;
 
@@ -43,7 +43,7 @@ impl Check {
     /// A failed check outside a running test: an `EVAL_ERROR` / `expectation_failed`.
     pub fn to_error(&self) -> Error {
         Error::eval(self.describe())
-            .with_reason("expectation_failed")
+            .with_reason(Reason::ExpectationFailed)
             .with_details(json!({
                 "expression": self.expression,
                 "expected": self.expected,

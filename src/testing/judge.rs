@@ -45,13 +45,15 @@ pub fn ask(interp: &Interp, env: &Env, value: &Value, rubric: &str) -> Result<An
     parse_verdict(&response.content)
 }
 
-/// Reads `{"pass": bool, "reason": …}` (in a code fence or not); anything else is an
-/// `INVALID_OUTPUT` quoting the answer.
+/// Reads `{"pass": bool, "reason": …}`, with the repairs a task's JSON answer gets (a
+/// code fence, text around it, trailing commas…); anything else is an `INVALID_OUTPUT`
+/// quoting the answer.
 fn parse_verdict(answer: &str) -> Result<Answer> {
-    let text = crate::task::result::strip_code_fence(answer);
-    let verdict: Option<Json> = serde_json::from_str(text.trim()).ok();
+    let verdict = crate::task::lenient::parse(answer, false)
+        .ok()
+        .map(|p| p.value);
     let pass = verdict.as_ref().and_then(|v| v.get("pass")?.as_bool());
-    match (pass, verdict.as_ref()) {
+    match (pass, verdict) {
         (Some(pass), Some(verdict)) => Ok(Answer {
             pass,
             reason: match verdict.get("reason") {
@@ -75,13 +77,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_verdict_is_read_with_or_without_a_code_fence() {
+    fn a_verdict_is_read_with_the_repairs_task_answers_get() {
         let a = parse_verdict(r#"{"pass": true, "reason": "short"}"#).unwrap();
         assert!(a.pass);
         assert_eq!(a.reason, "short");
         let b = parse_verdict("```json\n{\"pass\": false}\n```").unwrap();
         assert!(!b.pass);
         assert_eq!(b.reason, "");
+        let c = parse_verdict("Verdict: {'pass': true, 'reason': 'ok',}").unwrap();
+        assert!(c.pass);
+        assert_eq!(c.reason, "ok");
     }
 
     #[test]

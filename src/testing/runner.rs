@@ -7,7 +7,7 @@
 
 use super::discover::{find_files, read_test_file, TestFile};
 use super::report::{Outcome, Reporter};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::{Interp, Limits};
 use crate::provider::cassette::{Record, Replay};
 use crate::provider::Provider;
@@ -283,7 +283,7 @@ fn run_one(config: &RunConfig, stack: usize, job: &Job) -> Outcome {
             interp.flush();
             let error = match watchdog.stop() {
                 true => Some(Error::task_failure(
-                    "execution_timeout",
+                    Reason::ExecutionTimeout,
                     format!(
                         "the test ran longer than {}s (--timeout)",
                         config.timeout.as_secs_f64()

@@ -623,3 +623,23 @@ fn the_example_workflow_passes_its_tests_from_its_cassette() {
     assert_eq!(run.status, Some(0), "{}{}", run.stdout, run.stderr);
     assert_summary(&run, 5, 0);
 }
+
+/// The README's test snippet is the example's own tests, which the test above runs.
+#[test]
+fn the_readme_snippet_is_taken_from_the_example_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let example = std::fs::read_to_string(root.join("examples/support_reply.test.sexp")).unwrap();
+    let section = readme.split("### Testing prompts\n\n").nth(1).unwrap();
+    let snippet = section.split("\n\n`tasklisp test`").next().unwrap();
+    let mut tests = 0;
+    for block in snippet.split("\n\n") {
+        let code: Vec<&str> = block
+            .lines()
+            .map(|l| l.strip_prefix("    ").unwrap())
+            .collect();
+        assert!(example.contains(&code.join("\n")), "{block}");
+        tests += 1;
+    }
+    assert_eq!(tests, 2);
+}

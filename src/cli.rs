@@ -8,6 +8,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+mod log;
+mod prompt;
+
 #[derive(Parser, Debug, Clone)]
 #[command(
     name = "tasklisp",
@@ -24,7 +27,7 @@ pub struct Options {
     #[arg(long, global = true, env = "TASKLISP_PROVIDER")]
     pub provider: Option<String>,
     /// The model name sent to the provider.
-    #[arg(long, global = true, env = "TASKLISP_MODEL")]
+    #[arg(long, short = 'm', global = true, env = "TASKLISP_MODEL")]
     pub model: Option<String>,
     /// The provider's base URL (for OpenAI-compatible servers, ending in /v1).
     #[arg(long = "base-url", global = true)]
@@ -44,6 +47,19 @@ pub struct Options {
     /// No start-up banner in the REPL.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// Record nothing in the run log (also TASKLISP_LOG=off).
+    #[arg(long = "no-log", global = true)]
+    pub no_log: bool,
+    /// Answer requests identical to earlier successful ones from the run log (also
+    /// TASKLISP_CACHE=on).
+    #[arg(long, global = true)]
+    pub cache: bool,
+    /// Stop model calls once this many US dollars have been spent.
+    #[arg(long = "budget-usd", value_name = "USD", global = true)]
+    pub budget_usd: Option<f64>,
+    /// Stop model calls after this many.
+    #[arg(long = "budget-calls", value_name = "N", global = true)]
+    pub budget_calls: Option<u64>,
 }
 
 #[derive(Subcommand, Debug, Clone)]
@@ -63,6 +79,23 @@ pub enum Command {
     Check {
         #[arg(required = true)]
         files: Vec<PathBuf>,
+    },
+    /// Show the run log: recent runs, or the call tree of RUN (an id or its start).
+    Log {
+        run: Option<String>,
+        /// How many runs to list.
+        #[arg(short = 'n', default_value_t = 20)]
+        limit: usize,
+    },
+    /// Send one prompt (TEXT, then stdin when it is not a terminal) and print the answer.
+    Prompt {
+        text: Vec<String>,
+        /// The system prompt.
+        #[arg(short = 's', long)]
+        system: Option<String>,
+        /// A JSON Schema (or type name) the answer must be JSON of.
+        #[arg(long)]
+        schema: Option<String>,
     },
 }
 
@@ -111,6 +144,9 @@ pub fn main() -> i32 {
 }
 
 fn run(options: &Options, limits: Limits) -> i32 {
+    if let Some(Command::Log { run, limit }) = &options.command {
+        return log::show(options, run.as_deref(), *limit);
+    }
     // The REPL's output remembers whether a line is open, so results start on their own.
     let made = match options.command {
         None => Interp::with_output(limits, crate::repl::output()),
@@ -137,9 +173,16 @@ fn run(options: &Options, limits: Limits) -> i32 {
         },
         Some(Command::Eval { exprs }) => eval_exprs(&interp, options, exprs).map(|()| 0),
         Some(Command::Check { files }) => Ok(check_files(&interp, options, files)),
+        Some(Command::Prompt {
+            text,
+            system,
+            schema,
+        }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
+        Some(Command::Log { .. }) => Ok(0),
         None => Ok(crate::repl::main(&interp, options)),
     });
     interp.flush();
+    log::finish(&interp, &result);
     match result {
         Ok(code) => code,
         Err(e) => match e.exit_code() {
@@ -152,6 +195,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.tasks.configure(options.provider_settings())?;
+    log::install(interp, options);
     for file in &options.imports {
         crate::module::import_file(interp, file, None)?;
     }

@@ -28,6 +28,7 @@ fn run_file(dir: &Path, file: &Path, limit: Duration) -> Outcome {
     let stdout = tempfile::tempfile().expect("temp file");
     let stderr = tempfile::tempfile().expect("temp file");
     let mut child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .arg("run")
         .arg(file)
         .current_dir(dir)

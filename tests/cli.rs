@@ -14,6 +14,7 @@ fn tasklisp(dir: &Path, args: &[&str]) -> Run {
         .args(args)
         .current_dir(dir)
         .env_clear()
+        .env("TASKLISP_LOG", "off")
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", dir)
         .env("LC_ALL", "C.UTF-8")
@@ -334,6 +335,7 @@ fn error_format_json_for_syntax_and_resource_errors() {
 fn stdin_reaches_read_line() {
     let (dir, _) = script("(prn (read-line) (read-line))");
     let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .args(["run", "main.sexp"])
         .current_dir(dir.path())
         .stdin(Stdio::piped())
@@ -346,4 +348,62 @@ fn stdin_reaches_read_line() {
         })
         .expect("runs");
     assert_eq!(String::from_utf8_lossy(&output.stdout), "\"one\" nil\n");
+}
+
+/// Runs `tasklisp ARGS` with `input` on stdin (echo provider, no log).
+fn with_stdin(args: &[&str], input: &str) -> (Option<i32>, String, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env_clear()
+        .env("TASKLISP_LOG", "off")
+        .args(args)
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().expect("stdin").write_all(input.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn prompt_joins_stdin_after_the_text_and_prints_the_answer() {
+    // The echo provider answers with the prompt it was sent.
+    let (status, out, _) = with_stdin(&["prompt", "Summarize", "{{this}}:"], "line one\nline two\n");
+    assert_eq!(status, Some(0));
+    assert_eq!(out, "Summarize {{this}}:\n\nline one\nline two\n");
+    let (_, out, _) = with_stdin(&["prompt", "-s", "Be terse.", "--json"], "only stdin");
+    assert_eq!(
+        out,
+        "{\"content\":\"only stdin\",\"status\":\"COMPLETE\",\"parsedContent\":null,\"notes\":{\"task\":\"prompt\",\"rounds\":1}}\n"
+    );
+    let (_, out, _) = with_stdin(&["prompt", "--schema", r#"{"type": "object"}"#], r#"{"a": 1}"#);
+    assert_eq!(out, "{\"a\": 1}\n");
+    let (status, _, err) = with_stdin(&["prompt", "--schema", "object"], "not json");
+    assert_eq!(status, Some(1));
+    assert!(err.contains("INVALID_OUTPUT") || err.contains("TASK_FAILURE"), "{err}");
+    let (status, _, err) = with_stdin(&["prompt"], "");
+    assert_eq!(status, Some(1));
+    assert!(err.contains("nothing to ask"), "{err}");
+}
+
+#[test]
+fn budget_flags_stop_the_call_past_them() {
+    let script = "(deftask ask (q) :prompt \"{{q}}\")\n(ask \"a\")\n(ask \"b\")\n(println \"two done\")\n(ask \"c\")\n";
+    let r = run_script(script, &["--budget-calls", "2"]);
+    assert_eq!(r.status, Some(1));
+    assert_eq!(r.stdout, "two done\n");
+    assert!(r.stderr.contains("RESOURCE_EXHAUSTION") && r.stderr.contains("budget of 2 calls"), "{}", r.stderr);
+    // Cost is known after a call: a dollar budget of 0 stops the first one.
+    let r = run_script(script, &["--budget-usd", "0"]);
+    assert_eq!(r.status, Some(1), "{}", r.stderr);
 }

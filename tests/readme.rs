@@ -4,16 +4,7 @@
 use std::process::Command;
 
 mod common;
-use common::lisp_blocks;
-
-/// The value a `(prn …) ; value — note` line promises.
-fn promised(line: &str) -> Option<String> {
-    if !line.trim_start().starts_with("(prn ") {
-        return None;
-    }
-    let comment = line.rsplit_once("; ")?.1;
-    Some(comment.split(" — ").next()?.trim().to_owned())
-}
+use common::{lisp_blocks, promised};
 
 #[test]
 fn the_readme_tour_runs_and_prints_what_it_says() {
@@ -29,6 +20,7 @@ fn the_readme_tour_runs_and_prints_what_it_says() {
         let path = dir.path().join(format!("block{i}.sexp"));
         std::fs::write(&path, block).unwrap();
         let out = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+            .env("TASKLISP_LOG", "off")
             .arg("run")
             .arg(&path)
             .output()

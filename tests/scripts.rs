@@ -136,6 +136,7 @@ fn run_case(path: &Path, expect: &Expectation, limit: Duration) -> Outcome {
         .args(&expect.args)
         .current_dir(dir)
         .env_clear()
+        .env("TASKLISP_LOG", "off")
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env(
             "HOME",

@@ -337,6 +337,7 @@ fn a_ten_megabyte_file() {
 fn the_command_line_checks_and_imports() {
     let run = |args: &[&str]| {
         let output = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+            .env("TASKLISP_LOG", "off")
             .args(args)
             .current_dir(templates_dir())
             .output()

@@ -47,6 +47,10 @@ impl Provider for Anthropic {
         "anthropic"
     }
 
+    fn default_model(&self) -> Option<&str> {
+        self.endpoint.model.as_deref()
+    }
+
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let body = self.body(request)?;
         let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];

@@ -68,6 +68,10 @@ impl Provider for Record {
         "record"
     }
 
+    fn default_model(&self) -> Option<&str> {
+        self.inner.default_model()
+    }
+
     /// Failed calls are not recorded: replaying them would only repeat the failure.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let response = self.inner.complete(request, cancel)?;

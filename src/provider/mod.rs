@@ -90,6 +90,10 @@ impl Cancel {
 pub trait Provider: Send + Sync {
     /// The provider's name as `--provider` spells it.
     fn name(&self) -> &str;
+    /// The model used when a request names none (for the run log and prices).
+    fn default_model(&self) -> Option<&str> {
+        None
+    }
     /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response>;
 }

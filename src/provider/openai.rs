@@ -53,6 +53,10 @@ impl Provider for OpenAi {
         self.name
     }
 
+    fn default_model(&self) -> Option<&str> {
+        self.endpoint.model.as_deref()
+    }
+
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let body = self.body(request)?;
         let headers: Vec<(&str, String)> = self

@@ -32,7 +32,8 @@ pub fn run(
         json_mode: task.json_output,
     };
     let deadline = timeout.map(|t| std::time::Instant::now() + t);
-    let response = send(interp, &request, frame, deadline)?;
+    let sent = send(interp, &request, frame, deadline, task.cache)?;
+    let response = sent.response;
     let mut notes = Entries::new();
     if let Some(usage) = response.usage {
         let mut counts = Entries::new();
@@ -40,6 +41,13 @@ pub fn run(
         counts.insert(Rc::from("input_tokens"), tokens(usage.input_tokens));
         counts.insert(Rc::from("output_tokens"), tokens(usage.output_tokens));
         notes.insert(Rc::from("usage"), Value::map(counts));
+    }
+    // Absent keys read as nil: results of unpriced, uncached calls stay as they were.
+    if let Some(cost) = sent.notes.cost {
+        notes.insert(Rc::from("cost"), Value::Float(cost));
+    }
+    if sent.notes.cached {
+        notes.insert(Rc::from("cached"), Value::Bool(true));
     }
     let parsed = parse_output(task, &response.content, &mut notes)?;
     Ok(task_result(&task.name, response.content, parsed, notes))

@@ -114,6 +114,7 @@ pub struct Fiber<'a> {
     depth: usize,
     task_depth: usize,
     session: crate::task::SessionHandle,
+    observed: crate::task::observe::Scope,
     stack_floor: usize,
     /// Ties the fiber to the interpreter it borrows: it cannot outlive it.
     interp: PhantomData<&'a Interp>,
@@ -144,6 +145,7 @@ impl<'a> Fiber<'a> {
             depth: interp.depth(),
             task_depth: interp.tasks.call_depth(),
             session: interp.tasks.current_session(),
+            observed: interp.tasks.observer.scope(),
             stack_floor,
             interp: PhantomData,
         }
@@ -163,6 +165,10 @@ impl<'a> Fiber<'a> {
         let outer_task_depth = interp.tasks.call_depth();
         interp.tasks.set_call_depth(self.task_depth);
         let outer_session = interp.tasks.swap_session(self.session.clone());
+        let outer_observed = interp
+            .tasks
+            .observer
+            .swap_scope(std::mem::take(&mut self.observed));
         let outer_floor = interp.set_stack_floor(self.stack_floor);
         let outer_active = ACTIVE.get();
         let result = catch_unwind(AssertUnwindSafe(|| self.coroutine.resume(())));
@@ -172,6 +178,7 @@ impl<'a> Fiber<'a> {
         self.task_depth = interp.tasks.call_depth();
         interp.tasks.set_call_depth(outer_task_depth);
         self.session = interp.tasks.swap_session(outer_session);
+        self.observed = interp.tasks.observer.swap_scope(outer_observed);
         interp.set_stack_floor(outer_floor);
         match result {
             Ok(CoroutineResult::Yield(job)) => Step::Blocked(job),

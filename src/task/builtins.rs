@@ -1,5 +1,5 @@
 //! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `set-provider!`,
-//! `resource-metrics`.
+//! `resource-metrics`, `run-usage`.
 
 use super::metrics::Metrics;
 use super::result::{field, from_body, is_task_result};
@@ -24,6 +24,8 @@ builtin_table! {
     "set-provider!", 1, Some(5) => set_provider;
     /// `(resource-metrics)`: turns and context used in the provider session, with limits. `(resource-metrics)` ⇒ `{"turns" {"used" 0 "limit" 10000} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}`
     "resource-metrics", 0, Some(0) => resource_metrics;
+    /// `(run-usage)`: what the run's model calls have spent so far (cache hits excluded; cost in USD, 0 for unpriced models). `(run-usage)` ⇒ `{"calls" 0 "input_tokens" 0 "output_tokens" 0 "cost" 0.0}`
+    "run-usage", 0, Some(0) => run_usage;
 }
 
 fn name_arg(who: &str, value: &Value) -> Result<String> {
@@ -150,4 +152,10 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn resource_metrics(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
     Ok(interp.tasks.metrics().to_value())
+}
+
+fn run_usage(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
+    Ok(crate::value::from_json(
+        &interp.tasks.observer.spent().to_json(),
+    ))
 }

@@ -27,6 +27,19 @@ pub fn call_checked(
     let _guard = interp
         .tasks
         .enter_call(task, interp.limits.max_task_depth)?;
+    let logged = interp.tasks.observer.begin_task(&task.name);
+    let result = run_call(interp, task, args, env, extra);
+    interp.tasks.observer.end_task(logged, &result);
+    result
+}
+
+fn run_call(
+    interp: &Interp,
+    task: &Rc<Task>,
+    args: &[Value],
+    env: &Env,
+    extra: &Checks,
+) -> Result<Value> {
     let bound = bind_arguments(task, args)?;
     let outer = context_env(task, env);
     let checks = Checks {

@@ -31,6 +31,7 @@ const DEFINITION_OPTIONS: &[&str] = &[
     "model",
     "inherit-context",
     "max-turns",
+    "cache",
     "shell",
     "timeout",
     "retries",
@@ -373,6 +374,7 @@ impl DefineTask {
             model: options.text("model")?,
             context: self.context(interp, env, &options)?,
             max_turns: options.count("max-turns", 1)?,
+            cache: options.get("cache").is_some_and(|(v, _)| v.is_truthy()),
             retries: options
                 .count("retries", 0)?
                 .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),

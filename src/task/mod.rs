@@ -12,10 +12,12 @@ mod deftask;
 pub mod forms;
 mod library;
 pub mod metrics;
+pub mod observe;
 mod options;
 pub mod pmap;
 pub mod result;
 mod schema;
+mod scopes;
 pub mod script;
 mod sequential;
 mod session;
@@ -51,6 +53,8 @@ pub struct Runtime {
     depth: Cell<usize>,
     budgets: RefCell<Vec<TurnBudget>>,
     budget_ids: Cell<u64>,
+    /// The run log, cost, usage, budgets and cache.
+    pub observer: observe::Observer,
 }
 
 impl Runtime {

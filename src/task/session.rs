@@ -2,12 +2,14 @@
 
 use super::blocking::run_blocking;
 use super::metrics::{estimate_tokens, Metrics};
+use super::observe::CallNotes;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::provider::{Cancel, Echo, Provider, Request, Response, Usage};
 use crate::value::{from_json, to_json, write_string, Value};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A provider: native (Rust, may run on a worker thread) or a procedure of the program.
 #[derive(Clone)]
@@ -84,41 +86,96 @@ impl Default for Session {
     }
 }
 
-/// Sends one request to the current provider, within the session's limits. `env` is
-/// where a procedure provider is called from.
-/// `deadline` (from the task's `:timeout`) bounds a native provider's call.
+/// A model's answer and what the call cost.
+pub struct Sent {
+    pub response: Response,
+    pub notes: CallNotes,
+}
+
+/// Sends one request to the current provider, within the session's limits and the
+/// budgets, or answers it from the cache (`cache`: the task asks for it). `env` is where
+/// a procedure provider is called from. `deadline` (from the task's `:timeout`) bounds a
+/// native provider's call.
 pub fn send(
     interp: &Interp,
     request: &Request,
     env: &Env,
-    deadline: Option<std::time::Instant>,
-) -> Result<Response> {
+    deadline: Option<Instant>,
+    cache: bool,
+) -> Result<Sent> {
     let runtime = &interp.tasks;
     let request_tokens =
         estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
     let provider = runtime.check_turn(request_tokens)?;
-    let response = match provider {
+    let (name, model) = match &provider {
+        ProviderChoice::Native(p) => (p.name(), p.default_model()),
+        ProviderChoice::Procedure(_) => ("procedure", None),
+    };
+    let model = request.model.as_deref().or(model);
+    let observer = &runtime.observer;
+    let (pending, cached) = observer.before_model(request, name, model, cache)?;
+    let was_cached = cached.is_some();
+    let (outcome, latency) = match cached {
+        Some(answer) => (
+            Ok(Response {
+                content: answer.content,
+                usage: answer.input_tokens.zip(answer.output_tokens).map(
+                    |(input_tokens, output_tokens)| Usage {
+                        input_tokens,
+                        output_tokens,
+                    },
+                ),
+            }),
+            Duration::ZERO,
+        ),
+        None => ask(interp, &provider, request, env, deadline),
+    };
+    let outcome = outcome.map(|response| {
+        let usage = response.usage.unwrap_or(Usage {
+            input_tokens: request_tokens,
+            output_tokens: estimate_tokens(&response.content),
+        });
+        (response, usage)
+    });
+    let notes = observer.after_model(pending, request, &outcome, latency, was_cached);
+    let (response, usage) = outcome?;
+    if !was_cached {
+        runtime.record_turn(usage.input_tokens.saturating_add(usage.output_tokens))?;
+    }
+    interp.check_interrupt()?;
+    Ok(Sent { response, notes })
+}
+
+/// Asks the provider; returns its answer and how long it took.
+fn ask(
+    interp: &Interp,
+    provider: &ProviderChoice,
+    request: &Request,
+    env: &Env,
+    deadline: Option<Instant>,
+) -> (Result<Response>, Duration) {
+    match provider {
         ProviderChoice::Native(provider) => {
             let cancel = Cancel {
                 flag: interp.interrupt_flag(),
                 deadline,
             };
-            let request = request.clone();
+            let (provider, request) = (provider.clone(), request.clone());
             interp.flush();
-            run_blocking(interp, move || provider.complete(&request, &cancel))?
+            run_blocking(interp, move || {
+                let started = Instant::now();
+                let outcome = provider.complete(&request, &cancel);
+                (outcome, started.elapsed())
+            })
         }
         ProviderChoice::Procedure(f) => {
-            let answer = interp.apply(&f, &[from_json(&request.to_json())], env)?;
-            response_from_value(&answer)?
+            let started = Instant::now();
+            let outcome = interp
+                .apply(f, &[from_json(&request.to_json())], env)
+                .and_then(|answer| response_from_value(&answer));
+            (outcome, started.elapsed())
         }
-    };
-    let tokens = match response.usage {
-        Some(usage) => usage.input_tokens.saturating_add(usage.output_tokens),
-        None => request_tokens + estimate_tokens(&response.content),
-    };
-    runtime.record_turn(tokens)?;
-    interp.check_interrupt()?;
-    Ok(response)
+    }
 }
 
 /// What a procedure provider returns: the content string, or

@@ -95,7 +95,9 @@ impl Prices {
                 price[key]
                     .as_f64()
                     .filter(|n| n.is_finite() && *n >= 0.0)
-                    .ok_or_else(|| format!("`{model}` needs a number \"{key}\" (USD per million tokens)"))
+                    .ok_or_else(|| {
+                        format!("`{model}` needs a number \"{key}\" (USD per million tokens)")
+                    })
             };
             let price = Price {
                 input: rate("input")?,
@@ -131,7 +133,10 @@ mod tests {
     #[test]
     fn dated_models_take_the_longest_matching_entry() {
         let prices = Prices::embedded();
-        assert_eq!(prices.get("gpt-4o-mini-2024-07-18"), prices.get("gpt-4o-mini"));
+        assert_eq!(
+            prices.get("gpt-4o-mini-2024-07-18"),
+            prices.get("gpt-4o-mini")
+        );
         assert_eq!(prices.get("gpt-4o-2024-08-06"), prices.get("gpt-4o"));
         assert_ne!(prices.get("gpt-4o"), prices.get("gpt-4"));
         assert!(prices.get("claude-sonnet-4-5-20250929").is_some());
@@ -141,7 +146,10 @@ mod tests {
 
     #[test]
     fn cost_is_per_million_tokens() {
-        let price = Price { input: 2.0, output: 10.0 };
+        let price = Price {
+            input: 2.0,
+            output: 10.0,
+        };
         assert!((price.cost(1_000_000, 500_000) - 7.0).abs() < 1e-12);
     }
 
@@ -149,7 +157,9 @@ mod tests {
     fn a_file_adds_and_overrides() {
         let mut prices = Prices::embedded();
         prices
-            .add_json(r#"{"local": {"input": 1, "output": 2}, "gpt-4o": {"input": 0, "output": 0}}"#)
+            .add_json(
+                r#"{"local": {"input": 1, "output": 2}, "gpt-4o": {"input": 0, "output": 0}}"#,
+            )
             .unwrap();
         assert_eq!(prices.get("local").map(|p| p.output), Some(2.0));
         assert_eq!(prices.get("gpt-4o").map(|p| p.input), Some(0.0));

@@ -364,7 +364,11 @@ fn with_stdin(args: &[&str], input: &str) -> (Option<i32>, String, String) {
         .spawn()
         .and_then(|mut child| {
             use std::io::Write;
-            child.stdin.take().expect("stdin").write_all(input.as_bytes())?;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(input.as_bytes())?;
             child.wait_with_output()
         })
         .expect("runs");
@@ -378,7 +382,10 @@ fn with_stdin(args: &[&str], input: &str) -> (Option<i32>, String, String) {
 #[test]
 fn prompt_joins_stdin_after_the_text_and_prints_the_answer() {
     // The echo provider answers with the prompt it was sent.
-    let (status, out, _) = with_stdin(&["prompt", "Summarize", "{{this}}:"], "line one\nline two\n");
+    let (status, out, _) = with_stdin(
+        &["prompt", "Summarize", "{{this}}:"],
+        "line one\nline two\n",
+    );
     assert_eq!(status, Some(0));
     assert_eq!(out, "Summarize {{this}}:\n\nline one\nline two\n");
     let (_, out, _) = with_stdin(&["prompt", "-s", "Be terse.", "--json"], "only stdin");
@@ -386,11 +393,17 @@ fn prompt_joins_stdin_after_the_text_and_prints_the_answer() {
         out,
         "{\"content\":\"only stdin\",\"status\":\"COMPLETE\",\"parsedContent\":null,\"notes\":{\"task\":\"prompt\",\"rounds\":1}}\n"
     );
-    let (_, out, _) = with_stdin(&["prompt", "--schema", r#"{"type": "object"}"#], r#"{"a": 1}"#);
+    let (_, out, _) = with_stdin(
+        &["prompt", "--schema", r#"{"type": "object"}"#],
+        r#"{"a": 1}"#,
+    );
     assert_eq!(out, "{\"a\": 1}\n");
     let (status, _, err) = with_stdin(&["prompt", "--schema", "object"], "not json");
     assert_eq!(status, Some(1));
-    assert!(err.contains("INVALID_OUTPUT") || err.contains("TASK_FAILURE"), "{err}");
+    assert!(
+        err.contains("INVALID_OUTPUT") || err.contains("TASK_FAILURE"),
+        "{err}"
+    );
     let (status, _, err) = with_stdin(&["prompt"], "");
     assert_eq!(status, Some(1));
     assert!(err.contains("nothing to ask"), "{err}");
@@ -402,7 +415,11 @@ fn budget_flags_stop_the_call_past_them() {
     let r = run_script(script, &["--budget-calls", "2"]);
     assert_eq!(r.status, Some(1));
     assert_eq!(r.stdout, "two done\n");
-    assert!(r.stderr.contains("RESOURCE_EXHAUSTION") && r.stderr.contains("budget of 2 calls"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("RESOURCE_EXHAUSTION") && r.stderr.contains("budget of 2 calls"),
+        "{}",
+        r.stderr
+    );
     // Cost is known after a call: a dollar budget of 0 stops the first one.
     let r = run_script(script, &["--budget-usd", "0"]);
     assert_eq!(r.status, Some(1), "{}", r.stderr);

@@ -113,7 +113,14 @@ impl Sandbox {
             .current_dir(self.dir.path())
             .stdin(Stdio::null());
         if let Some(server) = server {
-            command.args(["--provider", "openai", "--model", "gpt-4o-mini", "--base-url", &server.base]);
+            command.args([
+                "--provider",
+                "openai",
+                "--model",
+                "gpt-4o-mini",
+                "--base-url",
+                &server.base,
+            ]);
         }
         command.args(args);
         command
@@ -128,7 +135,11 @@ impl Sandbox {
 
     fn json(&self, args: &[&str]) -> Json {
         let output = self.command(None, args).output().unwrap();
-        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         serde_json::from_slice(&output.stdout).unwrap()
     }
 
@@ -166,10 +177,15 @@ fn nested_task_calls_and_a_failure_are_logged_as_a_tree() {
     server.fail_on(Some("FAIL"));
     let sandbox = Sandbox::new();
     let output = sandbox.run(Some(&server), NESTED, &[]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     // gpt-4o-mini: 10 input tokens at $0.15 and 5 output tokens at $0.60 per million.
     let cost = (10.0 * 0.15 + 5.0 * 0.60) / 1e6;
-    let notes = r#"{"task" "ask" "usage" {"input_tokens" 10 "output_tokens" 5} "cost" 4.5e-6 "rounds" 1}"#;
+    let notes =
+        r#"{"task" "ask" "usage" {"input_tokens" 10 "output_tokens" 5} "cost" 4.5e-6 "rounds" 1}"#;
     assert_eq!(
         stdout(&output),
         format!(
@@ -180,8 +196,14 @@ fn nested_task_calls_and_a_failure_are_logged_as_a_tree() {
         )
     );
     let (run, calls) = sandbox.last_calls();
-    assert_eq!((run["calls"].clone(), run["status"].clone()), (json!(4), json!("ok")));
-    assert_eq!((run["command"].clone(), run["script"].clone()), (json!("run"), json!("main.sexp")));
+    assert_eq!(
+        (run["calls"].clone(), run["status"].clone()),
+        (json!(4), json!("ok"))
+    );
+    assert_eq!(
+        (run["command"].clone(), run["script"].clone()),
+        (json!("run"), json!("main.sexp"))
+    );
     let shape: Vec<(i64, Option<i64>, &str, &str, &str)> = calls
         .iter()
         .map(|c| {
@@ -210,10 +232,22 @@ fn nested_task_calls_and_a_failure_are_logged_as_a_tree() {
         ]
     );
     let first = &calls[3];
-    assert_eq!(first["messages"], json!([{"role": "user", "content": "Q: one"}]));
+    assert_eq!(
+        first["messages"],
+        json!([{"role": "user", "content": "Q: one"}])
+    );
     assert_eq!(first["answer"], "answer: Q: one");
-    assert_eq!((first["provider"].clone(), first["model"].clone()), (json!("openai"), json!("gpt-4o-mini")));
-    assert_eq!((first["input_tokens"].clone(), first["output_tokens"].clone()), (json!(10), json!(5)));
+    assert_eq!(
+        (first["provider"].clone(), first["model"].clone()),
+        (json!("openai"), json!("gpt-4o-mini"))
+    );
+    assert_eq!(
+        (
+            first["input_tokens"].clone(),
+            first["output_tokens"].clone()
+        ),
+        (json!(10), json!(5))
+    );
     assert_eq!(first["cache_hit"], false);
     assert!((first["cost"].as_f64().unwrap() - cost).abs() < 1e-15);
     assert_eq!(calls[7]["error"]["reason"], "llm_error");
@@ -222,12 +256,25 @@ fn nested_task_calls_and_a_failure_are_logged_as_a_tree() {
     let lines: Vec<&str> = tree.lines().collect();
     assert!(lines[1].starts_with("#1 task outer"), "{tree}");
     assert!(lines[2].starts_with("  #2 task pair"), "{tree}");
-    assert!(lines[4].starts_with("      #4 model ask  openai/gpt-4o-mini  10+5 tokens  $0.0000"), "{tree}");
+    assert!(
+        lines[4].starts_with("      #4 model ask  openai/gpt-4o-mini  10+5 tokens  $0.0000"),
+        "{tree}"
+    );
     assert!(lines[4].ends_with("→ answer: Q: one"), "{tree}");
-    assert!(lines[8].contains("#8 model ask") && lines[8].contains("error: "), "{tree}");
+    assert!(
+        lines[8].contains("#8 model ask") && lines[8].contains("error: "),
+        "{tree}"
+    );
 
     let listing = sandbox.text(&["log"]);
-    assert!(listing.lines().nth(1).unwrap().contains("      4       45   $0.0000  ok           run main.sexp"), "{listing}");
+    assert!(
+        listing
+            .lines()
+            .nth(1)
+            .unwrap()
+            .contains("      4       45   $0.0000  ok           run main.sexp"),
+        "{listing}"
+    );
 }
 
 #[test]
@@ -240,7 +287,10 @@ fn the_key_never_reaches_the_database() {
     for entry in std::fs::read_dir(sandbox.log().parent().unwrap()).unwrap() {
         bytes.extend(std::fs::read(entry.unwrap().path()).unwrap());
     }
-    assert!(bytes.windows(6).any(|w| w == b"Q: one"), "the log holds the prompts");
+    assert!(
+        bytes.windows(6).any(|w| w == b"Q: one"),
+        "the log holds the prompts"
+    );
     assert!(!bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()));
     assert!(!bytes.windows(6).any(|w| w.eq_ignore_ascii_case(b"Bearer")));
 }
@@ -251,9 +301,15 @@ fn a_program_without_model_calls_creates_no_log_and_off_means_off() {
     assert!(sandbox.run(None, "(println (+ 1 2))", &[]).status.success());
     assert!(!sandbox.log().exists());
     let server = Server::start();
-    assert!(sandbox.run(Some(&server), NESTED, &["--no-log"]).status.success());
+    assert!(sandbox
+        .run(Some(&server), NESTED, &["--no-log"])
+        .status
+        .success());
     assert!(!sandbox.log().exists());
-    assert_eq!(sandbox.text(&["log"]), format!("no runs yet in {}\n", sandbox.log().display()));
+    assert_eq!(
+        sandbox.text(&["log"]),
+        format!("no runs yet in {}\n", sandbox.log().display())
+    );
 }
 
 #[test]
@@ -273,7 +329,11 @@ fn the_cache_answers_a_second_run_and_resumes_after_a_failure() {
 
     server.fail_on(None);
     let resumed = sandbox.run(Some(&server), script, &["--cache"]);
-    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
     // Only "c" and "d" reach the server; "a" and "b" (and "a" again) come from the log.
     assert_eq!(server.requests(), 5);
     assert_eq!(
@@ -289,7 +349,10 @@ fn the_cache_answers_a_second_run_and_resumes_after_a_failure() {
         .collect();
     assert_eq!(hits, [true, true, false, false, true]);
     assert_eq!(run["calls"], 5);
-    assert!(calls.iter().filter(|c| c["cache_hit"] == true).all(|c| c["cost"].is_null()));
+    assert!(calls
+        .iter()
+        .filter(|c| c["cache_hit"] == true)
+        .all(|c| c["cost"].is_null()));
 
     // Without --cache every call goes to the server; with-cache and :cache turn it on.
     assert!(sandbox.run(Some(&server), script, &[]).status.success());
@@ -302,7 +365,10 @@ fn the_cache_answers_a_second_run_and_resumes_after_a_failure() {
 (println (run-usage))
 "#;
     let output = sandbox.run(Some(&server), scoped, &[]);
-    assert_eq!(stdout(&output), "{\"calls\" 0 \"input_tokens\" 0 \"output_tokens\" 0 \"cost\" 0.0}\n");
+    assert_eq!(
+        stdout(&output),
+        "{\"calls\" 0 \"input_tokens\" 0 \"output_tokens\" 0 \"cost\" 0.0}\n"
+    );
     assert_eq!(server.requests(), 10);
 }
 
@@ -311,7 +377,11 @@ fn prices_come_from_the_override_file_and_replay_has_no_cost() {
     let server = Server::start();
     let sandbox = Sandbox::new();
     let prices = sandbox.dir.path().join("prices.json");
-    std::fs::write(&prices, r#"{"gpt-4o-mini": {"input": 1000000, "output": 0}}"#).unwrap();
+    std::fs::write(
+        &prices,
+        r#"{"gpt-4o-mini": {"input": 1000000, "output": 0}}"#,
+    )
+    .unwrap();
     let script = r#"
 (deftask ask (q) :prompt "Q: {{q}}")
 (println (get (get (ask "a") "notes") "cost"))
@@ -329,13 +399,33 @@ fn prices_come_from_the_override_file_and_replay_has_no_cost() {
         .env("TASKLISP_CASSETTE", &cassette)
         .output()
         .unwrap();
-    assert_eq!(stdout(&recorded), "4.5e-6\n", "{}", String::from_utf8_lossy(&recorded.stderr));
+    assert_eq!(
+        stdout(&recorded),
+        "4.5e-6\n",
+        "{}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
     let replay = sandbox
-        .command(None, &["--provider", "replay", "--model", "gpt-4o-mini", "run", "main.sexp"])
+        .command(
+            None,
+            &[
+                "--provider",
+                "replay",
+                "--model",
+                "gpt-4o-mini",
+                "run",
+                "main.sexp",
+            ],
+        )
         .env("TASKLISP_CASSETTE", &cassette)
         .output()
         .unwrap();
-    assert_eq!(stdout(&replay), "nil\n", "{}", String::from_utf8_lossy(&replay.stderr));
+    assert_eq!(
+        stdout(&replay),
+        "nil\n",
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
     let (_, calls) = sandbox.last_calls();
     assert_eq!(calls[1]["provider"], "replay");
     assert!(calls.iter().all(|c| c["cost"].is_null()));
@@ -377,19 +467,32 @@ fn ctrl_c_keeps_the_calls_that_completed() {
         .collect();
     assert_eq!(
         statuses,
-        [("task", "ok"), ("model", "ok"), ("task", "interrupted"), ("model", "interrupted")]
+        [
+            ("task", "ok"),
+            ("model", "ok"),
+            ("task", "interrupted"),
+            ("model", "interrupted")
+        ]
     );
 }
 
 #[test]
 fn the_examples_of_the_observability_guide_run_and_print_what_they_say() {
-    let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/OBSERVABILITY.md")).unwrap();
+    let guide = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/OBSERVABILITY.md"
+    ))
+    .unwrap();
     let blocks = common::lisp_blocks(&guide);
     assert!(blocks.len() >= 3, "found {} examples", blocks.len());
     for block in blocks {
         let sandbox = Sandbox::new();
         let output = sandbox.run(None, &block, &[]);
-        assert!(output.status.success(), "{block}\n{}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{block}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         let expected: Vec<String> = block.lines().filter_map(common::promised).collect();
         let printed: Vec<String> = stdout(&output).lines().map(str::to_owned).collect();
         assert_eq!(printed, expected, "{block}");

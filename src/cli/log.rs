@@ -16,7 +16,8 @@ fn env_var(name: &str) -> Option<String> {
 /// database is only created when the first call is recorded.
 pub fn install(interp: &Interp, options: &Options) {
     let observer = &interp.tasks.observer;
-    let cache_env = env_var("TASKLISP_CACHE").is_some_and(|v| matches!(v.as_str(), "on" | "1" | "true"));
+    let cache_env =
+        env_var("TASKLISP_CACHE").is_some_and(|v| matches!(v.as_str(), "on" | "1" | "true"));
     observer.set_cache_everything(options.cache || cache_env);
     if options.budget_usd.is_some() || options.budget_calls.is_some() {
         observer.set_base_budget(BudgetLimits {

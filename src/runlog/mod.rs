@@ -6,8 +6,8 @@
 //! ([`writer`]); the cache reads through a connection of its own.
 
 pub mod query;
-pub mod view;
 mod schema;
+pub mod view;
 mod writer;
 
 use serde_json::Value as Json;

@@ -73,7 +73,9 @@ pub fn find_run(conn: &Connection, id: &str) -> Result<String, String> {
     match ids.as_slice() {
         [one] => Ok(one.clone()),
         [] => Err(format!("no run `{id}` in the log")),
-        _ => Err(format!("`{id}` names more than one run: give more of the id")),
+        _ => Err(format!(
+            "`{id}` names more than one run: give more of the id"
+        )),
     }
 }
 

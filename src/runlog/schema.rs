@@ -103,7 +103,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log.db");
         let conn = Connection::open(&path).unwrap();
-        conn.pragma_update(None, "user_version", VERSION + 1).unwrap();
+        conn.pragma_update(None, "user_version", VERSION + 1)
+            .unwrap();
         drop(conn);
         assert!(open(&path).unwrap_err().contains("newer"));
     }

@@ -30,9 +30,18 @@ fn rows_written_by_one_run_are_read_back_as_runs_and_a_tree() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("log.db");
     let log = RunLog::new(path.clone(), RunRow::start("run", "demo.sexp"));
-    log.record(row(log.run_id(), 2, Some(1), CallKind::Model, "inner answer"));
+    log.record(row(
+        log.run_id(),
+        2,
+        Some(1),
+        CallKind::Model,
+        "inner answer",
+    ));
     log.record(row(log.run_id(), 1, None, CallKind::Task, "outer"));
-    assert_eq!(log.cached("key2").map(|a| a.content), Some("inner answer".into()));
+    assert_eq!(
+        log.cached("key2").map(|a| a.content),
+        Some("inner answer".into())
+    );
     log.finish("ok");
 
     let conn = query::open(&path).unwrap().unwrap();
@@ -45,7 +54,10 @@ fn rows_written_by_one_run_are_read_back_as_runs_and_a_tree() {
     let calls = query::calls(&conn, &id).unwrap();
     let tree = view::call_tree(&calls);
     assert!(tree.starts_with("#1 task t1"), "{tree}");
-    assert!(tree.contains("\n  #2 model t2  openai/gpt-4o  3+4 tokens  $0.2500"), "{tree}");
+    assert!(
+        tree.contains("\n  #2 model t2  openai/gpt-4o  3+4 tokens  $0.2500"),
+        "{tree}"
+    );
 
     let later = RunLog::new(path, RunRow::start("run", "again"));
     assert_eq!(later.cached("key2").map(|a| a.output_tokens), Some(Some(4)));
@@ -70,7 +82,10 @@ fn the_location_follows_the_environment() {
                 .map(|(_, v)| (*v).to_owned())
         }
     };
-    assert_eq!(location(&env(&[("TASKLISP_LOG", "off"), ("HOME", "/h")])), None);
+    assert_eq!(
+        location(&env(&[("TASKLISP_LOG", "off"), ("HOME", "/h")])),
+        None
+    );
     assert_eq!(
         location(&env(&[("TASKLISP_LOG", "/tmp/x.db")])),
         Some(PathBuf::from("/tmp/x.db"))

@@ -6,7 +6,9 @@ use std::fmt::Write;
 
 /// One line per run: id, start (UTC), calls, tokens, cost, status, script.
 pub fn runs_table(runs: &[Json]) -> String {
-    let mut out = String::from("RUN           STARTED (UTC)        CALLS   TOKENS      COST  STATUS       SCRIPT\n");
+    let mut out = String::from(
+        "RUN           STARTED (UTC)        CALLS   TOKENS      COST  STATUS       SCRIPT\n",
+    );
     for run in runs {
         let tokens = number(&run["input_tokens"]) + number(&run["output_tokens"]);
         let _ = writeln!(
@@ -57,7 +59,12 @@ pub fn call_tree(calls: &[Json]) -> String {
 }
 
 fn call_line(call: &Json) -> String {
-    let mut line = format!("#{} {} {}", number(&call["seq"]), text(&call["kind"]), text(&call["task"]));
+    let mut line = format!(
+        "#{} {} {}",
+        number(&call["seq"]),
+        text(&call["kind"]),
+        text(&call["task"])
+    );
     if call["kind"] == "model" {
         let _ = write!(
             line,

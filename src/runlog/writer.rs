@@ -10,7 +10,11 @@ use std::thread::JoinHandle;
 
 pub enum Message {
     Call(Box<CallRow>),
-    End { run_id: String, status: String, ended_ms: i64 },
+    End {
+        run_id: String,
+        status: String,
+        ended_ms: i64,
+    },
 }
 
 pub struct Writer {
@@ -25,10 +29,12 @@ impl Writer {
         let (sender, receiver) = channel();
         let thread = std::thread::Builder::new()
             .name("tasklisp-log".into())
-            .spawn(move || match schema::open(&path).and_then(|c| insert_run(c, &run)) {
-                Ok(conn) => write_loop(conn, &receiver),
-                Err(e) => eprintln!("tasklisp: the run log is off: {e}"),
-            })
+            .spawn(
+                move || match schema::open(&path).and_then(|c| insert_run(c, &run)) {
+                    Ok(conn) => write_loop(conn, &receiver),
+                    Err(e) => eprintln!("tasklisp: the run log is off: {e}"),
+                },
+            )
             .ok();
         Writer {
             sender: thread.is_some().then_some(sender),

@@ -77,7 +77,9 @@ impl Budget {
                 ErrorKind::ResourceExhaustion,
                 format!("the budget of {limit} {what} is used up ({used} spent)"),
             )
-            .with_details(json!({"resource": "budget", "unit": what, "used": used, "limit": limit})))
+            .with_details(
+                json!({"resource": "budget", "unit": what, "used": used, "limit": limit}),
+            ))
         };
         if let Some(limit) = self.limits.calls.filter(|&l| spent.calls >= l) {
             return over("calls", json!(spent.calls), json!(limit));
@@ -173,7 +175,10 @@ impl Observer {
 
     /// A budget over the whole run (`--budget-usd`, `--budget-calls`).
     pub fn set_base_budget(&self, limits: BudgetLimits) {
-        self.scope.borrow_mut().budgets.insert(0, Budget::new(limits));
+        self.scope
+            .borrow_mut()
+            .budgets
+            .insert(0, Budget::new(limits));
     }
 
     /// What the run has spent so far (`(run-usage)`).
@@ -390,8 +395,9 @@ impl Observer {
     }
 
     fn prices(&self) -> &Prices {
-        self.prices
-            .get_or_init(|| Prices::load(&|name| std::env::var(name).ok().filter(|v| !v.is_empty())))
+        self.prices.get_or_init(|| {
+            Prices::load(&|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        })
     }
 }
 
@@ -471,7 +477,10 @@ mod tests {
         let e = budget.check().unwrap_err();
         assert_eq!(e.kind(), ErrorKind::ResourceExhaustion);
         assert_eq!(e.details()["resource"], "budget");
-        assert_eq!((e.details()["used"].clone(), e.details()["limit"].clone()), (json!(2), json!(2)));
+        assert_eq!(
+            (e.details()["used"].clone(), e.details()["limit"].clone()),
+            (json!(2), json!(2))
+        );
     }
 
     #[test]
@@ -482,13 +491,25 @@ mod tests {
             calls: None,
         });
         budget.check().unwrap();
-        budget.charge(Usage { input_tokens: 10, output_tokens: 10 }, Some(0.02));
+        budget.charge(
+            Usage {
+                input_tokens: 10,
+                output_tokens: 10,
+            },
+            Some(0.02),
+        );
         assert_eq!(budget.check().unwrap_err().details()["unit"], "usd");
         let tokens = Budget::new(BudgetLimits {
             tokens: Some(100),
             ..BudgetLimits::default()
         });
-        tokens.charge(Usage { input_tokens: 60, output_tokens: 40 }, None);
+        tokens.charge(
+            Usage {
+                input_tokens: 60,
+                output_tokens: 40,
+            },
+            None,
+        );
         assert_eq!(tokens.check().unwrap_err().details()["unit"], "tokens");
     }
 }

@@ -34,8 +34,8 @@ pub fn with_budget(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Res
 
 impl Extension for WithBudget {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let limits = budget_limits(&interp.eval(&self.limits, env)?)
-            .map_err(|e| e.with_span(self.span))?;
+        let limits =
+            budget_limits(&interp.eval(&self.limits, env)?).map_err(|e| e.with_span(self.span))?;
         interp
             .tasks
             .observer
@@ -46,14 +46,20 @@ impl Extension for WithBudget {
 /// Reads `{"usd" n "tokens" n "calls" n}`, every key optional.
 fn budget_limits(value: &Value) -> Result<BudgetLimits> {
     let bad = |what: String| Error::eval(format!("with-budget: {what}"));
-    let map = value
-        .as_map()
-        .ok_or_else(|| bad(format!("expected a map of limits, not {}", write_string(value))))?;
+    let map = value.as_map().ok_or_else(|| {
+        bad(format!(
+            "expected a map of limits, not {}",
+            write_string(value)
+        ))
+    })?;
     let mut limits = BudgetLimits::default();
     for (key, limit) in map.entries.iter() {
         let count = || match limit {
             Value::Int(n) if *n >= 0 => Ok(*n as u64),
-            other => Err(bad(format!("\"{key}\" is a count, not {}", write_string(other)))),
+            other => Err(bad(format!(
+                "\"{key}\" is a count, not {}",
+                write_string(other)
+            ))),
         };
         match &**key {
             "usd" => {

@@ -20,7 +20,7 @@ pub fn install(interp: &Interp, options: &Options) {
         env_var("TASKLISP_CACHE").is_some_and(|v| matches!(v.as_str(), "on" | "1" | "true"));
     observer.set_cache_everything(options.cache || cache_env);
     if options.budget_usd.is_some() || options.budget_calls.is_some() {
-        observer.set_base_budget(BudgetLimits {
+        interp.state.observe.borrow_mut().add_budget(BudgetLimits {
             usd: options.budget_usd,
             tokens: None,
             calls: options.budget_calls,

@@ -24,12 +24,16 @@ pub fn call_checked(
     env: &Env,
     extra: &Checks,
 ) -> Result<Value> {
-    let _guard = interp
+    let _guard = interp.enter_call(task)?;
+    let logged = interp
         .tasks
-        .enter_call(task, interp.limits.max_task_depth)?;
-    let logged = interp.tasks.observer.begin_task(&task.name);
+        .observer
+        .begin_task(&interp.state.observe, &task.name);
     let result = run_call(interp, task, args, env, extra);
-    interp.tasks.observer.end_task(logged, &result);
+    interp
+        .tasks
+        .observer
+        .end_task(&interp.state.observe, logged, &result);
     result
 }
 

@@ -119,6 +119,30 @@ pub struct Scope {
     pub cache: bool,
 }
 
+impl Scope {
+    /// A budget over everything evaluated with this scope (`--budget-usd`,
+    /// `--budget-calls` put one around the whole run).
+    pub fn add_budget(&mut self, limits: BudgetLimits) {
+        self.budgets.insert(0, Budget::new(limits));
+    }
+}
+
+/// Runs `body` with a budget added inside the ones of `scope`.
+pub fn with_budget<T>(scope: &RefCell<Scope>, limits: BudgetLimits, body: impl FnOnce() -> T) -> T {
+    scope.borrow_mut().budgets.push(Budget::new(limits));
+    let result = body();
+    scope.borrow_mut().budgets.pop();
+    result
+}
+
+/// Runs `body` with the cache on in `scope`.
+pub fn with_cache<T>(scope: &RefCell<Scope>, body: impl FnOnce() -> T) -> T {
+    let outer = std::mem::replace(&mut scope.borrow_mut().cache, true);
+    let result = body();
+    scope.borrow_mut().cache = outer;
+    result
+}
+
 /// A task call in progress, kept until it ends; it gets a row only if a model call was
 /// made inside it, so the log holds model calls and the task calls around them.
 struct OpenTask {
@@ -155,7 +179,6 @@ pub struct Observer {
     spent: Cell<Spent>,
     next_seq: Cell<u64>,
     open_tasks: RefCell<HashMap<u64, OpenTask>>,
-    scope: RefCell<Scope>,
     /// `--cache` or `TASKLISP_CACHE=on`: every call may be answered from the log.
     cache_everything: Cell<bool>,
 }
@@ -173,49 +196,17 @@ impl Observer {
         self.cache_everything.set(on);
     }
 
-    /// A budget over the whole run (`--budget-usd`, `--budget-calls`).
-    pub fn set_base_budget(&self, limits: BudgetLimits) {
-        self.scope
-            .borrow_mut()
-            .budgets
-            .insert(0, Budget::new(limits));
-    }
-
     /// What the run has spent so far (`(run-usage)`).
     pub fn spent(&self) -> Spent {
         self.spent.get()
     }
 
-    /// Makes `scope` current and returns the one it replaces (`pmap` switches).
-    pub fn swap_scope(&self, scope: Scope) -> Scope {
-        self.scope.replace(scope)
-    }
-
-    pub fn scope(&self) -> Scope {
-        self.scope.borrow().clone()
-    }
-
-    /// Runs `body` with a budget added to the current ones.
-    pub fn with_budget<T>(&self, limits: BudgetLimits, body: impl FnOnce() -> T) -> T {
-        self.scope.borrow_mut().budgets.push(Budget::new(limits));
-        let result = body();
-        self.scope.borrow_mut().budgets.pop();
-        result
-    }
-
-    /// Runs `body` with the cache on.
-    pub fn with_cache<T>(&self, body: impl FnOnce() -> T) -> T {
-        let outer = std::mem::replace(&mut self.scope.borrow_mut().cache, true);
-        let result = body();
-        self.scope.borrow_mut().cache = outer;
-        result
-    }
-
-    /// A task call starts: the calls made until `end_task` are its children.
-    pub fn begin_task(&self, task: &str) -> Option<u64> {
+    /// A task call starts in the evaluation whose scope is `scope`: the calls made until
+    /// `end_task` are its children.
+    pub fn begin_task(&self, scope: &RefCell<Scope>, task: &str) -> Option<u64> {
         self.log.borrow().as_ref()?;
         let seq = self.next_seq();
-        let parent = self.scope.borrow_mut().call.replace(seq);
+        let parent = scope.borrow_mut().call.replace(seq);
         self.open_tasks.borrow_mut().insert(
             seq,
             OpenTask {
@@ -231,12 +222,12 @@ impl Observer {
 
     /// The task call `seq` ended with `outcome`; its row is written if it made model
     /// calls.
-    pub fn end_task<T>(&self, seq: Option<u64>, outcome: &Result<T>) {
+    pub fn end_task<T>(&self, scope: &RefCell<Scope>, seq: Option<u64>, outcome: &Result<T>) {
         let Some(seq) = seq else { return };
         let Some(open) = self.open_tasks.borrow_mut().remove(&seq) else {
             return;
         };
-        self.scope.borrow_mut().call = open.parent;
+        scope.borrow_mut().call = open.parent;
         if !open.has_model_calls {
             return;
         }
@@ -272,12 +263,12 @@ impl Observer {
     /// else checks the budgets (counting the call against them).
     pub fn before_model(
         &self,
+        scope: Scope,
         request: &Request,
         provider: &str,
         model: Option<&str>,
         task_cache: bool,
     ) -> Result<(PendingCall, Option<CachedAnswer>)> {
-        let scope = self.scope.borrow().clone();
         let caching = task_cache || scope.cache || self.cache_everything.get();
         let log = self.log();
         let cache_key = log.as_ref().map(|_| cache_key(request, provider, model));

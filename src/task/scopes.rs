@@ -3,7 +3,7 @@
 //! the `pmap` items started inside the body, and nest.
 
 use super::forms::compile_body;
-use super::observe::BudgetLimits;
+use super::observe::{self, BudgetLimits};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::Extension;
@@ -36,10 +36,9 @@ impl Extension for WithBudget {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
         let limits =
             budget_limits(&interp.eval(&self.limits, env)?).map_err(|e| e.with_span(self.span))?;
-        interp
-            .tasks
-            .observer
-            .with_budget(limits, || interp.eval(&self.body, env))
+        observe::with_budget(&interp.state.observe, limits, || {
+            interp.eval(&self.body, env)
+        })
     }
 }
 
@@ -98,9 +97,6 @@ pub fn with_cache(compiler: &mut Compiler, items: &[Syntax], _span: Span) -> Res
 
 impl Extension for WithCache {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        interp
-            .tasks
-            .observer
-            .with_cache(|| interp.eval(&self.body, env))
+        observe::with_cache(&interp.state.observe, || interp.eval(&self.body, env))
     }
 }

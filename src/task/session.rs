@@ -103,17 +103,22 @@ pub fn send(
     deadline: Option<Instant>,
     cache: bool,
 ) -> Result<Sent> {
-    let runtime = &interp.tasks;
     let request_tokens =
         estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
-    let provider = runtime.check_turn(request_tokens)?;
+    let provider = interp.check_turn(request_tokens)?;
     let (name, model) = match &provider {
         ProviderChoice::Native(p) => (p.name(), p.default_model()),
         ProviderChoice::Procedure(_) => ("procedure", None),
     };
     let model = request.model.as_deref().or(model);
-    let observer = &runtime.observer;
-    let (pending, cached) = observer.before_model(request, name, model, cache)?;
+    let observer = &interp.tasks.observer;
+    let (pending, cached) = observer.before_model(
+        interp.state.observe.borrow().clone(),
+        request,
+        name,
+        model,
+        cache,
+    )?;
     let was_cached = cached.is_some();
     let (outcome, latency) = match cached {
         Some(answer) => (
@@ -140,7 +145,7 @@ pub fn send(
     let notes = observer.after_model(pending, request, &outcome, latency, was_cached);
     let (response, usage) = outcome?;
     if !was_cached {
-        runtime.record_turn(usage.input_tokens.saturating_add(usage.output_tokens))?;
+        interp.record_turn(usage.input_tokens.saturating_add(usage.output_tokens))?;
     }
     interp.check_interrupt()?;
     Ok(Sent { response, notes })

@@ -1,4 +1,5 @@
-;; stdout: 2 calls, then budget calls 2 2
+;; stdout: 2 calls, then
+;; stdout: budget calls 2 2
 ;; stdout: inner: budget calls 1 1
 ;; stdout: outer: budget calls 3 3
 ;; stdout: pmap: budget calls 3 3

@@ -3,6 +3,7 @@
 mod answer;
 mod atomic;
 mod audit;
+mod batch;
 pub mod blocking;
 pub mod builtins;
 mod call;
@@ -55,6 +56,8 @@ pub struct Runtime {
     /// The run log, cost, usage, budgets and cache (their per-evaluation part is
     /// `EvalState::observe`).
     pub observer: observe::Observer,
+    /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.
+    batch_default: std::cell::Cell<bool>,
 }
 
 impl Runtime {
@@ -77,6 +80,15 @@ impl Runtime {
 
     pub fn register(&self, task: Rc<Task>) -> Result<Registered> {
         self.library.borrow_mut().register(task)
+    }
+
+    /// Whether a `pmap` without `:batch` gathers its model calls (`run --batch`).
+    pub fn batch_default(&self) -> bool {
+        self.batch_default.get()
+    }
+
+    pub fn set_batch_default(&self, batch: bool) {
+        self.batch_default.set(batch);
     }
 
     /// At the REPL a redefinition replaces the old task (with a note) instead of failing.

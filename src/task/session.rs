@@ -1,6 +1,6 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
-use super::blocking::run_blocking;
+use super::blocking::run_model;
 use super::metrics::{estimate_tokens, Metrics};
 use super::observe::CallNotes;
 use crate::env::Env;
@@ -173,13 +173,10 @@ fn ask(
                 flag: interp.interrupt_flag(),
                 deadline,
             };
-            let (provider, request) = (provider.clone(), request.clone());
             interp.flush();
-            run_blocking(interp, move || {
-                let started = Instant::now();
-                let outcome = provider.complete(&request, &cancel);
-                (outcome, started.elapsed())
-            })
+            let started = Instant::now();
+            let outcome = run_model(interp, provider.clone(), request.clone(), cancel);
+            (outcome, started.elapsed())
         }
         ProviderChoice::Procedure(f) => {
             let started = Instant::now();

@@ -101,6 +101,8 @@ pub enum Command {
         #[arg(long)]
         schema: Option<String>,
     },
+    /// Run the `deftest` tests of .sexp files (see docs/TESTING.md).
+    Test(crate::testing::TestArgs),
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,6 +153,11 @@ fn run(options: &Options, limits: Limits) -> i32 {
     if let Some(Command::Log { run, limit }) = &options.command {
         return log::show(options, run.as_deref(), *limit);
     }
+    // Tests run in interpreters of their own, one per test.
+    if let Some(Command::Test(args)) = &options.command {
+        let settings = options.provider_settings();
+        return crate::testing::run_command(args, limits, settings, options.imports.clone());
+    }
     // The REPL's output remembers whether a line is open, so results start on their own.
     let made = match options.command {
         None => Interp::with_output(limits, crate::repl::output()),
@@ -183,6 +190,8 @@ fn run(options: &Options, limits: Limits) -> i32 {
             schema,
         }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
         Some(Command::Log { .. }) => Ok(0),
+        // Handled before an interpreter is made.
+        Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),
     });
     interp.flush();
@@ -271,6 +280,7 @@ fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()
 use std::io::Write;
 
 fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
+    crate::module::declare_xml_tasks(interp, files);
     let mut status = 0;
     for file in files {
         match crate::module::check_file(interp, file) {

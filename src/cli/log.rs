@@ -33,7 +33,9 @@ pub fn install(interp: &Interp, options: &Options) {
         Some(super::Command::Run { file, .. }) => ("run", file.display().to_string()),
         Some(super::Command::Eval { exprs }) => ("eval", exprs.join(" ")),
         Some(super::Command::Prompt { text, .. }) => ("prompt", text.join(" ")),
-        Some(super::Command::Check { .. } | super::Command::Log { .. }) => return,
+        Some(
+            super::Command::Check { .. } | super::Command::Log { .. } | super::Command::Test(_),
+        ) => return,
         None => ("repl", String::new()),
     };
     if let Some(path) = runlog::location(&env_var) {

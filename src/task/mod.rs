@@ -15,6 +15,8 @@ mod deftask;
 pub mod forms;
 pub mod lenient;
 mod library;
+mod loops;
+pub mod memory;
 pub mod metrics;
 pub mod observe;
 mod options;
@@ -25,6 +27,7 @@ mod scopes;
 pub mod script;
 mod sequential;
 mod session;
+pub mod table;
 mod template;
 mod trace;
 
@@ -32,7 +35,8 @@ pub use audit::Checks;
 pub use call::{call, call_checked};
 pub use definition::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
 pub use library::Registered;
-pub use session::{ProviderChoice, Session};
+pub use schema::Schema;
+pub use session::{send, ProviderChoice, Session};
 
 /// The provider session in force, shared between the program and the `pmap` items that
 /// have not changed it.
@@ -56,11 +60,18 @@ pub struct Runtime {
     /// The run log, cost, usage, budgets and cache (their per-evaluation part is
     /// `EvalState::observe`).
     pub observer: observe::Observer,
+    /// The memory system's indexes, kept while their files are unchanged.
+    memory: RefCell<memory::Indexes>,
     /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.
     batch_default: std::cell::Cell<bool>,
 }
 
 impl Runtime {
+    /// Ranks files for `get-context` and `:context-query`.
+    pub fn get_context(&self, query: &memory::Query) -> Result<Vec<memory::Match>> {
+        self.memory.borrow_mut().search(query)
+    }
+
     pub fn task_value(&self, name: &str) -> Option<Value> {
         self.get(name).map(Value::Task)
     }

@@ -2,6 +2,7 @@
 //! `https://api.anthropic.com` as in `ANTHROPIC_BASE_URL`.
 
 use super::http::{Endpoint, HttpClient};
+use super::structured;
 use super::{Cancel, Provider, Request, Response, Usage};
 use crate::error::Result;
 use serde_json::{json, Value as Json};
@@ -27,8 +28,9 @@ impl Anthropic {
         }
     }
 
-    /// The Messages body for `request`. The API has no JSON mode, so `json_mode`
-    /// changes nothing here: the task's prompt asks for JSON.
+    /// The Messages body for `request`. The API has no JSON mode: a JSON-Schema for an
+    /// object becomes one tool the request forces (`tool_choice`), whose input is the
+    /// answer; otherwise the task's prompt asks for JSON.
     pub fn body(&self, request: &Request) -> Result<Json> {
         let mut body = json!({
             "model": self.endpoint.model_for("anthropic", request)?,
@@ -38,6 +40,15 @@ impl Anthropic {
             body["system"] = json!(system);
         }
         body["messages"] = json!([{"role": "user", "content": request.prompt}]);
+        if let Some(schema) = answer_schema(request) {
+            let name = structured::tool_name(&request.task);
+            body["tools"] = json!([{
+                "name": name,
+                "description": "Give the answer as this tool's input.",
+                "input_schema": schema,
+            }]);
+            body["tool_choice"] = json!({"type": "tool", "name": name});
+        }
         Ok(body)
     }
 }
@@ -60,16 +71,34 @@ impl Provider for Anthropic {
             .get("content")
             .and_then(Json::as_array)
             .ok_or_else(|| self.client.unexpected("no content array", &answer))?;
-        let content: String = blocks
-            .iter()
-            .filter(|block| block.get("type").and_then(Json::as_str) == Some("text"))
-            .filter_map(|block| block.get("text").and_then(Json::as_str))
-            .collect();
+        let forced_input = answer_schema(request).and_then(|_| {
+            blocks
+                .iter()
+                .find(|block| block.get("type").and_then(Json::as_str) == Some("tool_use"))
+                .and_then(|block| block.get("input"))
+        });
+        let content: String = match forced_input {
+            Some(input) => input.to_string(),
+            None => blocks
+                .iter()
+                .filter(|block| block.get("type").and_then(Json::as_str) == Some("text"))
+                .filter_map(|block| block.get("text").and_then(Json::as_str))
+                .collect(),
+        };
         Ok(Response {
             content,
             usage: usage(&answer),
+            ..Default::default()
         })
     }
+}
+
+/// The schema sent as a forced tool: a JSON-Schema for an object (a tool's input is
+/// always an object).
+fn answer_schema(request: &Request) -> Option<&Json> {
+    request
+        .json_schema()
+        .filter(|s| s.get("type").and_then(Json::as_str) == Some("object"))
 }
 
 /// `usage.input_tokens` and `usage.output_tokens`, when the server sent both.

@@ -162,6 +162,7 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
         Response {
             content: content.to_owned(),
             usage,
+            ..Default::default()
         },
     ))
 }
@@ -218,6 +219,7 @@ mod tests {
                     input_tokens: 1,
                     output_tokens: 2,
                 }),
+                ..Default::default()
             })
         }
     }

@@ -2,14 +2,14 @@
 
 use super::answer::{parse_output, Answer};
 use super::definition::{lossy_json, Task};
-use super::result::task_result;
+use super::result::{task_result, with_entry};
 use super::session::send;
 use super::template::Template;
 use crate::env::Env;
 use crate::error::Result;
 use crate::eval::Interp;
 use crate::provider::Request;
-use crate::value::{Entries, Value};
+use crate::value::{from_json, Entries, Value};
 use std::rc::Rc;
 
 /// One round of an atomic task: the templates are rendered in the call's `frame`;
@@ -31,6 +31,7 @@ pub fn run(
         round,
         issues: issues.iter().map(lossy_json).collect(),
         json_mode: task.json_output,
+        schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
     };
     let deadline = timeout.map(|t| std::time::Instant::now() + t);
     let response = send(interp, &request, frame, deadline)?;
@@ -50,7 +51,15 @@ pub fn run(
         round,
     };
     let parsed = parse_output(task, &answer, &mut notes)?;
-    Ok(task_result(&task.name, response.content, parsed, notes))
+    let mut result = task_result(&task.name, response.content, parsed, notes);
+    // A provider's own status and criteria are kept.
+    if let Some(status) = response.status {
+        result = with_entry(&result, "status", Value::from(status));
+    }
+    if let Some(criteria) = response.criteria {
+        result = with_entry(&result, "criteria", from_json(&criteria));
+    }
+    Ok(result)
 }
 
 /// The parameters' values in the call frame, as JSON by name.

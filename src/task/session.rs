@@ -175,7 +175,6 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                 usage,
                 status,
                 criteria: map.get("criteria").map(lossy_json),
-                ..Default::default()
             })
         }
         _ => Err(bad()),

@@ -112,6 +112,13 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
     if let Some(timeout) = &template.timeout {
         option("timeout", timeout.clone());
     }
+    if let Some(retries) = &template.retries {
+        option("retries", retries.clone());
+    }
+    if !template.audits.is_empty() {
+        let names = template.audits.iter().map(|a| symbol(&a.text, a.span));
+        option("audits", vector(names.collect(), span));
+    }
     match template.kind {
         Kind::Sequential => {
             let mut sequential = vec![symbol("sequential", span)];

@@ -52,6 +52,10 @@ pub struct Template {
     pub command: Vec<Text>,
     pub timeout: Option<Syntax>,
     pub reduce: Option<Reduce>,
+    /// `<retries>n</retries>`: `:retries n`.
+    pub retries: Option<Syntax>,
+    /// `<audits><audit ref="f"/>…</audits>`: the procedures named, `:audits [f …]`.
+    pub audits: Vec<Name>,
 }
 
 pub struct Input {
@@ -105,7 +109,14 @@ pub struct Reduce {
 const TASK_TYPES: [&str; 4] = ["atomic", "sequential", "reduce", "script"];
 const SCHEMA_TYPES: [&str; 5] = ["object", "array", "string", "number", "boolean"];
 const CONTEXT_MODES: [&str; 3] = ["full", "none", "subset"];
-const COMMON_CHILDREN: [&str; 4] = ["description", "inputs", "inherit_context", "context_keys"];
+const COMMON_CHILDREN: [&str; 6] = [
+    "description",
+    "inputs",
+    "inherit_context",
+    "context_keys",
+    "retries",
+    "audits",
+];
 
 /// The templates of a file whose root element is `<task>` or `<tasks>`.
 pub fn templates(root: &Element) -> Result<Vec<Template>> {
@@ -194,6 +205,11 @@ fn template(element: &Element) -> Result<Template> {
         command: Vec::new(),
         timeout: single(element, "timeout")?.map(timeout).transpose()?,
         reduce: None,
+        retries: single(element, "retries")?.map(retries).transpose()?,
+        audits: single(element, "audits")?
+            .map(audits)
+            .transpose()?
+            .unwrap_or_default(),
     };
     let missing = |what: &str| {
         Error::validation(format!("a {} task needs {what}", type_name(kind)))
@@ -458,6 +474,36 @@ fn timeout(element: &Element) -> Result<Syntax> {
         ))
         .with_span(text.span())),
     }
+}
+
+fn retries(element: &Element) -> Result<Syntax> {
+    let text = text_only(element)?;
+    match read_one(&text, "<retries>") {
+        Ok(
+            syntax @ Syntax {
+                kind: SyntaxKind::Int(n),
+                ..
+            },
+        ) if n >= 0 => Ok(syntax),
+        _ => Err(Error::validation(format!(
+            "`{}` is not a valid number of retries (a whole number, 0 or more)",
+            text.as_str()
+        ))
+        .with_span(text.span())),
+    }
+}
+
+/// `<audits>`: one `<audit ref="name"/>` per audit procedure.
+fn audits(element: &Element) -> Result<Vec<Name>> {
+    check_shape(element, &[], &["audit"])?;
+    element
+        .children
+        .iter()
+        .map(|audit| {
+            check_shape(audit, &["ref"], &[])?;
+            symbol_name(required_attribute(audit, "ref")?, "audit name")
+        })
+        .collect()
 }
 
 fn command_args(element: &Element) -> Result<Vec<Text>> {

@@ -232,3 +232,13 @@ fn strict_json_output() {
         r#"(deftask exact () :prompt "Answer" :output "json" :strict-json true)"#
     );
 }
+
+#[test]
+fn retries_and_audits() {
+    let xml = r#"<task name="brief"><instructions>Answer</instructions>
+  <retries>2</retries><audits><audit ref="short-enough"/><audit ref="polite"/></audits></task>"#;
+    assert_eq!(
+        one(xml),
+        r#"(deftask brief () :prompt "Answer" :retries 2 :audits (short-enough polite))"#
+    );
+}

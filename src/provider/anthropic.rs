@@ -1,6 +1,7 @@
 //! Anthropic's Messages API: `POST {base}/v1/messages`, where the base is
 //! `https://api.anthropic.com` as in `ANTHROPIC_BASE_URL`.
 
+use super::batch::BatchApi;
 use super::http::{Endpoint, HttpClient};
 use super::structured;
 use super::{Cancel, Provider, Request, Response, Usage};
@@ -60,34 +61,61 @@ impl Provider for Anthropic {
 
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let body = self.body(request)?;
+        let answer = self.client.post_json(
+            &self.endpoint.url("v1/messages"),
+            &self.headers(),
+            &body,
+            cancel,
+        )?;
+        if answer_schema(request).is_some() {
+            if let Some(input) = forced_tool_input(&answer) {
+                return Ok(Response {
+                    content: input.to_string(),
+                    usage: usage(&answer),
+                    ..Default::default()
+                });
+            }
+        }
+        self.response(&answer)
+    }
+
+    fn batch(&self) -> Option<&dyn BatchApi> {
+        Some(self)
+    }
+}
+
+impl Anthropic {
+    /// The version header, and the key's when one is configured.
+    pub(crate) fn headers(&self) -> Vec<(&'static str, String)> {
         let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
         if let Some(key) = &self.endpoint.api_key {
             headers.push(("x-api-key", key.clone()));
         }
-        let answer =
-            self.client
-                .post_json(&self.endpoint.url("v1/messages"), &headers, &body, cancel)?;
+        headers
+    }
+
+    pub(crate) fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    pub(crate) fn client(&self) -> &HttpClient {
+        &self.client
+    }
+
+    /// The text of a Messages answer.
+    pub(crate) fn response(&self, answer: &Json) -> Result<Response> {
         let blocks = answer
             .get("content")
             .and_then(Json::as_array)
-            .ok_or_else(|| self.client.unexpected("no content array", &answer))?;
-        let forced_input = answer_schema(request).and_then(|_| {
-            blocks
-                .iter()
-                .find(|block| block.get("type").and_then(Json::as_str) == Some("tool_use"))
-                .and_then(|block| block.get("input"))
-        });
-        let content: String = match forced_input {
-            Some(input) => input.to_string(),
-            None => blocks
-                .iter()
-                .filter(|block| block.get("type").and_then(Json::as_str) == Some("text"))
-                .filter_map(|block| block.get("text").and_then(Json::as_str))
-                .collect(),
-        };
+            .ok_or_else(|| self.client.unexpected("no content array", answer))?;
+        let content: String = blocks
+            .iter()
+            .filter(|block| block.get("type").and_then(Json::as_str) == Some("text"))
+            .filter_map(|block| block.get("text").and_then(Json::as_str))
+            .collect();
         Ok(Response {
             content,
-            usage: usage(&answer),
+            usage: usage(answer),
             ..Default::default()
         })
     }
@@ -99,6 +127,16 @@ fn answer_schema(request: &Request) -> Option<&Json> {
     request
         .json_schema()
         .filter(|s| s.get("type").and_then(Json::as_str) == Some("object"))
+}
+
+/// The input of the forced tool's call: the answer.
+fn forced_tool_input(answer: &Json) -> Option<&Json> {
+    answer
+        .get("content")
+        .and_then(Json::as_array)?
+        .iter()
+        .find(|block| block.get("type").and_then(Json::as_str) == Some("tool_use"))
+        .and_then(|block| block.get("input"))
 }
 
 /// `usage.input_tokens` and `usage.output_tokens`, when the server sent both.

@@ -1,6 +1,7 @@
 //! OpenAI-compatible chat completions: OpenAI itself, Ollama, vLLM, llama.cpp's
 //! server, LM Studio — anything that serves `POST {base}/chat/completions`.
 
+use super::batch::BatchApi;
 use super::http::{Endpoint, HttpClient};
 use super::structured::{self, JsonForm};
 use super::{Cancel, Provider, Request, Response, Usage};
@@ -62,18 +63,12 @@ impl Provider for OpenAi {
     }
 
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
-        let headers: Vec<(&str, String)> = self
-            .endpoint
-            .api_key
-            .iter()
-            .map(|key| ("authorization", format!("Bearer {key}")))
-            .collect();
         let base = &self.endpoint.base_url;
         let mut form = structured::remembered(base);
         let answer = loop {
             let body = self.body_in(request, form)?;
             let url = self.endpoint.url("chat/completions");
-            match self.client.post_json(&url, &headers, &body, cancel) {
+            match self.client.post_json(&url, &self.headers(), &body, cancel) {
                 Err(e)
                     if request.json_schema().is_some()
                         && structured::refused_response_format(&e) =>
@@ -84,6 +79,34 @@ impl Provider for OpenAi {
                 answer => break answer?,
             }
         };
+        self.response(&answer)
+    }
+
+    fn batch(&self) -> Option<&dyn BatchApi> {
+        Some(self)
+    }
+}
+
+impl OpenAi {
+    /// The `Authorization` header, when a key is configured.
+    pub(crate) fn headers(&self) -> Vec<(&'static str, String)> {
+        self.endpoint
+            .api_key
+            .iter()
+            .map(|key| ("authorization", format!("Bearer {key}")))
+            .collect()
+    }
+
+    pub(crate) fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    pub(crate) fn client(&self) -> &HttpClient {
+        &self.client
+    }
+
+    /// The answer in a chat completion.
+    pub(crate) fn response(&self, answer: &Json) -> Result<Response> {
         let message = answer.pointer("/choices/0/message");
         let text = |key: &str| message.and_then(|m| m.get(key)).and_then(Json::as_str);
         let content = match (text("content"), text("refusal")) {
@@ -91,17 +114,17 @@ impl Provider for OpenAi {
             (None, Some(refusal)) => {
                 return Err(self
                     .client
-                    .unexpected(&format!("the model refused: {refusal}"), &answer))
+                    .unexpected(&format!("the model refused: {refusal}"), answer))
             }
             (None, None) => {
                 return Err(self
                     .client
-                    .unexpected("no choices[0].message.content string", &answer))
+                    .unexpected("no choices[0].message.content string", answer))
             }
         };
         Ok(Response {
             content: content.to_owned(),
-            usage: usage(&answer),
+            usage: usage(answer),
             ..Default::default()
         })
     }

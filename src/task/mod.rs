@@ -3,6 +3,7 @@
 mod answer;
 mod atomic;
 mod audit;
+mod batch;
 pub mod blocking;
 pub mod builtins;
 mod call;
@@ -50,6 +51,8 @@ use std::sync::Arc;
 #[derive(Default)]
 pub struct Runtime {
     library: RefCell<TaskLibrary>,
+    /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.
+    batch_default: std::cell::Cell<bool>,
 }
 
 impl Runtime {
@@ -72,6 +75,15 @@ impl Runtime {
 
     pub fn register(&self, task: Rc<Task>) -> Result<Registered> {
         self.library.borrow_mut().register(task)
+    }
+
+    /// Whether a `pmap` without `:batch` gathers its model calls (`run --batch`).
+    pub fn batch_default(&self) -> bool {
+        self.batch_default.get()
+    }
+
+    pub fn set_batch_default(&self, batch: bool) {
+        self.batch_default.set(batch);
     }
 
     /// At the REPL a redefinition replaces the old task (with a note) instead of failing.

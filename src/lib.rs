@@ -9,12 +9,14 @@
 //! assert_eq!(value.unwrap().unwrap(), "3");
 //! ```
 
+pub mod bounds;
 pub mod builtins;
 pub mod cli;
 pub mod env;
 pub mod error;
 pub mod eval;
 pub mod interrupt;
+pub mod memory;
 pub mod module;
 pub mod provider;
 pub mod reader;

@@ -100,7 +100,13 @@ fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     if !(0.0..=1e9).contains(&seconds) {
         return Err(Error::eval("sleep: seconds must be between 0 and 1e9"));
     }
-    let until = Instant::now() + Duration::from_secs_f64(seconds);
+    // A sleep past the time limit wakes at the limit, which then ends the program.
+    let wanted = Instant::now()
+        .checked_add(Duration::from_secs_f64(seconds))
+        .ok_or_else(|| Error::eval("sleep: seconds out of range"))?;
+    let until = interp
+        .deadline()
+        .map_or(wanted, |deadline| wanted.min(deadline));
     let interrupt = interp.interrupt_flag();
     interp.flush();
     // Off the interpreter thread inside `pmap`, so sleeping items overlap.

@@ -17,7 +17,7 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<()> {
     if is_xml(path) {
         return check_xml(interp, path);
     }
-    let forms = read_module(path)?;
+    let forms = read_module(interp, path)?;
     with_loading(interp, path, || {
         for form in &forms {
             if let Some(imported) = imported_xml(form) {
@@ -73,7 +73,7 @@ fn record_checked(interp: &Interp, name: &str, path: &Path, params: &[Param]) {
 }
 
 fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
-    let file = xml::read_file(path)?;
+    let file = xml::read_file(path, interp.limits.max_file_bytes)?;
     let definitions = xml::definitions(&file, None, None, &|name| library_params(interp, name))?;
     let this_file = canonical(path);
     for definition in &definitions {

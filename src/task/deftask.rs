@@ -38,6 +38,10 @@ const DEFINITION_OPTIONS: &[&str] = &[
     "type",
     "metadata",
 ];
+/// The most provider turns `:max-turns` may allow a call.
+const MAX_TURNS: i64 = 10_000;
+/// The most `:retries` a task may make.
+const MAX_RETRIES: i64 = 1_000;
 /// Options evaluated at each call, in the call's environment.
 const CALL_OPTIONS: &[&str] = &["command", "stdin", "env"];
 
@@ -372,9 +376,9 @@ impl DefineTask {
             schema,
             model: options.text("model")?,
             context: self.context(interp, env, &options)?,
-            max_turns: options.count("max-turns", 1)?,
+            max_turns: options.count("max-turns", 1, MAX_TURNS)?,
             retries: options
-                .count("retries", 0)?
+                .count("retries", 0, MAX_RETRIES)?
                 .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
             audits: options.audits()?,
             extra_metadata: options.metadata()?,

@@ -382,7 +382,7 @@ fn flatten(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let mut stack = vec![list_arg("flatten", &args[0])?.iter()];
     while let Some(top) = stack.last_mut() {
         budget.visit()?;
-        if budget.visited() % 4096 == 0 {
+        if budget.visited().is_multiple_of(4096) {
             interp.poll()?;
         }
         match top.next() {

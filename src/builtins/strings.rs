@@ -266,8 +266,3 @@ fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn repr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     write_string_checked("repr", &args[0]).map(Value::from)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-}

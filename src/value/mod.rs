@@ -185,7 +185,7 @@ impl Value {
         let mut steps = 0u32;
         while let Some((a, b)) = pending.pop() {
             steps = steps.wrapping_add(1);
-            if steps % 4096 == 0 {
+            if steps.is_multiple_of(4096) {
                 poll()?;
             }
             match (&a, &b) {

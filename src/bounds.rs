@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
-use std::rc::Rc;
 
 /// Strings longer than this (in bytes, 256 MiB) are refused, so that doubling a string
 /// in a loop ends in an error rather than in the process running out of memory.
@@ -201,53 +200,70 @@ impl Budget {
 
 /// The number of nodes of `value` seen as a tree (shared parts counted each time they
 /// are reached) when that is over `limit`; `None` when it is within. Each distinct list
-/// or map is measured once, iteratively, so a deep nest costs heap, not stack.
+/// or map that may be shared is measured once, iteratively, so a deep nest costs heap,
+/// not stack.
 pub fn tree_size_over(value: &Value, limit: u64) -> Option<u64> {
-    enum Step {
-        Enter(Value),
-        Exit(Value),
+    /// A container being measured: its children still to count and its total so far.
+    struct Frame {
+        key: Option<(usize, u32)>,
+        children: Children,
+        total: u64,
     }
-    let identity = |v: &Value| match v {
-        Value::List(..) => v.as_list().map(|l| l.identity()),
-        Value::Map(m) => Some((Rc::as_ptr(m) as usize, u32::MAX)),
-        _ => None,
-    };
-    let children = |v: &Value| -> Vec<Value> {
-        match v {
-            Value::Map(m) => m.entries.values().cloned().collect(),
-            _ => v.as_list().map(|l| l.to_vec()).unwrap_or_default(),
+    enum Children {
+        List(crate::value::list::Iter),
+        Map(std::vec::IntoIter<Value>),
+    }
+    impl Iterator for Children {
+        type Item = Value;
+        fn next(&mut self) -> Option<Value> {
+            match self {
+                Children::List(items) => items.next(),
+                Children::Map(values) => values.next(),
+            }
+        }
+    }
+    let frame = |v: &Value, key| {
+        let children = match v {
+            Value::Map(m) => {
+                Children::Map(m.entries.values().cloned().collect::<Vec<_>>().into_iter())
+            }
+            _ => Children::List(v.as_list().unwrap_or_default().iter()),
+        };
+        Frame {
+            key,
+            children,
+            total: 1,
         }
     };
+    value.container_identity()?;
     let mut sizes: HashMap<(usize, u32), u64> = HashMap::new();
-    let mut steps = vec![Step::Enter(value.clone())];
-    while let Some(step) = steps.pop() {
-        match step {
-            Step::Enter(v) => {
-                let Some(key) = identity(&v) else { continue };
-                if sizes.contains_key(&key) {
-                    continue;
-                }
-                let inner: Vec<Value> = children(&v)
-                    .into_iter()
-                    .filter(|c| identity(c).is_some())
-                    .collect();
-                steps.push(Step::Exit(v));
-                steps.extend(inner.into_iter().map(Step::Enter));
+    let mut stack = vec![frame(value, None)];
+    while let Some(top) = stack.last_mut() {
+        if let Some(child) = top.children.next() {
+            match child.container_identity() {
+                None => top.total = top.total.saturating_add(1),
+                Some(key) => match sizes.get(&key) {
+                    Some(size) => top.total = top.total.saturating_add(*size),
+                    // Only a container referred to from more than one place can be
+                    // reached again; the others need no entry.
+                    None => {
+                        let key = child.is_shared().then_some(key);
+                        stack.push(frame(&child, key));
+                    }
+                },
             }
-            Step::Exit(v) => {
-                let size = children(&v).iter().fold(1u64, |total, c| {
-                    let own = identity(c)
-                        .and_then(|k| sizes.get(&k).copied())
-                        .unwrap_or(1);
-                    total.saturating_add(own)
-                });
-                if size > limit {
-                    return Some(size);
-                }
-                if let Some(key) = identity(&v) {
-                    sizes.insert(key, size);
-                }
-            }
+            continue;
+        }
+        let done = stack.pop()?;
+        if done.total > limit {
+            return Some(done.total);
+        }
+        if let Some(key) = done.key {
+            sizes.insert(key, done.total);
+        }
+        match stack.last_mut() {
+            Some(parent) => parent.total = parent.total.saturating_add(done.total),
+            None => return None,
         }
     }
     None

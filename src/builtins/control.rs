@@ -46,7 +46,7 @@ fn eval(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn read(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let text = str_arg("read", &args[0])?;
-    let forms = crate::reader::read_source("<read>", text)?;
+    let forms = crate::reader::read_data("<read>", text)?;
     Ok(forms.first().map_or(Value::Nil, syntax_to_value))
 }
 

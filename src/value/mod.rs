@@ -138,6 +138,27 @@ impl Value {
         matches!(self, Value::Closure(_) | Value::Builtin(_) | Value::Task(_))
     }
 
+    /// What identifies a list view or a map (`None` for anything else): equal keys
+    /// mean the same container.
+    pub fn container_identity(&self) -> Option<(usize, u32)> {
+        match self {
+            Value::List(..) => self.as_list().map(|l| l.identity()),
+            Value::Map(m) => Some((Rc::as_ptr(m) as usize, u32::MAX)),
+            _ => None,
+        }
+    }
+
+    /// Whether a container is referred to from more than one place besides this value
+    /// (which the caller holds as its own copy): only such a container can be reached
+    /// twice in one walk.
+    pub fn is_shared(&self) -> bool {
+        match self {
+            Value::List(_, Some(block)) => Rc::strong_count(block) > 2,
+            Value::Map(m) => Rc::strong_count(m) > 2,
+            _ => false,
+        }
+    }
+
     fn is_container(&self) -> bool {
         matches!(self, Value::List(_, Some(_)) | Value::Map(_))
     }
@@ -188,6 +209,8 @@ impl Value {
             if steps.is_multiple_of(4096) {
                 poll()?;
             }
+            // A pair can come back only if both sides are shared.
+            let may_recur = a.is_shared() && b.is_shared();
             match (&a, &b) {
                 (Value::List(..), Value::List(..)) => {
                     let (Some(x), Some(y)) = (a.as_list(), b.as_list()) else {
@@ -199,7 +222,7 @@ impl Value {
                     if x.len() != y.len() {
                         return Ok(false);
                     }
-                    if !met.insert((x.identity(), y.identity())) {
+                    if may_recur && !met.insert((x.identity(), y.identity())) {
                         continue;
                     }
                     pending.extend(x.iter().zip(y.iter()));
@@ -211,7 +234,9 @@ impl Value {
                     if x.entries.len() != y.entries.len() {
                         return Ok(false);
                     }
-                    if !met.insert(((Rc::as_ptr(x) as usize, 0), (Rc::as_ptr(y) as usize, 0))) {
+                    if may_recur
+                        && !met.insert(((Rc::as_ptr(x) as usize, 0), (Rc::as_ptr(y) as usize, 0)))
+                    {
                         continue;
                     }
                     for (k, v) in &x.entries {

@@ -1,15 +1,18 @@
 //! Tasks: definitions, the TaskLibrary, calls and results (SPEC §6). See `docs/TASKS.md`.
 
+mod answer;
 mod atomic;
 mod audit;
 pub mod blocking;
 pub mod builtins;
 mod call;
+mod coerce;
 mod command;
 mod cond_output;
 mod definition;
 mod deftask;
 pub mod forms;
+pub mod lenient;
 mod library;
 pub mod metrics;
 mod options;
@@ -20,6 +23,7 @@ pub mod script;
 mod sequential;
 mod session;
 mod template;
+mod trace;
 
 pub use audit::Checks;
 pub use call::{call, call_checked};

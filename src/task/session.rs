@@ -3,7 +3,7 @@
 use super::blocking::run_blocking;
 use super::metrics::{estimate_tokens, Metrics};
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::provider::{Cancel, Echo, Provider, Request, Response, Usage};
 use crate::value::{from_json, to_json, write_string, Value};
@@ -56,6 +56,14 @@ impl ProviderChoice {
             }
         };
         ProviderChoice::native(&name, &options)
+    }
+
+    /// The provider's name: a native provider's own, `procedure` for one of the program.
+    pub fn name(&self) -> String {
+        match self {
+            ProviderChoice::Native(provider) => provider.name().to_owned(),
+            ProviderChoice::Procedure(_) => "procedure".to_owned(),
+        }
     }
 
     fn native(name: &str, options: &serde_json::Value) -> Result<ProviderChoice> {
@@ -125,7 +133,7 @@ pub fn send(
 fn response_from_value(answer: &Value) -> Result<Response> {
     let bad = || {
         Error::task_failure(
-            "llm_error",
+            Reason::LlmError,
             format!(
                 "the provider returned {}: expected a string or {{\"content\" …}}",
                 crate::eval::truncate_text(&write_string(answer), 80)

@@ -9,6 +9,12 @@
 //! assert_eq!(value.unwrap().unwrap(), "3");
 //! ```
 
+// Input can reach almost any path: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod bounds;
 pub mod builtins;
 pub mod cli;

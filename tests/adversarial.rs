@@ -60,7 +60,7 @@ fn read_back(mut file: std::fs::File) -> String {
 }
 
 /// A hang guard, generous for a loaded 2-core machine running debug builds.
-const LIMIT: Duration = Duration::from_secs(300);
+const LIMIT: Duration = Duration::from_secs(900);
 
 /// Asserts the run ended with exit 1 and a report of the error type `code`.
 fn assert_clean_error(outcome: &Outcome, code: &str, what: &str) {
@@ -782,11 +782,11 @@ fn deep_recursion_in_every_pmap_item_stays_within_bounded_stacks() {
         (define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1)))))
         (define outcomes
           (pmap (fn (i) (try (deep 1000000) (catch e e.type))) (range 256) :concurrency 256))
-        (prn (length outcomes) (every (fn (o) (= o "RESOURCE_EXHAUSTION")) outcomes))
+        (prn (length outcomes) (length (filter (fn (o) (= o "RESOURCE_EXHAUSTION")) outcomes)))
     "#;
     let outcome = run_bounded(program, &[]);
     assert_eq!(outcome.status, Some(0), "{}", head(&outcome.stderr));
-    assert_eq!(outcome.stdout, "256 true\n");
+    assert_eq!(outcome.stdout, "256 256\n");
 }
 
 #[test]

@@ -53,6 +53,10 @@ pub struct Options {
     /// How errors are printed on stderr.
     #[arg(long = "error-format", value_enum, default_value_t = ErrorFormat::Text, global = true)]
     pub error_format: ErrorFormat,
+    /// Every `pmap` sends its items' model calls as one batch job (OpenAI Batch API,
+    /// Anthropic Message Batches), as `:batch true` does.
+    #[arg(long, global = true)]
+    pub batch: bool,
     /// No start-up banner in the REPL.
     #[arg(long, short, global = true)]
     pub quiet: bool,
@@ -76,6 +80,8 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run the `deftest` tests of .sexp files (see docs/TESTING.md).
+    Test(crate::testing::TestArgs),
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +131,11 @@ pub fn main() -> i32 {
 }
 
 fn run(options: &Options, limits: Limits) -> i32 {
+    // Tests run in interpreters of their own, one per test.
+    if let Some(Command::Test(args)) = &options.command {
+        let settings = options.provider_settings();
+        return crate::testing::run_command(args, limits, settings, options.imports.clone());
+    }
     // The REPL's output remembers whether a line is open, so results start on their own.
     let made = match options.command {
         None => Interp::with_output(limits, crate::repl::output()),
@@ -148,6 +159,8 @@ fn run(options: &Options, limits: Limits) -> i32 {
         },
         Some(Command::Eval { exprs }) => eval_exprs(&interp, options, exprs).map(|()| 0),
         Some(Command::Check { files }) => Ok(check_files(&interp, options, files)),
+        // Handled before an interpreter is made.
+        Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),
     });
     interp.flush();
@@ -163,6 +176,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.configure_provider(options.provider_settings())?;
+    interp.tasks.set_batch_default(options.batch);
     for file in &options.imports {
         crate::module::import_file(interp, file, None)?;
     }
@@ -233,6 +247,7 @@ fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()
 use std::io::Write;
 
 fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
+    crate::module::declare_xml_tasks(interp, files);
     let mut status = 0;
     for file in files {
         match crate::module::check_file(interp, file) {

@@ -55,6 +55,24 @@ pub const SPECIAL_FORMS: &[(&str, &str)] = &[
         "(cond-output result (test body…)… (else body…)): binds output",
     ),
     ("with-provider", "(with-provider provider body…)"),
+    (
+        "deftest",
+        "(deftest name body…): a test, run by `tasklisp test`",
+    ),
+    ("expect", "(expect expr): checks that expr is true"),
+    ("expect=", "(expect= actual expected): checks equality"),
+    (
+        "expect-error",
+        "(expect-error expr reason): checks expr raises",
+    ),
+    (
+        "expect-schema",
+        "(expect-schema value schema): checks a JSON Schema",
+    ),
+    (
+        "expect-judge",
+        "(expect-judge value \"rubric\"): asks the judge model",
+    ),
     ("import", "(import \"file.xml\" :as ns :only (name…))"),
     (
         "load",
@@ -62,34 +80,22 @@ pub const SPECIAL_FORMS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The keywords of the language's forms and builtins (SPEC §5, §6, §8), for
-/// completion: a `deftask` has many options and nothing else lists them.
+/// The keywords of the language's forms and builtins other than `deftask`'s options,
+/// for completion (the options come from `crate::task::table`).
 pub const KEYWORDS: &[&str] = &[
+    ":accumulate",
     ":as",
-    ":audits",
-    ":command",
     ":concurrency",
-    ":context-keys",
-    ":description",
-    ":env",
-    ":inherit-context",
+    ":dir",
+    ":director",
+    ":evaluator",
     ":input",
     ":inputs-from",
-    ":max-turns",
-    ":metadata",
-    ":model",
+    ":limit",
+    ":max-iterations",
     ":only",
-    ":output",
     ":pretty",
-    ":prompt",
-    ":retries",
-    ":schema",
-    ":shell",
-    ":stdin",
-    ":subtype",
-    ":system",
-    ":timeout",
-    ":type",
+    ":strategy",
 ];
 
 pub fn special_form(name: &str) -> Option<&'static str> {

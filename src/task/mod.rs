@@ -3,6 +3,7 @@
 mod answer;
 mod atomic;
 mod audit;
+mod batch;
 pub mod blocking;
 pub mod builtins;
 mod call;
@@ -14,6 +15,8 @@ mod deftask;
 pub mod forms;
 pub mod lenient;
 mod library;
+mod loops;
+pub mod memory;
 pub mod metrics;
 mod options;
 pub mod pmap;
@@ -22,6 +25,7 @@ mod schema;
 pub mod script;
 mod sequential;
 mod session;
+pub mod table;
 mod template;
 mod trace;
 
@@ -29,7 +33,8 @@ pub use audit::Checks;
 pub use call::{call, call_checked};
 pub use definition::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
 pub use library::Registered;
-pub use session::{ProviderChoice, Session};
+pub use schema::Schema;
+pub use session::{send, ProviderChoice, Session};
 
 /// The provider session in force, shared between the program and the `pmap` items that
 /// have not changed it.
@@ -50,9 +55,18 @@ use std::sync::Arc;
 #[derive(Default)]
 pub struct Runtime {
     library: RefCell<TaskLibrary>,
+    /// The memory system's indexes, kept while their files are unchanged.
+    memory: RefCell<memory::Indexes>,
+    /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.
+    batch_default: std::cell::Cell<bool>,
 }
 
 impl Runtime {
+    /// Ranks files for `get-context` and `:context-query`.
+    pub fn get_context(&self, query: &memory::Query) -> Result<Vec<memory::Match>> {
+        self.memory.borrow_mut().search(query)
+    }
+
     pub fn task_value(&self, name: &str) -> Option<Value> {
         self.get(name).map(Value::Task)
     }
@@ -72,6 +86,15 @@ impl Runtime {
 
     pub fn register(&self, task: Rc<Task>) -> Result<Registered> {
         self.library.borrow_mut().register(task)
+    }
+
+    /// Whether a `pmap` without `:batch` gathers its model calls (`run --batch`).
+    pub fn batch_default(&self) -> bool {
+        self.batch_default.get()
+    }
+
+    pub fn set_batch_default(&self, batch: bool) {
+        self.batch_default.set(batch);
     }
 
     /// At the REPL a redefinition replaces the old task (with a note) instead of failing.

@@ -1,6 +1,6 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
-use super::blocking::run_blocking;
+use super::blocking::run_model;
 use super::metrics::{estimate_tokens, Metrics};
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
@@ -110,9 +110,8 @@ pub fn send(
                 flag: interp.interrupt_flag(),
                 deadline,
             };
-            let request = request.clone();
             interp.flush();
-            run_blocking(interp, move || provider.complete(&request, &cancel))?
+            run_model(interp, provider, request.clone(), cancel)?
         }
         ProviderChoice::Procedure(f) => {
             let answer = interp.apply(&f, &[from_json(&request.to_json())], env)?;

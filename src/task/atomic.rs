@@ -40,7 +40,9 @@ pub fn run(
         json_mode: task.json_output,
         schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
     };
-    let deadline = parts.timeout.map(|t| std::time::Instant::now() + t);
+    let deadline = parts
+        .timeout
+        .and_then(|t| std::time::Instant::now().checked_add(t));
     let response = send(interp, &request, frame, deadline)?;
     let mut notes = Entries::new();
     if let Some(usage) = response.usage {

@@ -20,6 +20,7 @@ use registry::{
     imported_from, library_params, record_import, registry_get, registry_insert, MODULE_FILES,
 };
 
+use crate::bounds::read_file_text;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::{Extension, Node};
@@ -207,7 +208,7 @@ fn import_xml(
     alias: Option<&str>,
     only: Option<&[(String, Span)]>,
 ) -> Result<Value> {
-    let file = xml::read_file(path)?;
+    let file = xml::read_file(path, interp.limits.max_file_bytes)?;
     let definitions = xml::definitions(
         &file,
         alias,
@@ -265,7 +266,7 @@ fn import_module(interp: &Interp, path: &Path, alias: Option<&str>) -> Result<Va
         return Ok(Value::empty_list());
     }
     check_cycle(interp, path)?;
-    let mut forms = read_module(path)?;
+    let mut forms = read_module(interp, path)?;
     let names = namespace::top_level_names(&forms);
     if let Some(alias) = alias {
         forms = namespace::qualify(forms, &names, alias);
@@ -290,15 +291,13 @@ pub fn load(interp: &Interp, path: &Path) -> Result<Value> {
         )));
     }
     check_cycle(interp, path)?;
-    let forms = read_module(path)?;
+    let forms = read_module(interp, path)?;
     with_loading(interp, path, || interp.run_forms(&forms))
 }
 
-fn read_module(path: &Path) -> Result<Vec<Syntax>> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::eval(format!("cannot read {name}: {e}")))?;
-    crate::reader::read_source(&name, &text)
+fn read_module(interp: &Interp, path: &Path) -> Result<Vec<Syntax>> {
+    let text = read_file_text(path, interp.limits.max_file_bytes)?;
+    crate::reader::read_source(&path.display().to_string(), &text)
 }
 
 /// A file that is already being loaded would load itself again, forever.

@@ -307,6 +307,7 @@ impl Provider for SlowEcho {
         Ok(Response {
             content: request.prompt.clone(),
             usage: None,
+            ..Default::default()
         })
     }
 }

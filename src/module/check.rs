@@ -17,7 +17,7 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<()> {
     if is_xml(path) {
         return check_xml(interp, path);
     }
-    let forms = read_module(path)?;
+    let forms = read_module(interp, path)?;
     with_loading(interp, path, || {
         for form in &forms {
             if let Some(imported) = imported_xml(form) {
@@ -77,7 +77,7 @@ fn record_checked(interp: &Interp, name: &str, path: &Path, params: &[Param]) {
 /// here: checking it reports that.
 pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
     for path in paths.iter().filter(|p| is_xml(p)) {
-        let Ok(file) = xml::read_file(path) else {
+        let Ok(file) = xml::read_file(path, interp.limits.max_file_bytes) else {
             continue;
         };
         for template in &file.templates {
@@ -88,7 +88,7 @@ pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
 }
 
 fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
-    let file = xml::read_file(path)?;
+    let file = xml::read_file(path, interp.limits.max_file_bytes)?;
     let definitions = xml::definitions(
         &file,
         None,

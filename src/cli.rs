@@ -111,9 +111,10 @@ pub fn main() -> i32 {
 }
 
 fn run(options: &Options, limits: Limits) -> i32 {
-    // The REPL's output remembers whether a line is open, so results start on their own.
+    // The REPL's and `eval`'s output remembers whether a line is open, so the value
+    // printed after `(display "hi")` starts on its own line.
     let made = match options.command {
-        None => Interp::with_output(limits, crate::repl::output()),
+        None | Some(Command::Eval { .. }) => Interp::with_output(limits, crate::repl::output()),
         Some(_) => Interp::new(limits),
     };
     let interp = match made {
@@ -212,7 +213,13 @@ fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()
         write_string(&value)
     };
     let mut out = interp.out();
-    writeln!(out, "{text}").map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
+    let newline = if crate::repl::at_line_start() {
+        ""
+    } else {
+        "\n"
+    };
+    writeln!(out, "{newline}{text}")
+        .map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
     Ok(())
 }
 

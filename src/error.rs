@@ -63,6 +63,8 @@ struct ErrorData {
     incomplete: bool,
     /// `(exit n)`: not a failure but a request to end the program; never caught.
     exit_code: Option<i32>,
+    /// A suggestion shown under the report ("did you mean `str`?"); not part of the map.
+    hint: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -78,6 +80,7 @@ impl Error {
             span: None,
             incomplete: false,
             exit_code: None,
+            hint: None,
         }))
     }
 
@@ -86,6 +89,16 @@ impl Error {
         let mut e = Error::eval(format!("exit {code}"));
         e.0.exit_code = Some(code);
         e
+    }
+
+    /// Adds a suggestion to the rendered report, if there is one.
+    pub fn with_hint(mut self, hint: Option<String>) -> Error {
+        self.0.hint = hint;
+        self
+    }
+
+    pub fn hint(&self) -> Option<&str> {
+        self.0.hint.as_deref()
     }
 
     pub fn exit_code(&self) -> Option<i32> {
@@ -262,11 +275,16 @@ impl Diagnostic for Error {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        if self.0.details.is_empty() || self.0.kind == ErrorKind::Syntax {
-            return None;
+        let details = (!self.0.details.is_empty() && self.0.kind != ErrorKind::Syntax).then(|| {
+            let details = Json::Object(self.0.details.clone()).to_string();
+            format!("details: {}", truncate(&details, 2000))
+        });
+        match (&self.0.hint, details) {
+            (Some(hint), Some(details)) => Some(Box::new(format!("{hint}; {details}"))),
+            (Some(hint), None) => Some(Box::new(hint.as_str())),
+            (None, Some(details)) => Some(Box::new(details)),
+            (None, None) => None,
         }
-        let details = Json::Object(self.0.details.clone()).to_string();
-        Some(Box::new(format!("details: {}", truncate(&details, 2000))))
     }
 }
 

@@ -21,6 +21,7 @@ pub mod reader;
 pub mod repl;
 pub mod source;
 pub mod stdlib;
+pub mod suggest;
 pub mod symbol;
 pub mod task;
 pub mod value;

@@ -193,6 +193,12 @@ fn eval_prints_output_before_the_value() {
 }
 
 #[test]
+fn eval_starts_the_value_on_its_own_line_after_unfinished_output() {
+    let r = eval(&["(display \"hi\")"]);
+    assert_eq!(r.stdout, "hi\nnil\n");
+}
+
+#[test]
 fn eval_accepts_negative_numbers() {
     let r = eval(&["-5"]);
     assert_eq!(

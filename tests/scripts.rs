@@ -197,8 +197,9 @@ fn judge(expect: &Expectation, outcome: &Outcome, limit: Duration) -> Option<Str
                 .replace('\n', "\n          ")
         ));
     }
+    let report = without_quoted_source(&outcome.stderr);
     for word in expect.error_words.iter().flatten() {
-        if !outcome.stderr.contains(word.as_str()) {
+        if !report.contains(word.as_str()) {
             why.push(format!("stderr lacks {word:?}"));
         }
     }
@@ -212,6 +213,26 @@ fn judge(expect: &Expectation, outcome: &Outcome, limit: Duration) -> Option<Str
         }
     }
     (!why.is_empty()).then(|| why.join("\n"))
+}
+
+/// The error report without the source lines miette quotes: a case's own header is
+/// often among them, and would match every `;; error:` word.
+fn without_quoted_source(stderr: &str) -> String {
+    stderr
+        .lines()
+        .filter(|line| !is_quoted_source(line))
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
+/// A line of miette's source snippet: `╭─[file:1:2]`, ` 3 │ code`, `   · ──┬──`, `╰───`.
+fn is_quoted_source(line: &str) -> bool {
+    let rest = line
+        .trim_start()
+        .trim_start_matches(|c: char| c.is_ascii_digit());
+    ["│", "·", "╭", "╰", ":"]
+        .iter()
+        .any(|mark| rest.trim_start().starts_with(mark))
 }
 
 /// A line diff: `-` wanted, `+` got, ` ` equal (the longest common subsequence).
@@ -345,4 +366,13 @@ fn diff_marks_missing_and_extra_lines() {
         d.contains("- b") && d.contains("+ d") && d.contains("  a"),
         "{d}"
     );
+}
+
+#[test]
+fn error_words_are_matched_without_the_quoted_source() {
+    let stderr = "EVAL_ERROR\n\n  × unbound symbol: x\n   ╭─[a.sexp:2:1]\n 1 │ ;; error: boom\n 2 │ x\n   · ┬\n   · ╰── here\n   ╰────\n  help: did you mean `y`?\n";
+    let report = without_quoted_source(stderr);
+    assert!(!report.contains("boom"), "{report}");
+    assert!(report.contains("unbound symbol: x"), "{report}");
+    assert!(report.contains("did you mean `y`?"), "{report}");
 }

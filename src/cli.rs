@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
 use crate::task::ProviderSettings;
 use crate::value::{to_json, write_string, Value};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -50,17 +50,21 @@ pub struct Options {
 pub enum Command {
     /// Run a script; ARGS are bound to *args* as strings.
     Run {
+        /// The .sexp script to run, or - to read it from standard input.
         file: PathBuf,
+        /// Arguments for the script, bound to *args*: everything after FILE, flags included.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
     /// Evaluate expressions and print the value of the last one.
     Eval {
+        /// Expressions, read as one program; the last one's value is printed.
         #[arg(required = true, allow_negative_numbers = true)]
         exprs: Vec<String>,
     },
     /// Read and check .sexp and .xml files without running them.
     Check {
+        /// The .sexp and .xml files to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -92,13 +96,20 @@ impl Options {
 
 /// Parses the arguments and runs; returns the process exit status.
 pub fn main() -> i32 {
-    let options = match Options::try_parse() {
+    let parsed = command_line()
+        .try_get_matches()
+        .and_then(|matches| Options::from_arg_matches(&matches));
+    let options = match parsed {
         Ok(o) => o,
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() { USAGE } else { 0 };
         }
     };
+    if let Some(message) = usage_problem(&options) {
+        eprintln!("tasklisp: {message}");
+        return USAGE;
+    }
     let limits = options.limits();
     let outcome = run_on_large_stack(&limits, move |limits| run(&options, limits));
     match outcome {
@@ -108,6 +119,69 @@ pub fn main() -> i32 {
             1
         }
     }
+}
+
+/// The global flags that mean nothing to a subcommand, left out of its `--help`.
+const NOT_APPLICABLE: &[(&str, &[&str])] = &[
+    ("run", &["json", "quiet"]),
+    ("eval", &["quiet"]),
+    (
+        "check",
+        &["json", "quiet", "provider", "model", "base_url", "max_depth", "max_task_depth"],
+    ),
+];
+
+/// The command line, with each subcommand's help listing only the flags that apply to it.
+pub fn command_line() -> clap::Command {
+    let mut command = Options::command();
+    // Building copies the global flags into each subcommand, where they can be hidden.
+    command.build();
+    for (name, flags) in NOT_APPLICABLE {
+        command = command.mut_subcommand(name, |sub| {
+            flags
+                .iter()
+                .fold(sub, |sub, flag| sub.mut_arg(flag, |arg| arg.hide(true)))
+        });
+    }
+    command
+}
+
+/// Mistakes in the command line that clap cannot see: an unknown provider, an XML
+/// file given to `run`.
+fn usage_problem(options: &Options) -> Option<String> {
+    if let Some(kind) = options.provider.as_deref() {
+        if !crate::provider::is_known(kind) {
+            let hint = crate::suggest::hint(kind, crate::provider::KNOWN.iter().copied())
+                .map_or(String::new(), |h| format!("; {h}"));
+            return Some(format!(
+                "unknown provider: {kind} (known: {}, record:PROVIDER){hint}",
+                crate::provider::KNOWN.join(", ")
+            ));
+        }
+    }
+    if let Some(Command::Run { file, .. }) = &options.command {
+        if file
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
+        {
+            let f = file.display();
+            return Some(format!(
+                "{f} is an XML template file, which defines tasks but does not run: import it \
+                 (`tasklisp --import {f} run script.sexp`, or `(import \"{f}\")` in a script)"
+            ));
+        }
+    }
+    None
+}
+
+/// A script's bytes: the file's, or standard input's for `-`.
+fn read_script(file: &Path) -> std::io::Result<Vec<u8>> {
+    if file == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
+        return Ok(bytes);
+    }
+    std::fs::read(file)
 }
 
 fn run(options: &Options, limits: Limits) -> i32 {
@@ -122,7 +196,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
         Err(e) => return report(options, &e),
     };
     let result = setup(&interp, options).and_then(|()| match &options.command {
-        Some(Command::Run { file, args }) => match std::fs::read(file) {
+        Some(Command::Run { file, args }) => match read_script(file) {
             // A script that cannot be read is bad usage, not an error in a program.
             Err(e) => {
                 let error = Error::eval(format!("cannot read {}: {e}", file.display()));
@@ -200,7 +274,12 @@ fn run_file(interp: &Interp, file: &Path, text: &str, args: &[String]) -> Result
     let argv = Value::list(args.iter().map(|a| Value::from(a.as_str())).collect());
     interp.define_global(crate::symbol::Sym::new("*args*"), argv);
     interp.loading.borrow_mut().push(file.to_path_buf());
-    let result = interp.run_source(&file.display().to_string(), text);
+    let name = if file == Path::new("-") {
+        "<stdin>".to_owned()
+    } else {
+        file.display().to_string()
+    };
+    let result = interp.run_source(&name, text);
     interp.loading.borrow_mut().pop();
     result
 }

@@ -65,6 +65,8 @@ struct ErrorData {
     exit_code: Option<i32>,
     /// A suggestion shown under the report ("did you mean `str`?"); not part of the map.
     hint: Option<String>,
+    /// For an error inside the prelude: where the user's code called into it.
+    call_site: Option<Span>,
 }
 
 #[derive(Clone, Debug)]
@@ -81,6 +83,7 @@ impl Error {
             incomplete: false,
             exit_code: None,
             hint: None,
+            call_site: None,
         }))
     }
 
@@ -94,6 +97,22 @@ impl Error {
     /// Adds a suggestion to the rendered report, if there is one.
     pub fn with_hint(mut self, hint: Option<String>) -> Error {
         self.0.hint = hint;
+        self
+    }
+
+    /// Records `call` as the user's call site when the error points into the prelude and
+    /// `call` does not: a report inside `find` or `assoc-in` then also says whose call
+    /// it was.
+    pub fn seen_from(mut self, call: Span) -> Error {
+        let in_prelude = |span: Span| {
+            source::source(span.source).is_some_and(|f| f.name == crate::stdlib::PRELUDE_NAME)
+        };
+        if self.0.call_site.is_none()
+            && self.0.span.is_some_and(in_prelude)
+            && !in_prelude(call)
+        {
+            self.0.call_site = Some(call);
+        }
         self
     }
 
@@ -279,12 +298,16 @@ impl Diagnostic for Error {
             let details = Json::Object(self.0.details.clone()).to_string();
             format!("details: {}", truncate(&details, 2000))
         });
-        match (&self.0.hint, details) {
-            (Some(hint), Some(details)) => Some(Box::new(format!("{hint}; {details}"))),
-            (Some(hint), None) => Some(Box::new(hint.as_str())),
-            (None, Some(details)) => Some(Box::new(details)),
-            (None, None) => None,
-        }
+        let call_site = self.0.call_site.and_then(|span| {
+            let file = source::source(span.source)?;
+            let (line, column) = source::line_col(&file.text, span.start as usize);
+            Some(format!("called from {}:{line}:{column}", file.name))
+        });
+        let parts: Vec<String> = [call_site, self.0.hint.clone(), details]
+            .into_iter()
+            .flatten()
+            .collect();
+        (!parts.is_empty()).then(|| Box::new(parts.join("; ")) as Box<dyn fmt::Display + 'a>)
     }
 }
 

@@ -65,6 +65,123 @@ fn run_passes_arguments_as_strings() {
 }
 
 #[test]
+fn run_passes_every_argument_after_the_script_flags_included() {
+    let (dir, _) = script("(prn *args*)");
+    let r = tasklisp(
+        dir.path(),
+        &[
+            "run",
+            "main.sexp",
+            "--json",
+            "-q",
+            "--",
+            "--help",
+            "--provider",
+            "x",
+        ],
+    );
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "(\"--json\" \"-q\" \"--\" \"--help\" \"--provider\" \"x\")\n"
+    );
+}
+
+#[test]
+fn run_dash_reads_the_script_from_stdin() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .args(["run", "-", "a"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(b"(prn *args* (+ 1 2))\n(car 5)")?;
+            child.wait_with_output()
+        })
+        .expect("runs");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "(\"a\") 3\n");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("<stdin>:2:1"));
+}
+
+#[test]
+fn run_of_an_xml_file_says_to_import_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("t.xml"), "<tasks/>").expect("write");
+    let r = tasklisp(dir.path(), &["run", "t.xml"]);
+    assert_eq!(r.status, Some(2));
+    assert!(r.stderr.contains("XML template file"), "{}", r.stderr);
+    assert!(r.stderr.contains("--import t.xml"), "{}", r.stderr);
+    assert!(r.stderr.contains("(import \"t.xml\")"), "{}", r.stderr);
+}
+
+#[test]
+fn an_unknown_provider_is_bad_usage_with_a_hint() {
+    let r = eval(&["--provider", "opnai", "1"]);
+    assert_eq!(r.status, Some(2), "{}", r.stderr);
+    assert!(r.stderr.contains("unknown provider: opnai"), "{}", r.stderr);
+    assert!(r.stderr.contains("did you mean `openai`?"), "{}", r.stderr);
+    let r = eval(&["--provider", "record:nope", "1"]);
+    assert_eq!(r.status, Some(2), "{}", r.stderr);
+}
+
+#[test]
+fn check_help_lists_only_the_flags_that_apply() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let r = tasklisp(dir.path(), &["check", "--help"]);
+    assert_eq!(r.status, Some(0));
+    for absent in ["--json", "--quiet", "--provider", "--model", "--base-url", "--max-depth"] {
+        assert!(!r.stdout.contains(absent), "{absent} in {}", r.stdout);
+    }
+    for present in ["--import", "--error-format", "<FILES>"] {
+        assert!(r.stdout.contains(present), "{present} missing from {}", r.stdout);
+    }
+    let r = tasklisp(dir.path(), &["run", "--help"]);
+    assert!(r.stdout.contains("--provider") && !r.stdout.contains("--json"), "{}", r.stdout);
+    // Hidden from help, still accepted where it was before.
+    let r = tasklisp(dir.path(), &["eval", "--quiet", "1"]);
+    assert_eq!((r.status, r.stdout.as_str()), (Some(0), "1\n"));
+}
+
+#[test]
+fn every_subcommand_argument_has_help() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (command, argument) in [
+        ("run", "FILE"),
+        ("run", "ARGS"),
+        ("eval", "EXPRS"),
+        ("check", "FILES"),
+    ] {
+        let r = tasklisp(dir.path(), &[command, "--help"]);
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| {
+                l.trim_start().starts_with(&format!("<{argument}>"))
+                    || l.trim_start().starts_with(&format!("[{argument}]"))
+            })
+            .unwrap_or_else(|| panic!("{command} --help lists {argument}: {}", r.stdout));
+        let text = line
+            .trim_start()
+            .split_once(' ')
+            .map_or("", |(_, t)| t.trim());
+        assert!(
+            !text.is_empty(),
+            "{command} {argument} has no help: {}",
+            r.stdout
+        );
+    }
+}
+
+#[test]
 fn run_error_exits_1_with_a_report_naming_code_reason_and_message() {
     let r = run_script(
         "(println \"before\")\n(fail :my_reason \"it broke\")\n",

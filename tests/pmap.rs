@@ -240,7 +240,10 @@ fn scripts_overlap() {
         r#"(pmap (fn (x) (script "sh" "-c" {:?} (str x))) (range 16) :concurrency 16)"#,
         barrier(dir.path(), 16)
     ));
-    assert_eq!(result.unwrap(), format!("({})", vec!["\"16\\n\""; 16].join(" ")));
+    assert_eq!(
+        result.unwrap(),
+        format!("({})", vec!["\"16\\n\""; 16].join(" "))
+    );
 }
 
 #[test]
@@ -278,7 +281,10 @@ fn script_tasks_overlap() {
            (map (fn (r) r.content) (pmap meet (range 16) :concurrency 16))"#,
         barrier(dir.path(), 16)
     ));
-    assert_eq!(result.unwrap(), format!("({})", vec!["\"16\\n\""; 16].join(" ")));
+    assert_eq!(
+        result.unwrap(),
+        format!("({})", vec!["\"16\\n\""; 16].join(" "))
+    );
 }
 
 /// A native provider that answers with the prompt once `n` calls are in flight at once

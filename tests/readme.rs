@@ -69,7 +69,11 @@ fn the_readme_xml_module_is_shipped_and_imports() {
         .current_dir(root)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let expected: Vec<String> = block.lines().filter_map(promised).collect();
     let printed = String::from_utf8_lossy(&out.stdout);
     assert_eq!(printed.lines().next(), expected.first().map(String::as_str));

@@ -363,3 +363,46 @@ fn the_command_line_checks_and_imports() {
     assert_eq!(error["location"]["line"], 4);
     assert_eq!(error["location"]["column"], 41);
 }
+
+/// The complete example of `docs/XML.md` imports and runs as written: its XML block is
+/// saved as the file its `lisp` block imports, and each `(prn …) ; value` line prints
+/// that value.
+#[test]
+fn the_complete_example_in_the_docs_runs() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/XML.md")).unwrap();
+    let section = doc
+        .split("## A complete example")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("the section");
+    let xml = section
+        .split("```xml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the XML block");
+    let code = section
+        .split("```lisp\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the lisp block");
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "triage.xml", xml);
+    let script = write(dir.path(), "main.sexp", code);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .arg("run")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let promised: Vec<&str> = code
+        .lines()
+        .filter(|l| l.starts_with("(prn "))
+        .filter_map(|l| l.rsplit_once(" ; ").map(|(_, v)| v))
+        .collect();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(printed.lines().collect::<Vec<_>>(), promised);
+}

@@ -366,7 +366,10 @@ mod tests {
         ));
         let response = run(line, Input::Prompt, Duration::from_secs(10), &prompt("")).unwrap();
         assert_eq!(response.content, "answer");
-        assert!(!finished.exists(), "the call waited for the escaped process");
+        assert!(
+            !finished.exists(),
+            "the call waited for the escaped process"
+        );
     }
 
     #[test]

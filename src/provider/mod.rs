@@ -11,7 +11,7 @@ mod config;
 pub mod http;
 pub mod openai;
 
-pub use config::{build, build_from_settings, EnvLookup};
+pub use config::{build, build_from_settings, is_known, EnvLookup, KNOWN};
 
 use crate::error::Result;
 use serde_json::Value as Json;

@@ -80,6 +80,10 @@ impl Runtime {
         self.library.borrow_mut().replace_on_redefine = replace;
     }
 
+    pub fn replaces_on_redefine(&self) -> bool {
+        self.library.borrow().replace_on_redefine
+    }
+
     /// Starts a new provider session with `provider`, returning the previous session.
     pub fn set_provider(&self, provider: ProviderChoice, metrics: Metrics) -> SessionHandle {
         self.swap_session(Rc::new(RefCell::new(Session::new(provider, metrics))))

@@ -226,7 +226,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
 
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
-    interp.tasks.configure(options.provider_settings())?;
+    interp.configure_provider(options.provider_settings())?;
     for file in &options.imports {
         crate::module::import_file(interp, file, None)?;
     }
@@ -273,14 +273,14 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<String> {
 fn run_file(interp: &Interp, file: &Path, text: &str, args: &[String]) -> Result<Value> {
     let argv = Value::list(args.iter().map(|a| Value::from(a.as_str())).collect());
     interp.define_global(crate::symbol::Sym::new("*args*"), argv);
-    interp.loading.borrow_mut().push(file.to_path_buf());
+    interp.loading().borrow_mut().push(file.to_path_buf());
     let name = if file == Path::new("-") {
         "<stdin>".to_owned()
     } else {
         file.display().to_string()
     };
     let result = interp.run_source(&name, text);
-    interp.loading.borrow_mut().pop();
+    interp.loading().borrow_mut().pop();
     result
 }
 

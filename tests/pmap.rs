@@ -327,7 +327,7 @@ fn model_calls_overlap() {
     let native = provider.clone();
     let result = tasklisp::run_on_large_stack(&Limits::default(), move |limits| {
         let interp = Interp::with_output(limits, Box::new(std::io::sink())).unwrap();
-        interp.tasks.set_native_provider(native);
+        interp.set_native_provider(native);
         let value = interp
             .run_source(
                 "<test>",

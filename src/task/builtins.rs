@@ -144,10 +144,10 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             metrics.context_limit = limit;
         }
     }
-    interp.tasks.set_provider(provider, metrics);
+    interp.set_provider(provider, metrics);
     Ok(Value::Nil)
 }
 
 fn resource_metrics(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
-    Ok(interp.tasks.metrics().to_value())
+    Ok(interp.metrics().to_value())
 }

@@ -58,11 +58,9 @@ impl Extension for WithProvider {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
         let provider = ProviderChoice::from_value(&interp.eval(&self.provider, env)?)
             .map_err(|e| e.with_span(self.span))?;
-        let previous = interp
-            .tasks
-            .set_provider(provider, interp.tasks.metrics().fresh());
+        let previous = interp.set_provider(provider, interp.metrics().fresh());
         let result = interp.eval(&self.body, env);
-        interp.tasks.swap_session(previous);
+        interp.swap_session(previous);
         result
     }
 }

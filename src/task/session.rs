@@ -93,10 +93,9 @@ pub fn send(
     env: &Env,
     deadline: Option<std::time::Instant>,
 ) -> Result<Response> {
-    let runtime = &interp.tasks;
     let request_tokens =
         estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
-    let provider = runtime.check_turn(request_tokens)?;
+    let provider = interp.check_turn(request_tokens)?;
     let response = match provider {
         ProviderChoice::Native(provider) => {
             let cancel = Cancel {
@@ -116,7 +115,7 @@ pub fn send(
         Some(usage) => usage.input_tokens.saturating_add(usage.output_tokens),
         None => request_tokens + estimate_tokens(&response.content),
     };
-    runtime.record_turn(tokens)?;
+    interp.record_turn(tokens)?;
     interp.check_interrupt()?;
     Ok(response)
 }

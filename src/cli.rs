@@ -4,7 +4,8 @@ use crate::error::{Error, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
 use crate::task::ProviderSettings;
 use crate::value::{to_json, write_string, Value};
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -96,9 +97,13 @@ impl Options {
 
 /// Parses the arguments and runs; returns the process exit status.
 pub fn main() -> i32 {
-    let parsed = command_line()
-        .try_get_matches()
-        .and_then(|matches| Options::from_arg_matches(&matches));
+    let (argv, script_args) = split_script_args(std::env::args_os().collect());
+    let parsed = Options::try_parse_from(argv).map(|mut options| {
+        if let Some(Command::Run { args, .. }) = &mut options.command {
+            *args = script_args;
+        }
+        options
+    });
     let options = match parsed {
         Ok(o) => o,
         Err(e) => {
@@ -121,29 +126,47 @@ pub fn main() -> i32 {
     }
 }
 
-/// The global flags that mean nothing to a subcommand, left out of its `--help`.
-const NOT_APPLICABLE: &[(&str, &[&str])] = &[
-    ("run", &["json", "quiet"]),
-    ("eval", &["quiet"]),
-    (
-        "check",
-        &["json", "quiet", "provider", "model", "base_url", "max_depth", "max_task_depth"],
-    ),
-];
-
-/// The command line, with each subcommand's help listing only the flags that apply to it.
-pub fn command_line() -> clap::Command {
-    let mut command = Options::command();
-    // Building copies the global flags into each subcommand, where they can be hidden.
-    command.build();
-    for (name, flags) in NOT_APPLICABLE {
-        command = command.mut_subcommand(name, |sub| {
-            flags
-                .iter()
-                .fold(sub, |sub, flag| sub.mut_arg(flag, |arg| arg.hide(true)))
-        });
+/// Splits `tasklisp … run … FILE ARGS…` before FILE's arguments, so that every one of
+/// them reaches the script as it is (`--json`, `-q`, `--` included) rather than being
+/// read as tasklisp's own flags. Other command lines are left whole.
+fn split_script_args(mut argv: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
+    let command = Options::command();
+    let takes_value: Vec<String> = command
+        .get_arguments()
+        .filter(|a| a.get_action().takes_values())
+        .filter_map(|a| a.get_long().map(|long| format!("--{long}")))
+        .collect();
+    let mut seen_run = false;
+    let mut i = 1;
+    while i < argv.len() {
+        let word = argv[i].to_string_lossy().into_owned();
+        if word == "--" && seen_run {
+            i += 1;
+            break;
+        }
+        if word.starts_with('-') && word != "-" {
+            // An option's value is the next word unless written `--name=value`.
+            i += if takes_value.contains(&word) { 2 } else { 1 };
+            continue;
+        }
+        if seen_run {
+            break;
+        }
+        if word != "run" {
+            return (argv, Vec::new());
+        }
+        seen_run = true;
+        i += 1;
     }
-    command
+    if !seen_run || i >= argv.len() {
+        return (argv, Vec::new());
+    }
+    let script_args = argv
+        .split_off(i + 1)
+        .into_iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    (argv, script_args)
 }
 
 /// Mistakes in the command line that clap cannot see: an unknown provider, an XML
@@ -306,15 +329,33 @@ use std::io::Write;
 
 fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
     let mut status = 0;
+    let mut analysed = Vec::new();
+    let mut readable = Vec::new();
     for file in files {
         match crate::module::check_file(interp, file) {
-            Ok(()) => {
-                let _ = writeln!(interp.out(), "{}: ok", file.display());
+            Ok(code) => {
+                readable.push((file, analysed.len(), code.is_some()));
+                analysed.extend(code);
             }
             Err(e) => {
                 interp.flush();
                 status = report(options, &e);
             }
+        }
+    }
+    // Names and arities are checked across all the files at once, after each was read.
+    let problems = crate::module::check_names(interp, &analysed);
+    for (file, index, has_code) in readable {
+        let mine: Vec<_> = problems
+            .iter()
+            .filter(|(i, _)| has_code && *i == index)
+            .collect();
+        if mine.is_empty() {
+            let _ = writeln!(interp.out(), "{}: ok", file.display());
+        }
+        for (_, problem) in mine {
+            interp.flush();
+            status = report(options, problem);
         }
     }
     status

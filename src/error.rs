@@ -107,10 +107,7 @@ impl Error {
         let in_prelude = |span: Span| {
             source::source(span.source).is_some_and(|f| f.name == crate::stdlib::PRELUDE_NAME)
         };
-        if self.0.call_site.is_none()
-            && self.0.span.is_some_and(in_prelude)
-            && !in_prelude(call)
-        {
+        if self.0.call_site.is_none() && self.0.span.is_some_and(in_prelude) && !in_prelude(call) {
             self.0.call_site = Some(call);
         }
         self

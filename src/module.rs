@@ -11,10 +11,12 @@
 //! needs no field of its own in `Interp`.
 
 mod check;
+mod names;
 mod namespace;
 mod registry;
 
-pub use check::check_file;
+pub use check::{check_file, check_names};
+pub use names::Analysed;
 
 use registry::{
     imported_files, imported_from, library_params, record_import, registry_get, registry_insert,
@@ -90,10 +92,7 @@ fn import_form(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
 fn reload_flag(syntax: &Syntax) -> Result<bool> {
     match syntax.kind {
         SyntaxKind::Bool(b) => Ok(b),
-        _ => Err(Error::syntax(
-            "`:reload` takes true or false",
-            syntax.span,
-        )),
+        _ => Err(Error::syntax("`:reload` takes true or false", syntax.span)),
     }
 }
 
@@ -144,8 +143,7 @@ impl Extension for ImportNode {
             only: self.only.as_deref(),
             reload: self.reload,
         };
-        import(interp, &interp.resolve_path(&file), &how)
-        .map_err(|e| e.or_span(self.span))
+        import(interp, &interp.resolve_path(&file), &how).map_err(|e| e.or_span(self.span))
     }
 }
 
@@ -283,7 +281,9 @@ fn import_xml(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
     }
     let mut names = Vec::with_capacity(fresh.len());
     let replacing = interp.tasks.replaces_on_redefine();
-    interp.tasks.set_replace_on_redefine(replacing || how.reload);
+    interp
+        .tasks
+        .set_replace_on_redefine(replacing || how.reload);
     let loaded = with_loading(interp, path, || {
         for definition in &fresh {
             interp.eval_syntax(&definition.form)?;
@@ -326,7 +326,9 @@ fn import_module(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
         forms = namespace::qualify(forms, &names, alias);
     }
     let replacing = interp.tasks.replaces_on_redefine();
-    interp.tasks.set_replace_on_redefine(replacing || how.reload);
+    interp
+        .tasks
+        .set_replace_on_redefine(replacing || how.reload);
     let ran = with_loading(interp, path, || interp.run_forms(&forms));
     interp.tasks.set_replace_on_redefine(replacing);
     ran?;

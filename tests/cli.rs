@@ -134,24 +134,6 @@ fn an_unknown_provider_is_bad_usage_with_a_hint() {
 }
 
 #[test]
-fn check_help_lists_only_the_flags_that_apply() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let r = tasklisp(dir.path(), &["check", "--help"]);
-    assert_eq!(r.status, Some(0));
-    for absent in ["--json", "--quiet", "--provider", "--model", "--base-url", "--max-depth"] {
-        assert!(!r.stdout.contains(absent), "{absent} in {}", r.stdout);
-    }
-    for present in ["--import", "--error-format", "<FILES>"] {
-        assert!(r.stdout.contains(present), "{present} missing from {}", r.stdout);
-    }
-    let r = tasklisp(dir.path(), &["run", "--help"]);
-    assert!(r.stdout.contains("--provider") && !r.stdout.contains("--json"), "{}", r.stdout);
-    // Hidden from help, still accepted where it was before.
-    let r = tasklisp(dir.path(), &["eval", "--quiet", "1"]);
-    assert_eq!((r.status, r.stdout.as_str()), (Some(0), "1\n"));
-}
-
-#[test]
 fn every_subcommand_argument_has_help() {
     let dir = tempfile::tempdir().expect("temp dir");
     for (command, argument) in [
@@ -354,10 +336,60 @@ fn eval_errors_exit_1() {
 
 #[test]
 fn check_reads_without_running() {
-    let (dir, _) = script("(println \"should not print\")\n(undefined-fn 1)\n");
+    let (dir, _) = script("(println \"should not print\")\n(exit 3)\n");
     let r = tasklisp(dir.path(), &["check", "main.sexp"]);
     assert_eq!(r.status, Some(0), "{}", r.stderr);
     assert_eq!(r.stdout, "main.sexp: ok\n");
+}
+
+#[test]
+fn check_reports_unbound_names_and_wrong_arities_with_their_places() {
+    let (dir, _) = script(
+        "(define (greet name) (str \"hi \" name))\n\
+         (greet \"a\" \"b\")\n\
+         (prn (lenght '(1)))\n\
+         (string-append \"a\" \"b\")\n\
+         (car 1 2)\n",
+    );
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(1));
+    assert_eq!(r.stdout, "");
+    for expected in [
+        "greet: expected 1 argument, got 2",
+        "main.sexp:2:1",
+        "unbound symbol: lenght",
+        "did you mean `length`?",
+        "main.sexp:3:7",
+        "unbound symbol: string-append",
+        "did you mean `str`?",
+        "car: expected 1 argument, got 2",
+    ] {
+        assert!(r.stderr.contains(expected), "{expected}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn check_does_not_depend_on_the_order_of_files() {
+    let (dir, _) = script("(prn (helper 1))\n(deftask t (x) :prompt \"{{x}}\")\n");
+    std::fs::write(
+        dir.path().join("lib.sexp"),
+        "(define (helper x) (t x))\n(define (uses-main) (helper 2))\n",
+    )
+    .expect("write");
+    for order in [["main.sexp", "lib.sexp"], ["lib.sexp", "main.sexp"]] {
+        let r = tasklisp(dir.path(), &["check", order[0], order[1]]);
+        assert_eq!(r.status, Some(0), "{order:?}: {}", r.stderr);
+        assert_eq!(r.stdout, format!("{}: ok\n{}: ok\n", order[0], order[1]));
+    }
+    std::fs::write(dir.path().join("lib.sexp"), "(define (helper) 0)\n").expect("write");
+    let r = tasklisp(dir.path(), &["check", "main.sexp", "lib.sexp"]);
+    assert_eq!(r.status, Some(1));
+    assert_eq!(r.stdout, "lib.sexp: ok\n");
+    assert!(
+        r.stderr.contains("helper: expected 0 arguments, got 1"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -469,4 +501,34 @@ fn stdin_reaches_read_line() {
         })
         .expect("runs");
     assert_eq!(String::from_utf8_lossy(&output.stdout), "\"one\" nil\n");
+}
+
+/// Building a long string by appends frees many large strings; the allocator keeps the
+/// memory rather than returning it to the kernel each time (one `madvise` per free
+/// before). Counted with strace where it is installed.
+#[test]
+fn freeing_large_strings_does_not_call_the_kernel_each_time() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("strace is not installed: skipped");
+        return;
+    }
+    let (dir, _) = script(
+        "(define (grow k acc) (if (= k 0) acc (grow (- k 1) (str acc \"abcde\"))))\n\
+         (prn (string-length (grow 20000 \"\")))\n",
+    );
+    let out = Command::new("strace")
+        .args(["-f", "-c", "-e", "trace=madvise,munmap", "-o", "counts.txt"])
+        .arg(env!("CARGO_BIN_EXE_tasklisp"))
+        .args(["run", "main.sexp"])
+        .current_dir(dir.path())
+        .output()
+        .expect("strace runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "100000\n");
+    let counts = std::fs::read_to_string(dir.path().join("counts.txt")).expect("counts");
+    let calls: u64 = counts
+        .lines()
+        .filter(|l| l.ends_with("madvise") || l.ends_with("munmap"))
+        .filter_map(|l| l.split_whitespace().nth(3)?.parse().ok())
+        .sum();
+    assert!(calls < 100, "{calls} madvise/munmap calls:\n{counts}");
 }

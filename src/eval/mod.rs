@@ -456,10 +456,12 @@ impl Interp {
         self.check_stack()?;
         match self.eval_node(node, env)? {
             Tail::Value(v) => Ok(v),
-            Tail::Call(closure, slots) => self.run_closure(closure, slots).map_err(|e| match node {
-                Node::Call(call) => e.seen_from(call.span),
-                _ => e,
-            }),
+            Tail::Call(closure, slots) => {
+                self.run_closure(closure, slots).map_err(|e| match node {
+                    Node::Call(call) => e.seen_from(call.span),
+                    _ => e,
+                })
+            }
         }
     }
 

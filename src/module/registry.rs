@@ -25,7 +25,13 @@ pub struct ImportedFile {
     pub modified: i64,
 }
 
-pub fn record_file(interp: &Interp, canonical: &str, shown: &str, alias: Option<&str>, modified: i64) {
+pub fn record_file(
+    interp: &Interp,
+    canonical: &str,
+    shown: &str,
+    alias: Option<&str>,
+    modified: i64,
+) {
     let alias = alias.map_or(Value::Nil, Value::str);
     let entry = Value::list(vec![Value::str(shown), alias, Value::Int(modified)]);
     registry_insert(interp, IMPORTED_FILES, canonical, entry);

@@ -150,7 +150,11 @@ impl Session<'_> {
 fn names_text(names: &Value) -> String {
     let names: Vec<String> = names
         .as_list()
-        .map(|l| l.iter().filter_map(|n| n.as_str().map(str::to_owned)).collect())
+        .map(|l| {
+            l.iter()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default();
     if names.is_empty() {
         return "nothing new".to_owned();
@@ -541,9 +545,9 @@ mod tests {
             let shown = path.display().to_string();
             session.command(":import", &shown);
             session.command(":reload", "");
-            assert!(
-                captured.take().ends_with("; nothing to reload: no imported file has changed\n")
-            );
+            assert!(captured
+                .take()
+                .ends_with("; nothing to reload: no imported file has changed\n"));
             write("New");
             // A later modification time, whatever the file system's clock resolution.
             let later = std::time::SystemTime::now() + std::time::Duration::from_secs(10);

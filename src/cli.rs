@@ -42,6 +42,10 @@ pub struct Options {
     /// How errors are printed on stderr.
     #[arg(long = "error-format", value_enum, default_value_t = ErrorFormat::Text, global = true)]
     pub error_format: ErrorFormat,
+    /// Every `pmap` sends its items' model calls as one batch job (OpenAI Batch API,
+    /// Anthropic Message Batches), as `:batch true` does.
+    #[arg(long, global = true)]
+    pub batch: bool,
     /// No start-up banner in the REPL.
     #[arg(long, short, global = true)]
     pub quiet: bool,
@@ -250,6 +254,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.configure_provider(options.provider_settings())?;
+    interp.tasks.set_batch_default(options.batch);
     for file in &options.imports {
         crate::module::import_file(interp, file, None)?;
     }
@@ -269,9 +274,12 @@ fn report_with_status(options: &Options, error: &Error, status: i32) -> i32 {
     status
 }
 
+/// `--error-format json` prints at most this many bytes of error map.
+const MAX_JSON_ERROR: usize = 64 * 1024;
+
 pub fn format_error(format: ErrorFormat, error: &Error) -> String {
     match format {
-        ErrorFormat::Json => error.to_json().to_string(),
+        ErrorFormat::Json => error.to_bounded_json(MAX_JSON_ERROR).to_string(),
         ErrorFormat::Text => error
             .render(std::io::stderr().is_terminal())
             .trim_end()

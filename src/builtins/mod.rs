@@ -7,6 +7,7 @@ mod io;
 mod lists;
 mod maps;
 mod numbers;
+pub mod predicate;
 mod regexp;
 mod strings;
 mod types;

@@ -5,7 +5,7 @@
 //! also the key replay looks answers up by.
 
 use super::{Cancel, Provider, Request, Response, Usage};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
 use std::fs::File;
@@ -36,7 +36,7 @@ fn sorted(value: Json) -> Json {
 }
 
 fn failure(message: String) -> Error {
-    Error::task_failure("llm_error", message)
+    Error::task_failure(Reason::LlmError, message)
 }
 
 /// Records what another provider answers. Recording starts the cassette afresh: a

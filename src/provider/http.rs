@@ -6,7 +6,7 @@
 //! a model is still generating. An abandoned attempt ends by itself at its read timeout.
 
 use super::Cancel;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use serde_json::{json, Value as Json};
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -18,7 +18,7 @@ const POLL: Duration = Duration::from_millis(50);
 /// Error details keep at most this much of a response body.
 pub const EXCERPT_BYTES: usize = 2048;
 /// A response body larger than this is refused (no chat completion is this big).
-const MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
+pub const MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
 /// A server's `Retry-After` is honoured up to this long.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 /// What replaces a secret in any text that leaves this module.
@@ -75,7 +75,7 @@ impl Endpoint {
     pub fn model_for(&self, provider: &str, request: &super::Request) -> Result<String> {
         request.model.clone().or_else(|| self.model.clone()).ok_or_else(|| {
             Error::task_failure(
-                "llm_error",
+                Reason::LlmError,
                 format!("{provider}: no model given: pass --model, set TASKLISP_MODEL, or give the task :model"),
             )
         })
@@ -126,9 +126,27 @@ struct Reply {
     body: Vec<u8>,
 }
 
+/// What to send: the method, and for a POST its content type and payload.
+pub enum Body {
+    Get,
+    Post {
+        content_type: String,
+        payload: Vec<u8>,
+    },
+}
+
+impl Body {
+    pub fn json(value: &Json) -> Body {
+        Body::Post {
+            content_type: "application/json".into(),
+            payload: value.to_string().into_bytes(),
+        }
+    }
+}
+
 /// The verdict on one attempt.
 enum Outcome {
-    Done(Json),
+    Done(Vec<u8>),
     Retry(Error, Option<Duration>),
     Fail(Error),
 }
@@ -167,11 +185,41 @@ impl HttpClient {
         body: &Json,
         cancel: &Cancel,
     ) -> Result<Json> {
-        let payload = body.to_string();
+        let reply = self.fetch(url, headers, &Body::json(body), MAX_RESPONSE_BYTES, cancel)?;
+        self.parse_json(url, &reply)
+    }
+
+    /// GETs `url` and returns the JSON of a 2xx response.
+    pub fn get_json(&self, url: &str, headers: &[(&str, String)], cancel: &Cancel) -> Result<Json> {
+        let reply = self.fetch(url, headers, &Body::Get, MAX_RESPONSE_BYTES, cancel)?;
+        self.parse_json(url, &reply)
+    }
+
+    /// The JSON of a 2xx body, or an `llm_error` quoting it.
+    pub fn parse_json(&self, url: &str, reply: &[u8]) -> Result<Json> {
+        serde_json::from_slice(reply).map_err(|e| {
+            self.error(
+                format!("malformed response from {url}: {e}"),
+                Some(200),
+                &String::from_utf8_lossy(reply),
+            )
+        })
+    }
+
+    /// Sends `body` to `url`, retrying transient failures, and returns the body of a
+    /// 2xx response (at most `limit` bytes).
+    pub fn fetch(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &Body,
+        limit: u64,
+        cancel: &Cancel,
+    ) -> Result<Vec<u8>> {
         let mut retry = 0;
         loop {
             check_cancel(cancel)?;
-            let outcome = match self.attempt(url, headers, &payload, cancel)? {
+            let outcome = match self.attempt(url, headers, body, limit, cancel)? {
                 Ok(reply) => self.judge(url, reply),
                 Err(error) => self.judge_transport(url, &error),
             };
@@ -194,27 +242,39 @@ impl HttpClient {
         &self,
         url: &str,
         headers: &[(&str, String)],
-        payload: &str,
+        body: &Body,
+        limit: u64,
         cancel: &Cancel,
     ) -> Result<Result<Reply, ureq::Error>> {
-        let mut request = self
-            .agent
-            .post(url)
-            .header("content-type", "application/json");
-        for (name, value) in headers {
-            request = request.header(*name, value.as_str());
-        }
-        let payload = payload.to_owned();
+        let prepared = match body {
+            Body::Get => {
+                let mut request = self.agent.get(url);
+                for (name, value) in headers {
+                    request = request.header(*name, value.as_str());
+                }
+                Prepared::Get(request)
+            }
+            Body::Post {
+                content_type,
+                payload,
+            } => {
+                let mut request = self.agent.post(url).header("content-type", content_type);
+                for (name, value) in headers {
+                    request = request.header(*name, value.as_str());
+                }
+                Prepared::Post(request, payload.clone())
+            }
+        };
         let (sender, receiver) = mpsc::channel();
         std::thread::Builder::new()
             .name("tasklisp-http".into())
             .spawn(move || {
                 // The receiver is gone when the call was cancelled; nobody needs the reply.
-                let _ = sender.send(exchange(request, payload));
+                let _ = sender.send(exchange(prepared, limit));
             })
             .map_err(|e| {
                 Error::task_failure(
-                    "llm_error",
+                    Reason::LlmError,
                     format!("{}: cannot start a request: {e}", self.provider),
                 )
             })?;
@@ -224,7 +284,7 @@ impl HttpClient {
                 Err(RecvTimeoutError::Timeout) => check_cancel(cancel)?,
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(Error::task_failure(
-                        "llm_error",
+                        Reason::LlmError,
                         format!(
                             "{}: the request to {} ended without a reply",
                             self.provider,
@@ -237,18 +297,11 @@ impl HttpClient {
     }
 
     fn judge(&self, url: &str, reply: Reply) -> Outcome {
-        let text = String::from_utf8_lossy(&reply.body);
         let status = reply.status;
         if (200..300).contains(&status) {
-            return match serde_json::from_str(&text) {
-                Ok(json) => Outcome::Done(json),
-                Err(e) => Outcome::Fail(self.error(
-                    format!("malformed response from {url}: {e}"),
-                    Some(status),
-                    &text,
-                )),
-            };
+            return Outcome::Done(reply.body);
         }
+        let text = String::from_utf8_lossy(&reply.body);
         let summary = server_message(&text).map(|m| format!(": {}", excerpt(&self.scrub(&m), 300)));
         let error = self.error(
             format!("HTTP {status} from {url}{}", summary.unwrap_or_default()),
@@ -302,7 +355,7 @@ impl HttpClient {
     /// scrubbed of secrets (the body before it is cut, so no part of a key survives).
     fn error(&self, message: String, status: Option<u16>, body: &str) -> Error {
         Error::task_failure(
-            "llm_error",
+            Reason::LlmError,
             format!("{}: {}", self.provider, self.scrub(&message)),
         )
         .with_details(json!({"status": status, "body": excerpt(&self.scrub(body), EXCERPT_BYTES)}))
@@ -328,12 +381,18 @@ impl HttpClient {
     }
 }
 
-/// One POST and the reading of its whole (bounded) body.
-fn exchange(
-    request: ureq::RequestBuilder<ureq::typestate::WithBody>,
-    payload: String,
-) -> Result<Reply, ureq::Error> {
-    let mut response = request.send(payload)?;
+/// A request ready to go to the worker thread.
+enum Prepared {
+    Get(ureq::RequestBuilder<ureq::typestate::WithoutBody>),
+    Post(ureq::RequestBuilder<ureq::typestate::WithBody>, Vec<u8>),
+}
+
+/// One exchange and the reading of its whole body (at most `limit` bytes).
+fn exchange(prepared: Prepared, limit: u64) -> Result<Reply, ureq::Error> {
+    let mut response = match prepared {
+        Prepared::Get(request) => request.call()?,
+        Prepared::Post(request, payload) => request.send(&payload[..])?,
+    };
     let status = response.status().as_u16();
     let retry_after = response
         .headers()
@@ -344,7 +403,7 @@ fn exchange(
     let body = response
         .body_mut()
         .with_config()
-        .limit(MAX_RESPONSE_BYTES)
+        .limit(limit)
         .read_to_vec()?;
     Ok(Reply {
         status,
@@ -376,13 +435,13 @@ pub fn usage(answer: &Json, input_key: &str, output_key: &str) -> Option<super::
 
 pub fn check_cancel(cancel: &Cancel) -> Result<()> {
     if cancel.flag.load(std::sync::atomic::Ordering::Relaxed) {
-        return Err(Error::task_failure("execution_halted", "interrupted"));
+        return Err(Error::task_failure(Reason::ExecutionHalted, "interrupted"));
     }
     // The deadline alone: the flag may have been set since it was read above, and a
     // Ctrl-C that lands now is reported on the next check, not as a timeout.
     if cancel.deadline.is_some_and(|d| Instant::now() >= d) {
         return Err(Error::task_failure(
-            "execution_timeout",
+            Reason::ExecutionTimeout,
             "the model call did not finish before the deadline",
         ));
     }

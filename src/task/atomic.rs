@@ -1,7 +1,8 @@
 //! Atomic tasks: render the templates, ask the provider, parse the answer.
 
+use super::answer::{parse_output, Answer};
 use super::definition::{lossy_json, Task};
-use super::result::{parse_output, task_result};
+use super::result::task_result;
 use super::session::send;
 use super::template::Template;
 use crate::env::Env;
@@ -41,7 +42,14 @@ pub fn run(
         counts.insert(Rc::from("output_tokens"), tokens(usage.output_tokens));
         notes.insert(Rc::from("usage"), Value::map(counts));
     }
-    let parsed = parse_output(task, &response.content, &mut notes)?;
+    let provider = interp.current_session().borrow().provider.name();
+    let answer = Answer {
+        content: &response.content,
+        provider: Some(&provider),
+        model: request.model.as_deref(),
+        round,
+    };
+    let parsed = parse_output(task, &answer, &mut notes)?;
     Ok(task_result(&task.name, response.content, parsed, notes))
 }
 

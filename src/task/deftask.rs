@@ -27,6 +27,7 @@ const DEFINITION_OPTIONS: &[&str] = &[
     "prompt",
     "output",
     "schema",
+    "strict-json",
     "subtype",
     "model",
     "inherit-context",
@@ -369,6 +370,9 @@ impl DefineTask {
             scope: self.scope.clone(),
             issues_slot: self.issues_slot,
             json_output,
+            strict_json: options
+                .get("strict-json")
+                .is_some_and(|(v, _)| v.is_truthy()),
             schema,
             model: options.text("model")?,
             context: self.context(interp, env, &options)?,
@@ -379,6 +383,7 @@ impl DefineTask {
             audits: options.audits()?,
             extra_metadata: options.metadata()?,
             origin: interp.current_file().map(|f| f.display().to_string()),
+            span: Some(self.span),
             action,
         })
     }

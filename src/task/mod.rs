@@ -1,15 +1,19 @@
 //! Tasks: definitions, the TaskLibrary, calls and results (SPEC §6). See `docs/TASKS.md`.
 
+mod answer;
 mod atomic;
 mod audit;
+mod batch;
 pub mod blocking;
 pub mod builtins;
 mod call;
+mod coerce;
 mod command;
 mod cond_output;
 mod definition;
 mod deftask;
 pub mod forms;
+pub mod lenient;
 mod library;
 pub mod metrics;
 mod options;
@@ -20,6 +24,7 @@ pub mod script;
 mod sequential;
 mod session;
 mod template;
+mod trace;
 
 pub use audit::Checks;
 pub use call::{call, call_checked};
@@ -46,6 +51,8 @@ use std::sync::Arc;
 #[derive(Default)]
 pub struct Runtime {
     library: RefCell<TaskLibrary>,
+    /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.
+    batch_default: std::cell::Cell<bool>,
 }
 
 impl Runtime {
@@ -68,6 +75,15 @@ impl Runtime {
 
     pub fn register(&self, task: Rc<Task>) -> Result<Registered> {
         self.library.borrow_mut().register(task)
+    }
+
+    /// Whether a `pmap` without `:batch` gathers its model calls (`run --batch`).
+    pub fn batch_default(&self) -> bool {
+        self.batch_default.get()
+    }
+
+    pub fn set_batch_default(&self, batch: bool) {
+        self.batch_default.set(batch);
     }
 
     /// At the REPL a redefinition replaces the old task (with a note) instead of failing.

@@ -1,9 +1,9 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
-use super::blocking::run_blocking;
+use super::blocking::run_model;
 use super::metrics::{estimate_tokens, Metrics};
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::provider::{Cancel, Echo, Provider, Request, Response, Usage};
 use crate::value::{from_json, to_json, write_string, Value};
@@ -58,6 +58,14 @@ impl ProviderChoice {
         ProviderChoice::native(&name, &options)
     }
 
+    /// The provider's name: a native provider's own, `procedure` for one of the program.
+    pub fn name(&self) -> String {
+        match self {
+            ProviderChoice::Native(provider) => provider.name().to_owned(),
+            ProviderChoice::Procedure(_) => "procedure".to_owned(),
+        }
+    }
+
     fn native(name: &str, options: &serde_json::Value) -> Result<ProviderChoice> {
         let mut options = options.clone();
         if let Some(map) = options.as_object_mut() {
@@ -102,9 +110,8 @@ pub fn send(
                 flag: interp.interrupt_flag(),
                 deadline,
             };
-            let request = request.clone();
             interp.flush();
-            run_blocking(interp, move || provider.complete(&request, &cancel))?
+            run_model(interp, provider, request.clone(), cancel)?
         }
         ProviderChoice::Procedure(f) => {
             let answer = interp.apply(&f, &[from_json(&request.to_json())], env)?;
@@ -125,7 +132,7 @@ pub fn send(
 fn response_from_value(answer: &Value) -> Result<Response> {
     let bad = || {
         Error::task_failure(
-            "llm_error",
+            Reason::LlmError,
             format!(
                 "the provider returned {}: expected a string or {{\"content\" …}}",
                 crate::eval::truncate_text(&write_string(answer), 80)

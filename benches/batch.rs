@@ -55,7 +55,9 @@ fn main() {
         .expect("the job runs");
         let elapsed = started.elapsed();
         assert_eq!(answers.len(), REQUESTS);
-        assert!(answers.iter().all(|a| a.as_ref().is_ok_and(|r| r.content == "bug")));
+        assert!(answers
+            .iter()
+            .all(|a| a.as_ref().is_ok_and(|r| r.content == "bug")));
         times.push(elapsed);
     }
     times.sort();

@@ -528,7 +528,7 @@ fn freeing_large_strings_does_not_call_the_kernel_each_time() {
     let calls: u64 = counts
         .lines()
         .filter(|l| l.ends_with("madvise") || l.ends_with("munmap"))
-        .filter_map(|l| l.split_whitespace().nth(3)?.parse().ok())
+        .filter_map(|l| l.split_whitespace().nth(3)?.parse::<u64>().ok())
         .sum();
     assert!(calls < 100, "{calls} madvise/munmap calls:\n{counts}");
 }

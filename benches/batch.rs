@@ -5,7 +5,6 @@
 //!
 //! `cargo bench --bench batch` prints the median of 3 runs and the peak resident memory.
 
-use std::io::Read;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tasklisp::provider::batch::{self, Call, Polling};

@@ -73,6 +73,8 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run the `deftest` tests of .sexp files (see docs/TESTING.md).
+    Test(crate::testing::TestArgs),
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,6 +214,11 @@ fn read_script(file: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 fn run(options: &Options, limits: Limits) -> i32 {
+    // Tests run in interpreters of their own, one per test.
+    if let Some(Command::Test(args)) = &options.command {
+        let settings = options.provider_settings();
+        return crate::testing::run_command(args, limits, settings, options.imports.clone());
+    }
     // The REPL's and `eval`'s output remembers whether a line is open, so the value
     // printed after `(display "hi")` starts on its own line.
     let made = match options.command {
@@ -239,6 +246,8 @@ fn run(options: &Options, limits: Limits) -> i32 {
         },
         Some(Command::Eval { exprs }) => eval_exprs(&interp, options, exprs).map(|()| 0),
         Some(Command::Check { files }) => Ok(check_files(&interp, options, files)),
+        // Handled before an interpreter is made.
+        Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),
     });
     interp.flush();

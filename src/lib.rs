@@ -24,6 +24,7 @@ pub mod stdlib;
 pub mod suggest;
 pub mod symbol;
 pub mod task;
+pub mod testing;
 pub mod value;
 pub mod xml;
 

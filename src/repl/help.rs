@@ -134,6 +134,36 @@ pub const SPECIAL_FORMS: &[(&str, &str, &str)] = &[
         "(import \"templates/review.xml\" :as review)",
     ),
     (
+        "deftest",
+        "(deftest name body…): a test, run by `tasklisp test`",
+        "(deftest adds (expect= (+ 1 2) 3))",
+    ),
+    (
+        "expect",
+        "(expect expr): checks that expr is true",
+        "(expect (> 2 1))",
+    ),
+    (
+        "expect=",
+        "(expect= actual expected): checks equality",
+        "(expect= (+ 1 2) 3)",
+    ),
+    (
+        "expect-error",
+        "(expect-error expr reason): checks expr raises",
+        "(expect-error (car 5) :EVAL_ERROR)",
+    ),
+    (
+        "expect-schema",
+        "(expect-schema value schema): checks a JSON Schema",
+        "(expect-schema {\"a\" 1} {\"type\" \"object\"})",
+    ),
+    (
+        "expect-judge",
+        "(expect-judge value \"rubric\"): asks the judge model",
+        "(expect-judge answer \"is polite\")",
+    ),
+    (
         "load",
         "(load \"file.sexp\"): runs a file in the global environment",
         "(load \"helpers.sexp\")",

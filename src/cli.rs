@@ -345,6 +345,7 @@ fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()
 use std::io::Write;
 
 fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
+    crate::module::declare_xml_tasks(interp, files);
     let mut status = 0;
     let mut analysed = Vec::new();
     let mut readable = Vec::new();

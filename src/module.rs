@@ -15,7 +15,7 @@ mod names;
 mod namespace;
 mod registry;
 
-pub use check::{check_file, check_names};
+pub use check::{check_file, check_names, declare_xml_tasks};
 pub use names::Analysed;
 
 use registry::{
@@ -256,9 +256,13 @@ fn is_xml(path: &Path) -> bool {
 
 fn import_xml(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
     let file = xml::read_file(path)?;
-    let definitions = xml::definitions(&file, how.alias, how.only, &|name| {
-        library_params(interp, name)
-    })?;
+    let definitions = xml::definitions(
+        &file,
+        how.alias,
+        how.only,
+        &|name| library_params(interp, name),
+        xml::Unknown::AtCallTime,
+    )?;
     let this_file = canonical(path);
     let shown = path.display().to_string();
     let mut fresh = Vec::with_capacity(definitions.len());

@@ -1,14 +1,16 @@
 //! Atomic tasks: render the templates, ask the provider, parse the answer.
 
 use super::answer::{parse_output, Answer};
-use super::definition::{lossy_json, Task};
+use super::builtins::string_list;
+use super::definition::{lossy_json, Memory, PromptParts, Task};
+use super::memory::{context_text, files_text, Query, Strategy};
 use super::result::task_result;
 use super::session::send;
-use super::template::Template;
-use crate::env::Env;
+use crate::env::{Env, Frame, Scope, Slots};
 use crate::error::Result;
 use crate::eval::Interp;
 use crate::provider::Request;
+use crate::symbol::Sym;
 use crate::value::{Entries, Value};
 use std::rc::Rc;
 
@@ -17,22 +19,27 @@ use std::rc::Rc;
 pub fn run(
     interp: &Interp,
     task: &Task,
-    (system, prompt, timeout): (Option<&Template>, &Template, Option<std::time::Duration>),
+    parts: &PromptParts,
     frame: &Env,
     round: u32,
     issues: &[Value],
 ) -> Result<Value> {
+    let templates_env = memory_frame(interp, &parts.memory, frame)?;
     let request = Request {
         task: task.name.clone(),
-        system: system.map(|t| t.render(interp, frame)).transpose()?,
-        prompt: prompt.render(interp, frame)?,
+        system: parts
+            .system
+            .as_ref()
+            .map(|t| t.render(interp, &templates_env))
+            .transpose()?,
+        prompt: parts.prompt.render(interp, &templates_env)?,
         model: task.model.clone(),
         params: arguments(task, frame),
         round,
         issues: issues.iter().map(lossy_json).collect(),
         json_mode: task.json_output,
     };
-    let deadline = timeout.map(|t| std::time::Instant::now() + t);
+    let deadline = parts.timeout.map(|t| std::time::Instant::now() + t);
     let response = send(interp, &request, frame, deadline)?;
     let mut notes = Entries::new();
     if let Some(usage) = response.usage {
@@ -51,6 +58,34 @@ pub fn run(
     };
     let parsed = parse_output(task, &answer, &mut notes)?;
     Ok(task_result(&task.name, response.content, parsed, notes))
+}
+
+/// The call frame, or when the task reads files or asks for context, a frame binding
+/// `files` and `context` over it.
+fn memory_frame(interp: &Interp, memory: &Memory, frame: &Env) -> Result<Env> {
+    if memory.files.is_none() && memory.query.is_none() {
+        return Ok(frame.clone());
+    }
+    let mut names = Vec::new();
+    let mut values = Slots::new();
+    if let Some(files) = &memory.files {
+        let paths = string_list(":files", &interp.eval(files, frame)?)?;
+        names.push(Sym::new("files"));
+        values.push(Value::str(files_text(&paths)?));
+    }
+    if let Some(query) = &memory.query {
+        let text = query.render(interp, frame)?;
+        let matches = interp.tasks.get_context(&Query {
+            text: &text,
+            dir: memory.dir.as_deref(),
+            files: None,
+            limit: 5,
+            strategy: Strategy::Content,
+        })?;
+        names.push(Sym::new("context"));
+        values.push(Value::str(context_text(&matches)));
+    }
+    Ok(Some(Frame::new(Scope::new(names), values, frame.clone())))
 }
 
 /// The parameters' values in the call frame, as JSON by name.

@@ -15,6 +15,8 @@ mod deftask;
 pub mod forms;
 pub mod lenient;
 mod library;
+mod loops;
+pub mod memory;
 pub mod metrics;
 mod options;
 pub mod pmap;
@@ -23,6 +25,7 @@ mod schema;
 pub mod script;
 mod sequential;
 mod session;
+pub mod table;
 mod template;
 mod trace;
 
@@ -52,11 +55,18 @@ use std::sync::Arc;
 #[derive(Default)]
 pub struct Runtime {
     library: RefCell<TaskLibrary>,
+    /// The memory system's indexes, kept while their files are unchanged.
+    memory: RefCell<memory::Indexes>,
     /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.
     batch_default: std::cell::Cell<bool>,
 }
 
 impl Runtime {
+    /// Ranks files for `get-context` and `:context-query`.
+    pub fn get_context(&self, query: &memory::Query) -> Result<Vec<memory::Match>> {
+        self.memory.borrow_mut().search(query)
+    }
+
     pub fn task_value(&self, name: &str) -> Option<Value> {
         self.get(name).map(Value::Task)
     }

@@ -1,5 +1,6 @@
 //! The command line: `run`, `eval`, `check`, and the REPL when no command is given.
 
+use crate::bounds::read_file_bytes;
 use crate::error::{Error, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
 use crate::task::ProviderSettings;
@@ -30,12 +31,23 @@ pub struct Options {
     /// The provider's base URL (for OpenAI-compatible servers, ending in /v1).
     #[arg(long = "base-url", global = true)]
     pub base_url: Option<String>,
-    /// Nested non-tail calls allowed before RESOURCE_EXHAUSTION.
-    #[arg(long = "max-depth", default_value_t = 10_000, global = true)]
+    /// Nested non-tail calls allowed before RESOURCE_EXHAUSTION (at most 100000).
+    #[arg(long = "max-depth", default_value_t = 10_000, global = true,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+              .range(1..=crate::eval::MAX_DEPTH_LIMIT as u64))]
     pub max_depth: usize,
     /// Nested task calls allowed before RESOURCE_EXHAUSTION.
     #[arg(long = "max-task-depth", default_value_t = 100, global = true)]
     pub max_task_depth: usize,
+    /// Heap the program may use before RESOURCE_EXHAUSTION: bytes, or a number with K, M
+    /// or G [default: half the memory].
+    #[arg(long = "max-memory", value_name = "SIZE", global = true,
+          value_parser = crate::memory::parse_size)]
+    pub max_memory: Option<u64>,
+    /// The largest file run, imported, loaded or read: bytes, or a number with K, M or G.
+    #[arg(long = "max-file-size", value_name = "SIZE", default_value = "64M", global = true,
+          value_parser = crate::memory::parse_size)]
+    pub max_file_size: u64,
     /// Print `eval` results as JSON.
     #[arg(long, global = true)]
     pub json: bool,
@@ -88,6 +100,8 @@ impl Options {
         Limits {
             max_depth: self.max_depth.max(1),
             max_task_depth: self.max_task_depth.max(1),
+            max_memory: self.max_memory.or(Limits::default().max_memory),
+            max_file_bytes: self.max_file_size,
             ..Limits::default()
         }
     }
@@ -204,13 +218,18 @@ fn usage_problem(options: &Options) -> Option<String> {
 }
 
 /// A script's bytes: the file's, or standard input's for `-`.
-fn read_script(file: &Path) -> std::io::Result<Vec<u8>> {
+/// The script's bytes: the file's (within `limit`), or standard input's for `-`.
+fn read_script(file: &Path, limit: u64) -> Result<Vec<u8>> {
     if file == Path::new("-") {
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::io::stdin().lock(), limit),
+            &mut bytes,
+        )
+        .map_err(|e| Error::eval(format!("cannot read the script from stdin: {e}")))?;
         return Ok(bytes);
     }
-    std::fs::read(file)
+    read_file_bytes(file, limit)
 }
 
 fn run(options: &Options, limits: Limits) -> i32 {
@@ -230,12 +249,9 @@ fn run(options: &Options, limits: Limits) -> i32 {
         Err(e) => return report(options, &e),
     };
     let result = setup(&interp, options).and_then(|()| match &options.command {
-        Some(Command::Run { file, args }) => match read_script(file) {
+        Some(Command::Run { file, args }) => match read_script(file, options.max_file_size) {
             // A script that cannot be read is bad usage, not an error in a program.
-            Err(e) => {
-                let error = Error::eval(format!("cannot read {}: {e}", file.display()));
-                Ok(report_with_status(options, &error, USAGE))
-            }
+            Err(error) => Ok(report_with_status(options, &error, USAGE)),
             Ok(bytes) => {
                 let sigint = crate::interrupt::SigintHandler::install_for_script();
                 let _routing = sigint.route_to(interp.interrupt_flag());

@@ -1,3 +1,7 @@
+/// Counts heap use, for the memory budget (`--max-memory`).
+#[global_allocator]
+static ALLOCATOR: tasklisp::memory::CountingAllocator = tasklisp::memory::CountingAllocator;
+
 fn main() {
     tune_allocator();
     std::process::exit(tasklisp::cli::main());

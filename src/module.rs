@@ -23,6 +23,7 @@ use registry::{
     MODULE_FILES,
 };
 
+use crate::bounds::read_file_text;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::{Extension, Node};
@@ -255,7 +256,7 @@ fn is_xml(path: &Path) -> bool {
 }
 
 fn import_xml(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
-    let file = xml::read_file(path)?;
+    let file = xml::read_file(path, interp.limits.max_file_bytes)?;
     let definitions = xml::definitions(
         &file,
         how.alias,
@@ -324,7 +325,7 @@ fn import_module(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
         return Ok(Value::empty_list());
     }
     check_cycle(interp, path)?;
-    let mut forms = read_module(path)?;
+    let mut forms = read_module(interp, path)?;
     let names = namespace::top_level_names(&forms);
     if let Some(alias) = alias {
         forms = namespace::qualify(forms, &names, alias);
@@ -355,15 +356,13 @@ pub fn load(interp: &Interp, path: &Path) -> Result<Value> {
         )));
     }
     check_cycle(interp, path)?;
-    let forms = read_module(path)?;
+    let forms = read_module(interp, path)?;
     with_loading(interp, path, || interp.run_forms(&forms))
 }
 
-fn read_module(path: &Path) -> Result<Vec<Syntax>> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::eval(format!("cannot read {name}: {e}")))?;
-    crate::reader::read_source(&name, &text)
+fn read_module(interp: &Interp, path: &Path) -> Result<Vec<Syntax>> {
+    let text = read_file_text(path, interp.limits.max_file_bytes)?;
+    crate::reader::read_source(&path.display().to_string(), &text)
 }
 
 /// A file that is already being loaded would load itself again, forever.

@@ -217,24 +217,27 @@ fn judge(expect: &Expectation, outcome: &Outcome, limit: Duration) -> Option<Str
 }
 
 /// The error report without the source lines miette quotes: a case's own header is
-/// often among them, and would match every `;; error:` word.
+/// often among them, and would match every `;; error:` word. Only the lines between a
+/// snippet's `╭─[file:1:2]` (kept: it says where the error is) and its `╰─` are
+/// dropped, so report lines drawn with a bar elsewhere (an `expect`'s values) stay.
 fn without_quoted_source(stderr: &str) -> String {
-    stderr
-        .lines()
-        .filter(|line| !is_quoted_source(line))
-        .map(|line| format!("{line}\n"))
-        .collect()
-}
-
-/// A line of miette's quoted source: ` 3 │ code`, `   · ──┬──`, `   : …`. The
-/// `╭─[file:1:2]` line is kept: it is where the report says the error is.
-fn is_quoted_source(line: &str) -> bool {
-    let rest = line
-        .trim_start()
-        .trim_start_matches(|c: char| c.is_ascii_digit());
-    ["│", "·", ":"]
-        .iter()
-        .any(|mark| rest.trim_start().starts_with(mark))
+    let mut in_snippet = false;
+    let mut report = String::new();
+    for line in stderr.lines() {
+        let mark = line.trim_start();
+        if mark.starts_with("╭─") {
+            in_snippet = true;
+        } else if in_snippet && mark.starts_with("╰─") {
+            in_snippet = false;
+            continue;
+        }
+        if in_snippet && !mark.starts_with("╭─") {
+            continue;
+        }
+        report.push_str(line);
+        report.push('\n');
+    }
+    report
 }
 
 /// A line diff: `-` wanted, `+` got, ` ` equal (the longest common subsequence).
@@ -378,4 +381,6 @@ fn error_words_are_matched_without_the_quoted_source() {
     assert!(report.contains("a.sexp:2:1"), "{report}");
     assert!(report.contains("unbound symbol: x"), "{report}");
     assert!(report.contains("did you mean `y`?"), "{report}");
+    let expect = "EVAL_ERROR\n  × expectation failed\n  │ expected: 1\n  │ actual: 2\n";
+    assert_eq!(without_quoted_source(expect), expect);
 }

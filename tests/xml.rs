@@ -408,6 +408,8 @@ fn the_complete_example_in_the_docs_runs() {
         .collect();
     let printed = String::from_utf8_lossy(&out.stdout);
     assert_eq!(printed.lines().collect::<Vec<_>>(), promised);
+}
+
 /// Every complete `<task>` or `<tasks>` example in docs/XML.md parses and validates.
 #[test]
 fn the_xml_guide_examples_validate() {

@@ -50,7 +50,7 @@ fn eval(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn read(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let text = str_arg("read", &args[0])?;
-    let forms = crate::reader::read_source("<read>", text)?;
+    let forms = crate::reader::read_data("<read>", text)?;
     Ok(forms.first().map_or(Value::Nil, syntax_to_value))
 }
 
@@ -104,7 +104,13 @@ fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     if !(0.0..=1e9).contains(&seconds) {
         return Err(Error::eval("sleep: seconds must be between 0 and 1e9"));
     }
-    let until = Instant::now() + Duration::from_secs_f64(seconds);
+    // A sleep past the time limit wakes at the limit, which then ends the program.
+    let wanted = Instant::now()
+        .checked_add(Duration::from_secs_f64(seconds))
+        .ok_or_else(|| Error::eval("sleep: seconds out of range"))?;
+    let until = interp
+        .deadline()
+        .map_or(wanted, |deadline| wanted.min(deadline));
     let interrupt = interp.interrupt_flag();
     interp.flush();
     // Off the interpreter thread inside `pmap`, so sleeping items overlap.

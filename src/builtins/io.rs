@@ -1,10 +1,11 @@
 //! Input, output, files, the environment, and JSON text.
 
 use super::{builtin_table, split_options, str_arg};
+use crate::bounds::read_file_text;
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Interp;
-use crate::value::{display_string, from_json, to_json, write_string, Value};
+use crate::value::{display_string_checked, from_json, to_json, write_string_checked, Value};
 use std::io::{BufRead, Write};
 
 builtin_table! {
@@ -52,24 +53,33 @@ fn emit(interp: &Interp, text: &str) -> Result<Value> {
     Ok(Value::Nil)
 }
 
-fn joined(args: &[Value], form: fn(&Value) -> String) -> String {
-    args.iter().map(form).collect::<Vec<_>>().join(" ")
+type Form = fn(&str, &Value) -> Result<String>;
+
+fn joined(who: &str, args: &[Value], form: Form) -> Result<String> {
+    Ok(args
+        .iter()
+        .map(|v| form(who, v))
+        .collect::<Result<Vec<_>>>()?
+        .join(" "))
 }
 
 fn print(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &joined(args, display_string))
+    emit(interp, &joined("print", args, display_string_checked)?)
 }
 
 fn println(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &(joined(args, display_string) + "\n"))
+    emit(
+        interp,
+        &(joined("println", args, display_string_checked)? + "\n"),
+    )
 }
 
 fn write(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &joined(args, write_string))
+    emit(interp, &joined("write", args, write_string_checked)?)
 }
 
 fn prn(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &(joined(args, write_string) + "\n"))
+    emit(interp, &(joined("prn", args, write_string_checked)? + "\n"))
 }
 
 /// Standard error is unbuffered; stdout is flushed first so the two interleave as written.
@@ -82,11 +92,14 @@ fn emit_stderr(interp: &Interp, text: &str) -> Result<Value> {
 }
 
 fn eprint(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit_stderr(interp, &joined(args, display_string))
+    emit_stderr(interp, &joined("eprint", args, display_string_checked)?)
 }
 
 fn eprintln(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit_stderr(interp, &(joined(args, display_string) + "\n"))
+    emit_stderr(
+        interp,
+        &(joined("eprintln", args, display_string_checked)? + "\n"),
+    )
 }
 
 fn newline(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
@@ -114,14 +127,17 @@ fn read_line(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
 
 fn read_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let path = interp.resolve_path(str_arg("read-file", &args[0])?);
-    std::fs::read_to_string(&path)
+    read_file_text(&path, interp.limits.max_file_bytes)
         .map(Value::from)
-        .map_err(|e| Error::eval(format!("read-file: cannot read {}: {e}", path.display())))
+        .map_err(|e| match e.kind() {
+            ErrorKind::Eval => Error::eval(format!("read-file: {}", e.message())),
+            _ => e,
+        })
 }
 
 fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let path = interp.resolve_path(str_arg("write-file", &args[0])?);
-    std::fs::write(&path, display_string(&args[1]))
+    std::fs::write(&path, display_string_checked("write-file", &args[1])?)
         .map(|()| Value::Nil)
         .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
 }
@@ -131,12 +147,13 @@ fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let cannot = |e: std::io::Error| {
         Error::eval(format!("append-file: cannot write {}: {e}", path.display()))
     };
+    let text = display_string_checked("append-file", &args[1])?;
     std::fs::OpenOptions::new()
         .append(true)
         .create(true)
         .open(&path)
         .map_err(cannot)?
-        .write_all(display_string(&args[1]).as_bytes())
+        .write_all(text.as_bytes())
         .map_err(cannot)?;
     Ok(Value::Nil)
 }
@@ -189,6 +206,7 @@ fn json_stringify(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     } else {
         serde_json::to_string(&json)
     };
-    text.map(Value::from)
-        .map_err(|e| Error::eval(format!("json-stringify: {e}")))
+    let text = text.map_err(|e| Error::eval(format!("json-stringify: {e}")))?;
+    crate::bounds::check_string_length("json-stringify", text.len())?;
+    Ok(Value::from(text))
 }

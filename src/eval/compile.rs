@@ -6,8 +6,9 @@
 //! caller's environment. A scope pushed here is exactly a frame created at run time.
 
 use super::ast::*;
-use super::quote::{syntax_to_value, value_to_syntax};
+use super::quote::{syntax_to_value, value_to_syntax_within, MAX_CODE_NODES};
 use super::Interp;
+use crate::bounds::Budget;
 use crate::builtins;
 use crate::env::Scope;
 use crate::error::{Error, Result};
@@ -27,6 +28,9 @@ pub struct Compiler<'i> {
     dynamic: bool,
     nesting: usize,
     expansions: usize,
+    /// Nodes of code made by macro expansions in this form: expansions that grow at
+    /// each step end here even when they stay shallow.
+    expanded: Budget,
 }
 
 /// Forms whose second element is a name the form binds in the enclosing body.
@@ -43,6 +47,7 @@ impl<'i> Compiler<'i> {
             dynamic: false,
             nesting: 0,
             expansions: 0,
+            expanded: Budget::with_limit("macro expansion", MAX_CODE_NODES),
         }
     }
 
@@ -55,6 +60,7 @@ impl<'i> Compiler<'i> {
             dynamic: true,
             nesting: 0,
             expansions: 0,
+            expanded: Budget::with_limit("macro expansion", MAX_CODE_NODES),
         }
     }
 
@@ -255,7 +261,7 @@ impl<'i> Compiler<'i> {
             .interp
             .apply(&macro_fn, &args, &None)
             .map_err(|e| e.or_span(span))?;
-        let syntax = value_to_syntax(&expanded, span)?;
+        let syntax = value_to_syntax_within(&expanded, span, &mut self.expanded)?;
         self.expansions += 1;
         let node = self.compile(&syntax);
         self.expansions -= 1;

@@ -22,7 +22,7 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<Option<Analysed>> {
     if is_xml(path) {
         return check_xml(interp, path).map(|()| None);
     }
-    let forms = read_module(path)?;
+    let forms = read_module(interp, path)?;
     let mut analysed = Analysed {
         forms: Vec::with_capacity(forms.len()),
         opaque: false,
@@ -116,7 +116,7 @@ fn record_checked(interp: &Interp, name: &str, path: &Path, params: &[Param]) {
 /// here: checking it reports that.
 pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
     for path in paths.iter().filter(|p| is_xml(p)) {
-        let Ok(file) = xml::read_file(path) else {
+        let Ok(file) = xml::read_file(path, interp.limits.max_file_bytes) else {
             continue;
         };
         for template in &file.templates {
@@ -127,7 +127,7 @@ pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
 }
 
 fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
-    let file = xml::read_file(path)?;
+    let file = xml::read_file(path, interp.limits.max_file_bytes)?;
     let definitions = xml::definitions(
         &file,
         None,

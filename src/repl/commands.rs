@@ -2,7 +2,7 @@
 
 use super::help::{special_form, HELP};
 use super::session::{format_duration, timed, Next, Session};
-use crate::error::{Error, Result};
+use crate::bounds::read_file_text;
 use crate::eval::Interp;
 use crate::symbol::Sym;
 use crate::value::{to_json, write_string, Value};
@@ -76,7 +76,7 @@ impl Session<'_> {
     }
 
     fn load(&mut self, path: &Path) -> Next {
-        let outcome = read_file(path).and_then(|text| {
+        let outcome = read_file_text(path, self.interp.limits.max_file_bytes).and_then(|text| {
             self.interruptibly(|interp| {
                 interp.loading().borrow_mut().push(path.to_path_buf());
                 let result = interp.run_source(&path.display().to_string(), &text);
@@ -168,11 +168,6 @@ fn task_count(names: &[String]) -> String {
         [one] => format!("1 new task ({one})"),
         many => format!("{} new tasks ({})", many.len(), many.join(", ")),
     }
-}
-
-fn read_file(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| Error::eval(format!("cannot read {}: {e}", path.display())))
 }
 
 /// `name  type  description` for each registered task.

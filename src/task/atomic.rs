@@ -39,7 +39,9 @@ pub fn run(
         issues: issues.iter().map(lossy_json).collect(),
         json_mode: task.json_output,
     };
-    let deadline = parts.timeout.map(|t| std::time::Instant::now() + t);
+    let deadline = parts
+        .timeout
+        .and_then(|t| std::time::Instant::now().checked_add(t));
     let response = send(interp, &request, frame, deadline)?;
     let mut notes = Entries::new();
     if let Some(usage) = response.usage {

@@ -396,7 +396,9 @@ fn check_data_arguments(args: &[Arg], inputs: &[Input], resolver: &dyn Resolve) 
             text: word.name().to_owned(),
             span: arg.expr.span,
         };
-        if inputs.iter().any(|i| i.name.text == word.text) || !matches!(resolver.resolve(&word), Ok(Some(_))) {
+        if inputs.iter().any(|i| i.name.text == word.text)
+            || !matches!(resolver.resolve(&word), Ok(Some(_)))
+        {
             continue;
         }
         return Err(Error::validation(format!(

@@ -826,6 +826,7 @@ impl tasklisp::provider::Provider for Answers {
         Ok(tasklisp::provider::Response {
             content: next.unwrap_or_default(),
             usage: None,
+            ..Default::default()
         })
     }
 }

@@ -313,6 +313,7 @@ impl Provider for MeetingEcho {
         Ok(Response {
             content: request.prompt.clone(),
             usage: None,
+            ..Default::default()
         })
     }
 }

@@ -225,6 +225,131 @@ fn openai_json_mode_asks_for_a_json_object_and_the_task_model_wins() {
     );
 }
 
+/// A JSON-Schema that strict structured output accepts as it is.
+fn label_schema() -> Json {
+    json!({
+        "type": "object",
+        "properties": {"label": {"type": "string"}},
+        "required": ["label"],
+        "additionalProperties": false,
+    })
+}
+
+fn schema_request() -> Request {
+    Request {
+        task: "classify".into(),
+        json_mode: true,
+        schema: Some(label_schema()),
+        system: None,
+        ..request("Classify: crash")
+    }
+}
+
+#[test]
+fn openai_sends_a_json_schema_as_strict_structured_output() {
+    let server = FakeServer::start(vec![reply(200, chat_answer("{\"label\": \"bug\"}"))]);
+    openai(&server.base, json!({}))
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap();
+    assert_eq!(
+        server.finish()[0].json()["response_format"],
+        json!({
+            "type": "json_schema",
+            "json_schema": {"name": "classify", "schema": label_schema(), "strict": true},
+        })
+    );
+}
+
+#[test]
+fn a_server_that_refuses_json_schema_gets_json_object_with_the_schema_and_it_is_remembered() {
+    // What llama-cpp-python answers to a json_schema response_format.
+    let refusal = json!({"detail": [{"type": "literal_error", "loc": ["body", "response_format", "type"],
+        "msg": "Input should be 'text' or 'json_object'"}]});
+    let server = FakeServer::start(vec![
+        reply(422, refusal),
+        reply(200, chat_answer("{\"label\": \"bug\"}")),
+        reply(200, chat_answer("{\"label\": \"feature\"}")),
+    ]);
+    let provider = openai(&server.base, json!({}));
+    let first = provider
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap();
+    assert_eq!(first.content, "{\"label\": \"bug\"}");
+    provider
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap();
+    let seen = server.finish();
+    let forms: Vec<Json> = seen
+        .iter()
+        .map(|s| s.json()["response_format"].clone())
+        .collect();
+    assert_eq!(forms[0]["type"], "json_schema");
+    let with_schema = json!({"type": "json_object", "schema": label_schema()});
+    assert_eq!(forms[1], with_schema);
+    // The second call starts with the form that worked.
+    assert_eq!(forms[2], with_schema);
+}
+
+#[test]
+fn a_server_that_knows_only_json_object_gets_it_after_two_refusals() {
+    let refusal = json!({"error": {"message": "unknown field response_format.schema"}});
+    let server = FakeServer::start(vec![
+        reply(400, refusal.clone()),
+        reply(400, refusal),
+        reply(200, chat_answer("{\"label\": \"bug\"}")),
+    ]);
+    openai(&server.base, json!({}))
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap();
+    let seen = server.finish();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(
+        seen[2].json()["response_format"],
+        json!({"type": "json_object"})
+    );
+}
+
+#[test]
+fn an_error_not_about_response_format_is_not_a_reason_to_fall_back() {
+    let server = FakeServer::start(vec![reply(400, json!({"error": {"message": "bad model"}}))]);
+    let error = openai(&server.base, json!({}))
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap_err();
+    assert_eq!(error.details()["status"], 400);
+    assert_eq!(server.finish().len(), 1);
+}
+
+#[test]
+fn anthropic_forces_one_tool_whose_input_is_the_answer() {
+    let answer = json!({
+        "id": "msg_2",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "classify", "input": {"label": "bug"}}],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 30, "output_tokens": 6},
+    });
+    let server = FakeServer::start(vec![reply(200, answer)]);
+    let response = anthropic(&server.base, json!({}))
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap();
+    assert_eq!(response.content, "{\"label\":\"bug\"}");
+    assert_eq!(
+        server.finish()[0].json(),
+        json!({
+            "model": "claude-test",
+            "max_tokens": 256,
+            "messages": [{"role": "user", "content": "Classify: crash"}],
+            "tools": [{
+                "name": "classify",
+                "description": "Give the answer as this tool's input.",
+                "input_schema": label_schema(),
+            }],
+            "tool_choice": {"type": "tool", "name": "classify"},
+        })
+    );
+}
+
 #[test]
 fn anthropic_sends_the_exact_body_and_headers_and_reads_usage() {
     let answer = json!({

@@ -156,6 +156,7 @@ impl Provider for CommandProvider {
         Ok(Response {
             content: stdout,
             usage: None,
+            ..Default::default()
         })
     }
 }

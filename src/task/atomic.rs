@@ -4,14 +4,14 @@ use super::answer::{parse_output, Answer};
 use super::builtins::string_list;
 use super::definition::{lossy_json, Memory, PromptParts, Task};
 use super::memory::{context_text, files_text, Query, Strategy};
-use super::result::task_result;
+use super::result::{task_result, with_entry};
 use super::session::send;
 use crate::env::{Env, Frame, Scope, Slots};
 use crate::error::Result;
 use crate::eval::Interp;
 use crate::provider::Request;
 use crate::symbol::Sym;
-use crate::value::{Entries, Value};
+use crate::value::{from_json, Entries, Value};
 use std::rc::Rc;
 
 /// One round of an atomic task: the templates are rendered in the call's `frame`;
@@ -38,6 +38,7 @@ pub fn run(
         round,
         issues: issues.iter().map(lossy_json).collect(),
         json_mode: task.json_output,
+        schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
     };
     let deadline = parts
         .timeout
@@ -59,7 +60,15 @@ pub fn run(
         round,
     };
     let parsed = parse_output(task, &answer, &mut notes)?;
-    Ok(task_result(&task.name, response.content, parsed, notes))
+    let mut result = task_result(&task.name, response.content, parsed, notes);
+    // A provider's own status and criteria are kept.
+    if let Some(status) = response.status {
+        result = with_entry(&result, "status", Value::from(status));
+    }
+    if let Some(criteria) = response.criteria {
+        result = with_entry(&result, "criteria", from_json(&criteria));
+    }
+    Ok(result)
 }
 
 /// The call frame, or when the task reads files or asks for context, a frame binding

@@ -1,7 +1,9 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
 use super::blocking::run_model;
+use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
+use super::result::STATUSES;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
@@ -143,6 +145,7 @@ fn response_from_value(answer: &Value) -> Result<Response> {
         Value::Str(s) => Ok(Response {
             content: s.to_string(),
             usage: None,
+            ..Default::default()
         }),
         Value::Map(map) => {
             let content = map.get("content").and_then(Value::as_str).ok_or_else(bad)?;
@@ -161,9 +164,16 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                 None | Some(Value::Nil) => None,
                 Some(_) => return Err(bad()),
             };
+            let status = match map.get("status") {
+                Some(Value::Str(s)) if STATUSES.contains(&s.as_str()) => Some(s.to_string()),
+                None | Some(Value::Nil) => None,
+                Some(_) => return Err(bad()),
+            };
             Ok(Response {
                 content: content.to_owned(),
                 usage,
+                status,
+                criteria: map.get("criteria").map(lossy_json),
             })
         }
         _ => Err(bad()),

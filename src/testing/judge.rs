@@ -40,6 +40,7 @@ pub fn ask(interp: &Interp, env: &Env, value: &Value, rubric: &str) -> Result<An
         round: 1,
         issues: Vec::new(),
         json_mode: true,
+        ..Request::default()
     };
     let response = crate::task::send(interp, &request, env, None)?;
     parse_verdict(&response.content)

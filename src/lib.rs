@@ -31,6 +31,7 @@ pub mod repl;
 pub mod runlog;
 pub mod source;
 pub mod stdlib;
+pub mod suggest;
 pub mod symbol;
 pub mod task;
 pub mod testing;

@@ -60,7 +60,9 @@ fn read_back(mut file: std::fs::File) -> String {
     String::from_utf8_lossy(&text).into_owned()
 }
 
-/// A hang guard, generous for a loaded 2-core machine running debug builds.
+/// A hang guard, not a speed test: the slowest case (a million-deep structure) takes
+/// about 25 s of CPU in a debug build, and a loaded 2-core machine stretches that
+/// several times over (4 minutes were seen with eight builds running).
 const LIMIT: Duration = Duration::from_secs(900);
 
 /// Asserts the run ended with exit 1 and a report of the error type `code`.

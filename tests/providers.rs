@@ -161,17 +161,10 @@ fn chat_answer(content: &str) -> Json {
     })
 }
 
-/// Sends one request that must fail, and within 3 seconds (timeouts and cancellation
-/// must not wait for the server).
-fn fails_quickly(provider: Arc<dyn Provider>, cancel: &Cancel) -> tasklisp::Error {
-    let started = Instant::now();
-    let error = provider.complete(&request("p"), cancel).unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
-    error
+/// Sends one request that must fail. The servers these tests start would answer in the
+/// end, so the failure itself shows that the timeout or cancellation did not wait for them.
+fn fails(provider: Arc<dyn Provider>, cancel: &Cancel) -> tasklisp::Error {
+    provider.complete(&request("p"), cancel).unwrap_err()
 }
 
 #[test]
@@ -410,8 +403,8 @@ fn retries_429_and_503_after_the_servers_retry_after() {
     let elapsed = started.elapsed();
     assert_eq!(response.content, "finally");
     assert_eq!(server.finish().len(), 3);
+    // A lower bound only: Retry-After was honoured. A loaded machine can only add time.
     assert!(elapsed >= Duration::from_secs(2), "{elapsed:?}");
-    assert!(elapsed < Duration::from_secs(8), "{elapsed:?}");
 }
 
 #[test]
@@ -457,7 +450,7 @@ fn a_silent_server_hits_the_read_timeout() {
     let mut slow = reply(200, chat_answer("too late"));
     slow.delay = Duration::from_secs(5);
     let server = FakeServer::start(vec![slow]);
-    let error = fails_quickly(
+    let error = fails(
         openai(&server.base, json!({"timeout": 0.5, "max_retries": 0})),
         &Cancel::default(),
     );
@@ -488,7 +481,7 @@ fn cancelling_ends_a_call_in_flight() {
             flag.store(true, Ordering::Relaxed);
         })
     };
-    let error = fails_quickly(openai(&server.base, json!({})), &cancel);
+    let error = fails(openai(&server.base, json!({})), &cancel);
     assert_eq!(error.reason(), Some("execution_halted"));
     presser.join().unwrap();
     server.finish();
@@ -501,7 +494,7 @@ fn a_deadline_ends_the_backoff() {
         flag: Arc::default(),
         deadline: Some(Instant::now() + Duration::from_millis(300)),
     };
-    let error = fails_quickly(openai(&server.base, json!({})), &cancel);
+    let error = fails(openai(&server.base, json!({})), &cancel);
     assert_eq!(error.reason(), Some("execution_timeout"));
     server.finish();
 }

@@ -351,3 +351,32 @@ fn piped_forms_run_before_the_input_ends() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn three_forms_in_one_write_all_run_in_order() {
+    let dir = history_file();
+    let mut repl = start(&dir.path().join("h"));
+    repl.send("(+ 100 1)\r(+ 100 2)\r(+ 100 3)\r").unwrap();
+    expect_value(&mut repl, "101");
+    expect_value(&mut repl, "102");
+    expect_value(&mut repl, "103");
+    quit(repl);
+}
+
+#[test]
+fn forms_typed_while_another_runs_are_not_lost() {
+    let dir = history_file();
+    let mut repl = start(&dir.path().join("h"));
+    enter(
+        &mut repl,
+        "(begin (println \"sleeping\") (sleep 0.5) \"woke\")",
+    );
+    repl.expect("sleeping").unwrap();
+    // Typed while the sleep runs: the terminal holds them until the editor reads.
+    repl.send("(+ 200 1)\r").unwrap();
+    repl.send("(+ 200 2)\r").unwrap();
+    expect_value(&mut repl, "\"woke\"");
+    expect_value(&mut repl, "201");
+    expect_value(&mut repl, "202");
+    quit(repl);
+}

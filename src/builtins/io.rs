@@ -19,6 +19,10 @@ builtin_table! {
     "write", 0, None => write;
     /// `(prn x…)`: canonical forms, then a newline. `(prn "a")` prints `"a"`
     "prn", 0, None => prn;
+    /// `(eprint x…)`: display forms to standard error, space-separated, no newline. `(eprint "warning:" 3)`
+    "eprint", 0, None => eprint;
+    /// `(eprintln x…)`: display forms to standard error, then a newline. `(eprintln "done")`
+    "eprintln", 0, None => eprintln;
     /// `(newline)`: prints a newline.
     "newline", 0, Some(0) => newline;
     /// `(read-line)`: a line from standard input without its newline, or nil at the end. `(read-line)`
@@ -27,6 +31,12 @@ builtin_table! {
     "read-file", 1, Some(1) => read_file;
     /// `(write-file path text)`: writes the text (or a value's display form) to a file. `(write-file "out.txt" "hi")`
     "write-file", 2, Some(2) => write_file;
+    /// `(append-file path text)`: adds the text (or a value's display form) to the end of a file, creating it. `(append-file "log.txt" "line\n")`
+    "append-file", 2, Some(2) => append_file;
+    /// `(file-exists? path)`: is there a file or directory at the path? `(file-exists? "notes.txt")`
+    "file-exists?", 1, Some(1) => file_exists;
+    /// `(list-dir path)`: the names of the entries of a directory, sorted. `(list-dir ".")`
+    "list-dir", 1, Some(1) => list_dir;
     /// `(getenv name)`: an environment variable, or nil. `(getenv "HOME")`
     "getenv", 1, Some(1) => getenv;
     /// `(json-parse text)`: JSON text to data. `(json-parse "[1,null]")` ⇒ `(1 nil)`
@@ -72,6 +82,26 @@ fn prn(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     emit(interp, &(joined("prn", args, write_string_checked)? + "\n"))
 }
 
+/// Standard error is unbuffered; stdout is flushed first so the two interleave as written.
+fn emit_stderr(interp: &Interp, text: &str) -> Result<Value> {
+    interp.flush();
+    std::io::stderr()
+        .write_all(text.as_bytes())
+        .map_err(|e| Error::eval(format!("cannot write to standard error: {e}")))?;
+    Ok(Value::Nil)
+}
+
+fn eprint(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    emit_stderr(interp, &joined("eprint", args, display_string_checked)?)
+}
+
+fn eprintln(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    emit_stderr(
+        interp,
+        &(joined("eprintln", args, display_string_checked)? + "\n"),
+    )
+}
+
 fn newline(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
     emit(interp, "\n")
 }
@@ -110,6 +140,45 @@ fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     std::fs::write(&path, display_string_checked("write-file", &args[1])?)
         .map(|()| Value::Nil)
         .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
+}
+
+fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let path = interp.resolve_path(str_arg("append-file", &args[0])?);
+    let cannot = |e: std::io::Error| {
+        Error::eval(format!("append-file: cannot write {}: {e}", path.display()))
+    };
+    let text = display_string_checked("append-file", &args[1])?;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .map_err(cannot)?
+        .write_all(text.as_bytes())
+        .map_err(cannot)?;
+    Ok(Value::Nil)
+}
+
+fn file_exists(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let path = interp.resolve_path(str_arg("file-exists?", &args[0])?);
+    Ok(Value::Bool(path.exists()))
+}
+
+fn list_dir(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let path = interp.resolve_path(str_arg("list-dir", &args[0])?);
+    let cannot =
+        |e: std::io::Error| Error::eval(format!("list-dir: cannot read {}: {e}", path.display()));
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&path).map_err(cannot)? {
+        names.push(
+            entry
+                .map_err(cannot)?
+                .file_name()
+                .to_string_lossy()
+                .into_owned(),
+        );
+    }
+    names.sort();
+    Ok(Value::list(names.into_iter().map(Value::from).collect()))
 }
 
 fn getenv(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

@@ -306,7 +306,7 @@ fn sort(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 /// A stable bottom-up merge sort that stops at the first error of `less`. Unlike the
 /// standard library's sorts it accepts any comparison, even one that is not a total
 /// order (a user's procedure), without panicking.
-fn merge_sort(
+pub(super) fn merge_sort(
     mut items: Vec<Value>,
     mut less: impl FnMut(&Value, &Value) -> Result<bool>,
 ) -> Result<Vec<Value>> {

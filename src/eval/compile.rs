@@ -524,17 +524,7 @@ impl<'i> Compiler<'i> {
                     && !self.is_local(head)
                     && items.len() >= 2
                 {
-                    let params = match &items[1].kind {
-                        SyntaxKind::List(p) => p.clone(),
-                        _ => vec![items[1].clone()],
-                    };
-                    let rest_only = !matches!(items[1].kind, SyntaxKind::List(_));
-                    let params = if rest_only {
-                        let dot = Syntax::new(SyntaxKind::Symbol(*well_known::DOT), items[1].span);
-                        vec![dot, items[1].clone()]
-                    } else {
-                        params
-                    };
+                    let params = lambda_params(&items[1])?;
                     return Ok(Node::Lambda(self.lambda(
                         Some(name),
                         &params,
@@ -567,20 +557,7 @@ impl<'i> Compiler<'i> {
 
     fn lambda_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
         expect_len(items, 2, usize::MAX, span, "(lambda (params…) body…)")?;
-        let params = match &items[1].kind {
-            SyntaxKind::List(p) => p.clone(),
-            SyntaxKind::Vector(p) => p.clone(),
-            SyntaxKind::Symbol(_) => vec![
-                Syntax::new(SyntaxKind::Symbol(*well_known::DOT), items[1].span),
-                items[1].clone(),
-            ],
-            _ => {
-                return Err(Error::syntax(
-                    "lambda parameters are a list of symbols",
-                    items[1].span,
-                ))
-            }
-        };
+        let params = lambda_params(&items[1])?;
         Ok(Node::Lambda(self.lambda(
             None,
             &params,
@@ -911,6 +888,21 @@ fn declare_defines(scope: &Scope, forms: &[Syntax]) {
                 }
             }
         }
+    }
+}
+
+/// A lambda's parameter syntax as a list: `(a b)`, `[a b]`, or `args` (all rest).
+fn lambda_params(params: &Syntax) -> Result<Vec<Syntax>> {
+    match &params.kind {
+        SyntaxKind::List(p) | SyntaxKind::Vector(p) => Ok(p.clone()),
+        SyntaxKind::Symbol(_) => Ok(vec![
+            Syntax::new(SyntaxKind::Symbol(*well_known::DOT), params.span),
+            params.clone(),
+        ]),
+        _ => Err(Error::syntax(
+            "lambda parameters are a list of symbols",
+            params.span,
+        )),
     }
 }
 

@@ -261,7 +261,21 @@ impl Interp {
         }
         self.tasks
             .task_value(name.name())
-            .ok_or_else(|| Error::eval(format!("unbound symbol: {name}")).with_span(span))
+            .ok_or_else(|| self.unbound(name, span))
+    }
+
+    /// The error for a name bound nowhere, with the nearest bound name as a hint.
+    #[cold]
+    pub fn unbound(&self, name: Sym, span: crate::source::Span) -> Error {
+        let globals = self.global_names();
+        let tasks = self.tasks.names();
+        let in_scope = globals
+            .iter()
+            .map(|s| s.name())
+            .chain(tasks.iter().map(String::as_str));
+        Error::eval(format!("unbound symbol: {name}"))
+            .with_span(span)
+            .with_hint(crate::suggest::hint(name.name(), in_scope))
     }
 
     // ---- running source ---------------------------------------------------------------
@@ -495,7 +509,12 @@ impl Interp {
         self.check_stack()?;
         match self.eval_node(node, env)? {
             Tail::Value(v) => Ok(v),
-            Tail::Call(closure, slots) => self.run_closure(closure, slots),
+            Tail::Call(closure, slots) => {
+                self.run_closure(closure, slots).map_err(|e| match node {
+                    Node::Call(call) => e.seen_from(call.span),
+                    _ => e,
+                })
+            }
         }
     }
 
@@ -619,9 +638,9 @@ impl Interp {
                     };
                     continue;
                 }
-                Node::Dynamic { name, span } => self.lookup(env, *name).ok_or_else(|| {
-                    Error::eval(format!("unbound symbol: {name}")).with_span(*span)
-                })?,
+                Node::Dynamic { name, span } => self
+                    .lookup(env, *name)
+                    .ok_or_else(|| self.unbound(*name, *span))?,
                 Node::Path { base, path, span } => {
                     let base = self.eval(base, env)?;
                     access_path(&base, path, self).map_err(|e| e.into_error().with_span(*span))?

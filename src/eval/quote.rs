@@ -78,8 +78,16 @@ impl Compiler<'_> {
             }
         }
         if segments.is_empty() {
-            if run.iter().all(|n| matches!(n, Node::Const(_))) {
-                return Ok(Node::Const(syntax_to_value(syntax)));
+            // All constant (plain data or unquoted constants): build the list now.
+            let constants: Option<Vec<Value>> = run
+                .iter()
+                .map(|n| match n {
+                    Node::Const(v) => Some(v.clone()),
+                    _ => None,
+                })
+                .collect();
+            if let Some(values) = constants {
+                return Ok(Node::Const(Value::list(values)));
             }
             return Ok(internal_call("list", run, span));
         }

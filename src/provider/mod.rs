@@ -13,7 +13,7 @@ pub mod http;
 pub mod openai;
 pub mod structured;
 
-pub use config::{build, build_from_settings, EnvLookup};
+pub use config::{build, build_from_settings, is_known, EnvLookup, KNOWN};
 
 use crate::error::Result;
 use serde_json::Value as Json;

@@ -106,6 +106,10 @@ impl Runtime {
     pub fn set_replace_on_redefine(&self, replace: bool) {
         self.library.borrow_mut().replace_on_redefine = replace;
     }
+
+    pub fn replaces_on_redefine(&self) -> bool {
+        self.library.borrow().replace_on_redefine
+    }
 }
 
 /// The provider session and task-call bookkeeping of the running evaluation.

@@ -274,7 +274,7 @@ impl Value {
     pub fn num_equal(&self, other: &Value) -> bool {
         match (self, other) {
             (Value::Int(a), Value::Float(b)) | (Value::Float(b), Value::Int(a)) => {
-                (*a as f64) == *b
+                compare_int_float(*a, *b) == Some(std::cmp::Ordering::Equal)
             }
             _ => self.equal(other),
         }
@@ -292,6 +292,27 @@ impl Value {
             _ => self.equal(other),
         }
     }
+}
+
+/// Orders an integer and a float exactly (no rounding of the integer to f64, so
+/// 2^53 + 1 is greater than 2^53 as a float); `None` when the float is NaN.
+pub fn compare_int_float(int: i64, float: f64) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    // 2^63 as f64: every float at or above it is greater than any i64.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if float.is_nan() {
+        return None;
+    }
+    if float >= TWO_63 {
+        return Some(Ordering::Less);
+    }
+    if float < -TWO_63 {
+        return Some(Ordering::Greater);
+    }
+    let whole = float.trunc();
+    // In range and integral, so the conversion is exact.
+    let by_whole = int.cmp(&(whole as i64));
+    Some(by_whole.then(0.0.partial_cmp(&(float - whole))?))
 }
 
 impl From<List> for Value {

@@ -36,9 +36,10 @@ pub struct Capabilities {
     /// `/` is found on `PATH` and matches only when the program is named the same way;
     /// a path matches that path.
     pub exec: Option<Vec<String>>,
-    /// Directories whose files (at any depth) may be read: `read-file`, `load`, `import`.
+    /// Directories whose files (at any depth) may be read: `read-file`, `file-exists?`,
+    /// `list-dir`, `load`, `import`, `get-context`, a task's `:files` and `:context-dir`.
     pub read: Option<Vec<PathBuf>>,
-    /// Directories whose files may be written: `write-file`.
+    /// Directories whose files may be written: `write-file`, `append-file`.
     pub write: Option<Vec<PathBuf>>,
     /// Environment variables `getenv` may read.
     pub env: Option<Vec<String>>,
@@ -93,7 +94,12 @@ impl Capabilities {
         if allowed.iter().any(|dir| resolved.starts_with(resolve(dir))) {
             return Ok(());
         }
-        let dir = resolved.parent().unwrap_or(&resolved).display().to_string();
+        // The flag names the directory itself, or the one holding the file.
+        let dir = match resolved.parent() {
+            Some(parent) if !resolved.is_dir() => parent,
+            _ => &resolved,
+        };
+        let dir = dir.display().to_string();
         Err(denied(
             capability,
             format!("{}ing {}", capability_verb(access), path.display()),

@@ -222,23 +222,28 @@ fn blocking_work_overlaps() {
     assert_eq!(counters.most.load(Ordering::SeqCst), 16);
 }
 
-/// A script (`$1` a directory, `$2` a name) that marks itself started, waits (up to 20 s,
-/// a hang guard) until 16 have started, and prints how many it saw: only scripts that
-/// run at the same time can all see 16. Overlap is proved by events, not by the clock.
-const WAIT_FOR_ALL_16: &str = "touch \"$1/$2\"; i=0; \
-    while [ \"$(ls \"$1\" | wc -l)\" -lt 16 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; \
-    ls \"$1\" | wc -l";
+/// A shell command for item `x` of `n` that overlap: it marks its start in `dir`, waits
+/// (at most 30 s, a hang guard) until all `n` have started, then prints how many it saw.
+/// Items that ran one after another would print fewer than `n`.
+fn barrier(dir: &std::path::Path, n: usize) -> String {
+    format!(
+        "touch {d}/$0; i=0; while [ $(ls {d} | wc -l) -lt {n} ] && [ $i -lt 300 ]; \
+         do sleep 0.1; i=$((i+1)); done; ls {d} | wc -l | tr -d ' '",
+        d = dir.display()
+    )
+}
 
 #[test]
 fn scripts_overlap() {
     let dir = tempfile::tempdir().unwrap();
-    let program = format!(
-        r#"(pmap (fn (x) (string-trim (script "sh" "-c" {script:?} "sh" {dir:?} (str x)))) (range 16) :concurrency 16)"#,
-        script = WAIT_FOR_ALL_16,
-        dir = dir.path().to_str().unwrap(),
+    let result = run(&format!(
+        r#"(pmap (fn (x) (script "sh" "-c" {:?} (str x))) (range 16) :concurrency 16)"#,
+        barrier(dir.path(), 16)
+    ));
+    assert_eq!(
+        result.unwrap(),
+        format!("({})", vec!["\"16\\n\""; 16].join(" "))
     );
-    let expected = format!("({})", vec!["\"16\""; 16].join(" "));
-    assert_eq!(run(&program).unwrap(), expected);
 }
 
 #[test]
@@ -247,8 +252,7 @@ fn a_nested_pmap_runs_inside_its_item() {
         run("(pmap (fn (x) (pmap (fn (y) (* x y)) [1 2 3])) [1 2])").unwrap(),
         "((1 2 3) (2 4 6))"
     );
-    // The inner items run one after another, the outer ones overlap: at most 4 sleeps
-    // are in flight at once.
+    // The inner items run one after another, the outer ones overlap: at most 4 at once.
     let (result, counters) = run_with(
         Limits::default(),
         "(pmap (fn (x) (length (pmap (fn (y) (blocking-sleep 0.2)) [1 2]))) [1 2 3 4])",
@@ -269,52 +273,62 @@ fn closures_see_their_environment_and_state_is_shared() {
     );
 }
 
-/// By events, as `scripts_overlap`: every task sees all 16 started.
 #[test]
 fn script_tasks_overlap() {
     let dir = tempfile::tempdir().unwrap();
-    let program = format!(
-        r#"(deftask nap (dir n) :command ["sh" "-c" {script:?} "sh" dir n])
-           (map (fn (r) (string-trim r.content)) (pmap (fn (n) (nap {dir:?} (str n))) (range 16) :concurrency 16))"#,
-        script = WAIT_FOR_ALL_16,
-        dir = dir.path().to_str().unwrap(),
+    let result = run(&format!(
+        r#"(deftask meet (n) :command ["sh" "-c" {:?} n])
+           (map (fn (r) r.content) (pmap meet (range 16) :concurrency 16))"#,
+        barrier(dir.path(), 16)
+    ));
+    assert_eq!(
+        result.unwrap(),
+        format!("({})", vec!["\"16\\n\""; 16].join(" "))
     );
-    let expected = format!("({})", vec!["\"16\""; 16].join(" "));
-    assert_eq!(run(&program).unwrap(), expected);
 }
 
-/// A native provider that takes 0.2 s to answer with the prompt, counting the most
-/// calls in flight at once.
-#[derive(Default)]
-struct SlowEcho {
+/// A native provider that answers with the prompt once `n` calls are in flight at once
+/// (or after 30 s, a hang guard), and records the most it saw.
+struct MeetingEcho {
+    n: usize,
     in_flight: AtomicUsize,
     most: AtomicUsize,
 }
 
-impl Provider for SlowEcho {
+impl Provider for MeetingEcho {
     fn name(&self) -> &str {
-        "slow-echo"
+        "meeting-echo"
     }
 
     fn complete(&self, request: &Request, _: &Cancel) -> Result<Response> {
         let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.most.fetch_max(now, Ordering::SeqCst);
-        std::thread::sleep(Duration::from_millis(200));
+        for _ in 0..3000 {
+            if self.most.load(Ordering::SeqCst) >= self.n {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
         Ok(Response {
             content: request.prompt.clone(),
             usage: None,
+            ..Default::default()
         })
     }
 }
 
 #[test]
 fn model_calls_overlap() {
-    let provider = Arc::new(SlowEcho::default());
-    let shared = provider.clone();
+    let provider = Arc::new(MeetingEcho {
+        n: 16,
+        in_flight: AtomicUsize::new(0),
+        most: AtomicUsize::new(0),
+    });
+    let native = provider.clone();
     let result = tasklisp::run_on_large_stack(&Limits::default(), move |limits| {
         let interp = Interp::with_output(limits, Box::new(std::io::sink())).unwrap();
-        interp.set_native_provider(shared);
+        interp.set_native_provider(native);
         let value = interp
             .run_source(
                 "<test>",

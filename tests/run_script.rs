@@ -54,6 +54,7 @@ fn assert_dies_with_the_interpreter(program: &str, env: &[(&str, &str)], marker:
     let file = dir.path().join("nap.sexp");
     std::fs::write(&file, program).unwrap();
     let mut interpreter = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .arg("run")
         .arg(&file)
         .envs(env.iter().copied())

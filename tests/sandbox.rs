@@ -81,9 +81,14 @@ fn reading_files() {
     std::fs::write(dir.path().join("secret.txt"), "key").unwrap();
     let real = std::fs::canonicalize(&data).unwrap();
     let program = format!(
-        "{} {} {}",
+        "(deftask quote-it () :files [\"data/note.txt\"] :prompt \"{{{{files}}}}\")
+         {} {} {} {} {} {} {}",
         outcome("(read-file \"data/note.txt\")"),
         outcome("(begin (load \"data/lib.sexp\") loaded)"),
+        outcome("(file-exists? \"data/note.txt\")"),
+        outcome("(list-dir \"data\")"),
+        outcome("(get (first (get (get-context \"hello\" :dir \"data\") \"matches\")) \"path\")"),
+        outcome("(get (quote-it) \"content\")"),
         outcome("(read-file \"data/../secret.txt\")"),
     );
     let flag = format!("--allow-read={}", real.display());
@@ -93,11 +98,12 @@ fn reading_files() {
     );
     assert_eq!(
         printed(dir.path(), &["--sandbox"], &program),
-        denied(&flag) + &denied(&flag) + &denied(&top)
+        denied(&flag).repeat(6) + &denied(&top)
     );
     assert_eq!(
         printed(dir.path(), &["--sandbox", "--allow-read=data"], &program),
-        "\"hello\"\n42\n".to_owned() + &denied(&top)
+        "\"hello\"\n42\ntrue\n(\"lib.sexp\" \"note.txt\")\n\"data/note.txt\"\n\"--- data/note.txt ---\\nhello\"\n".to_owned()
+            + &denied(&top)
     );
 }
 
@@ -106,7 +112,9 @@ fn writing_files() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("out")).unwrap();
     let real = std::fs::canonicalize(dir.path().join("out")).unwrap();
-    let program = outcome("(write-file \"out/result.txt\" \"done\")");
+    let program = outcome(
+        "(begin (write-file \"out/result.txt\" \"do\") (append-file \"out/result.txt\" \"ne\"))",
+    );
     assert_eq!(
         printed(dir.path(), &["--sandbox"], &program),
         denied(&format!("--allow-write={}", real.display()))

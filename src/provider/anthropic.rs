@@ -3,6 +3,7 @@
 
 use super::batch::BatchApi;
 use super::http::{Endpoint, HttpClient};
+use super::structured;
 use super::{Cancel, Provider, Request, Response, Usage};
 use crate::error::Result;
 use serde_json::{json, Value as Json};
@@ -28,8 +29,9 @@ impl Anthropic {
         }
     }
 
-    /// The Messages body for `request`. The API has no JSON mode, so `json_mode`
-    /// changes nothing here: the task's prompt asks for JSON.
+    /// The Messages body for `request`. The API has no JSON mode: a JSON-Schema for an
+    /// object becomes one tool the request forces (`tool_choice`), whose input is the
+    /// answer; otherwise the task's prompt asks for JSON.
     pub fn body(&self, request: &Request) -> Result<Json> {
         let mut body = json!({
             "model": self.endpoint.model_for("anthropic", request)?,
@@ -39,6 +41,15 @@ impl Anthropic {
             body["system"] = json!(system);
         }
         body["messages"] = json!([{"role": "user", "content": request.prompt}]);
+        if let Some(schema) = answer_schema(request) {
+            let name = structured::tool_name(&request.task);
+            body["tools"] = json!([{
+                "name": name,
+                "description": "Give the answer as this tool's input.",
+                "input_schema": schema,
+            }]);
+            body["tool_choice"] = json!({"type": "tool", "name": name});
+        }
         Ok(body)
     }
 }
@@ -52,6 +63,10 @@ impl Provider for Anthropic {
         self.endpoint.secrets()
     }
 
+    fn default_model(&self) -> Option<&str> {
+        self.endpoint.model.as_deref()
+    }
+
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let body = self.body(request)?;
         let answer = self.client.post_json(
@@ -60,6 +75,15 @@ impl Provider for Anthropic {
             &body,
             cancel,
         )?;
+        if answer_schema(request).is_some() {
+            if let Some(input) = forced_tool_input(&answer) {
+                return Ok(Response {
+                    content: input.to_string(),
+                    usage: usage(&answer),
+                    ..Default::default()
+                });
+            }
+        }
         self.response(&answer)
     }
 
@@ -100,8 +124,27 @@ impl Anthropic {
         Ok(Response {
             content,
             usage: usage(answer),
+            ..Default::default()
         })
     }
+}
+
+/// The schema sent as a forced tool: a JSON-Schema for an object (a tool's input is
+/// always an object).
+fn answer_schema(request: &Request) -> Option<&Json> {
+    request
+        .json_schema()
+        .filter(|s| s.get("type").and_then(Json::as_str) == Some("object"))
+}
+
+/// The input of the forced tool's call: the answer.
+fn forced_tool_input(answer: &Json) -> Option<&Json> {
+    answer
+        .get("content")
+        .and_then(Json::as_array)?
+        .iter()
+        .find(|block| block.get("type").and_then(Json::as_str) == Some("tool_use"))
+        .and_then(|block| block.get("input"))
 }
 
 /// `usage.input_tokens` and `usage.output_tokens`, when the server sent both.

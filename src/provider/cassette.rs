@@ -13,9 +13,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The request in the form cassettes store and match: every field, keys sorted.
+/// The request in the form cassettes store and match: every field but `schema` (it
+/// follows from the task's definition, and leaving it out keeps cassettes recorded
+/// before it was sent valid), keys sorted.
 pub fn canonical_request(request: &Request) -> Json {
-    sorted(request.to_json_with_mode())
+    let mut map = request.to_json_with_mode();
+    if let Some(fields) = map.as_object_mut() {
+        fields.remove("schema");
+    }
+    sorted(map)
 }
 
 fn sorted(value: Json) -> Json {
@@ -70,6 +76,10 @@ impl Provider for Record {
 
     fn secrets(&self) -> crate::secrets::Secrets {
         self.inner.secrets()
+    }
+
+    fn default_model(&self) -> Option<&str> {
+        self.inner.default_model()
     }
 
     /// Failed calls are not recorded: replaying them would only repeat the failure.
@@ -168,6 +178,7 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
         Response {
             content: content.to_owned(),
             usage,
+            ..Default::default()
         },
     ))
 }
@@ -224,6 +235,7 @@ mod tests {
                     input_tokens: 1,
                     output_tokens: 2,
                 }),
+                ..Default::default()
             })
         }
     }

@@ -11,8 +11,9 @@ pub mod command;
 mod config;
 pub mod http;
 pub mod openai;
+pub mod structured;
 
-pub use config::{build, build_from_settings, EnvLookup};
+pub use config::{build, build_from_settings, is_known, EnvLookup, KNOWN};
 
 use crate::error::Result;
 use serde_json::Value as Json;
@@ -34,12 +35,20 @@ pub struct Request {
     pub issues: Vec<Json>,
     /// The task declared `:output "json"`: ask for JSON where the server supports it.
     pub json_mode: bool,
+    /// The task's `:schema`: a type name (`"object"`…) or a JSON-Schema map, which
+    /// providers pass on to the model as structured output.
+    pub schema: Option<Json>,
 }
 
 impl Request {
+    /// The schema when it is a JSON-Schema map (a type name only asks for JSON).
+    pub fn json_schema(&self) -> Option<&Json> {
+        self.schema.as_ref().filter(|s| s.is_object())
+    }
+
     /// The request as the map a provider written in the language receives.
     pub fn to_json(&self) -> Json {
-        serde_json::json!({
+        let mut map = serde_json::json!({
             "task": self.task,
             "system": self.system,
             "prompt": self.prompt,
@@ -47,7 +56,12 @@ impl Request {
             "params": self.params,
             "round": self.round,
             "issues": self.issues,
-        })
+        });
+        // Only a task with a schema has the key, so cassettes of other calls still match.
+        if let Some(schema) = &self.schema {
+            map["schema"] = schema.clone();
+        }
+        map
     }
 
     /// The request map plus `json_mode`: everything a provider is asked, for programs
@@ -70,6 +84,10 @@ pub struct Response {
     pub content: String,
     /// As the server reported it; `None` means the runtime estimates it.
     pub usage: Option<Usage>,
+    /// A status the provider gave (`COMPLETE`, `CONTINUATION`, `FAILED`), kept in the result.
+    pub status: Option<String>,
+    /// Criteria the provider gave, kept in the result as `criteria`.
+    pub criteria: Option<Json>,
 }
 
 /// Lets a call in flight stop early: Ctrl-C in the REPL, or a timeout.
@@ -91,6 +109,10 @@ impl Cancel {
 pub trait Provider: Send + Sync {
     /// The provider's name as `--provider` spells it.
     fn name(&self) -> &str;
+    /// The model used when a request names none (for the run log and prices).
+    fn default_model(&self) -> Option<&str> {
+        None
+    }
     /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response>;
     /// What this provider must keep out of everything written (its API key, the
@@ -117,6 +139,7 @@ impl Provider for Echo {
         Ok(Response {
             content: request.prompt.clone(),
             usage: None,
+            ..Default::default()
         })
     }
 }

@@ -4,14 +4,14 @@ use super::answer::{parse_output, Answer};
 use super::builtins::string_list;
 use super::definition::{lossy_json, Memory, PromptParts, Task};
 use super::memory::{context_text, files_text, Query, Strategy};
-use super::result::task_result;
+use super::result::{task_result, with_entry};
 use super::session::send;
 use crate::env::{Env, Frame, Scope, Slots};
 use crate::error::Result;
 use crate::eval::Interp;
 use crate::provider::Request;
 use crate::symbol::Sym;
-use crate::value::{Entries, Value};
+use crate::value::{from_json, Entries, Value};
 use std::rc::Rc;
 
 /// One round of an atomic task: the templates are rendered in the call's `frame`;
@@ -38,9 +38,13 @@ pub fn run(
         round,
         issues: issues.iter().map(lossy_json).collect(),
         json_mode: task.json_output,
+        schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
     };
-    let deadline = parts.timeout.map(|t| std::time::Instant::now() + t);
-    let response = send(interp, &request, frame, deadline)?;
+    let deadline = parts
+        .timeout
+        .and_then(|t| std::time::Instant::now().checked_add(t));
+    let sent = send(interp, &request, frame, deadline, task.cache)?;
+    let response = sent.response;
     let mut notes = Entries::new();
     if let Some(usage) = response.usage {
         let mut counts = Entries::new();
@@ -48,6 +52,13 @@ pub fn run(
         counts.insert(Rc::from("input_tokens"), tokens(usage.input_tokens));
         counts.insert(Rc::from("output_tokens"), tokens(usage.output_tokens));
         notes.insert(Rc::from("usage"), Value::map(counts));
+    }
+    // Absent keys read as nil: results of unpriced, uncached calls stay as they were.
+    if let Some(cost) = sent.notes.cost {
+        notes.insert(Rc::from("cost"), Value::Float(cost));
+    }
+    if sent.notes.cached {
+        notes.insert(Rc::from("cached"), Value::Bool(true));
     }
     let provider = interp.current_session().borrow().provider.name();
     let answer = Answer {
@@ -57,7 +68,15 @@ pub fn run(
         round,
     };
     let parsed = parse_output(task, &answer, &mut notes)?;
-    Ok(task_result(&task.name, response.content, parsed, notes))
+    let mut result = task_result(&task.name, response.content, parsed, notes);
+    // A provider's own status and criteria are kept.
+    if let Some(status) = response.status {
+        result = with_entry(&result, "status", Value::from(status));
+    }
+    if let Some(criteria) = response.criteria {
+        result = with_entry(&result, "criteria", from_json(&criteria));
+    }
+    Ok(result)
 }
 
 /// The call frame, or when the task reads files or asks for context, a frame binding
@@ -71,17 +90,20 @@ fn memory_frame(interp: &Interp, memory: &Memory, frame: &Env) -> Result<Env> {
     if let Some(files) = &memory.files {
         let paths = string_list(":files", &interp.eval(files, frame)?)?;
         names.push(Sym::new("files"));
-        values.push(Value::str(files_text(&paths)?));
+        values.push(Value::str(files_text(&paths, &interp.limits.capabilities)?));
     }
     if let Some(query) = &memory.query {
         let text = query.render(interp, frame)?;
-        let matches = interp.tasks.get_context(&Query {
-            text: &text,
-            dir: memory.dir.as_deref(),
-            files: None,
-            limit: 5,
-            strategy: Strategy::Content,
-        })?;
+        let matches = interp.tasks.get_context(
+            &Query {
+                text: &text,
+                dir: memory.dir.as_deref(),
+                files: None,
+                limit: 5,
+                strategy: Strategy::Content,
+            },
+            &interp.limits.capabilities,
+        )?;
         names.push(Sym::new("context"));
         values.push(Value::str(context_text(&matches)));
     }

@@ -122,6 +122,8 @@ pub struct Task {
     pub model: Option<String>,
     pub context: InheritContext,
     pub max_turns: Option<u64>,
+    /// `:cache true`: answers may come from the run log's cache.
+    pub cache: bool,
     pub retries: u32,
     pub audits: Vec<Value>,
     /// `:metadata {…}` given by the program.
@@ -192,6 +194,9 @@ impl Task {
                 "max_turns",
                 Value::Int(i64::try_from(turns).unwrap_or(i64::MAX)),
             );
+        }
+        if self.cache {
+            put("cache", Value::Bool(true));
         }
         if self.retries > 0 {
             put("retries", Value::Int(i64::from(self.retries)));

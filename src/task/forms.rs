@@ -1,5 +1,5 @@
 //! The task special forms: `deftask`, `sequential`, `step`, `cond-output`,
-//! `with-provider`.
+//! `with-provider`, `with-budget`, `with-cache`.
 
 use super::session::ProviderChoice;
 use crate::env::Env;
@@ -19,6 +19,8 @@ pub fn special_form(name: &str) -> Option<SpecialForm> {
         "step" => super::sequential::step,
         "cond-output" => super::cond_output::cond_output,
         "with-provider" => with_provider,
+        "with-budget" => super::scopes::with_budget,
+        "with-cache" => super::scopes::with_cache,
         _ => return None,
     })
 }
@@ -36,8 +38,17 @@ fn with_provider(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Resul
         Error::syntax("bad syntax: expected (with-provider provider body…)", span)
     })?;
     let provider = compiler.compile(provider)?;
-    let body = items.get(2..).unwrap_or_default();
-    let body = match body {
+    let body = compile_body(compiler, items.get(2..).unwrap_or_default())?;
+    Ok(Node::Extension(Box::new(WithProvider {
+        provider,
+        body,
+        span,
+    })))
+}
+
+/// A form's body: its expressions in sequence (nil when there are none).
+pub fn compile_body(compiler: &mut Compiler, body: &[Syntax]) -> Result<Node> {
+    Ok(match body {
         [] => Node::Const(Value::Nil),
         [only] => compiler.compile(only)?,
         _ => Node::Begin(
@@ -46,12 +57,7 @@ fn with_provider(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Resul
                 .collect::<Result<Vec<_>>>()?
                 .into_boxed_slice(),
         ),
-    };
-    Ok(Node::Extension(Box::new(WithProvider {
-        provider,
-        body,
-        span,
-    })))
+    })
 }
 
 impl Extension for WithProvider {

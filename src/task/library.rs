@@ -106,6 +106,7 @@ mod tests {
             model: None,
             context: InheritContext::Full,
             max_turns: None,
+            cache: false,
             retries: 0,
             audits: Vec::new(),
             extra_metadata: Entries::new(),

@@ -18,10 +18,12 @@ mod library;
 mod loops;
 pub mod memory;
 pub mod metrics;
+pub mod observe;
 mod options;
 pub mod pmap;
 pub mod result;
 mod schema;
+mod scopes;
 pub mod script;
 mod sequential;
 mod session;
@@ -56,6 +58,9 @@ use std::sync::Arc;
 #[derive(Default)]
 pub struct Runtime {
     library: RefCell<TaskLibrary>,
+    /// The run log, cost, usage, budgets and cache (their per-evaluation part is
+    /// `EvalState::observe`).
+    pub observer: observe::Observer,
     /// The memory system's indexes, kept while their files are unchanged.
     memory: RefCell<memory::Indexes>,
     /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.
@@ -63,8 +68,15 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// Ranks files for `get-context` and `:context-query`.
-    pub fn get_context(&self, query: &memory::Query) -> Result<Vec<memory::Match>> {
+    /// Ranks files for `get-context` and `:context-query`, if the program may read them.
+    pub fn get_context(
+        &self,
+        query: &memory::Query,
+        capabilities: &crate::capabilities::Capabilities,
+    ) -> Result<Vec<memory::Match>> {
+        for path in query.paths() {
+            capabilities.check_path(&path, crate::capabilities::Access::Read)?;
+        }
         self.memory.borrow_mut().search(query)
     }
 
@@ -101,6 +113,10 @@ impl Runtime {
     /// At the REPL a redefinition replaces the old task (with a note) instead of failing.
     pub fn set_replace_on_redefine(&self, replace: bool) {
         self.library.borrow_mut().replace_on_redefine = replace;
+    }
+
+    pub fn replaces_on_redefine(&self) -> bool {
+        self.library.borrow().replace_on_redefine
     }
 }
 

@@ -1,14 +1,19 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
 use super::blocking::run_model;
+use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
+use super::observe::CallNotes;
+use super::result::STATUSES;
 use crate::capabilities::Capabilities;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::provider::{Cancel, Echo, Provider, Request, Response, Usage};
+use crate::secrets::Secrets;
 use crate::value::{from_json, to_json, write_string, Value};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A provider: native (Rust, may run on a worker thread) or a procedure of the program.
 #[derive(Clone)]
@@ -100,39 +105,100 @@ impl Default for Session {
     }
 }
 
-/// Sends one request to the current provider, within the session's limits. `env` is
-/// where a procedure provider is called from.
-/// `deadline` (from the task's `:timeout`) bounds a native provider's call.
+/// A model's answer and what the call cost.
+pub struct Sent {
+    pub response: Response,
+    pub notes: CallNotes,
+}
+
+/// Sends one request to the current provider, within the session's limits and the
+/// budgets, or answers it from the cache (`cache`: the task asks for it). `env` is where
+/// a procedure provider is called from. `deadline` (from the task's `:timeout`) bounds a
+/// native provider's call.
 pub fn send(
     interp: &Interp,
     request: &Request,
     env: &Env,
-    deadline: Option<std::time::Instant>,
-) -> Result<Response> {
+    deadline: Option<Instant>,
+    cache: bool,
+) -> Result<Sent> {
     let request_tokens =
         estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
     let provider = interp.check_turn(request_tokens)?;
-    let response = match provider {
+    let (name, model, secrets) = match &provider {
+        ProviderChoice::Native(p) => (p.name(), p.default_model(), p.secrets()),
+        ProviderChoice::Procedure(_) => ("procedure", None, Secrets::default()),
+    };
+    let model = request.model.as_deref().or(model);
+    let observer = &interp.tasks.observer;
+    let (pending, cached) = observer.before_model(
+        interp.state.observe.borrow().clone(),
+        request,
+        name,
+        secrets,
+        model,
+        cache,
+    )?;
+    let was_cached = cached.is_some();
+    let (outcome, latency) = match cached {
+        Some(answer) => (
+            Ok(Response {
+                content: answer.content,
+                usage: answer.input_tokens.zip(answer.output_tokens).map(
+                    |(input_tokens, output_tokens)| Usage {
+                        input_tokens,
+                        output_tokens,
+                    },
+                ),
+                ..Response::default()
+            }),
+            Duration::ZERO,
+        ),
+        None => ask(interp, &provider, request, env, deadline),
+    };
+    let outcome = outcome.map(|response| {
+        let usage = response.usage.unwrap_or(Usage {
+            input_tokens: request_tokens,
+            output_tokens: estimate_tokens(&response.content),
+        });
+        (response, usage)
+    });
+    let notes = observer.after_model(pending, request, &outcome, latency, was_cached);
+    let (response, usage) = outcome?;
+    if !was_cached {
+        interp.record_turn(usage.input_tokens.saturating_add(usage.output_tokens))?;
+    }
+    interp.check_interrupt()?;
+    Ok(Sent { response, notes })
+}
+
+/// Asks the provider; returns its answer and how long it took.
+fn ask(
+    interp: &Interp,
+    provider: &ProviderChoice,
+    request: &Request,
+    env: &Env,
+    deadline: Option<Instant>,
+) -> (Result<Response>, Duration) {
+    match provider {
         ProviderChoice::Native(provider) => {
             let cancel = Cancel {
                 flag: interp.interrupt_flag(),
                 deadline,
             };
             interp.flush();
-            run_model(interp, provider, request.clone(), cancel)?
+            let started = Instant::now();
+            let outcome = run_model(interp, provider.clone(), request.clone(), cancel);
+            (outcome, started.elapsed())
         }
         ProviderChoice::Procedure(f) => {
-            let answer = interp.apply(&f, &[from_json(&request.to_json())], env)?;
-            response_from_value(&answer)?
+            let started = Instant::now();
+            let outcome = interp
+                .apply(f, &[from_json(&request.to_json())], env)
+                .and_then(|answer| response_from_value(&answer));
+            (outcome, started.elapsed())
         }
-    };
-    let tokens = match response.usage {
-        Some(usage) => usage.input_tokens.saturating_add(usage.output_tokens),
-        None => request_tokens + estimate_tokens(&response.content),
-    };
-    interp.record_turn(tokens)?;
-    interp.check_interrupt()?;
-    Ok(response)
+    }
 }
 
 /// What a procedure provider returns: the content string, or
@@ -151,6 +217,7 @@ fn response_from_value(answer: &Value) -> Result<Response> {
         Value::Str(s) => Ok(Response {
             content: s.to_string(),
             usage: None,
+            ..Default::default()
         }),
         Value::Map(map) => {
             let content = map.get("content").and_then(Value::as_str).ok_or_else(bad)?;
@@ -169,9 +236,16 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                 None | Some(Value::Nil) => None,
                 Some(_) => return Err(bad()),
             };
+            let status = match map.get("status") {
+                Some(Value::Str(s)) if STATUSES.contains(&s.as_str()) => Some(s.to_string()),
+                None | Some(Value::Nil) => None,
+                Some(_) => return Err(bad()),
+            };
             Ok(Response {
                 content: content.to_owned(),
                 usage,
+                status,
+                criteria: map.get("criteria").map(lossy_json),
             })
         }
         _ => Err(bad()),

@@ -40,8 +40,9 @@ pub fn ask(interp: &Interp, env: &Env, value: &Value, rubric: &str) -> Result<An
         round: 1,
         issues: Vec::new(),
         json_mode: true,
+        ..Request::default()
     };
-    let response = crate::task::send(interp, &request, env, None)?;
+    let response = crate::task::send(interp, &request, env, None, false)?.response;
     parse_verdict(&response.content)
 }
 

@@ -25,8 +25,8 @@ pub fn code_blocks(markdown: &str, language: &str) -> Vec<String> {
     blocks
 }
 
-/// The value a `(prn …) ; value — note` line of a Markdown example promises.
-#[allow(dead_code)] // not every test binary that includes this module uses it
+/// The value a `(prn …) ; value — note` line promises.
+#[allow(dead_code)] // not every test crate that shares this module checks promises
 pub fn promised(line: &str) -> Option<String> {
     if !line.trim_start().starts_with("(prn ") {
         return None;

@@ -119,6 +119,61 @@ fn an_unknown_provider_is_bad_usage_with_a_hint() {
 }
 
 #[test]
+fn check_and_log_help_list_only_the_flags_that_apply() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (command, shown, unshown) in [
+        (
+            "check",
+            &["--import", "--max-file-size", "--error-format"][..],
+            &["--provider", "--budget-usd", "--cache", "--batch", "--json"][..],
+        ),
+        (
+            "log",
+            &["--json", "-n"][..],
+            &["--provider", "--cache", "--import"][..],
+        ),
+    ] {
+        for help in ["--help", "-h"] {
+            let r = tasklisp(dir.path(), &[command, help]);
+            assert_eq!(r.status, Some(0), "{}", r.stderr);
+            assert!(
+                r.stdout.contains(&format!("Usage: tasklisp {command}")),
+                "{}",
+                r.stdout
+            );
+            for flag in shown {
+                assert!(
+                    r.stdout.contains(flag),
+                    "{command} {help} lists {flag}: {}",
+                    r.stdout
+                );
+            }
+            for flag in unshown {
+                assert!(
+                    !r.stdout.contains(flag),
+                    "{command} {help} hides {flag}: {}",
+                    r.stdout
+                );
+            }
+        }
+    }
+    // The flags still parse wherever they are written.
+    std::fs::write(dir.path().join("a.sexp"), "(+ 1 2)\n").expect("write");
+    let r = tasklisp(
+        dir.path(),
+        &["check", "--provider", "echo", "--cache", "a.sexp"],
+    );
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (Some(0), "a.sexp: ok\n"),
+        "{}",
+        r.stderr
+    );
+    let r = tasklisp(dir.path(), &["eval", "--help"]);
+    assert!(r.stdout.contains("--provider"), "{}", r.stdout);
+}
+
+#[test]
 fn every_subcommand_argument_has_help() {
     let dir = tempfile::tempdir().expect("temp dir");
     for (command, argument) in [
@@ -126,6 +181,7 @@ fn every_subcommand_argument_has_help() {
         ("run", "ARGS"),
         ("eval", "EXPRS"),
         ("check", "FILES"),
+        ("log", "RUN"),
     ] {
         let r = tasklisp(dir.path(), &[command, "--help"]);
         let line = r

@@ -517,6 +517,18 @@ fn check_suggests_names_for_xml_arguments_references_and_tags() {
 }
 
 #[test]
+fn check_follows_the_xml_imports_of_a_script_in_any_order() {
+    // alias.xml names `draft`, which draft.xml, imported after it, defines.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/xml");
+    let r = tasklisp(&dir, &["check", "alias_resolved_at_call_time.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "alias_resolved_at_call_time.sexp: ok\n");
+    let r = tasklisp(&dir, &["check", "templates/late/alias.xml"]);
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.contains("unknown task `draft`"), "{}", r.stderr);
+}
+
+#[test]
 fn unknown_named_arguments_and_tasks_suggest_the_nearest_name() {
     let task = "(deftask greet (name (tone \"warm\")) :prompt \"Hi {{name}}\")\n";
     for (call, error, hint) in [

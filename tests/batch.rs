@@ -1,8 +1,8 @@
 //! `pmap :batch true` against the fake batch server shipped in
 //! `examples/fake_batch_server.py` (OpenAI's files and batches endpoints, Anthropic's
 //! message batches): the exact uploaded JSONL, one job for many items, answers in
-//! order, a second job for calls that depend on the first answers, partial failures
-//! and an expired job.
+//! order, a second job for calls that depend on the first answers, partial failures,
+//! an expired job, and a killed run that resumes its job from the run log.
 
 use serde_json::{json, Value as Json};
 use std::io::{BufRead, BufReader};
@@ -36,6 +36,13 @@ impl FakeBatchServer {
             .expect("a listening line")
             .to_owned();
         FakeBatchServer { child, base }
+    }
+
+    /// Lets every job end (the server was started with `--hold`).
+    fn release(&self) {
+        ureq::post(format!("{}/_release", self.base))
+            .send_empty()
+            .expect("release");
     }
 
     fn stats(&self) -> Json {
@@ -233,6 +240,81 @@ fn run_batch_makes_every_pmap_a_batch() {
         "(\"answer to: Say a\" \"answer to: Say b\")\n"
     );
     assert_eq!(server.stats()["submitted"], 1);
+}
+
+/// A run killed while it waits for its job (no chance to clean up) leaves the job in
+/// the run log; run again with `--cache`, it waits for that job instead of submitting
+/// the requests again, and a third run finds every answer in the cache.
+#[test]
+fn a_killed_run_resumes_its_job_from_the_run_log() {
+    let server = FakeBatchServer::start(&["--hold"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("batch.sexp");
+    std::fs::write(
+        &file,
+        format!(
+            "{OPENAI}(prn (pmap (fn (x) (get (ask x) \"content\")) [\"a\" \"b\"] :batch true))"
+        )
+        .replace("{base}", &server.base),
+    )
+    .expect("write");
+    let log = dir.path().join("log.db");
+    let tasklisp = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+        command
+            .args(args)
+            .env("TASKLISP_BATCH_POLL", "0.01")
+            .env("TASKLISP_LOG", &log)
+            .env_remove("OPENAI_API_KEY")
+            .stdin(Stdio::null());
+        command
+    };
+    let script = file.to_str().expect("a UTF-8 path");
+
+    let mut first = tasklisp(&["--cache", "run", script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    // The job is in the log before its first poll, so once the server has been polled
+    // the run can be killed.
+    while server.stats()["polls"].as_u64().unwrap_or(0) == 0 {
+        assert!(
+            first.try_wait().expect("wait").is_none(),
+            "the first run ended before polling"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    first.kill().expect("kill");
+    first.wait().expect("reaped");
+    server.release();
+
+    let answers = "(\"answer to: Say a\" \"answer to: Say b\")\n";
+    let second = tasklisp(&["--cache", "run", script])
+        .output()
+        .expect("runs");
+    assert_eq!(stdout_of(&second), answers);
+    assert_eq!(server.stats()["submitted"], 1);
+
+    let runs = tasklisp(&["log", "--json", "-n", "1"])
+        .output()
+        .expect("runs");
+    let runs: Json = serde_json::from_str(&stdout_of(&runs)).expect("JSON");
+    let run_id = runs[0]["id"].as_str().expect("a run id");
+    let tree = stdout_of(&tasklisp(&["log", run_id]).output().expect("runs"));
+    assert!(
+        tree.ends_with(
+            "batch openai batch_0  2 requests  answered (completed: 2 done, 0 failed)  resumed\n"
+        ),
+        "{tree}"
+    );
+
+    let polls = server.stats()["polls"].clone();
+    let third = tasklisp(&["--cache", "run", script])
+        .output()
+        .expect("runs");
+    assert_eq!(stdout_of(&third), answers);
+    assert_eq!(server.stats()["polls"], polls);
 }
 
 #[path = "common/mod.rs"]

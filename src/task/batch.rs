@@ -4,8 +4,9 @@
 
 use super::blocking::ModelCall;
 use crate::eval::Interp;
-use crate::provider::batch::{self, Call, JobState, Polling};
+use crate::provider::batch::{self, Call, Ended, JobState, Journal, Polling};
 use crate::provider::{Cancel, Provider};
+use crate::runlog::{now_ms, BatchEnd, BatchRow, RunLog};
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,8 +25,9 @@ pub fn answer_gathered(interp: &Interp, mut gathered: Vec<(usize, Box<ModelCall>
             .iter()
             .map(|(index, call)| Call::new(*index, call.request.clone()))
             .collect();
+        let resumable = group.iter().any(|(_, call)| call.resumable);
         interp.flush();
-        let answers = run_job(interp, provider.as_ref(), &calls);
+        let answers = run_job(interp, provider.as_ref(), &calls, resumable);
         for ((index, call), answer) in group.into_iter().zip(answers) {
             if let Ok(mut slot) = call.answer.lock() {
                 *slot = Some(answer);
@@ -56,11 +58,14 @@ fn by_provider(gathered: Vec<(usize, Box<ModelCall>)>) -> Vec<Vec<(usize, Box<Mo
 }
 
 /// One job for `calls`, with a progress line on a terminal; a failure of the job as a
-/// whole (it could not be submitted, or failed) is every call's answer.
+/// whole (it could not be submitted, or failed) is every call's answer. The job is
+/// recorded in the run log; with `resumable` (the cache is on), a job the log holds for
+/// the same requests is waited for instead of submitting them again.
 fn run_job(
     interp: &Interp,
     provider: &dyn Provider,
     calls: &[Call],
+    resumable: bool,
 ) -> Vec<crate::error::Result<crate::provider::Response>> {
     let Some(api) = provider.batch() else {
         return calls
@@ -69,19 +74,62 @@ fn run_job(
             .collect();
     };
     let mut progress = Progress::new(provider.name(), calls.len());
+    let log = interp.tasks.observer.log();
+    let mut journal = log.as_deref().map(|log| LogJournal {
+        log,
+        provider: provider.name(),
+        resumable,
+    });
     let outcome = batch::run(
         api,
         calls,
-        None,
         Polling::from_env(),
         &cancel(interp),
-        &mut |_| {},
+        journal.as_mut().map(|j| j as &mut dyn Journal),
         &mut |job| progress.show(job),
     );
     progress.finish();
     match outcome {
         Ok(answers) => answers,
         Err(error) => calls.iter().map(|_| Err(error.clone())).collect(),
+    }
+}
+
+/// The run log as the batch driver's journal: every job is recorded; one is looked up
+/// only when the cache is on (`resumable`), as cached answers are.
+struct LogJournal<'a> {
+    log: &'a RunLog,
+    provider: &'a str,
+    resumable: bool,
+}
+
+impl Journal for LogJournal<'_> {
+    fn find(&mut self, key: &str) -> Option<String> {
+        self.resumable.then(|| self.log.batch_job(key)).flatten()
+    }
+
+    fn started(&mut self, key: &str, job: &str, requests: usize, resumed: bool) {
+        self.log.record_batch(BatchRow {
+            run_id: self.log.run_id().to_owned(),
+            job_id: job.to_owned(),
+            key: key.to_owned(),
+            provider: self.provider.to_owned(),
+            requests: requests as u64,
+            resumed,
+            submitted_ms: now_ms(),
+        });
+    }
+
+    fn ended(&mut self, key: &str, job: &str, ended: Ended, state: Option<&JobState>) {
+        self.log.record_batch_end(BatchEnd {
+            key: key.to_owned(),
+            job_id: job.to_owned(),
+            state: ended.as_str().to_owned(),
+            provider_status: state.map(|s| s.status.clone()),
+            done: state.map(|s| s.done),
+            failed: state.map(|s| s.failed),
+            ended_ms: now_ms(),
+        });
     }
 }
 

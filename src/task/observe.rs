@@ -162,6 +162,14 @@ pub struct PendingCall {
     cache_key: Option<String>,
     started_ms: i64,
     budgets: Vec<Rc<Budget>>,
+    /// The cache is on for this call (so is resuming a batch job it waits in).
+    caching: bool,
+}
+
+impl PendingCall {
+    pub fn caching(&self) -> bool {
+        self.caching
+    }
 }
 
 /// The outcome of a model call as the result's notes report it.
@@ -280,6 +288,7 @@ impl Observer {
             cache_key,
             started_ms: now_ms(),
             budgets: scope.budgets,
+            caching,
         };
         let cached = match (&log, &pending.cache_key) {
             (Some(log), Some(key)) if caching => log.cached(key),

@@ -25,6 +25,7 @@ pub mod interrupt;
 pub mod memory;
 pub mod module;
 pub mod prices;
+pub mod progress;
 pub mod provider;
 pub mod reader;
 pub mod repl;

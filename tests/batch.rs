@@ -106,6 +106,11 @@ fn the_uploaded_file_is_exact_jsonl() {
         stdout_of(&output),
         "(\"answer to: Say a\" \"answer to: Say b\")\n"
     );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "",
+        "no progress line into a pipe"
+    );
     let line = |item: usize, word: &str| {
         json!({"custom_id": format!("item-{item}-round-1"), "method": "POST",
                "url": "/v1/chat/completions",
@@ -315,6 +320,45 @@ fn a_killed_run_resumes_its_job_from_the_run_log() {
         .expect("runs");
     assert_eq!(stdout_of(&third), answers);
     assert_eq!(server.stats()["polls"], polls);
+}
+
+/// On a terminal, the job's state shows on `pmap`'s progress line while it runs.
+#[cfg(unix)]
+#[test]
+fn a_terminal_sees_the_job_on_the_progress_line() {
+    use expectrl::{Eof, Expect, Session};
+    let server = FakeBatchServer::start(&["--hold"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("batch.sexp");
+    std::fs::write(
+        &file,
+        format!(
+            "{OPENAI}(prn (pmap (fn (x) (get (ask x) \"content\")) [\"a\" \"b\"] :batch true))"
+        )
+        .replace("{base}", &server.base),
+    )
+    .expect("write");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+    command
+        .arg("run")
+        .arg(&file)
+        .env("TASKLISP_BATCH_POLL", "0.01")
+        .env("TASKLISP_LOG", "off")
+        .env("TERM", "xterm");
+    let mut session = Session::spawn(command).expect("spawns");
+    session
+        .get_process_mut()
+        .set_window_size(160, 24)
+        .expect("window size");
+    session.set_expect_timeout(Some(std::time::Duration::from_secs(60)));
+    session
+        .expect("2 in flight · 0 tokens · $0.0000  openai batch batch_0: 0/2 done, 0 failed, in_progress")
+        .expect("the job on the progress line");
+    server.release();
+    session
+        .expect("(\"answer to: Say a\" \"answer to: Say b\")")
+        .expect("the answers");
+    session.expect(Eof).expect("the run ends");
 }
 
 #[path = "common/mod.rs"]

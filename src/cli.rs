@@ -412,8 +412,8 @@ fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
     for file in files {
         match crate::module::check_file(interp, file) {
             Ok(code) => {
-                readable.push((file, analysed.len(), code.is_some()));
-                analysed.extend(code);
+                readable.push((file, analysed.len()));
+                analysed.push(code);
             }
             Err(e) => {
                 interp.flush();
@@ -421,13 +421,11 @@ fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
             }
         }
     }
-    // Names and arities are checked across all the files at once, after each was read.
+    // Names, arguments and template tags are checked across all the files at once,
+    // after each was read.
     let problems = crate::module::check_names(interp, &analysed);
-    for (file, index, has_code) in readable {
-        let mine: Vec<_> = problems
-            .iter()
-            .filter(|(i, _)| has_code && *i == index)
-            .collect();
+    for (file, index) in readable {
+        let mine: Vec<_> = problems.iter().filter(|(i, _)| *i == index).collect();
         if mine.is_empty() {
             let _ = writeln!(interp.out(), "{}: ok", file.display());
         }

@@ -88,12 +88,20 @@ fn task_names(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn get_task(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let name = name_arg("get-task", &args[0])?;
-    interp.tasks.task_value(&name).ok_or_else(|| {
-        Error::task_failure(
-            Reason::TemplateNotFound,
-            format!("no task named `{name}` is registered"),
-        )
-    })
+    interp
+        .tasks
+        .task_value(&name)
+        .ok_or_else(|| task_not_found(interp, &name))
+}
+
+/// `template_not_found`, with the nearest registered name as a hint.
+fn task_not_found(interp: &Interp, name: &str) -> Error {
+    let names = interp.tasks.names();
+    Error::task_failure(
+        Reason::TemplateNotFound,
+        format!("no task named `{name}` is registered"),
+    )
+    .with_hint(crate::suggest::hint(name, names.iter().map(String::as_str)))
 }
 
 fn is_task(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -277,12 +285,10 @@ fn call_task(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let bindings = args[1]
         .as_map()
         .ok_or_else(|| type_error(who, "a map of arguments", &args[1]))?;
-    let task = interp.tasks.get(&name).ok_or_else(|| {
-        Error::task_failure(
-            Reason::TemplateNotFound,
-            format!("no task named `{name}` is registered"),
-        )
-    })?;
+    let task = interp
+        .tasks
+        .get(&name)
+        .ok_or_else(|| task_not_found(interp, &name))?;
     let mut call_args = Vec::with_capacity(task.params.len() * 2);
     for param in &task.params {
         let value = bindings.get(param.name.name()).cloned();

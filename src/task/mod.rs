@@ -6,7 +6,7 @@ mod audit;
 mod batch;
 pub mod blocking;
 pub mod builtins;
-mod call;
+pub(crate) mod call;
 mod coerce;
 mod command;
 mod cond_output;
@@ -28,7 +28,7 @@ pub mod script;
 mod sequential;
 mod session;
 pub mod table;
-mod template;
+pub(crate) mod template;
 mod trace;
 
 pub use audit::Checks;

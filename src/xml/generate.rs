@@ -424,7 +424,11 @@ fn check_arguments(callee: &Callee, template: &Name, args: &[Arg]) -> Result<()>
                 name.text,
                 describe_arity(params)
             ))
-            .with_span(name.span));
+            .with_span(name.span)
+            .with_hint(crate::suggest::hint(
+                &name.text,
+                params.iter().map(|p| p.name.as_str()),
+            )));
         }
     }
     let positional = args.iter().filter(|a| a.name.is_none()).count();

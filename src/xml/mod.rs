@@ -75,11 +75,11 @@ pub type Library<'a> = dyn Fn(&str) -> Option<Option<Vec<Param>>> + 'a;
 
 /// How references to tasks that neither the file nor the library defines are treated.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Unknown {
+pub enum Unknown<'a> {
     /// Looked up when the task runs (import: the order of imports does not matter).
     AtCallTime,
-    /// An error now (`tasklisp check`).
-    Error,
+    /// An error now (`tasklisp check`), suggesting the nearest of these other names.
+    Error(&'a [String]),
 }
 
 /// The `deftask` forms for the tasks of `file`, namespaced as `alias/name` when `alias`
@@ -218,7 +218,7 @@ struct FileResolver<'a> {
     local: &'a HashMap<&'a str, &'a Template>,
     alias: Option<&'a str>,
     library: &'a Library<'a>,
-    unknown: Unknown,
+    unknown: Unknown<'a>,
 }
 
 impl Resolve for FileResolver<'_> {
@@ -242,11 +242,18 @@ impl Resolve for FileResolver<'_> {
                 params,
             })),
             (None, Unknown::AtCallTime) => Ok(None),
-            (None, Unknown::Error) => Err(Error::validation(format!(
+            (None, Unknown::Error(known)) => Err(Error::validation(format!(
                 "unknown task `{}`: it is neither in the files checked nor in the TaskLibrary",
                 name.text
             ))
-            .with_span(name.span)),
+            .with_span(name.span)
+            .with_hint(crate::suggest::hint(
+                &name.text,
+                self.local
+                    .keys()
+                    .copied()
+                    .chain(known.iter().map(String::as_str)),
+            ))),
         }
     }
 }

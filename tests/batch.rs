@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value as Json};
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 /// The fake server, killed when dropped.
@@ -66,8 +66,7 @@ impl Drop for FakeBatchServer {
 /// Runs `script` (with `{base}` replaced by the server's address) with fast polling.
 fn run(server: &FakeBatchServer, script: &str) -> Output {
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("batch.sexp");
-    std::fs::write(&file, script.replace("{base}", &server.base)).expect("write script");
+    let file = write_script(dir.path(), server, script);
     Command::new(env!("CARGO_BIN_EXE_tasklisp"))
         .arg("run")
         .arg(&file)
@@ -79,6 +78,16 @@ fn run(server: &FakeBatchServer, script: &str) -> Output {
         .output()
         .expect("the binary runs")
 }
+
+/// Writes `script` to `dir/batch.sexp`, with `{base}` replaced by the server's address.
+fn write_script(dir: &Path, server: &FakeBatchServer, script: &str) -> PathBuf {
+    let file = dir.join("batch.sexp");
+    std::fs::write(&file, script.replace("{base}", &server.base)).expect("write script");
+    file
+}
+
+/// A `pmap :batch true` of two items.
+const TWO_ITEMS: &str = "(prn (pmap (fn (x) (get (ask x) \"content\")) [\"a\" \"b\"] :batch true))";
 
 fn stdout_of(output: &Output) -> String {
     assert!(
@@ -96,12 +105,7 @@ const OPENAI: &str = r#"(set-provider! :openai {"base_url" "{base}/v1" "model" "
 #[test]
 fn the_uploaded_file_is_exact_jsonl() {
     let server = FakeBatchServer::start(&[]);
-    let output = run(
-        &server,
-        &format!(
-            "{OPENAI}(prn (pmap (fn (x) (get (ask x) \"content\")) [\"a\" \"b\"] :batch true))"
-        ),
-    );
+    let output = run(&server, &format!("{OPENAI}{TWO_ITEMS}"));
     assert_eq!(
         stdout_of(&output),
         "(\"answer to: Say a\" \"answer to: Say b\")\n"
@@ -226,13 +230,11 @@ fn anthropic_message_batches() {
 fn run_batch_makes_every_pmap_a_batch() {
     let server = FakeBatchServer::start(&[]);
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("batch.sexp");
-    std::fs::write(
-        &file,
-        format!("{OPENAI}(prn (map (fn (r) r.content) (pmap ask [\"a\" \"b\"])))")
-            .replace("{base}", &server.base),
-    )
-    .expect("write");
+    let file = write_script(
+        dir.path(),
+        &server,
+        &format!("{OPENAI}(prn (map (fn (r) r.content) (pmap ask [\"a\" \"b\"])))"),
+    );
     let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
         .args(["run", "--batch"])
         .arg(&file)
@@ -254,15 +256,7 @@ fn run_batch_makes_every_pmap_a_batch() {
 fn a_killed_run_resumes_its_job_from_the_run_log() {
     let server = FakeBatchServer::start(&["--hold"]);
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("batch.sexp");
-    std::fs::write(
-        &file,
-        format!(
-            "{OPENAI}(prn (pmap (fn (x) (get (ask x) \"content\")) [\"a\" \"b\"] :batch true))"
-        )
-        .replace("{base}", &server.base),
-    )
-    .expect("write");
+    let file = write_script(dir.path(), &server, &format!("{OPENAI}{TWO_ITEMS}"));
     let log = dir.path().join("log.db");
     let tasklisp = |args: &[&str]| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
@@ -329,15 +323,7 @@ fn a_terminal_sees_the_job_on_the_progress_line() {
     use expectrl::{Eof, Expect, Session};
     let server = FakeBatchServer::start(&["--hold"]);
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("batch.sexp");
-    std::fs::write(
-        &file,
-        format!(
-            "{OPENAI}(prn (pmap (fn (x) (get (ask x) \"content\")) [\"a\" \"b\"] :batch true))"
-        )
-        .replace("{base}", &server.base),
-    )
-    .expect("write");
+    let file = write_script(dir.path(), &server, &format!("{OPENAI}{TWO_ITEMS}"));
     let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
     command
         .arg("run")

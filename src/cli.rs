@@ -51,7 +51,7 @@ pub struct Options {
     #[arg(long = "max-file-size", value_name = "SIZE", default_value = "64M", global = true,
           value_parser = crate::memory::parse_size)]
     pub max_file_size: u64,
-    /// Print `eval` results as JSON.
+    /// Print results as JSON (`eval`'s value, `log`'s runs and calls).
     #[arg(long, global = true)]
     pub json: bool,
     /// How errors are printed on stderr.
@@ -103,6 +103,7 @@ pub enum Command {
     },
     /// Show the run log: recent runs, or the call tree of RUN (an id or its start).
     Log {
+        /// A run's id, or its first characters: show that run's call tree.
         run: Option<String>,
         /// How many runs to list.
         #[arg(short = 'n', default_value_t = 20)]
@@ -151,6 +152,7 @@ impl Options {
 /// Parses the arguments and runs; returns the process exit status.
 pub fn main() -> i32 {
     let (argv, script_args) = split_script_args(std::env::args_os().collect());
+    let help = subcommand_help(&argv);
     let parsed = Options::try_parse_from(argv).map(|mut options| {
         if let Some(Command::Run { args, .. }) = &mut options.command {
             *args = script_args;
@@ -160,7 +162,12 @@ pub fn main() -> i32 {
     let options = match parsed {
         Ok(o) => o,
         Err(e) => {
-            let _ = e.print();
+            match help {
+                Some(help) if e.kind() == clap::error::ErrorKind::DisplayHelp => print!("{help}"),
+                _ => {
+                    let _ = e.print();
+                }
+            }
             return if e.use_stderr() { USAGE } else { 0 };
         }
     };
@@ -177,6 +184,39 @@ pub fn main() -> i32 {
             1
         }
     }
+}
+
+/// The global flags a subcommand's `--help` lists; it accepts the others too (they may
+/// come before or after it) but they do nothing for it. Subcommands not listed show all.
+const HELP_FLAGS: &[(&str, &[&str])] = &[
+    (
+        "check",
+        &["imports", "max_memory", "max_file_size", "error_format"],
+    ),
+    ("log", &["json", "error_format"]),
+];
+
+/// The help of a subcommand that lists only some global flags (see [`HELP_FLAGS`]), for
+/// a command line asking for it; other help is clap's own. Parsing is left to clap's
+/// parser as derived: this command only prints.
+fn subcommand_help(argv: &[OsString]) -> Option<String> {
+    let name = argv.iter().skip(1).find_map(|word| {
+        let word = word.to_str()?;
+        HELP_FLAGS.iter().find(|(name, _)| *name == word)
+    })?;
+    let (name, shown) = name;
+    let mut command = Options::command();
+    let unshown: Vec<clap::Id> = command
+        .get_arguments()
+        .filter(|a| a.is_global_set() && !shown.contains(&a.get_id().as_str()))
+        .map(|a| a.get_id().clone())
+        .collect();
+    for id in unshown {
+        command = command.mut_arg(id, |a| a.global(false));
+    }
+    command.build();
+    let sub = command.find_subcommand_mut(name)?;
+    Some(sub.render_help().to_string())
 }
 
 /// Splits `tasklisp … run … FILE ARGS…` before FILE's arguments, so that every one of

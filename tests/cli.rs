@@ -119,6 +119,61 @@ fn an_unknown_provider_is_bad_usage_with_a_hint() {
 }
 
 #[test]
+fn check_and_log_help_list_only_the_flags_that_apply() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (command, shown, unshown) in [
+        (
+            "check",
+            &["--import", "--max-file-size", "--error-format"][..],
+            &["--provider", "--budget-usd", "--cache", "--batch", "--json"][..],
+        ),
+        (
+            "log",
+            &["--json", "-n"][..],
+            &["--provider", "--cache", "--import"][..],
+        ),
+    ] {
+        for help in ["--help", "-h"] {
+            let r = tasklisp(dir.path(), &[command, help]);
+            assert_eq!(r.status, Some(0), "{}", r.stderr);
+            assert!(
+                r.stdout.contains(&format!("Usage: tasklisp {command}")),
+                "{}",
+                r.stdout
+            );
+            for flag in shown {
+                assert!(
+                    r.stdout.contains(flag),
+                    "{command} {help} lists {flag}: {}",
+                    r.stdout
+                );
+            }
+            for flag in unshown {
+                assert!(
+                    !r.stdout.contains(flag),
+                    "{command} {help} hides {flag}: {}",
+                    r.stdout
+                );
+            }
+        }
+    }
+    // The flags still parse wherever they are written.
+    std::fs::write(dir.path().join("a.sexp"), "(+ 1 2)\n").expect("write");
+    let r = tasklisp(
+        dir.path(),
+        &["check", "--provider", "echo", "--cache", "a.sexp"],
+    );
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (Some(0), "a.sexp: ok\n"),
+        "{}",
+        r.stderr
+    );
+    let r = tasklisp(dir.path(), &["eval", "--help"]);
+    assert!(r.stdout.contains("--provider"), "{}", r.stdout);
+}
+
+#[test]
 fn every_subcommand_argument_has_help() {
     let dir = tempfile::tempdir().expect("temp dir");
     for (command, argument) in [
@@ -126,6 +181,7 @@ fn every_subcommand_argument_has_help() {
         ("run", "ARGS"),
         ("eval", "EXPRS"),
         ("check", "FILES"),
+        ("log", "RUN"),
     ] {
         let r = tasklisp(dir.path(), &[command, "--help"]);
         let line = r
@@ -458,6 +514,18 @@ fn check_suggests_names_for_xml_arguments_references_and_tags() {
         assert!(r.stderr.contains(hint), "{hint}: {}", r.stderr);
         assert!(r.stderr.contains("t.xml:3:"), "{}", r.stderr);
     }
+}
+
+#[test]
+fn check_follows_the_xml_imports_of_a_script_in_any_order() {
+    // alias.xml names `draft`, which draft.xml, imported after it, defines.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/xml");
+    let r = tasklisp(&dir, &["check", "alias_resolved_at_call_time.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "alias_resolved_at_call_time.sexp: ok\n");
+    let r = tasklisp(&dir, &["check", "templates/late/alias.xml"]);
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.contains("unknown task `draft`"), "{}", r.stderr);
 }
 
 #[test]

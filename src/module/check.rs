@@ -32,6 +32,13 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<Analysed> {
         ..Analysed::default()
     };
     with_loading(interp, path, || {
+        // The XML files it imports may refer to each other in any order, as at run time.
+        let imported: Vec<PathBuf> = forms
+            .iter()
+            .filter_map(imported_xml)
+            .map(|file| interp.resolve_path(file))
+            .collect();
+        declare_xml_tasks(interp, &imported);
         for form in &forms {
             if let Some(imported) = imported_xml(form) {
                 let checked = check_xml(interp, &interp.resolve_path(imported))
@@ -51,7 +58,7 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<Analysed> {
                 analysed
                     .templates
                     .extend(task_templates(&name, &params, form));
-                record_checked(interp, &name, path, &params);
+                record_checked(interp, &name, path, Some(&params));
             }
         }
         Ok(())
@@ -172,11 +179,12 @@ fn defined_task(form: &Syntax) -> Option<(String, Vec<Param>)> {
 
 /// Records a task a checked file defines: its file (canonical, and as written) and its
 /// parameters.
-fn record_checked(interp: &Interp, name: &str, path: &Path, params: &[Param]) {
+fn record_checked(interp: &Interp, name: &str, path: &Path, params: Option<&[Param]>) {
     let mut entry = Entries::new();
     entry.insert(Rc::from("file"), Value::str(canonical(path)));
     entry.insert(Rc::from("shown"), Value::str(path.display().to_string()));
-    entry.insert(Rc::from("params"), params_value(params));
+    // Unknown parameters (an alias of a task not known yet) leave its calls unchecked.
+    entry.insert(Rc::from("params"), params.map_or(Value::Nil, params_value));
     registry_insert(interp, CHECKED_TASKS, name, Value::map(entry));
 }
 
@@ -190,7 +198,7 @@ pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
         };
         for template in &file.templates {
             let params = xml::generate::template_params(template);
-            record_checked(interp, &template.name.text, path, &params);
+            record_checked(interp, &template.name.text, path, params.as_deref());
         }
     }
 }
@@ -219,12 +227,13 @@ fn check_xml(interp: &Interp, path: &Path) -> Result<Analysed> {
             }
         }
         Compiler::new(interp).compile(&definition.form)?;
-        record_checked(interp, &definition.name, path, &definition.params);
+        record_checked(interp, &definition.name, path, definition.params.as_deref());
     }
     let mut analysed = Analysed::default();
     for definition in &definitions {
         collect_symbols(&definition.form, &mut analysed.symbols);
-        let templates = task_templates(&definition.name, &definition.params, &definition.form);
+        let params = definition.params.as_deref().unwrap_or_default();
+        let templates = task_templates(&definition.name, params, &definition.form);
         analysed.templates.extend(templates);
     }
     Ok(analysed)

@@ -1,6 +1,6 @@
-//! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `set-provider!`,
-//! `resource-metrics`, `run-usage`.
-//! `resource-metrics`, `get-context`, `director-evaluator-loop`.
+//! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `task-result`,
+//! `set-provider!`, `resource-metrics`, `run-usage`, `get-context`,
+//! `director-evaluator-loop`, `call-task`, `task-alias`.
 
 use super::definition::lossy_json;
 use super::memory::{match_result, Query, Strategy};
@@ -39,6 +39,15 @@ builtin_table! {
     "director-evaluator-loop", 0, Some(8) => super::loops::director_evaluator_loop;
     /// `(call-task name bindings)`: calls the task registered as `name`, when the call runs, with the entries of the map `bindings` that name its parameters (others are ignored; a nil one for a parameter with a default is left out). XML references to tasks not known at import compile to it. `(call-task "summarize" {"text" t "unrelated" 1})`
     "call-task", 2, Some(2) => call_task;
+    /// `(task-alias name target)`: registers `name` as another name for the task `target`, looked up at each call (so `target` may be registered later; `get-task` and calls of `name` reach it); returns `name`. XML aliases of tasks not known at import compile to it. `(task-alias "write" "draft")` ⇒ `write`
+    "task-alias", 2, Some(2) => task_alias;
+}
+
+fn task_alias(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let name = name_arg("task-alias", &args[0])?;
+    let target = name_arg("task-alias", &args[1])?;
+    interp.tasks.register_alias(&name, &target)?;
+    Ok(Value::Symbol(crate::symbol::Sym::new(&name)))
 }
 
 fn name_arg(who: &str, value: &Value) -> Result<String> {

@@ -89,6 +89,10 @@ impl Runtime {
         self.library.borrow().by_type(kind, subtype)
     }
 
+    pub fn register_alias(&self, name: &str, target: &str) -> Result<Registered> {
+        self.library.borrow_mut().register_alias(name, target)
+    }
+
     pub fn register(&self, task: Rc<Task>) -> Result<Registered> {
         self.library.borrow_mut().register(task)
     }

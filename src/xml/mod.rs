@@ -38,8 +38,9 @@ pub struct TemplateFile {
 pub struct Definition {
     /// The name it is registered under (with the namespace, if any).
     pub name: String,
-    pub params: Vec<Param>,
-    /// The `(deftask …)` form.
+    /// Its parameters; `None` for an alias of a task not known yet.
+    pub params: Option<Vec<Param>>,
+    /// The `(deftask …)` form (or `(task-alias …)`).
     pub form: Syntax,
 }
 
@@ -124,7 +125,10 @@ fn definition(template: &Template, resolver: &FileResolver) -> Result<Definition
     let name = resolver.qualified(&template.name.text);
     Ok(Definition {
         form: generate::deftask(template, Sym::new(&name), resolver)?,
-        params: generate::template_params(template),
+        params: match &template.alias {
+            Some(target) => resolver.resolve(target)?.and_then(|callee| callee.params),
+            None => generate::template_params(template),
+        },
         name,
     })
 }
@@ -233,7 +237,7 @@ impl Resolve for FileResolver<'_> {
         if let Some(template) = self.local.get(name.text.as_str()) {
             return Ok(Some(Callee {
                 symbol: Sym::new(&self.qualified(&name.text)),
-                params: Some(generate::template_params(template)),
+                params: generate::template_params(template),
             }));
         }
         match ((self.library)(&name.text), self.unknown) {

@@ -1,6 +1,7 @@
 //! The command line: `run`, `eval`, `check`, and the REPL when no command is given.
 
 use crate::bounds::read_file_bytes;
+use crate::capabilities::Capabilities;
 use crate::error::{Error, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
 use crate::task::ProviderSettings;
@@ -64,6 +65,51 @@ pub struct Options {
     /// No start-up banner in the REPL.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// Run code you did not write: no programs, files outside allowed directories,
+    /// environment variables or providers chosen by the code, unless an --allow flag
+    /// allows them.
+    #[arg(long, global = true)]
+    pub sandbox: bool,
+    /// With --sandbox: the programs code may run (every program when none are named).
+    #[arg(long = "allow-exec", value_name = "PROG,…", num_args = 0.., require_equals = true,
+          value_delimiter = ',', requires = "sandbox", global = true)]
+    pub allow_exec: Option<Vec<String>>,
+    /// With --sandbox: a directory whose files code may read (repeatable).
+    #[arg(
+        long = "allow-read",
+        value_name = "DIR",
+        value_delimiter = ',',
+        requires = "sandbox",
+        global = true
+    )]
+    pub allow_read: Vec<PathBuf>,
+    /// With --sandbox: a directory whose files code may write (repeatable).
+    #[arg(
+        long = "allow-write",
+        value_name = "DIR",
+        value_delimiter = ',',
+        requires = "sandbox",
+        global = true
+    )]
+    pub allow_write: Vec<PathBuf>,
+    /// With --sandbox: environment variables `getenv` may read.
+    #[arg(
+        long = "allow-env",
+        value_name = "NAME,…",
+        value_delimiter = ',',
+        requires = "sandbox",
+        global = true
+    )]
+    pub allow_env: Vec<String>,
+    /// With --sandbox: providers code may choose by name (set-provider!, with-provider).
+    #[arg(
+        long = "allow-provider",
+        value_name = "NAME,…",
+        value_delimiter = ',',
+        requires = "sandbox",
+        global = true
+    )]
+    pub allow_provider: Vec<String>,
     /// Record nothing in the run log (also TASKLISP_LOG=off).
     #[arg(long = "no-log", global = true)]
     pub no_log: bool,
@@ -134,9 +180,29 @@ impl Options {
         Limits {
             max_depth: self.max_depth.max(1),
             max_task_depth: self.max_task_depth.max(1),
+            capabilities: self.capabilities(),
             max_memory: self.max_memory.or(Limits::default().max_memory),
             max_file_bytes: self.max_file_size,
             ..Limits::default()
+        }
+    }
+
+    /// Everything without `--sandbox`; with it, what the `--allow-…` flags name.
+    pub fn capabilities(&self) -> Capabilities {
+        if !self.sandbox {
+            return Capabilities::all();
+        }
+        Capabilities {
+            exec: match &self.allow_exec {
+                None => Some(Vec::new()),
+                // `--allow-exec` alone allows every program.
+                Some(programs) if programs.is_empty() => None,
+                Some(programs) => Some(programs.clone()),
+            },
+            read: Some(self.allow_read.clone()),
+            write: Some(self.allow_write.clone()),
+            env: Some(self.allow_env.clone()),
+            providers: Some(self.allow_provider.clone()),
         }
     }
 

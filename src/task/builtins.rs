@@ -207,7 +207,11 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             "set-provider!: expected a provider (a procedure, or a name and an options map) and options :max-turns, :max-context",
         ));
     }
-    let provider = ProviderChoice::from_spec(&args[0], args.get(1).filter(|_| named_with_options))?;
+    let provider = ProviderChoice::from_spec(
+        &args[0],
+        args.get(1).filter(|_| named_with_options),
+        &interp.limits.capabilities,
+    )?;
     let mut metrics = Metrics::default();
     for (option, value) in &options {
         let limit = match value {
@@ -270,13 +274,16 @@ fn get_context(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             }
         }
     }
-    let matches = interp.tasks.get_context(&Query {
-        text: query,
-        dir: dir.as_deref(),
-        files,
-        limit,
-        strategy,
-    })?;
+    let matches = interp.tasks.get_context(
+        &Query {
+            text: query,
+            dir: dir.as_deref(),
+            files,
+            limit,
+            strategy,
+        },
+        &interp.limits.capabilities,
+    )?;
     Ok(match_result(&matches))
 }
 

@@ -62,8 +62,11 @@ pub fn compile_body(compiler: &mut Compiler, body: &[Syntax]) -> Result<Node> {
 
 impl Extension for WithProvider {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let provider = ProviderChoice::from_value(&interp.eval(&self.provider, env)?)
-            .map_err(|e| e.with_span(self.span))?;
+        let provider = ProviderChoice::from_value(
+            &interp.eval(&self.provider, env)?,
+            &interp.limits.capabilities,
+        )
+        .map_err(|e| e.with_span(self.span))?;
         let previous = interp.set_provider(provider, interp.metrics().fresh());
         let result = interp.eval(&self.body, env);
         interp.swap_session(previous);

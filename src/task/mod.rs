@@ -37,6 +37,7 @@ pub use definition::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
 pub use library::Registered;
 pub use schema::Schema;
 pub use session::{send, ProviderChoice, Session};
+pub use template::Template;
 
 /// The provider session in force, shared between the program and the `pmap` items that
 /// have not changed it.
@@ -67,8 +68,15 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// Ranks files for `get-context` and `:context-query`.
-    pub fn get_context(&self, query: &memory::Query) -> Result<Vec<memory::Match>> {
+    /// Ranks files for `get-context` and `:context-query`, if the program may read them.
+    pub fn get_context(
+        &self,
+        query: &memory::Query,
+        capabilities: &crate::capabilities::Capabilities,
+    ) -> Result<Vec<memory::Match>> {
+        for path in query.paths() {
+            capabilities.check_path(&path, crate::capabilities::Access::Read)?;
+        }
         self.memory.borrow_mut().search(query)
     }
 

@@ -5,10 +5,12 @@ use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
 use super::observe::CallNotes;
 use super::result::STATUSES;
+use crate::capabilities::Capabilities;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::provider::{Cancel, Echo, Provider, Request, Response, Usage};
+use crate::secrets::Secrets;
 use crate::value::{from_json, to_json, write_string, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,17 +26,23 @@ impl ProviderChoice {
     /// Reads a provider the program names: a procedure of one argument (the request), a
     /// provider name (`"echo"`, `:openai`, …) with an optional options map, or one map
     /// naming its provider (`{"provider" "openai" "model" …}`).
-    pub fn from_value(value: &Value) -> Result<ProviderChoice> {
-        ProviderChoice::from_spec(value, None)
+    /// A provider chosen by name must be one `capabilities` allows.
+    pub fn from_value(value: &Value, capabilities: &Capabilities) -> Result<ProviderChoice> {
+        ProviderChoice::from_spec(value, None, capabilities)
     }
 
-    pub fn from_spec(value: &Value, options: Option<&Value>) -> Result<ProviderChoice> {
+    pub fn from_spec(
+        value: &Value,
+        options: Option<&Value>,
+        capabilities: &Capabilities,
+    ) -> Result<ProviderChoice> {
         let name = match value {
             v if v.is_procedure() => return Ok(ProviderChoice::Procedure(v.clone())),
             Value::Str(name) => name.to_string(),
             Value::Keyword(k) | Value::Symbol(k) => k.name().to_owned(),
             Value::Map(m) if options.is_none() => match m.get("provider") {
                 Some(Value::Str(name)) => {
+                    capabilities.check_provider(name)?;
                     return ProviderChoice::native(name, &to_json(value)?);
                 }
                 _ => return Err(Error::eval("a provider map needs a \"provider\" name")),
@@ -46,6 +54,7 @@ impl ProviderChoice {
                 )))
             }
         };
+        capabilities.check_provider(&name)?;
         if name == "echo" && options.is_none() {
             return Ok(ProviderChoice::Native(Arc::new(Echo)));
         }
@@ -116,9 +125,9 @@ pub fn send(
     let request_tokens =
         estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
     let provider = interp.check_turn(request_tokens)?;
-    let (name, model) = match &provider {
-        ProviderChoice::Native(p) => (p.name(), p.default_model()),
-        ProviderChoice::Procedure(_) => ("procedure", None),
+    let (name, model, secrets) = match &provider {
+        ProviderChoice::Native(p) => (p.name(), p.default_model(), p.secrets()),
+        ProviderChoice::Procedure(_) => ("procedure", None, Secrets::default()),
     };
     let model = request.model.as_deref().or(model);
     let observer = &interp.tasks.observer;
@@ -126,6 +135,7 @@ pub fn send(
         interp.state.observe.borrow().clone(),
         request,
         name,
+        secrets,
         model,
         cache,
     )?;

@@ -14,8 +14,10 @@ use serde_json::Value as Json;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
-/// One run of tasklisp: a script, an `eval`, a REPL session, a `prompt`.
+/// One run of tasklisp: a script, an `eval`, a REPL session, a `prompt`, a `test`.
 #[derive(Clone, Debug)]
 pub struct RunRow {
     pub id: String,
@@ -42,6 +44,8 @@ impl RunRow {
 pub enum CallKind {
     /// A call of a task, the parent of the calls made inside it.
     Task,
+    /// One test of `tasklisp test`, the parent of the calls its file and body made.
+    Test,
     /// One request to a model.
     Model,
 }
@@ -50,6 +54,7 @@ impl CallKind {
     pub fn as_str(self) -> &'static str {
         match self {
             CallKind::Task => "task",
+            CallKind::Test => "test",
             CallKind::Model => "model",
         }
     }
@@ -83,6 +88,34 @@ pub struct CallRow {
     pub started_ms: i64,
 }
 
+/// A provider batch job as one run saw it: submitted by the run, or resumed by it
+/// (`resumed`) after an earlier run that submitted it was stopped.
+#[derive(Clone, Debug)]
+pub struct BatchRow {
+    pub run_id: String,
+    pub job_id: String,
+    /// The digest of the provider, its base URL and the requests (`provider::batch::job_key`).
+    pub key: String,
+    pub provider: String,
+    pub requests: u64,
+    pub resumed: bool,
+    pub submitted_ms: i64,
+}
+
+/// How a batch job ended, for every run's row of it.
+#[derive(Clone, Debug)]
+pub struct BatchEnd {
+    pub key: String,
+    pub job_id: String,
+    /// `answered`, `partial`, `failed` or `lost` (see `provider::batch::Ended`).
+    pub state: String,
+    /// The provider's last word on the job (`completed`, `expired`, `ended`…).
+    pub provider_status: Option<String>,
+    pub done: Option<u64>,
+    pub failed: Option<u64>,
+    pub ended_ms: i64,
+}
+
 /// An answer found in the log for a cache key.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CachedAnswer {
@@ -91,34 +124,77 @@ pub struct CachedAnswer {
     pub output_tokens: Option<u64>,
 }
 
-/// The log of this run. Cheap until the first row is recorded.
-pub struct RunLog {
+/// What every thread's handle on one run's log shares: the run, the writer thread (
+/// started by the first row) and the numbering of the run's calls.
+struct Shared {
     path: PathBuf,
     run: RunRow,
-    writer: RefCell<Option<writer::Writer>>,
+    writer: Mutex<Option<writer::Writer>>,
+    next_seq: AtomicU64,
+}
+
+/// The log of this run, as one thread records into it. Cheap until the first row is
+/// recorded.
+pub struct RunLog {
+    shared: Arc<Shared>,
     /// A read connection for cache look-ups (`None` inside when it cannot be opened).
     reader: OnceCell<Option<rusqlite::Connection>>,
     /// Answers recorded by this run, which the writer may not have written yet.
     recent: RefCell<HashMap<String, CachedAnswer>>,
 }
 
+/// A handle on a run's log that can cross threads: each `tasklisp test` worker opens
+/// its own [`RunLog`] from it, recording into the same run.
+#[derive(Clone)]
+pub struct LogHandle(Arc<Shared>);
+
+impl std::fmt::Debug for LogHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LogHandle({})", self.0.run.id)
+    }
+}
+
+impl LogHandle {
+    pub fn open(&self) -> RunLog {
+        RunLog::from_shared(self.0.clone())
+    }
+}
+
 impl RunLog {
     pub fn new(path: PathBuf, run: RunRow) -> RunLog {
-        RunLog {
+        RunLog::from_shared(Arc::new(Shared {
             path,
             run,
-            writer: RefCell::new(None),
+            writer: Mutex::new(None),
+            next_seq: AtomicU64::new(0),
+        }))
+    }
+
+    fn from_shared(shared: Arc<Shared>) -> RunLog {
+        RunLog {
+            shared,
             reader: OnceCell::new(),
             recent: RefCell::new(HashMap::new()),
         }
     }
 
+    /// A handle for other threads recording into this run.
+    pub fn handle(&self) -> LogHandle {
+        LogHandle(self.shared.clone())
+    }
+
     pub fn run_id(&self) -> &str {
-        &self.run.id
+        &self.shared.run.id
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.shared.path
+    }
+
+    /// The number of the run's next call (calls and task calls of every thread share
+    /// one sequence, so `(run, seq)` names a row).
+    pub fn next_seq(&self) -> u64 {
+        self.shared.next_seq.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Queues a row; the first one starts the writer (and creates the database).
@@ -135,10 +211,44 @@ impl RunLog {
                 );
             }
         }
-        let mut writer = self.writer.borrow_mut();
+        self.send(writer::Message::Call(Box::new(row)));
+    }
+
+    /// Records a batch job this run submitted or resumed, and returns once it is on
+    /// disk: the next step is waiting for the job, and a run stopped while waiting must
+    /// find it again.
+    pub fn record_batch(&self, row: BatchRow) {
+        let (written, on_disk) = std::sync::mpsc::channel();
+        self.send(writer::Message::Batch(Box::new(row), written));
+        // The writer answers once the row is committed, or drops the sender if it cannot
+        // write; either way this returns.
+        let _ = on_disk.recv();
+    }
+
+    /// Records how a batch job ended.
+    pub fn record_batch_end(&self, end: BatchEnd) {
+        self.send(writer::Message::BatchEnd(Box::new(end)));
+    }
+
+    /// The job to wait for instead of submitting requests whose key is `key`: the latest
+    /// one still running or fully answered.
+    pub fn batch_job(&self, key: &str) -> Option<String> {
+        query::batch_job(self.reader()?, key)
+    }
+
+    /// Queues a message; the first one starts the writer (and creates the database).
+    fn send(&self, message: writer::Message) {
+        let shared = &self.shared;
+        let mut writer = shared.writer.lock().unwrap_or_else(PoisonError::into_inner);
         writer
-            .get_or_insert_with(|| writer::Writer::start(self.path.clone(), self.run.clone()))
-            .send(writer::Message::Call(Box::new(row)));
+            .get_or_insert_with(|| writer::Writer::start(shared.path.clone(), shared.run.clone()))
+            .send(message);
+    }
+
+    fn reader(&self) -> Option<&rusqlite::Connection> {
+        self.reader
+            .get_or_init(|| schema::open(&self.shared.path).ok())
+            .as_ref()
     }
 
     /// The answer of an earlier successful model call with this cache key, from this run
@@ -147,19 +257,21 @@ impl RunLog {
         if let Some(found) = self.recent.borrow().get(key) {
             return Some(found.clone());
         }
-        let reader = self
-            .reader
-            .get_or_init(|| schema::open(&self.path).ok())
-            .as_ref()?;
-        query::cached_answer(reader, key)
+        query::cached_answer(self.reader()?, key)
     }
 
     /// Marks the run ended with `status` (`ok`, `error`, `interrupted`) and waits for
     /// every row to be written. Does nothing if nothing was recorded.
     pub fn finish(&self, status: &str) {
-        if let Some(mut writer) = self.writer.borrow_mut().take() {
+        let writer = self
+            .shared
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(mut writer) = writer {
             writer.send(writer::Message::End {
-                run_id: self.run.id.clone(),
+                run_id: self.shared.run.id.clone(),
                 status: status.to_owned(),
                 ended_ms: now_ms(),
             });
@@ -168,9 +280,12 @@ impl RunLog {
     }
 }
 
+/// The last handle on a run that was not finished ends it as an error (a panic).
 impl Drop for RunLog {
     fn drop(&mut self) {
-        self.finish("error");
+        if Arc::strong_count(&self.shared) == 1 {
+            self.finish("error");
+        }
     }
 }
 

@@ -140,6 +140,7 @@ pub fn send(
         cache,
     )?;
     let was_cached = cached.is_some();
+    let resumable = pending.caching();
     let (outcome, latency) = match cached {
         Some(answer) => (
             Ok(Response {
@@ -154,7 +155,7 @@ pub fn send(
             }),
             Duration::ZERO,
         ),
-        None => ask(interp, &provider, request, env, deadline),
+        None => ask(interp, &provider, request, env, deadline, resumable),
     };
     let outcome = outcome.map(|response| {
         let usage = response.usage.unwrap_or(Usage {
@@ -172,13 +173,15 @@ pub fn send(
     Ok(Sent { response, notes })
 }
 
-/// Asks the provider; returns its answer and how long it took.
+/// Asks the provider; returns its answer and how long it took. `resumable`: the cache
+/// is on for this call, so a batch job it waits in may be one an earlier run submitted.
 fn ask(
     interp: &Interp,
     provider: &ProviderChoice,
     request: &Request,
     env: &Env,
     deadline: Option<Instant>,
+    resumable: bool,
 ) -> (Result<Response>, Duration) {
     match provider {
         ProviderChoice::Native(provider) => {
@@ -188,7 +191,7 @@ fn ask(
             };
             interp.flush();
             let started = Instant::now();
-            let outcome = run_model(interp, provider.clone(), request.clone(), cancel);
+            let outcome = run_model(interp, provider.clone(), request.clone(), cancel, resumable);
             (outcome, started.elapsed())
         }
         ProviderChoice::Procedure(f) => {

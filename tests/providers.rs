@@ -8,7 +8,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use tasklisp::provider::{build, Cancel, Provider, Request, Usage};
+use tasklisp::provider::{build, Cancel, Message, Provider, Request, Usage};
 
 const KEY: &str = "sk-test-0123456789abcdef";
 
@@ -149,6 +149,7 @@ fn request(prompt: &str) -> Request {
         system: Some("You are terse.".into()),
         prompt: prompt.into(),
         round: 1,
+        messages: vec![Message::system("You are terse."), Message::user(prompt)],
         ..Request::default()
     }
 }
@@ -217,6 +218,7 @@ fn openai_json_mode_asks_for_a_json_object_and_the_task_model_wins() {
         json_mode: true,
         model: Some("task-model".into()),
         system: None,
+        messages: vec![Message::user("Give JSON")],
         ..request("Give JSON")
     };
     let response = openai(&server.base, json!({}))

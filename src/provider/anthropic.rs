@@ -2,7 +2,7 @@
 //! `https://api.anthropic.com` as in `ANTHROPIC_BASE_URL`.
 
 use super::http::{Endpoint, HttpClient};
-use super::{Cancel, Provider, Request, Response, Usage};
+use super::{Cancel, Message, Provider, Request, Response, Role, Usage};
 use crate::error::Result;
 use serde_json::{json, Value as Json};
 
@@ -34,10 +34,16 @@ impl Anthropic {
             "model": self.endpoint.model_for("anthropic", request)?,
             "max_tokens": self.max_tokens,
         });
-        if let Some(system) = &request.system {
-            body["system"] = json!(system);
+        let system: Vec<&str> = request
+            .messages
+            .iter()
+            .filter(|m| m.role == Role::System)
+            .map(|m| m.content.as_str())
+            .collect();
+        if !system.is_empty() {
+            body["system"] = json!(system.join("\n\n"));
         }
-        body["messages"] = json!([{"role": "user", "content": request.prompt}]);
+        body["messages"] = Json::Array(wire_messages(&request.messages));
         Ok(body)
     }
 }
@@ -72,6 +78,50 @@ impl Provider for Anthropic {
     }
 }
 
+/// The conversation as the Messages API spells it: system messages go to the top-level
+/// `system`; an assistant's tool calls are `tool_use` blocks; the results of one turn's
+/// calls travel together in one user message of `tool_result` blocks.
+fn wire_messages(messages: &[Message]) -> Vec<Json> {
+    let mut wire: Vec<Json> = Vec::new();
+    for message in messages {
+        match message.role {
+            Role::System => {}
+            Role::User => wire.push(json!({"role": "user", "content": message.content})),
+            Role::Assistant if message.tool_calls.is_empty() => {
+                wire.push(json!({"role": "assistant", "content": message.content}));
+            }
+            Role::Assistant => {
+                let text = (!message.content.is_empty())
+                    .then(|| json!({"type": "text", "text": message.content}));
+                let uses = message.tool_calls.iter().map(|call| {
+                    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
+                });
+                let blocks: Vec<Json> = text.into_iter().chain(uses).collect();
+                wire.push(json!({"role": "assistant", "content": blocks}));
+            }
+            Role::Tool => {
+                let block = json!({
+                    "type": "tool_result",
+                    "tool_use_id": message.tool_call_id.as_deref().unwrap_or_default(),
+                    "content": message.content,
+                });
+                let joined = wire.last_mut().and_then(|last| {
+                    let blocks = last.get_mut("content")?.as_array_mut()?;
+                    let all_results = blocks
+                        .iter()
+                        .all(|b| b.get("type").and_then(Json::as_str) == Some("tool_result"));
+                    all_results.then_some(blocks)
+                });
+                match joined {
+                    Some(blocks) => blocks.push(block),
+                    None => wire.push(json!({"role": "user", "content": [block]})),
+                }
+            }
+        }
+    }
+    wire
+}
+
 /// `usage.input_tokens` and `usage.output_tokens`, when the server sent both.
 fn usage(answer: &Json) -> Option<Usage> {
     super::http::usage(answer, "input_tokens", "output_tokens")
@@ -80,6 +130,7 @@ fn usage(answer: &Json) -> Option<Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::message::{single_turn, ToolCall};
 
     #[test]
     fn body_puts_system_at_the_top_and_keeps_key_order() {
@@ -92,14 +143,43 @@ mod tests {
             100,
         );
         let request = Request {
-            system: Some("Be terse.".into()),
-            prompt: "Hi".into(),
+            messages: single_turn(Some("Be terse."), "Hi"),
             json_mode: true,
             ..Request::default()
         };
         assert_eq!(
             provider.body(&request).unwrap().to_string(),
             r#"{"model":"claude-x","max_tokens":100,"system":"Be terse.","messages":[{"role":"user","content":"Hi"}]}"#
+        );
+    }
+
+    #[test]
+    fn tool_calls_are_tool_use_blocks_and_results_share_one_user_message() {
+        let call = |id: &str| ToolCall {
+            id: id.into(),
+            name: "add".into(),
+            arguments: json!({"a": 1}),
+        };
+        let messages = [
+            Message::user("Add"),
+            Message::tool_request("Adding.", vec![call("t1"), call("t2")]),
+            Message::tool_result("t1", "3"),
+            Message::tool_result("t2", "4"),
+        ];
+        assert_eq!(
+            Json::Array(wire_messages(&messages)),
+            json!([
+                {"role": "user", "content": "Add"},
+                {"role": "assistant", "content": [
+                    {"type": "text", "text": "Adding."},
+                    {"type": "tool_use", "id": "t1", "name": "add", "input": {"a": 1}},
+                    {"type": "tool_use", "id": "t2", "name": "add", "input": {"a": 1}},
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "3"},
+                    {"type": "tool_result", "tool_use_id": "t2", "content": "4"},
+                ]},
+            ])
         );
     }
 

@@ -229,6 +229,7 @@ mod tests {
         Request {
             task: "t".into(),
             prompt: prompt.into(),
+            messages: vec![crate::provider::Message::user(prompt)],
             params,
             round: 1,
             ..Request::default()
@@ -239,7 +240,7 @@ mod tests {
     fn the_canonical_request_sorts_keys_at_every_level() {
         let text = canonical_request(&request("p")).to_string();
         assert!(text.starts_with(
-            r#"{"issues":[],"json_mode":false,"model":null,"params":{"a":{"b":3,"y":2},"z":1}"#
+            r#"{"issues":[],"json_mode":false,"messages":[{"content":"p","role":"user"}],"model":null,"params":{"a":{"b":3,"y":2},"z":1}"#
         ));
     }
 

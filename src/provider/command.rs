@@ -280,6 +280,7 @@ mod tests {
         Request {
             task: "t1".into(),
             prompt: text.into(),
+            messages: vec![crate::provider::Message::user(text)],
             ..Request::default()
         }
     }
@@ -322,6 +323,7 @@ mod tests {
         assert_eq!(sent["prompt"], "p");
         assert_eq!(sent["task"], "t1");
         assert_eq!(sent["json_mode"], true);
+        assert_eq!(sent["messages"], json!([{"role": "user", "content": "p"}]));
     }
 
     #[test]

@@ -9,16 +9,20 @@ pub mod cassette;
 pub mod command;
 mod config;
 pub mod http;
+pub mod message;
 pub mod openai;
 
 pub use config::{build, build_from_settings, EnvLookup};
+pub use message::{Message, Role, ToolCall};
 
 use crate::error::Result;
 use serde_json::Value as Json;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-/// What an atomic task sends: SPEC §9 `{task, system, prompt, model, params, round, issues}`.
+/// What an atomic task sends: `{task, system, prompt, model, params, round, issues,
+/// messages}`. `messages` is what chat providers are sent; `system` and `prompt` are the
+/// task's rendered templates.
 #[derive(Clone, Debug, Default)]
 pub struct Request {
     pub task: String,
@@ -33,6 +37,8 @@ pub struct Request {
     pub issues: Vec<Json>,
     /// The task declared `:output "json"`: ask for JSON where the server supports it.
     pub json_mode: bool,
+    /// The conversation sent, system message first when there is one.
+    pub messages: Vec<Message>,
 }
 
 impl Request {
@@ -46,6 +52,7 @@ impl Request {
             "params": self.params,
             "round": self.round,
             "issues": self.issues,
+            "messages": self.messages.iter().map(Message::to_json).collect::<Vec<_>>(),
         })
     }
 

@@ -2,7 +2,7 @@
 //! server, LM Studio — anything that serves `POST {base}/chat/completions`.
 
 use super::http::{Endpoint, HttpClient};
-use super::{Cancel, Provider, Request, Response, Usage};
+use super::{Cancel, Message, Provider, Request, Response, Usage};
 use crate::error::Result;
 use serde_json::{json, Value as Json};
 
@@ -32,14 +32,9 @@ impl OpenAi {
 
     /// The chat-completions body for `request`.
     pub fn body(&self, request: &Request) -> Result<Json> {
-        let mut messages = Vec::new();
-        if let Some(system) = &request.system {
-            messages.push(json!({"role": "system", "content": system}));
-        }
-        messages.push(json!({"role": "user", "content": request.prompt}));
         let mut body = json!({
             "model": self.endpoint.model_for(self.name, request)?,
-            "messages": messages,
+            "messages": request.messages.iter().map(wire_message).collect::<Vec<_>>(),
         });
         if request.json_mode {
             body["response_format"] = json!({"type": "json_object"});
@@ -89,6 +84,30 @@ impl Provider for OpenAi {
     }
 }
 
+/// A message as chat completions spell it: tool calls as `function` calls whose
+/// arguments are a JSON string, tool results as role `tool` messages.
+fn wire_message(message: &Message) -> Json {
+    let mut wire = json!({"role": message.role.as_str(), "content": message.content});
+    if !message.tool_calls.is_empty() {
+        let calls: Vec<Json> = message
+            .tool_calls
+            .iter()
+            .map(|call| {
+                json!({
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments_text()},
+                })
+            })
+            .collect();
+        wire["tool_calls"] = Json::Array(calls);
+    }
+    if let Some(id) = &message.tool_call_id {
+        wire["tool_call_id"] = json!(id);
+    }
+    wire
+}
+
 /// `usage.prompt_tokens` and `usage.completion_tokens`, when the server sent both.
 fn usage(answer: &Json) -> Option<Usage> {
     super::http::usage(answer, "prompt_tokens", "completion_tokens")
@@ -97,6 +116,7 @@ fn usage(answer: &Json) -> Option<Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::message::{single_turn, ToolCall};
 
     fn provider(model: Option<&str>) -> OpenAi {
         OpenAi::new(Endpoint {
@@ -109,8 +129,7 @@ mod tests {
     #[test]
     fn body_has_system_then_user_and_json_mode() {
         let request = Request {
-            system: Some("Be terse.".into()),
-            prompt: "Hi".into(),
+            messages: single_turn(Some("Be terse."), "Hi"),
             json_mode: true,
             ..Request::default()
         };
@@ -121,6 +140,33 @@ mod tests {
                 "messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Hi"}],
                 "response_format": {"type": "json_object"},
             })
+        );
+    }
+
+    #[test]
+    fn tool_calls_and_results_use_the_function_format() {
+        let call = ToolCall {
+            id: "call_1".into(),
+            name: "add".into(),
+            arguments: json!({"a": 1}),
+        };
+        let request = Request {
+            messages: vec![
+                Message::user("Add"),
+                Message::tool_request("", vec![call]),
+                Message::tool_result("call_1", "3"),
+            ],
+            ..Request::default()
+        };
+        assert_eq!(
+            provider(Some("m1")).body(&request).unwrap()["messages"],
+            json!([
+                {"role": "user", "content": "Add"},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{\"a\":1}"}}
+                ]},
+                {"role": "tool", "content": "3", "tool_call_id": "call_1"},
+            ])
         );
     }
 

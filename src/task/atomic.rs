@@ -7,6 +7,7 @@ use super::template::Template;
 use crate::env::Env;
 use crate::error::Result;
 use crate::eval::Interp;
+use crate::provider::message::single_turn;
 use crate::provider::Request;
 use crate::value::{Entries, Value};
 use std::rc::Rc;
@@ -21,10 +22,13 @@ pub fn run(
     round: u32,
     issues: &[Value],
 ) -> Result<Value> {
+    let system = system.map(|t| t.render(interp, frame)).transpose()?;
+    let prompt = prompt.render(interp, frame)?;
     let request = Request {
         task: task.name.clone(),
-        system: system.map(|t| t.render(interp, frame)).transpose()?,
-        prompt: prompt.render(interp, frame)?,
+        messages: single_turn(system.as_deref(), &prompt),
+        system,
+        prompt,
         model: task.model.clone(),
         params: arguments(task, frame),
         round,

@@ -2,6 +2,8 @@
 
 use crate::error::{Error, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
+use crate::provider::options::parse_flag_value;
+use crate::provider::ModelOptions;
 use crate::task::ProviderSettings;
 use crate::value::{to_json, write_string, Value};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -24,8 +26,12 @@ pub struct Options {
     #[arg(long, global = true, env = "TASKLISP_PROVIDER")]
     pub provider: Option<String>,
     /// The model name sent to the provider.
-    #[arg(long, global = true, env = "TASKLISP_MODEL")]
+    #[arg(long, short = 'm', global = true, env = "TASKLISP_MODEL")]
     pub model: Option<String>,
+    /// A model option, e.g. `-o temperature 0` (repeatable): temperature, max_tokens,
+    /// top_p, stop, seed. Tasks, `with-provider` and `set-provider!` override it.
+    #[arg(short = 'o', long = "option", num_args = 2, value_names = ["NAME", "VALUE"], global = true)]
+    pub options: Vec<String>,
     /// The provider's base URL (for OpenAI-compatible servers, ending in /v1).
     #[arg(long = "base-url", global = true)]
     pub base_url: Option<String>,
@@ -81,12 +87,21 @@ impl Options {
         }
     }
 
-    pub fn provider_settings(&self) -> ProviderSettings {
-        ProviderSettings {
+    pub fn provider_settings(&self) -> Result<ProviderSettings> {
+        let mut options = ModelOptions::default();
+        for pair in self.options.chunks(2) {
+            if let [name, value] = pair {
+                options
+                    .set(name, parse_flag_value(value))
+                    .map_err(|e| Error::validation(format!("-o: {e}")))?;
+            }
+        }
+        Ok(ProviderSettings {
             provider: self.provider.clone(),
             model: self.model.clone(),
             base_url: self.base_url.clone(),
-        }
+            options,
+        })
     }
 }
 
@@ -99,6 +114,11 @@ pub fn main() -> i32 {
             return if e.use_stderr() { USAGE } else { 0 };
         }
     };
+    // A bad `-o` is bad usage, found before anything runs.
+    if let Err(e) = options.provider_settings() {
+        eprintln!("tasklisp: {}", e.message());
+        return USAGE;
+    }
     let limits = options.limits();
     let outcome = run_on_large_stack(&limits, move |limits| run(&options, limits));
     match outcome {
@@ -151,7 +171,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
 
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
-    interp.tasks.configure(options.provider_settings())?;
+    interp.tasks.configure(options.provider_settings()?)?;
     for file in &options.imports {
         crate::module::import_file(interp, file, None)?;
     }

@@ -519,6 +519,7 @@ fn from_settings_uses_the_flags_and_sends_no_key_to_a_local_server() {
         provider: Some("ollama".into()),
         model: Some("llama-test".into()),
         base_url: Some(format!("{}/v1", server.base)),
+        ..Default::default()
     };
     let provider = tasklisp::provider::from_settings(&settings).unwrap();
     assert_eq!(provider.name(), "ollama");
@@ -550,4 +551,83 @@ fn from_language_builds_from_an_options_map() {
         .unwrap();
     assert_eq!(error.kind().code(), "VALIDATION_ERROR");
     assert!(!error.message().contains(KEY));
+}
+
+/// Runs `program` with the binary against the fake OpenAI-compatible server.
+fn run_with_openai(server: &FakeServer, flags: &[&str], program: &str) -> String {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env_clear()
+        .args(["--provider", "openai", "--base-url"])
+        .arg(format!("{}/v1", server.base))
+        .args(flags)
+        .args(["eval", program])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn options_layer_from_flag_to_task_in_the_exact_body() {
+    let server = FakeServer::start(vec![
+        reply(200, chat_answer("one")),
+        reply(200, chat_answer("two")),
+    ]);
+    let program = r#"
+        (deftask ask (q) :system "Be brief." :prompt "Q: {{q}}" :temperature 0 :max-tokens 20)
+        (ask "why?")
+        (with-provider (get-provider) :top-p 0.5 :max_tokens 9 (ask "how?"))"#;
+    let program = program.replace(
+        "(get-provider)",
+        &format!(
+            r#"{{"provider" "openai" "base_url" "{}/v1" "model" "scoped"}}"#,
+            server.base
+        ),
+    );
+    run_with_openai(
+        &server,
+        &[
+            "-m",
+            "flag-model",
+            "-o",
+            "seed",
+            "3",
+            "-o",
+            "temperature",
+            "1",
+        ],
+        &program,
+    );
+    let seen = server.finish();
+    assert_eq!(
+        seen[0].body,
+        r#"{"model":"flag-model","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Q: why?"}],"temperature":0,"max_tokens":20,"seed":3}"#
+    );
+    assert_eq!(
+        seen[1].body,
+        r#"{"model":"scoped","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Q: how?"}],"temperature":0,"max_tokens":20,"top_p":0.5,"seed":3}"#
+    );
+}
+
+#[test]
+fn a_conversation_sends_every_message_so_far() {
+    let server = FakeServer::start(vec![
+        reply(200, chat_answer("Hello.")),
+        reply(200, chat_answer("Fine.")),
+    ]);
+    let program = r#"
+        (define c (conversation :system "You are terse." :model "chat-model" :temperature 0))
+        (define r (chat c "Hi"))
+        (chat r.conversation "How are you?")"#;
+    let out = run_with_openai(&server, &[], program);
+    assert!(out.contains(r#""content" "Fine.""#), "{out}");
+    let seen = server.finish();
+    assert_eq!(
+        seen[1].body,
+        r#"{"model":"chat-model","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello."},{"role":"user","content":"How are you?"}],"temperature":0}"#
+    );
 }

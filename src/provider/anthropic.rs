@@ -30,9 +30,10 @@ impl Anthropic {
     /// The Messages body for `request`. The API has no JSON mode, so `json_mode`
     /// changes nothing here: the task's prompt asks for JSON.
     pub fn body(&self, request: &Request) -> Result<Json> {
+        let options = &request.options;
         let mut body = json!({
             "model": self.endpoint.model_for("anthropic", request)?,
-            "max_tokens": self.max_tokens,
+            "max_tokens": options.get("max_tokens").cloned().unwrap_or(json!(self.max_tokens)),
         });
         let system: Vec<&str> = request
             .messages
@@ -44,6 +45,17 @@ impl Anthropic {
             body["system"] = json!(system.join("\n\n"));
         }
         body["messages"] = Json::Array(wire_messages(&request.messages));
+        for name in ["temperature", "top_p"] {
+            if let Some(value) = options.get(name) {
+                body[name] = value.clone();
+            }
+        }
+        // The API takes only a list of stop sequences, and has no seed.
+        match options.get("stop") {
+            Some(Json::String(stop)) => body["stop_sequences"] = json!([stop]),
+            Some(stops) => body["stop_sequences"] = stops.clone(),
+            None => {}
+        }
         Ok(body)
     }
 }
@@ -180,6 +192,36 @@ mod tests {
                     {"type": "tool_result", "tool_use_id": "t2", "content": "4"},
                 ]},
             ])
+        );
+    }
+
+    #[test]
+    fn options_are_spelled_as_the_messages_api_wants() {
+        let provider = Anthropic::new(
+            Endpoint {
+                base_url: "http://127.0.0.1:9".into(),
+                model: Some("claude-x".into()),
+                ..Endpoint::default()
+            },
+            100,
+        );
+        let mut options = crate::provider::ModelOptions::default();
+        for (name, value) in [
+            ("max_tokens", json!(7)),
+            ("temperature", json!(0)),
+            ("stop", json!("END")),
+            ("seed", json!(1)),
+        ] {
+            options.set(name, value).unwrap();
+        }
+        let request = Request {
+            messages: single_turn(None, "Hi"),
+            options,
+            ..Request::default()
+        };
+        assert_eq!(
+            provider.body(&request).unwrap().to_string(),
+            r#"{"model":"claude-x","max_tokens":7,"messages":[{"role":"user","content":"Hi"}],"temperature":0,"stop_sequences":["END"]}"#
         );
     }
 

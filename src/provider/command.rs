@@ -94,6 +94,7 @@ impl CommandProvider {
             }
         };
         process.env("TASKLISP_TASK", &request.task);
+        process.env("TASKLISP_OPTIONS", request.options.to_json().to_string());
         match request.model.as_ref().or(self.model.as_ref()) {
             Some(model) => process.env("TASKLISP_MODEL", model),
             None => process.env_remove("TASKLISP_MODEL"),

@@ -11,9 +11,11 @@ mod config;
 pub mod http;
 pub mod message;
 pub mod openai;
+pub mod options;
 
 pub use config::{build, build_from_settings, EnvLookup};
 pub use message::{Message, Role, ToolCall};
+pub use options::ModelOptions;
 
 use crate::error::Result;
 use serde_json::Value as Json;
@@ -21,7 +23,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// What an atomic task sends: `{task, system, prompt, model, params, round, issues,
-/// messages}`. `messages` is what chat providers are sent; `system` and `prompt` are the
+/// messages, options}`. `messages` is what chat providers are sent; `system` and `prompt` are the
 /// task's rendered templates.
 #[derive(Clone, Debug, Default)]
 pub struct Request {
@@ -39,6 +41,8 @@ pub struct Request {
     pub json_mode: bool,
     /// The conversation sent, system message first when there is one.
     pub messages: Vec<Message>,
+    /// Sampling options, already layered (task over scope over provider over flag).
+    pub options: ModelOptions,
 }
 
 impl Request {
@@ -53,6 +57,7 @@ impl Request {
             "round": self.round,
             "issues": self.issues,
             "messages": self.messages.iter().map(Message::to_json).collect::<Vec<_>>(),
+            "options": self.options.to_json(),
         })
     }
 

@@ -36,6 +36,9 @@ impl OpenAi {
             "model": self.endpoint.model_for(self.name, request)?,
             "messages": request.messages.iter().map(wire_message).collect::<Vec<_>>(),
         });
+        for (name, value) in request.options.iter() {
+            body[name] = value.clone();
+        }
         if request.json_mode {
             body["response_format"] = json!({"type": "json_object"});
         }
@@ -167,6 +170,22 @@ mod tests {
                 ]},
                 {"role": "tool", "content": "3", "tool_call_id": "call_1"},
             ])
+        );
+    }
+
+    #[test]
+    fn options_go_into_the_body_as_named() {
+        let mut options = crate::provider::ModelOptions::default();
+        options.set("max-tokens", json!(5)).unwrap();
+        options.set("stop", json!("END")).unwrap();
+        let request = Request {
+            messages: single_turn(None, "Hi"),
+            options,
+            ..Request::default()
+        };
+        assert_eq!(
+            provider(Some("m1")).body(&request).unwrap().to_string(),
+            r#"{"model":"m1","messages":[{"role":"user","content":"Hi"}],"max_tokens":5,"stop":"END"}"#
         );
     }
 

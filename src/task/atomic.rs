@@ -8,7 +8,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::eval::Interp;
 use crate::provider::message::single_turn;
-use crate::provider::Request;
+use crate::provider::{Request, Usage};
 use crate::value::{Entries, Value};
 use std::rc::Rc;
 
@@ -23,6 +23,7 @@ pub fn run(
     issues: &[Value],
 ) -> Result<Value> {
     let system = system.map(|t| t.render(interp, frame)).transpose()?;
+    let system = join_system(interp.tasks.base_system(), system);
     let prompt = prompt.render(interp, frame)?;
     let request = Request {
         task: task.name.clone(),
@@ -34,19 +35,33 @@ pub fn run(
         round,
         issues: issues.iter().map(lossy_json).collect(),
         json_mode: task.json_output,
+        options: task.options.clone(),
     };
     let deadline = timeout.map(|t| std::time::Instant::now() + t);
     let response = send(interp, &request, frame, deadline)?;
     let mut notes = Entries::new();
     if let Some(usage) = response.usage {
-        let mut counts = Entries::new();
-        let tokens = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
-        counts.insert(Rc::from("input_tokens"), tokens(usage.input_tokens));
-        counts.insert(Rc::from("output_tokens"), tokens(usage.output_tokens));
-        notes.insert(Rc::from("usage"), Value::map(counts));
+        notes.insert(Rc::from("usage"), usage_value(usage));
     }
     let parsed = parse_output(task, &response.content, &mut notes)?;
     Ok(task_result(&task.name, response.content, parsed, notes))
+}
+
+/// `notes.usage`: `{"input_tokens" n "output_tokens" n}`.
+pub fn usage_value(usage: Usage) -> Value {
+    let mut counts = Entries::new();
+    let tokens = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
+    counts.insert(Rc::from("input_tokens"), tokens(usage.input_tokens));
+    counts.insert(Rc::from("output_tokens"), tokens(usage.output_tokens));
+    Value::map(counts)
+}
+
+/// The provider's base system prompt, then the task's, a blank line apart.
+fn join_system(base: Option<String>, task: Option<String>) -> Option<String> {
+    match (base, task) {
+        (Some(base), Some(task)) => Some(format!("{base}\n\n{task}")),
+        (base, task) => base.or(task),
+    }
 }
 
 /// The parameters' values in the call frame, as JSON by name.

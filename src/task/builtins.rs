@@ -5,11 +5,12 @@ use super::metrics::Metrics;
 use super::result::{field, from_body, is_task_result};
 use super::session::ProviderChoice;
 use super::TaskKind;
-use crate::builtins::{builtin_table, list_arg, proc_arg, split_options, type_error};
+use crate::builtins::{builtin_table, list_arg, proc_arg, split_options, str_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
-use crate::value::{write_string, Value};
+use crate::provider::options::{self as model_options, ModelOptions};
+use crate::value::{to_json, write_string, Value};
 
 builtin_table! {
     /// `(task-names :type t? :subtype s?)`: the registered task names, sorted (of a type and subtype if given). `(task-names :type "atomic")` ⇒ `("summarize")`
@@ -20,8 +21,8 @@ builtin_table! {
     "task?", 1, Some(1) => is_task;
     /// `(reduce-task f init xs)`: calls `(f acc item)` for each item; the accumulator becomes each result's `parsedContent` (JSON tasks) or `content`; returns the last TaskResult. `(reduce-task join2 "" ["a" "b"])`
     "reduce-task", 3, Some(3) => reduce_task;
-    /// `(set-provider! p options? :max-turns n :max-context tokens)`: atomic tasks now ask `p` — a procedure of the request, or a provider name (`"echo"`, `:openai`, `:anthropic`, `:command`, `:record`, `:replay`) with an options map — in a new session. `(set-provider! :openai {"model" "gpt-4o-mini"})`
-    "set-provider!", 1, Some(5) => set_provider;
+    /// `(set-provider! p options? :max-turns n :max-context tokens :system s :temperature t …)`: atomic tasks now ask `p` — a procedure of the request, or a provider name (`"echo"`, `:openai`, `:anthropic`, `:command`, `:record`, `:replay`) with an options map — in a new session; `:system` is put before each task's system prompt, model options apply below the tasks'. `(set-provider! :openai {"model" "gpt-4o-mini"} :temperature 0)`
+    "set-provider!", 1, Some(22) => set_provider;
     /// `(resource-metrics)`: turns and context used in the provider session, with limits. `(resource-metrics)` ⇒ `{"turns" {"used" 0 "limit" 10000} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}`
     "resource-metrics", 0, Some(0) => resource_metrics;
 }
@@ -116,19 +117,36 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         (Some(Value::Keyword(_) | Value::Str(_)), Some(Value::Map(_)))
     );
     let spec_len = if named_with_options { 2 } else { 1 };
+    let known: Vec<&str> = ["max-turns", "max-context", "system"]
+        .iter()
+        .chain(&model_options::SPELLINGS)
+        .copied()
+        .collect();
     let (rest, options) = split_options(
         "set-provider!",
         args.get(spec_len..).unwrap_or_default(),
-        &["max-turns", "max-context"],
+        &known,
     )?;
     if !rest.is_empty() {
         return Err(Error::eval(
-            "set-provider!: expected a provider (a procedure, or a name and an options map) and options :max-turns, :max-context",
+            "set-provider!: expected a provider (a procedure, or a name and an options map) and options :max-turns, :max-context, :system or model options",
         ));
     }
     let provider = ProviderChoice::from_spec(&args[0], args.get(1).filter(|_| named_with_options))?;
     let mut metrics = Metrics::default();
+    let mut model_options = ModelOptions::default();
+    let mut system = None;
     for (option, value) in &options {
+        if *option == "system" {
+            system = Some(str_arg("set-provider!", value)?.to_owned());
+            continue;
+        }
+        if model_options::canonical(option).is_some() {
+            model_options
+                .set(option, to_json(value)?)
+                .map_err(|e| Error::eval(format!("set-provider!: {e}")))?;
+            continue;
+        }
         let limit = match value {
             Value::Int(n) if *n > 0 => u64::try_from(*n).unwrap_or(u64::MAX),
             other => {
@@ -145,6 +163,7 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         }
     }
     interp.tasks.set_provider(provider, metrics);
+    interp.tasks.set_provider_defaults(model_options, system);
     Ok(Value::Nil)
 }
 

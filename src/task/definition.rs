@@ -5,6 +5,7 @@ use super::schema::Schema;
 use super::template::Template;
 use crate::env::Scope;
 use crate::eval::Node;
+use crate::provider::ModelOptions;
 use crate::symbol::Sym;
 use crate::value::{to_json, Entries, Value};
 use serde_json::Value as Json;
@@ -111,6 +112,8 @@ pub struct Task {
     pub json_output: bool,
     pub schema: Option<Schema>,
     pub model: Option<String>,
+    /// Model options given on the task: the most specific layer.
+    pub options: ModelOptions,
     pub context: InheritContext,
     pub max_turns: Option<u64>,
     pub retries: u32,
@@ -156,6 +159,9 @@ impl Task {
         }
         if let Some(model) = &self.model {
             put("model", Value::from(model.as_str()));
+        }
+        if !self.options.is_empty() {
+            put("options", crate::value::from_json(&self.options.to_json()));
         }
         put("inherit_context", Value::from(self.context.name()));
         if let InheritContext::Subset(keys) = &self.context {

@@ -37,6 +37,11 @@ const DEFINITION_OPTIONS: &[&str] = &[
     "audits",
     "type",
     "metadata",
+    "temperature",
+    "max-tokens",
+    "top-p",
+    "stop",
+    "seed",
 ];
 /// Options evaluated at each call, in the call's environment.
 const CALL_OPTIONS: &[&str] = &["command", "stdin", "env"];
@@ -371,6 +376,7 @@ impl DefineTask {
             json_output,
             schema,
             model: options.text("model")?,
+            options: options.model_options()?,
             context: self.context(interp, env, &options)?,
             max_turns: options.count("max-turns", 1)?,
             retries: options

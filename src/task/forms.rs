@@ -6,9 +6,10 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::Extension;
 use crate::eval::{Compiler, Interp, Node};
-use crate::reader::Syntax;
+use crate::provider::options::{self as model_options, ModelOptions};
+use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
-use crate::value::Value;
+use crate::value::{to_json, Value};
 
 pub type SpecialForm = fn(&mut Compiler, &[Syntax], Span) -> Result<Node>;
 
@@ -23,10 +24,12 @@ pub fn special_form(name: &str) -> Option<SpecialForm> {
     })
 }
 
-/// `(with-provider p body…)`: the body runs in a provider session of its own; the
-/// previous session comes back afterwards, also on error.
+/// `(with-provider p :temperature 0 … body…)`: the body runs in a provider session of
+/// its own, with the model options given (over those of enclosing blocks); the previous
+/// session comes back afterwards, also on error.
 struct WithProvider {
     provider: Node,
+    options: Vec<(&'static str, Node)>,
     body: Node,
     span: Span,
 }
@@ -36,7 +39,24 @@ fn with_provider(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Resul
         Error::syntax("bad syntax: expected (with-provider provider body…)", span)
     })?;
     let provider = compiler.compile(provider)?;
-    let body = items.get(2..).unwrap_or_default();
+    let mut body = items.get(2..).unwrap_or_default();
+    let mut options = Vec::new();
+    while let [first, value, rest @ ..] = body {
+        let SyntaxKind::Keyword(keyword) = first.kind else {
+            break;
+        };
+        let name = model_options::canonical(keyword.name()).ok_or_else(|| {
+            Error::syntax(
+                format!(
+                    "with-provider: unknown option :{keyword} (model options: {})",
+                    model_options::NAMES.join(", ")
+                ),
+                first.span,
+            )
+        })?;
+        options.push((name, compiler.compile(value)?));
+        body = rest;
+    }
     let body = match body {
         [] => Node::Const(Value::Nil),
         [only] => compiler.compile(only)?,
@@ -49,6 +69,7 @@ fn with_provider(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Resul
     };
     Ok(Node::Extension(Box::new(WithProvider {
         provider,
+        options,
         body,
         span,
     })))
@@ -58,9 +79,17 @@ impl Extension for WithProvider {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
         let provider = ProviderChoice::from_value(&interp.eval(&self.provider, env)?)
             .map_err(|e| e.with_span(self.span))?;
+        let mut scope = ModelOptions::default();
+        for (name, node) in &self.options {
+            scope
+                .set(name, to_json(&interp.eval(node, env)?)?)
+                .map_err(|e| Error::eval(format!("with-provider: {e}")).with_span(self.span))?;
+        }
+        let scope = scope.over(&interp.tasks.scope_options());
         let previous = interp
             .tasks
             .set_provider(provider, interp.tasks.metrics().fresh());
+        interp.tasks.set_scope_options(scope);
         let result = interp.eval(&self.body, env);
         interp.tasks.swap_session(previous);
         result

@@ -101,6 +101,7 @@ mod tests {
             json_output: false,
             schema: None,
             model: None,
+            options: crate::provider::ModelOptions::default(),
             context: InheritContext::Full,
             max_turns: None,
             retries: 0,

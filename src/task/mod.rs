@@ -1,12 +1,13 @@
 //! Tasks: definitions, the TaskLibrary, calls and results (SPEC §6). See `docs/TASKS.md`.
 
-mod atomic;
+pub(crate) mod atomic;
 mod audit;
 pub mod blocking;
 pub mod builtins;
 mod call;
 mod command;
 mod cond_output;
+pub mod conversation;
 mod definition;
 mod deftask;
 pub mod forms;
@@ -32,7 +33,7 @@ pub use session::{ProviderChoice, Session};
 pub type SessionHandle = Rc<RefCell<Session>>;
 
 use crate::error::{Error, Result};
-use crate::provider::Provider;
+use crate::provider::{ModelOptions, Provider};
 use crate::value::Value;
 use library::TaskLibrary;
 use metrics::{Metrics, TurnBudget};
@@ -51,6 +52,8 @@ pub struct Runtime {
     depth: Cell<usize>,
     budgets: RefCell<Vec<TurnBudget>>,
     budget_ids: Cell<u64>,
+    /// `--model` and `-o NAME VALUE`: the least specific settings.
+    flags: RefCell<ProviderSettings>,
 }
 
 impl Runtime {
@@ -113,14 +116,47 @@ impl Runtime {
         self.depth.set(depth);
     }
 
-    /// Checks the limits before a turn; returns the provider to send it to.
-    fn check_turn(&self, input_tokens: u64) -> Result<ProviderChoice> {
+    /// Checks the limits before a turn; returns the provider to send it to and the
+    /// model options in force above the task's (scope over provider over flag).
+    fn check_turn(&self, input_tokens: u64) -> Result<(ProviderChoice, ModelOptions)> {
         let handle = self.session.borrow();
         let session = handle.borrow();
         session
             .metrics
             .check_turn(input_tokens, &self.budgets.borrow())?;
-        Ok(session.provider.clone())
+        let options = session
+            .scope_options
+            .over(&session.provider_options)
+            .over(&self.flags.borrow().options);
+        Ok((session.provider.clone(), options))
+    }
+
+    /// The model `--model` names, if any.
+    fn flag_model(&self) -> Option<String> {
+        self.flags.borrow().model.clone()
+    }
+
+    /// The base system prompt of the provider in force.
+    pub fn base_system(&self) -> Option<String> {
+        self.session.borrow().borrow().base_system.clone()
+    }
+
+    /// Sets what `set-provider!` gives along with the provider: its options and base
+    /// system prompt.
+    pub fn set_provider_defaults(&self, options: ModelOptions, system: Option<String>) {
+        let handle = self.session.borrow();
+        let mut session = handle.borrow_mut();
+        session.provider_options = options;
+        session.base_system = system;
+    }
+
+    /// The options of the enclosing `with-provider` blocks.
+    pub fn scope_options(&self) -> ModelOptions {
+        self.session.borrow().borrow().scope_options.clone()
+    }
+
+    pub fn set_scope_options(&self, options: ModelOptions) {
+        self.session.borrow().borrow_mut().scope_options = options;
     }
 
     fn record_turn(&self, tokens: u64) -> Result<()> {
@@ -189,11 +225,14 @@ pub struct ProviderSettings {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub base_url: Option<String>,
+    /// `-o NAME VALUE` options.
+    pub options: ModelOptions,
 }
 
 impl Runtime {
     /// Sets the provider the command line and environment ask for (echo when none).
     pub fn configure(&self, settings: ProviderSettings) -> Result<()> {
+        *self.flags.borrow_mut() = settings.clone();
         if settings.provider.is_none() && settings.model.is_none() && settings.base_url.is_none() {
             return Ok(());
         }

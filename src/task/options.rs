@@ -3,6 +3,7 @@
 
 use super::audit::audit_list;
 use crate::error::{Error, Result};
+use crate::provider::ModelOptions;
 use crate::source::Span;
 use crate::symbol::Sym;
 use crate::value::{write_string, Entries, Value};
@@ -47,6 +48,20 @@ impl Options<'_> {
             Some((Value::Symbol(s) | Value::Keyword(s), _)) => Ok(Some(s.name().to_owned())),
             Some(_) => Err(self.invalid(name, "a string")),
         }
+    }
+
+    /// `:temperature`, `:max-tokens` (or `:max_tokens`), `:top-p`, `:stop`, `:seed`.
+    pub fn model_options(&self) -> Result<ModelOptions> {
+        let mut options = ModelOptions::default();
+        for name in crate::provider::options::NAMES {
+            let Some((value, span)) = self.get(&name.replace('_', "-")) else {
+                continue;
+            };
+            options
+                .set(name, crate::value::to_json(value)?)
+                .map_err(|e| Error::validation(e).with_span(span))?;
+        }
+        Ok(options)
     }
 
     pub fn count(&self, name: &str, min: i64) -> Result<Option<u64>> {

@@ -63,6 +63,19 @@ pub fn with_notes(result: &Value, notes: &[(&str, Value)]) -> Value {
     }))
 }
 
+/// A copy of a TaskResult with one more top-level key (such as `conversation`).
+pub fn with_field(result: &Value, key: &str, value: Value) -> Value {
+    let Value::Map(map) = result else {
+        return result.clone();
+    };
+    let mut entries = map.entries.clone();
+    entries.insert(Rc::from(key), value);
+    Value::Map(Rc::new(Map {
+        entries,
+        task_result: map.task_result,
+    }))
+}
+
 pub fn field(result: &Value, key: &str) -> Value {
     result
         .as_map()

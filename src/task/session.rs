@@ -5,7 +5,7 @@ use super::metrics::{estimate_tokens, Metrics};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
-use crate::provider::{Cancel, Echo, Provider, Request, Response, Usage};
+use crate::provider::{Cancel, Echo, ModelOptions, Provider, Request, Response, Usage};
 use crate::value::{from_json, to_json, write_string, Value};
 use std::sync::Arc;
 
@@ -70,11 +70,23 @@ impl ProviderChoice {
 pub struct Session {
     pub provider: ProviderChoice,
     pub metrics: Metrics,
+    /// Options given with the provider (`set-provider! p :temperature 0`).
+    pub provider_options: ModelOptions,
+    /// Options of the enclosing `with-provider` blocks, the innermost winning.
+    pub scope_options: ModelOptions,
+    /// The base system prompt (`set-provider! p :system "…"`) put before each task's.
+    pub base_system: Option<String>,
 }
 
 impl Session {
     pub fn new(provider: ProviderChoice, metrics: Metrics) -> Session {
-        Session { provider, metrics }
+        Session {
+            provider,
+            metrics,
+            provider_options: ModelOptions::default(),
+            scope_options: ModelOptions::default(),
+            base_system: None,
+        }
     }
 }
 
@@ -96,18 +108,23 @@ pub fn send(
     let runtime = &interp.tasks;
     let request_tokens =
         estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
-    let provider = runtime.check_turn(request_tokens)?;
+    let (provider, session_options) = runtime.check_turn(request_tokens)?;
+    let mut request = Request {
+        options: request.options.over(&session_options),
+        ..request.clone()
+    };
     let response = match provider {
         ProviderChoice::Native(provider) => {
             let cancel = Cancel {
                 flag: interp.interrupt_flag(),
                 deadline,
             };
-            let request = request.clone();
             interp.flush();
             run_blocking(interp, move || provider.complete(&request, &cancel))?
         }
         ProviderChoice::Procedure(f) => {
+            // A native provider applies `--model` itself; a procedure is told it.
+            request.model = request.model.or_else(|| runtime.flag_model());
             let answer = interp.apply(&f, &[from_json(&request.to_json())], env)?;
             response_from_value(&answer)?
         }

@@ -306,7 +306,7 @@ impl Provider for SlowEcho {
         std::thread::sleep(Duration::from_millis(200));
         Ok(Response {
             content: request.prompt.clone(),
-            usage: None,
+            ..Response::default()
         })
     }
 }

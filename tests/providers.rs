@@ -555,10 +555,14 @@ fn from_language_builds_from_an_options_map() {
 
 /// Runs `program` with the binary against the fake OpenAI-compatible server.
 fn run_with_openai(server: &FakeServer, flags: &[&str], program: &str) -> String {
+    run_with("openai", &format!("{}/v1", server.base), flags, program)
+}
+
+/// Runs `program` with the binary, `provider` at `base_url`, and no keys.
+fn run_with(provider: &str, base_url: &str, flags: &[&str], program: &str) -> String {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
         .env_clear()
-        .args(["--provider", "openai", "--base-url"])
-        .arg(format!("{}/v1", server.base))
+        .args(["--provider", provider, "--base-url", base_url])
         .args(flags)
         .args(["eval", program])
         .output()
@@ -629,5 +633,115 @@ fn a_conversation_sends_every_message_so_far() {
     assert_eq!(
         seen[1].body,
         r#"{"model":"chat-model","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello."},{"role":"user","content":"How are you?"}],"temperature":0}"#
+    );
+}
+
+/// The tools program both wire-format tests run: one tool, one call, one answer.
+const TOOL_PROGRAM: &str = r#"
+    (deftask add (a b) :description "Add" :param-types {"a" "integer" "b" "integer"} (+ a b))
+    (deftask calc (q) :prompt "{{q}}" :tools [add])
+    (define r (calc "2+3?"))
+    [r.content r.notes.toolCalls]"#;
+
+#[test]
+fn openai_tool_calls_go_round_the_loop_in_the_function_format() {
+    let asks = json!({
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": null,
+            "tool_calls": [{"id": "call_9", "type": "function",
+                            "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}}],
+        }}],
+    });
+    let server = FakeServer::start(vec![reply(200, asks), reply(200, chat_answer("5"))]);
+    let out = run_with_openai(&server, &["-m", "m"], TOOL_PROGRAM);
+    assert_eq!(
+        out.trim(),
+        r#"("5" ({"name" "add" "arguments" {"a" 2 "b" 3} "result" 5}))"#
+    );
+    let seen = server.finish();
+    let tools = r#""tools":[{"type":"function","function":{"name":"add","description":"Add","parameters":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}}}]"#;
+    assert_eq!(
+        seen[0].body,
+        format!(r#"{{"model":"m","messages":[{{"role":"user","content":"2+3?"}}],{tools}}}"#)
+    );
+    assert_eq!(
+        seen[1].body,
+        format!(
+            r#"{{"model":"m","messages":[{{"role":"user","content":"2+3?"}},{{"role":"assistant","content":"","tool_calls":[{{"id":"call_9","type":"function","function":{{"name":"add","arguments":"{{\"a\":2,\"b\":3}}"}}}}]}},{{"role":"tool","content":"5","tool_call_id":"call_9"}}],{tools}}}"#
+        )
+    );
+}
+
+#[test]
+fn anthropic_tool_use_goes_round_the_loop_with_tool_results() {
+    let asks = json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "stop_reason": "tool_use",
+        "content": [
+            {"type": "text", "text": "Adding."},
+            {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}},
+        ],
+    });
+    let done = json!({
+        "id": "msg_2", "type": "message", "role": "assistant", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": "5"}],
+    });
+    let server = FakeServer::start(vec![reply(200, asks), reply(200, done)]);
+    let out = run_with("anthropic", &server.base, &["-m", "claude-m"], TOOL_PROGRAM);
+    assert_eq!(
+        out.trim(),
+        r#"("5" ({"name" "add" "arguments" {"a" 2 "b" 3} "result" 5}))"#
+    );
+    let seen = server.finish();
+    let tools = r#""tools":[{"name":"add","description":"Add","input_schema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}}]"#;
+    assert_eq!(
+        seen[1].body,
+        format!(
+            r#"{{"model":"claude-m","max_tokens":4096,"messages":[{{"role":"user","content":"2+3?"}},{{"role":"assistant","content":[{{"type":"text","text":"Adding."}},{{"type":"tool_use","id":"toolu_1","name":"add","input":{{"a":2,"b":3}}}}]}},{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_1","content":"5"}}]}}],{tools}}}"#
+        )
+    );
+}
+
+#[test]
+fn a_tool_exchange_is_recorded_and_replayed_offline() {
+    let asks = json!({
+        "choices": [{"index": 0, "message": {
+            "role": "assistant", "content": null,
+            "tool_calls": [{"id": "call_1", "type": "function",
+                            "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}}],
+        }}],
+    });
+    let server = FakeServer::start(vec![reply(200, asks), reply(200, chat_answer("5"))]);
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = dir.path().join("tools.jsonl");
+    let program = TOOL_PROGRAM.replace(
+        "(define r",
+        &format!(
+            r#"(set-provider! :record {{"cassette" {:?} "provider" "openai" "base_url" "{}/v1" "model" "m"}})
+               (define r"#,
+            cassette.to_str().unwrap(),
+            server.base
+        ),
+    );
+    let live = run_with_openai(&server, &[], &program);
+    server.finish();
+    let replayed_program = TOOL_PROGRAM.replace(
+        "(define r",
+        &format!(
+            r#"(set-provider! :replay {{"cassette" {:?}}})
+               (define r"#,
+            cassette.to_str().unwrap()
+        ),
+    );
+    // The server is gone: only the cassette can answer.
+    let replayed = run_with("openai", "http://127.0.0.1:9/v1", &[], &replayed_program);
+    assert_eq!(live, replayed);
+    let lines = std::fs::read_to_string(&cassette).unwrap();
+    assert_eq!(lines.lines().count(), 2);
+    assert!(
+        lines.contains(r#""tool_calls":[{"arguments":{"a":2,"b":3},"id":"call_1","name":"add"}]"#)
+            || lines.contains(
+                r#""tool_calls":[{"id":"call_1","name":"add","arguments":{"a":2,"b":3}}]"#
+            ),
+        "{lines}"
     );
 }

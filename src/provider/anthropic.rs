@@ -2,7 +2,7 @@
 //! `https://api.anthropic.com` as in `ANTHROPIC_BASE_URL`.
 
 use super::http::{Endpoint, HttpClient};
-use super::{Cancel, Message, Provider, Request, Response, Role, Usage};
+use super::{Cancel, Message, Provider, Request, Response, Role, ToolCall, Usage};
 use crate::error::Result;
 use serde_json::{json, Value as Json};
 
@@ -45,6 +45,16 @@ impl Anthropic {
             body["system"] = json!(system.join("\n\n"));
         }
         body["messages"] = Json::Array(wire_messages(&request.messages));
+        if !request.tools.is_empty() {
+            let tools: Vec<Json> = request
+                .tools
+                .iter()
+                .map(|tool| {
+                    json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters})
+                })
+                .collect();
+            body["tools"] = Json::Array(tools);
+        }
         for name in ["temperature", "top_p"] {
             if let Some(value) = options.get(name) {
                 body[name] = value.clone();
@@ -83,9 +93,27 @@ impl Provider for Anthropic {
             .filter(|block| block.get("type").and_then(Json::as_str) == Some("text"))
             .filter_map(|block| block.get("text").and_then(Json::as_str))
             .collect();
+        let tool_calls = blocks
+            .iter()
+            .filter(|block| block.get("type").and_then(Json::as_str) == Some("tool_use"))
+            .map(|block| ToolCall {
+                id: block
+                    .get("id")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                name: block
+                    .get("name")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                arguments: block.get("input").cloned().unwrap_or(json!({})),
+            })
+            .collect();
         Ok(Response {
             content,
             usage: usage(&answer),
+            tool_calls,
         })
     }
 }
@@ -142,7 +170,7 @@ fn usage(answer: &Json) -> Option<Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::message::{single_turn, ToolCall};
+    use crate::provider::message::single_turn;
 
     #[test]
     fn body_puts_system_at_the_top_and_keeps_key_order() {

@@ -4,7 +4,8 @@
 //! the request is the canonical form of `Request` (keys sorted at every level) and
 //! also the key replay looks answers up by.
 
-use super::{Cancel, Provider, Request, Response, Usage};
+use super::message::tool_call_from_json;
+use super::{Cancel, Provider, Request, Response, ToolCall, Usage};
 use crate::error::{Error, Result};
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
@@ -74,10 +75,12 @@ impl Provider for Record {
         let usage = response
             .usage
             .map(|u| json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}));
-        let line = json!({
-            "request": canonical_request(request),
-            "response": {"content": response.content, "usage": usage},
-        });
+        let mut answer = json!({"content": response.content, "usage": usage});
+        if !response.tool_calls.is_empty() {
+            let calls = response.tool_calls.iter().map(ToolCall::to_json).collect();
+            answer["tool_calls"] = Json::Array(calls);
+        }
+        let line = json!({"request": canonical_request(request), "response": answer});
         let written = match self.file.lock() {
             Ok(mut file) => writeln!(file, "{line}").and_then(|()| file.flush()),
             Err(_) => Err(std::io::Error::other("an earlier write panicked")),
@@ -156,12 +159,20 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
             output_tokens: u.get("output_tokens")?.as_u64()?,
         })
     });
+    let tool_calls = match response.get("tool_calls") {
+        Some(Json::Array(calls)) => calls
+            .iter()
+            .map(tool_call_from_json)
+            .collect::<std::result::Result<_, _>>()?,
+        _ => Vec::new(),
+    };
     let key = sorted(request.clone()).to_string();
     Ok((
         key,
         Response {
             content: content.to_owned(),
             usage,
+            tool_calls,
         },
     ))
 }
@@ -218,6 +229,14 @@ mod tests {
                     input_tokens: 1,
                     output_tokens: 2,
                 }),
+                tool_calls: (n == 1)
+                    .then(|| ToolCall {
+                        id: "c1".into(),
+                        name: "look".into(),
+                        arguments: json!({"q": "x"}),
+                    })
+                    .into_iter()
+                    .collect(),
             })
         }
     }
@@ -240,7 +259,7 @@ mod tests {
     fn the_canonical_request_sorts_keys_at_every_level() {
         let text = canonical_request(&request("p")).to_string();
         assert!(text.starts_with(
-            r#"{"issues":[],"json_mode":false,"messages":[{"content":"p","role":"user"}],"model":null,"params":{"a":{"b":3,"y":2},"z":1}"#
+            r#"{"issues":[],"json_mode":false,"messages":[{"content":"p","role":"user"}],"model":null,"options":{},"params":{"a":{"b":3,"y":2},"z":1}"#
         ));
     }
 
@@ -259,6 +278,7 @@ mod tests {
             let replayed = replay.complete(&request(prompt), &cancel).unwrap();
             assert_eq!(replayed.content, expected.content);
             assert_eq!(replayed.usage, expected.usage);
+            assert_eq!(replayed.tool_calls, expected.tool_calls);
         }
         // The answers for "x" are used up: the last one repeats.
         assert_eq!(

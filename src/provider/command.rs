@@ -4,7 +4,8 @@
 //! everything it started.
 
 use super::http::{check_cancel, excerpt, EXCERPT_BYTES};
-use super::{Cancel, Provider, Request, Response};
+use super::message::tool_call_from_json;
+use super::{Cancel, Provider, Request, Response, ToolCall};
 use crate::error::{Error, Result};
 use serde_json::json;
 use std::io::{Read, Write};
@@ -154,10 +155,42 @@ impl Provider for CommandProvider {
                     json!({"exit_code": status.code(), "stderr": excerpt(&stderr, EXCERPT_BYTES)}),
                 ));
         }
-        Ok(Response {
-            content: stdout,
-            usage: None,
+        Ok(match self.input {
+            Input::Request => answer_with_tool_calls(stdout),
+            Input::Prompt => Response {
+                content: stdout,
+                ..Response::default()
+            },
         })
+    }
+}
+
+/// A program that reads the whole request may ask for tools by printing
+/// `{"tool_calls": [{"id" …, "name" …, "arguments" {…}}], "content": …}`; any other
+/// output is the answer as it is.
+fn answer_with_tool_calls(stdout: String) -> Response {
+    let calls = serde_json::from_str::<serde_json::Value>(&stdout)
+        .ok()
+        .and_then(|answer| {
+            let calls = answer.get("tool_calls")?.as_array()?;
+            let calls: Vec<ToolCall> = calls
+                .iter()
+                .map(tool_call_from_json)
+                .collect::<std::result::Result<_, _>>()
+                .ok()?;
+            let content = answer.get("content").and_then(|c| c.as_str()).unwrap_or("");
+            Some((content.to_owned(), calls))
+        });
+    match calls {
+        Some((content, tool_calls)) => Response {
+            content,
+            tool_calls,
+            ..Response::default()
+        },
+        None => Response {
+            content: stdout,
+            ..Response::default()
+        },
     }
 }
 
@@ -325,6 +358,18 @@ mod tests {
         assert_eq!(sent["task"], "t1");
         assert_eq!(sent["json_mode"], true);
         assert_eq!(sent["messages"], json!([{"role": "user", "content": "p"}]));
+    }
+
+    #[test]
+    fn a_request_reader_may_answer_with_tool_calls() {
+        let answer = answer_with_tool_calls(
+            r#"{"tool_calls": [{"id": "1", "name": "add", "arguments": {"a": 1}}]}"#.into(),
+        );
+        assert_eq!(answer.tool_calls[0].name, "add");
+        assert_eq!(answer.content, "");
+        let plain = answer_with_tool_calls(r#"{"tool_calls": "no"}"#.into());
+        assert!(plain.tool_calls.is_empty());
+        assert_eq!(plain.content, r#"{"tool_calls": "no"}"#);
     }
 
     #[test]

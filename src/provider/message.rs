@@ -171,6 +171,21 @@ pub fn tool_call_from_json(value: &Json) -> Result<ToolCall, String> {
     })
 }
 
+/// A tool offered to the model: a task's name, description and parameter schema.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// A JSON Schema of the arguments (an object).
+    pub parameters: Json,
+}
+
+impl ToolSpec {
+    pub fn to_json(&self) -> Json {
+        json!({"name": self.name, "description": self.description, "parameters": self.parameters})
+    }
+}
+
 /// The messages of a single-shot call: the system message when there is one, then the
 /// user's prompt.
 pub fn single_turn(system: Option<&str>, prompt: &str) -> Vec<Message> {

@@ -14,7 +14,7 @@ pub mod openai;
 pub mod options;
 
 pub use config::{build, build_from_settings, EnvLookup};
-pub use message::{Message, Role, ToolCall};
+pub use message::{Message, Role, ToolCall, ToolSpec};
 pub use options::ModelOptions;
 
 use crate::error::Result;
@@ -23,7 +23,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// What an atomic task sends: `{task, system, prompt, model, params, round, issues,
-/// messages, options}`. `messages` is what chat providers are sent; `system` and `prompt` are the
+/// messages, options, tools}`. `messages` is what chat providers are sent; `system` and `prompt` are the
 /// task's rendered templates.
 #[derive(Clone, Debug, Default)]
 pub struct Request {
@@ -43,6 +43,8 @@ pub struct Request {
     pub messages: Vec<Message>,
     /// Sampling options, already layered (task over scope over provider over flag).
     pub options: ModelOptions,
+    /// The tools offered to the model (a task's `:tools`).
+    pub tools: Vec<ToolSpec>,
 }
 
 impl Request {
@@ -58,6 +60,7 @@ impl Request {
             "issues": self.issues,
             "messages": self.messages.iter().map(Message::to_json).collect::<Vec<_>>(),
             "options": self.options.to_json(),
+            "tools": self.tools.iter().map(ToolSpec::to_json).collect::<Vec<_>>(),
         })
     }
 
@@ -81,6 +84,8 @@ pub struct Response {
     pub content: String,
     /// As the server reported it; `None` means the runtime estimates it.
     pub usage: Option<Usage>,
+    /// The tools the model asked to call instead of (or along with) answering.
+    pub tool_calls: Vec<ToolCall>,
 }
 
 /// Lets a call in flight stop early: Ctrl-C in the REPL, or a timeout.
@@ -117,7 +122,7 @@ impl Provider for Echo {
     fn complete(&self, request: &Request, _cancel: &Cancel) -> Result<Response> {
         Ok(Response {
             content: request.prompt.clone(),
-            usage: None,
+            ..Response::default()
         })
     }
 }

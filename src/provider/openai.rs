@@ -2,7 +2,7 @@
 //! server, LM Studio — anything that serves `POST {base}/chat/completions`.
 
 use super::http::{Endpoint, HttpClient};
-use super::{Cancel, Message, Provider, Request, Response, Usage};
+use super::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
 use crate::error::Result;
 use serde_json::{json, Value as Json};
 
@@ -39,6 +39,20 @@ impl OpenAi {
         for (name, value) in request.options.iter() {
             body[name] = value.clone();
         }
+        if !request.tools.is_empty() {
+            let tools: Vec<Json> = request
+                .tools
+                .iter()
+                .map(|tool| {
+                    json!({"type": "function", "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.parameters,
+                    }})
+                })
+                .collect();
+            body["tools"] = Json::Array(tools);
+        }
         if request.json_mode {
             body["response_format"] = json!({"type": "json_object"});
         }
@@ -67,8 +81,13 @@ impl Provider for OpenAi {
         )?;
         let message = answer.pointer("/choices/0/message");
         let text = |key: &str| message.and_then(|m| m.get(key)).and_then(Json::as_str);
+        let tool_calls = match message.and_then(|m| m.get("tool_calls")) {
+            None | Some(Json::Null) => Vec::new(),
+            Some(calls) => tool_calls(calls).map_err(|e| self.client.unexpected(&e, &answer))?,
+        };
         let content = match (text("content"), text("refusal")) {
             (Some(content), _) => content,
+            (None, _) if !tool_calls.is_empty() => "",
             (None, Some(refusal)) => {
                 return Err(self
                     .client
@@ -83,6 +102,7 @@ impl Provider for OpenAi {
         Ok(Response {
             content: content.to_owned(),
             usage: usage(&answer),
+            tool_calls,
         })
     }
 }
@@ -111,6 +131,38 @@ fn wire_message(message: &Message) -> Json {
     wire
 }
 
+/// `message.tool_calls`: `[{"id", "type": "function", "function": {"name", "arguments"}}]`,
+/// the arguments a JSON string (kept as the raw string when it is not JSON).
+fn tool_calls(calls: &Json) -> std::result::Result<Vec<ToolCall>, String> {
+    let calls = calls.as_array().ok_or("tool_calls is not a list")?;
+    calls
+        .iter()
+        .map(|call| {
+            let function = call.get("function").ok_or("a tool call has no function")?;
+            let name = function
+                .get("name")
+                .and_then(Json::as_str)
+                .ok_or("a tool call has no function name")?;
+            let arguments = match function.get("arguments") {
+                Some(Json::String(text)) => {
+                    serde_json::from_str(text).unwrap_or_else(|_| Json::String(text.clone()))
+                }
+                Some(other) => other.clone(),
+                None => json!({}),
+            };
+            Ok(ToolCall {
+                id: call
+                    .get("id")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                name: name.to_owned(),
+                arguments,
+            })
+        })
+        .collect()
+}
+
 /// `usage.prompt_tokens` and `usage.completion_tokens`, when the server sent both.
 fn usage(answer: &Json) -> Option<Usage> {
     super::http::usage(answer, "prompt_tokens", "completion_tokens")
@@ -119,7 +171,7 @@ fn usage(answer: &Json) -> Option<Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::message::{single_turn, ToolCall};
+    use crate::provider::message::single_turn;
 
     fn provider(model: Option<&str>) -> OpenAi {
         OpenAi::new(Endpoint {
@@ -187,6 +239,18 @@ mod tests {
             provider(Some("m1")).body(&request).unwrap().to_string(),
             r#"{"model":"m1","messages":[{"role":"user","content":"Hi"}],"max_tokens":5,"stop":"END"}"#
         );
+    }
+
+    #[test]
+    fn tool_calls_are_read_with_their_arguments_parsed() {
+        let calls = json!([
+            {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{\"a\": 1}"}},
+            {"id": "c2", "type": "function", "function": {"name": "add", "arguments": "{oops"}},
+        ]);
+        let calls = tool_calls(&calls).unwrap();
+        assert_eq!(calls[0].arguments, json!({"a": 1}));
+        assert_eq!(calls[1].arguments, json!("{oops"));
+        assert!(tool_calls(&json!([{"id": "x"}])).is_err());
     }
 
     #[test]

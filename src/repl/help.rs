@@ -113,6 +113,7 @@ Commands:
   :env              your definitions (not the builtins)
   :time EXPR        evaluate EXPR and show how long it took
   :show             print the last value in full (results are abbreviated)
+  :chat [MODEL]     chat with the model: each line a message, :end leaves
   :quit             leave (Ctrl-D too)
 
 Keys: Tab completes names, Ctrl-R searches the history, → accepts a hint,

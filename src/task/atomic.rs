@@ -36,10 +36,19 @@ pub fn run(
         issues: issues.iter().map(lossy_json).collect(),
         json_mode: task.json_output,
         options: task.options.clone(),
+        tools: Vec::new(),
     };
     let deadline = timeout.map(|t| std::time::Instant::now() + t);
-    let response = send(interp, &request, frame, deadline)?;
+    let (response, tool_calls) = if task.tools.is_empty() {
+        (send(interp, &request, frame, deadline)?, None)
+    } else {
+        let (response, calls) = super::tools::converse(interp, task, request, frame, deadline)?;
+        (response, Some(calls))
+    };
     let mut notes = Entries::new();
+    if let Some(calls) = tool_calls {
+        notes.insert(Rc::from("toolCalls"), calls);
+    }
     if let Some(usage) = response.usage {
         notes.insert(Rc::from("usage"), usage_value(usage));
     }

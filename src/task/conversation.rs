@@ -225,8 +225,27 @@ fn conversation(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn chat(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let mut conversation = Conversation::from_value("chat", &args[0])?;
-    let text = str_arg("chat", &args[1])?;
+    let conversation = Conversation::from_value("chat", &args[0])?;
+    exchange(interp, conversation, str_arg("chat", &args[1])?, env)
+}
+
+/// A conversation with nothing said yet (the REPL's `:chat MODEL`).
+pub fn start(model: Option<String>) -> Value {
+    Conversation {
+        model,
+        ..Conversation::new()
+    }
+    .to_value()
+}
+
+/// One exchange: `text` as the user's message, the answer as a TaskResult holding the
+/// extended conversation under `conversation`.
+pub fn exchange(
+    interp: &Interp,
+    mut conversation: Conversation,
+    text: &str,
+    env: &Env,
+) -> Result<Value> {
     let mut sent = conversation.messages.clone();
     sent.push(Message::user(text));
     let input_tokens = estimate(&sent);

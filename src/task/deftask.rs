@@ -42,6 +42,8 @@ const DEFINITION_OPTIONS: &[&str] = &[
     "top-p",
     "stop",
     "seed",
+    "tools",
+    "param-types",
 ];
 /// Options evaluated at each call, in the call's environment.
 const CALL_OPTIONS: &[&str] = &["command", "stdin", "env"];
@@ -352,6 +354,8 @@ impl DefineTask {
                 )
             }
         };
+        let has_prompt = matches!(self.code, Code::Prompt);
+        let param_types = options.param_types(&params)?;
         let action = match &self.code {
             Code::Prompt => Action::Prompt {
                 system: options.text("system")?.map(|s| Template::parse(&s)),
@@ -377,6 +381,8 @@ impl DefineTask {
             schema,
             model: options.text("model")?,
             options: options.model_options()?,
+            tools: options.tools(has_prompt)?,
+            param_types,
             context: self.context(interp, env, &options)?,
             max_turns: options.count("max-turns", 1)?,
             retries: options

@@ -102,6 +102,8 @@ mod tests {
             schema: None,
             model: None,
             options: crate::provider::ModelOptions::default(),
+            tools: Vec::new(),
+            param_types: std::collections::HashMap::new(),
             context: InheritContext::Full,
             max_turns: None,
             retries: 0,

@@ -21,6 +21,7 @@ pub mod script;
 mod sequential;
 mod session;
 mod template;
+pub mod tools;
 
 pub use audit::Checks;
 pub use call::{call, call_checked};

@@ -5,7 +5,8 @@ use super::metrics::{estimate_tokens, Metrics};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
-use crate::provider::{Cancel, Echo, ModelOptions, Provider, Request, Response, Usage};
+use crate::provider::message::tool_call_from_json;
+use crate::provider::{Cancel, Echo, ModelOptions, Provider, Request, Response, ToolCall, Usage};
 use crate::value::{from_json, to_json, write_string, Value};
 use std::sync::Arc;
 
@@ -31,7 +32,11 @@ impl ProviderChoice {
             Value::Keyword(k) | Value::Symbol(k) => k.name().to_owned(),
             Value::Map(m) if options.is_none() => match m.get("provider") {
                 Some(Value::Str(name)) => {
-                    return ProviderChoice::native(name, &to_json(value)?);
+                    let mut options = to_json(value)?;
+                    if let Some(map) = options.as_object_mut() {
+                        map.remove("provider");
+                    }
+                    return ProviderChoice::native(name, &options);
                 }
                 _ => return Err(Error::eval("a provider map needs a \"provider\" name")),
             },
@@ -58,12 +63,10 @@ impl ProviderChoice {
         ProviderChoice::native(&name, &options)
     }
 
+    /// `options` go to the provider as they are: for `record` its `"provider"` names
+    /// the provider recorded.
     fn native(name: &str, options: &serde_json::Value) -> Result<ProviderChoice> {
-        let mut options = options.clone();
-        if let Some(map) = options.as_object_mut() {
-            map.remove("provider");
-        }
-        crate::provider::from_language(name, &options).map(ProviderChoice::Native)
+        crate::provider::from_language(name, options).map(ProviderChoice::Native)
     }
 }
 
@@ -153,10 +156,17 @@ fn response_from_value(answer: &Value) -> Result<Response> {
     match answer {
         Value::Str(s) => Ok(Response {
             content: s.to_string(),
-            usage: None,
+            ..Response::default()
         }),
         Value::Map(map) => {
-            let content = map.get("content").and_then(Value::as_str).ok_or_else(bad)?;
+            let tool_calls = match map.get("tool_calls") {
+                None | Some(Value::Nil) => Vec::new(),
+                Some(calls) => tool_calls_from_value(calls)?,
+            };
+            let content = match map.get("content") {
+                None | Some(Value::Nil) if !tool_calls.is_empty() => "",
+                other => other.and_then(Value::as_str).ok_or_else(bad)?,
+            };
             let usage = match map.get("usage") {
                 Some(Value::Map(usage)) => {
                     let tokens = |key: &str| match usage.get(key) {
@@ -175,9 +185,27 @@ fn response_from_value(answer: &Value) -> Result<Response> {
             Ok(Response {
                 content: content.to_owned(),
                 usage,
+                tool_calls,
             })
         }
         _ => Err(bad()),
+    }
+}
+
+/// `{"tool_calls" [{"id" … "name" … "arguments" {…}}]}` from a procedure provider.
+fn tool_calls_from_value(calls: &Value) -> Result<Vec<ToolCall>> {
+    let bad = |why: String| {
+        Error::task_failure(
+            "llm_error",
+            format!("the provider's \"tool_calls\" are not usable: {why}"),
+        )
+    };
+    match to_json(calls)? {
+        serde_json::Value::Array(calls) => calls
+            .iter()
+            .map(|call| tool_call_from_json(call).map_err(bad))
+            .collect(),
+        _ => Err(bad("expected a list".into())),
     }
 }
 

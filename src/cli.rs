@@ -171,7 +171,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
 
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
-    interp.tasks.configure(options.provider_settings()?)?;
+    interp.configure_provider(options.provider_settings()?)?;
     for file in &options.imports {
         crate::module::import_file(interp, file, None)?;
     }
@@ -218,9 +218,9 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<String> {
 fn run_file(interp: &Interp, file: &Path, text: &str, args: &[String]) -> Result<Value> {
     let argv = Value::list(args.iter().map(|a| Value::from(a.as_str())).collect());
     interp.define_global(crate::symbol::Sym::new("*args*"), argv);
-    interp.loading.borrow_mut().push(file.to_path_buf());
+    interp.loading().borrow_mut().push(file.to_path_buf());
     let result = interp.run_source(&file.display().to_string(), text);
-    interp.loading.borrow_mut().pop();
+    interp.loading().borrow_mut().pop();
     result
 }
 

@@ -298,7 +298,7 @@ fn read_module(path: &Path) -> Result<Vec<Syntax>> {
 /// A file that is already being loaded would load itself again, forever.
 fn check_cycle(interp: &Interp, path: &Path) -> Result<()> {
     let target = canonical(path);
-    let loading = interp.loading.borrow();
+    let loading = interp.loading().borrow();
     if let Some(start) = loading.iter().position(|file| canonical(file) == target) {
         let chain: Vec<String> = loading
             .get(start..)
@@ -317,9 +317,9 @@ fn check_cycle(interp: &Interp, path: &Path) -> Result<()> {
 
 /// Runs `body` with `path` as the file being loaded.
 fn with_loading<T>(interp: &Interp, path: &Path, body: impl FnOnce() -> Result<T>) -> Result<T> {
-    interp.loading.borrow_mut().push(path.to_path_buf());
+    interp.loading().borrow_mut().push(path.to_path_buf());
     let result = body();
-    interp.loading.borrow_mut().pop();
+    interp.loading().borrow_mut().pop();
     result
 }
 

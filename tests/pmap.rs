@@ -316,7 +316,7 @@ fn model_calls_overlap() {
     let started = Instant::now();
     let result = tasklisp::run_on_large_stack(&Limits::default(), |limits| {
         let interp = Interp::with_output(limits, Box::new(std::io::sink())).unwrap();
-        interp.tasks.set_native_provider(Arc::new(SlowEcho));
+        interp.set_native_provider(Arc::new(SlowEcho));
         let value = interp
             .run_source(
                 "<test>",

@@ -49,17 +49,17 @@ fn the_repl_replaces_a_redefined_task() {
 fn a_duplicate_from_another_file_names_both_files() {
     with_interp(|interp| {
         interp
-            .loading
+            .loading()
             .borrow_mut()
             .push(PathBuf::from("lib/a.sexp"));
         eval(interp, r#"(deftask shared () "a")"#);
-        interp.loading.borrow_mut().pop();
+        interp.loading().borrow_mut().pop();
         interp
-            .loading
+            .loading()
             .borrow_mut()
             .push(PathBuf::from("lib/b.sexp"));
         let e = error(interp, r#"(deftask shared () "b")"#);
-        interp.loading.borrow_mut().pop();
+        interp.loading().borrow_mut().pop();
         assert_eq!(e.kind(), ErrorKind::Validation);
         assert!(e.message().contains("lib/a.sexp"), "{}", e.message());
         assert!(e.message().contains("lib/b.sexp"), "{}", e.message());
@@ -139,9 +139,7 @@ impl Provider for Recorder {
 fn native_providers_get_the_request_and_report_usage() {
     let (requests, metrics) = with_interp(|interp| {
         let seen = Arc::new(Mutex::new(Vec::new()));
-        interp
-            .tasks
-            .set_native_provider(Arc::new(Recorder { seen: seen.clone() }));
+        interp.set_native_provider(Arc::new(Recorder { seen: seen.clone() }));
         eval(
             interp,
             r#"(deftask ask (q) :system "sys {{q}}" :prompt "ask {{q}}" :model "m" :output "json")"#,
@@ -249,7 +247,7 @@ fn the_examples_run_offline() {
         let path = dir.join(name);
         let text = std::fs::read_to_string(&path).unwrap();
         let outcome = with_interp(move |interp| {
-            interp.loading.borrow_mut().push(path.clone());
+            interp.loading().borrow_mut().push(path.clone());
             interp
                 .run_source(&path.display().to_string(), &text)
                 .map(|_| ())

@@ -251,7 +251,7 @@ fn sexp_modules_import_once_namespaced_and_cycles_are_errors() {
             e.message()
         );
         assert!(
-            interp.loading.borrow().is_empty(),
+            interp.loading().borrow().is_empty(),
             "the loading stack unwinds on error"
         );
     });

@@ -10,6 +10,7 @@ pub mod ast;
 pub mod compile;
 pub mod path;
 pub mod quote;
+pub mod state;
 
 pub use ast::{Lambda, Node};
 pub use compile::Compiler;
@@ -24,6 +25,7 @@ use crate::task::{self, Runtime};
 use crate::value::{self, Value};
 use ast::LetKind;
 use smallvec::SmallVec;
+pub use state::EvalState;
 use std::cell::{Cell, RefCell, RefMut};
 use std::collections::HashMap;
 use std::io::Write;
@@ -113,16 +115,13 @@ pub struct Interp {
     globals: RefCell<Vec<Value>>,
     macros: RefCell<HashMap<Sym, Value>>,
     pub limits: Limits,
-    depth: Cell<usize>,
+    /// The running evaluation's state (the program's, or the `pmap` item's on its fiber).
+    pub state: EvalState,
     ticks: Cell<u64>,
     started: Instant,
-    stack_floor: Cell<usize>,
     interrupt: Arc<AtomicBool>,
     out: RefCell<Box<dyn Write>>,
     gensyms: Cell<u64>,
-    /// The files being loaded (run, imported, `load`ed), innermost last: relative paths
-    /// resolve against the innermost, and tasks record it as their origin.
-    pub loading: RefCell<Vec<PathBuf>>,
     pub tasks: Runtime,
     /// Frames whose last reference was a finished call, kept to be reused by the next
     /// call instead of freeing and allocating one per call.
@@ -147,21 +146,21 @@ impl Interp {
         let interp = Interp {
             globals: RefCell::new(Vec::new()),
             macros: RefCell::new(HashMap::new()),
-            depth: Cell::new(0),
+            state: EvalState::default(),
             ticks: Cell::new(0),
             started: Instant::now(),
-            stack_floor: Cell::new(
-                base.saturating_sub(limits.stack_size.saturating_sub(STACK_MARGIN)),
-            ),
             limits,
             interrupt: Arc::new(AtomicBool::new(false)),
             out: RefCell::new(out),
             gensyms: Cell::new(0),
-            loading: RefCell::new(Vec::new()),
             tasks: Runtime::default(),
             frame_pool: RefCell::new(Vec::with_capacity(FRAME_POOL_SIZE)),
             builtin_rebound: Cell::new(false),
         };
+        interp
+            .state
+            .stack_floor
+            .set(base.saturating_sub(interp.limits.stack_size.saturating_sub(STACK_MARGIN)));
         builtins::install(&interp);
         interp.define_global(Sym::new("taskLibrary"), Value::Library);
         interp.define_global(Sym::new("*args*"), Value::empty_list());
@@ -287,15 +286,20 @@ impl Interp {
     /// working directory).
     pub fn resolve_path(&self, path: &str) -> PathBuf {
         let path = std::path::Path::new(path);
-        match self.loading.borrow().last().and_then(|f| f.parent()) {
+        match self.state.loading.borrow().last().and_then(|f| f.parent()) {
             Some(dir) if path.is_relative() => dir.join(path),
             _ => path.to_path_buf(),
         }
     }
 
+    /// The files being loaded by the running evaluation, innermost last.
+    pub fn loading(&self) -> &RefCell<Vec<PathBuf>> {
+        &self.state.loading
+    }
+
     /// The file being loaded now, if any.
     pub fn current_file(&self) -> Option<PathBuf> {
-        self.loading.borrow().last().cloned()
+        self.state.loading.borrow().last().cloned()
     }
 
     // ---- limits -------------------------------------------------------------------
@@ -304,7 +308,7 @@ impl Interp {
     #[inline]
     pub fn check_stack(&self) -> Result<()> {
         let here = 0u8;
-        if (&here as *const u8 as usize) < self.stack_floor.get() {
+        if (&here as *const u8 as usize) < self.state.stack_floor.get() {
             return Err(Error::resource(
                 "stack",
                 self.limits.stack_size as u64,
@@ -318,22 +322,22 @@ impl Interp {
     /// Sets where the stack-limit check trips, for code run on another stack (coroutines).
     /// Returns the previous floor so it can be restored.
     pub fn set_stack_floor(&self, floor: usize) -> usize {
-        self.stack_floor.replace(floor)
+        self.state.stack_floor.replace(floor)
     }
 
     pub fn depth(&self) -> usize {
-        self.depth.get()
+        self.state.depth.get()
     }
 
     /// Sets the frame count, for code that switches between stacks (pmap's coroutines
     /// each count their own frames).
     pub fn set_depth(&self, depth: usize) {
-        self.depth.set(depth);
+        self.state.depth.set(depth);
     }
 
     #[inline]
     fn enter(&self) -> Result<()> {
-        let depth = self.depth.get() + 1;
+        let depth = self.state.depth.get() + 1;
         if depth > self.limits.max_depth {
             return Err(Error::resource(
                 "depth",
@@ -342,13 +346,13 @@ impl Interp {
                 format!("recursion deeper than {} frames", self.limits.max_depth),
             ));
         }
-        self.depth.set(depth);
+        self.state.depth.set(depth);
         Ok(())
     }
 
     #[inline]
     fn leave(&self) {
-        self.depth.set(self.depth.get() - 1);
+        self.state.depth.set(self.state.depth.get() - 1);
     }
 
     /// Counts a procedure call against fuel, and now and then checks the interrupt flag
@@ -886,12 +890,12 @@ impl Interp {
     }
 
     fn eval_try(&self, t: &ast::Try, env: &Env) -> Result<Value> {
-        let depth = self.depth.get();
+        let depth = self.state.depth.get();
         let result = self.eval(&t.body, env);
         let result = match (result, &t.handler) {
             (Err(e), Some((scope, handler))) if !self.interrupted() && e.exit_code().is_none() => {
                 // The frames the error unwound through are gone: restore the count.
-                self.depth.set(depth);
+                self.state.depth.set(depth);
                 let error = value::from_json(&e.to_json());
                 let frame = Frame::new(scope.clone(), SmallVec::from_elem(error, 1), env.clone());
                 self.eval(handler, &Some(frame))

@@ -110,9 +110,9 @@ impl Session<'_> {
     fn load(&mut self, path: &Path) -> Next {
         let outcome = read_file(path).and_then(|text| {
             self.interruptibly(|interp| {
-                interp.loading.borrow_mut().push(path.to_path_buf());
+                interp.loading().borrow_mut().push(path.to_path_buf());
                 let result = interp.run_source(&path.display().to_string(), &text);
-                interp.loading.borrow_mut().pop();
+                interp.loading().borrow_mut().pop();
                 result
             })
         });

@@ -23,7 +23,7 @@ pub fn run(
     issues: &[Value],
 ) -> Result<Value> {
     let system = system.map(|t| t.render(interp, frame)).transpose()?;
-    let system = join_system(interp.tasks.base_system(), system);
+    let system = join_system(interp.base_system(), system);
     let prompt = prompt.render(interp, frame)?;
     let request = Request {
         task: task.name.clone(),

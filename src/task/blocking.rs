@@ -8,7 +8,7 @@
 //! See "Concurrency: pmap" in `docs/ARCHITECTURE.md`.
 
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{EvalState, Interp};
 use crate::value::Value;
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
@@ -107,14 +107,11 @@ pub enum Step {
     Done(Result<Value>),
 }
 
-/// One `pmap` item running on a stack of its own, with its own frame count and task-call
-/// depth.
+/// One `pmap` item running on a stack of its own, with its own evaluation state.
 pub struct Fiber<'a> {
     coroutine: Coroutine<(), Job, Result<Value>, DefaultStack>,
-    depth: usize,
-    task_depth: usize,
-    session: crate::task::SessionHandle,
-    stack_floor: usize,
+    /// The item's state while it is switched out; the interpreter's own while it runs.
+    state: EvalState,
     /// Ties the fiber to the interpreter it borrows: it cannot outlive it.
     interp: PhantomData<&'a Interp>,
 }
@@ -141,10 +138,7 @@ impl<'a> Fiber<'a> {
         });
         Fiber {
             coroutine,
-            depth: interp.depth(),
-            task_depth: interp.tasks.call_depth(),
-            session: interp.tasks.current_session(),
-            stack_floor,
+            state: EvalState::child_of(&interp.state, stack_floor),
             interp: PhantomData,
         }
     }
@@ -154,25 +148,15 @@ impl<'a> Fiber<'a> {
         self.coroutine.done().then(|| self.coroutine.into_stack())
     }
 
-    /// Runs the fiber until it blocks or ends, with the interpreter's frame count, task
-    /// depth and stack limit switched to the fiber's and back. A panic inside the item
-    /// ends it with an `unexpected_error`; it does not unwind into the scheduler.
+    /// Runs the fiber until it blocks or ends, with the interpreter's evaluation state
+    /// switched to the fiber's and back. A panic inside the item ends it with an
+    /// `unexpected_error`; it does not unwind into the scheduler.
     pub fn resume(&mut self, interp: &Interp) -> Step {
-        let outer_depth = interp.depth();
-        interp.set_depth(self.depth);
-        let outer_task_depth = interp.tasks.call_depth();
-        interp.tasks.set_call_depth(self.task_depth);
-        let outer_session = interp.tasks.swap_session(self.session.clone());
-        let outer_floor = interp.set_stack_floor(self.stack_floor);
+        interp.state.swap(&self.state);
         let outer_active = ACTIVE.get();
         let result = catch_unwind(AssertUnwindSafe(|| self.coroutine.resume(())));
         ACTIVE.set(outer_active);
-        self.depth = interp.depth();
-        interp.set_depth(outer_depth);
-        self.task_depth = interp.tasks.call_depth();
-        interp.tasks.set_call_depth(outer_task_depth);
-        self.session = interp.tasks.swap_session(outer_session);
-        interp.set_stack_floor(outer_floor);
+        interp.state.swap(&self.state);
         match result {
             Ok(CoroutineResult::Yield(job)) => Step::Blocked(job),
             Ok(CoroutineResult::Return(result)) => Step::Done(result),

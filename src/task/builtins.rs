@@ -162,11 +162,11 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             metrics.context_limit = limit;
         }
     }
-    interp.tasks.set_provider(provider, metrics);
-    interp.tasks.set_provider_defaults(model_options, system);
+    interp.set_provider(provider, metrics);
+    interp.set_provider_defaults(model_options, system);
     Ok(Value::Nil)
 }
 
 fn resource_metrics(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
-    Ok(interp.tasks.metrics().to_value())
+    Ok(interp.metrics().to_value())
 }

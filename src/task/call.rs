@@ -24,9 +24,7 @@ pub fn call_checked(
     env: &Env,
     extra: &Checks,
 ) -> Result<Value> {
-    let _guard = interp
-        .tasks
-        .enter_call(task, interp.limits.max_task_depth)?;
+    let _guard = interp.enter_call(task)?;
     let bound = bind_arguments(task, args)?;
     let outer = context_env(task, env);
     let checks = Checks {

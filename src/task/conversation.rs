@@ -274,7 +274,7 @@ pub fn exchange(
     }
     let limit = conversation
         .max_context
-        .unwrap_or_else(|| interp.tasks.metrics().context_limit);
+        .unwrap_or_else(|| interp.metrics().context_limit);
     let warning = conversation.context_used as f64 > conversation.warning_threshold * limit as f64;
     notes.insert(Rc::from("contextWarning"), Value::Bool(warning));
     let result = task_result("chat", response.content, Value::Nil, notes);

@@ -85,13 +85,11 @@ impl Extension for WithProvider {
                 .set(name, to_json(&interp.eval(node, env)?)?)
                 .map_err(|e| Error::eval(format!("with-provider: {e}")).with_span(self.span))?;
         }
-        let scope = scope.over(&interp.tasks.scope_options());
-        let previous = interp
-            .tasks
-            .set_provider(provider, interp.tasks.metrics().fresh());
-        interp.tasks.set_scope_options(scope);
+        let scope = scope.over(&interp.scope_options());
+        let previous = interp.set_provider(provider, interp.metrics().fresh());
+        interp.set_scope_options(scope);
         let result = interp.eval(&self.body, env);
-        interp.tasks.swap_session(previous);
+        interp.swap_session(previous);
         result
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::value::{Entries, Value};
+use std::cell::Cell;
 use std::rc::Rc;
 
 pub const DEFAULT_MAX_TURNS: u64 = 10_000;
@@ -25,12 +26,36 @@ impl Default for Metrics {
     }
 }
 
-/// A `:max-turns` of a task call in progress: the turns it may still take.
+/// A `:max-turns` of a task call in progress and the turns taken under it. Clones share
+/// the count: a `pmap` item started inside the call counts its turns against it too.
+#[derive(Clone, Debug)]
 pub struct TurnBudget {
-    pub id: u64,
     pub task: String,
-    pub start: u64,
     pub limit: u64,
+    used: Rc<Cell<u64>>,
+}
+
+impl TurnBudget {
+    pub fn new(task: &str, limit: u64) -> TurnBudget {
+        TurnBudget {
+            task: task.to_owned(),
+            limit,
+            used: Rc::new(Cell::new(0)),
+        }
+    }
+
+    pub fn used(&self) -> u64 {
+        self.used.get()
+    }
+
+    pub fn count_turn(&self) {
+        self.used.set(self.used.get().saturating_add(1));
+    }
+
+    /// Whether `other` is this budget (or a clone of it).
+    pub fn same_as(&self, other: &TurnBudget) -> bool {
+        Rc::ptr_eq(&self.used, &other.used)
+    }
 }
 
 impl Metrics {
@@ -62,7 +87,7 @@ impl Metrics {
             ));
         }
         for budget in budgets {
-            let used = next - budget.start.min(self.turns_used);
+            let used = budget.used() + 1;
             if used > budget.limit {
                 return Err(Error::resource(
                     "turns",
@@ -143,12 +168,7 @@ mod tests {
         let mut m = Metrics::with_limits(2, 100);
         assert!(m.check_turn(10, &[]).is_ok());
         m.record_turn(10).unwrap();
-        let budget = [TurnBudget {
-            id: 1,
-            task: "t".into(),
-            start: 1,
-            limit: 1,
-        }];
+        let budget = [TurnBudget::new("t", 1)];
         assert!(m.check_turn(10, &budget).is_ok());
         m.record_turn(30).unwrap();
         let e = m.check_turn(10, &[]).unwrap_err();
@@ -172,14 +192,10 @@ mod tests {
         let mut m = Metrics::with_limits(10, 100);
         m.record_turn(1).unwrap();
         m.record_turn(1).unwrap();
-        let budget = [TurnBudget {
-            id: 1,
-            task: "t".into(),
-            start: 2,
-            limit: 1,
-        }];
+        let budget = [TurnBudget::new("t", 1)];
         assert!(m.check_turn(1, &budget).is_ok());
-        m.record_turn(1).unwrap();
-        assert!(m.check_turn(1, &budget).is_err());
+        budget[0].count_turn();
+        let e = m.check_turn(1, &budget).unwrap_err();
+        assert_eq!(e.message(), "task `t` allows 1 turns (:max-turns)");
     }
 }

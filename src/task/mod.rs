@@ -34,25 +34,20 @@ pub use session::{ProviderChoice, Session};
 pub type SessionHandle = Rc<RefCell<Session>>;
 
 use crate::error::{Error, Result};
+use crate::eval::Interp;
 use crate::provider::{ModelOptions, Provider};
 use crate::value::Value;
 use library::TaskLibrary;
 use metrics::{Metrics, TurnBudget};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// The task runtime of one interpreter: the TaskLibrary, the provider session and the
-/// bookkeeping of calls in progress.
+/// The task runtime of one interpreter: the TaskLibrary. What belongs to one evaluation
+/// (provider session, task depth, `:max-turns` budgets) is in `Interp::state`.
 #[derive(Default)]
 pub struct Runtime {
     library: RefCell<TaskLibrary>,
-    /// The current session, shared by handle so each `pmap` item can have its own
-    /// (a `with-provider` inside an item stays inside it) while metrics are shared.
-    session: RefCell<SessionHandle>,
-    depth: Cell<usize>,
-    budgets: RefCell<Vec<TurnBudget>>,
-    budget_ids: Cell<u64>,
     /// `--model` and `-o NAME VALUE`: the least specific settings.
     flags: RefCell<ProviderSettings>,
 }
@@ -83,7 +78,10 @@ impl Runtime {
     pub fn set_replace_on_redefine(&self, replace: bool) {
         self.library.borrow_mut().replace_on_redefine = replace;
     }
+}
 
+/// The provider session and task-call bookkeeping of the running evaluation.
+impl Interp {
     /// Starts a new provider session with `provider`, returning the previous session.
     pub fn set_provider(&self, provider: ProviderChoice, metrics: Metrics) -> SessionHandle {
         self.swap_session(Rc::new(RefCell::new(Session::new(provider, metrics))))
@@ -96,56 +94,46 @@ impl Runtime {
 
     /// Makes `session` current and returns the one it replaces.
     pub fn swap_session(&self, session: SessionHandle) -> SessionHandle {
-        self.session.replace(session)
+        self.state.session.replace(session)
     }
 
     pub fn current_session(&self) -> SessionHandle {
-        self.session.borrow().clone()
+        self.state.session.borrow().clone()
     }
 
     pub fn metrics(&self) -> Metrics {
-        self.session.borrow().borrow().metrics.clone()
-    }
-
-    /// Task calls in progress on the running `pmap` item (or the program): each item
-    /// counts its own, so `pmap` swaps this at every switch like the frame count.
-    pub fn call_depth(&self) -> usize {
-        self.depth.get()
-    }
-
-    pub fn set_call_depth(&self, depth: usize) {
-        self.depth.set(depth);
+        self.state.session.borrow().borrow().metrics.clone()
     }
 
     /// Checks the limits before a turn; returns the provider to send it to and the
     /// model options in force above the task's (scope over provider over flag).
     fn check_turn(&self, input_tokens: u64) -> Result<(ProviderChoice, ModelOptions)> {
-        let handle = self.session.borrow();
+        let handle = self.state.session.borrow();
         let session = handle.borrow();
         session
             .metrics
-            .check_turn(input_tokens, &self.budgets.borrow())?;
+            .check_turn(input_tokens, &self.state.turn_budgets.borrow())?;
         let options = session
             .scope_options
             .over(&session.provider_options)
-            .over(&self.flags.borrow().options);
+            .over(&self.tasks.flags.borrow().options);
         Ok((session.provider.clone(), options))
     }
 
     /// The model `--model` names, if any.
     fn flag_model(&self) -> Option<String> {
-        self.flags.borrow().model.clone()
+        self.tasks.flags.borrow().model.clone()
     }
 
     /// The base system prompt of the provider in force.
     pub fn base_system(&self) -> Option<String> {
-        self.session.borrow().borrow().base_system.clone()
+        self.state.session.borrow().borrow().base_system.clone()
     }
 
     /// Sets what `set-provider!` gives along with the provider: its options and base
     /// system prompt.
     pub fn set_provider_defaults(&self, options: ModelOptions, system: Option<String>) {
-        let handle = self.session.borrow();
+        let handle = self.state.session.borrow();
         let mut session = handle.borrow_mut();
         session.provider_options = options;
         session.base_system = system;
@@ -153,15 +141,20 @@ impl Runtime {
 
     /// The options of the enclosing `with-provider` blocks.
     pub fn scope_options(&self) -> ModelOptions {
-        self.session.borrow().borrow().scope_options.clone()
+        self.state.session.borrow().borrow().scope_options.clone()
     }
 
     pub fn set_scope_options(&self, options: ModelOptions) {
-        self.session.borrow().borrow_mut().scope_options = options;
+        self.state.session.borrow().borrow_mut().scope_options = options;
     }
 
+    /// Counts a finished turn in the session and in every `:max-turns` budget in force.
     fn record_turn(&self, tokens: u64) -> Result<()> {
-        self.session
+        for budget in self.state.turn_budgets.borrow().iter() {
+            budget.count_turn();
+        }
+        self.state
+            .session
             .borrow()
             .borrow_mut()
             .metrics
@@ -170,8 +163,9 @@ impl Runtime {
 
     /// Counts a task call in progress against the nesting limit (and its `:max-turns`)
     /// until the guard is dropped.
-    fn enter_call(&self, task: &Task, max_depth: usize) -> Result<CallGuard<'_>> {
-        let depth = self.depth.get() + 1;
+    fn enter_call(&self, task: &Task) -> Result<CallGuard<'_>> {
+        let max_depth = self.limits.max_task_depth;
+        let depth = self.state.task_depth.get() + 1;
         if depth > max_depth {
             return Err(Error::resource(
                 "task_depth",
@@ -183,39 +177,36 @@ impl Runtime {
                 ),
             ));
         }
-        self.depth.set(depth);
+        self.state.task_depth.set(depth);
         let budget = task.max_turns.map(|limit| {
-            let id = self.budget_ids.get() + 1;
-            self.budget_ids.set(id);
-            let start = self.session.borrow().borrow().metrics.turns_used;
-            self.budgets.borrow_mut().push(TurnBudget {
-                id,
-                task: task.name.clone(),
-                start,
-                limit,
-            });
-            id
+            let budget = TurnBudget::new(&task.name, limit);
+            self.state.turn_budgets.borrow_mut().push(budget.clone());
+            budget
         });
         Ok(CallGuard {
-            runtime: self,
+            interp: self,
             budget,
         })
     }
 }
 
-struct CallGuard<'r> {
-    runtime: &'r Runtime,
-    /// The id of the call's `:max-turns` budget.
-    budget: Option<u64>,
+struct CallGuard<'i> {
+    interp: &'i Interp,
+    /// The call's `:max-turns` budget.
+    budget: Option<TurnBudget>,
 }
 
 impl Drop for CallGuard<'_> {
     fn drop(&mut self) {
-        self.runtime
-            .depth
-            .set(self.runtime.depth.get().saturating_sub(1));
-        if let Some(id) = self.budget {
-            self.runtime.budgets.borrow_mut().retain(|b| b.id != id);
+        let state = &self.interp.state;
+        state
+            .task_depth
+            .set(state.task_depth.get().saturating_sub(1));
+        if let Some(budget) = &self.budget {
+            state
+                .turn_budgets
+                .borrow_mut()
+                .retain(|b| !b.same_as(budget));
         }
     }
 }
@@ -230,10 +221,10 @@ pub struct ProviderSettings {
     pub options: ModelOptions,
 }
 
-impl Runtime {
+impl Interp {
     /// Sets the provider the command line and environment ask for (echo when none).
-    pub fn configure(&self, settings: ProviderSettings) -> Result<()> {
-        *self.flags.borrow_mut() = settings.clone();
+    pub fn configure_provider(&self, settings: ProviderSettings) -> Result<()> {
+        *self.tasks.flags.borrow_mut() = settings.clone();
         if settings.provider.is_none() && settings.model.is_none() && settings.base_url.is_none() {
             return Ok(());
         }

@@ -108,10 +108,9 @@ pub fn send(
     env: &Env,
     deadline: Option<std::time::Instant>,
 ) -> Result<Response> {
-    let runtime = &interp.tasks;
     let request_tokens =
         estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
-    let (provider, session_options) = runtime.check_turn(request_tokens)?;
+    let (provider, session_options) = interp.check_turn(request_tokens)?;
     let mut request = Request {
         options: request.options.over(&session_options),
         ..request.clone()
@@ -127,7 +126,7 @@ pub fn send(
         }
         ProviderChoice::Procedure(f) => {
             // A native provider applies `--model` itself; a procedure is told it.
-            request.model = request.model.or_else(|| runtime.flag_model());
+            request.model = request.model.or_else(|| interp.flag_model());
             let answer = interp.apply(&f, &[from_json(&request.to_json())], env)?;
             response_from_value(&answer)?
         }
@@ -136,7 +135,7 @@ pub fn send(
         Some(usage) => usage.input_tokens.saturating_add(usage.output_tokens),
         None => request_tokens + estimate_tokens(&response.content),
     };
-    runtime.record_turn(tokens)?;
+    interp.record_turn(tokens)?;
     interp.check_interrupt()?;
     Ok(response)
 }

@@ -2,6 +2,7 @@
 //! `https://api.anthropic.com` as in `ANTHROPIC_BASE_URL`.
 
 use super::http::{Endpoint, HttpClient};
+use super::message::system_text;
 use super::{Cancel, Message, Provider, Request, Response, Role, ToolCall, Usage};
 use crate::error::Result;
 use serde_json::{json, Value as Json};
@@ -35,14 +36,8 @@ impl Anthropic {
             "model": self.endpoint.model_for("anthropic", request)?,
             "max_tokens": options.get("max_tokens").cloned().unwrap_or(json!(self.max_tokens)),
         });
-        let system: Vec<&str> = request
-            .messages
-            .iter()
-            .filter(|m| m.role == Role::System)
-            .map(|m| m.content.as_str())
-            .collect();
-        if !system.is_empty() {
-            body["system"] = json!(system.join("\n\n"));
+        if let Some(system) = system_text(&request.messages) {
+            body["system"] = json!(system);
         }
         body["messages"] = Json::Array(wire_messages(&request.messages));
         if !request.tools.is_empty() {
@@ -172,16 +167,21 @@ mod tests {
     use super::*;
     use crate::provider::message::single_turn;
 
-    #[test]
-    fn body_puts_system_at_the_top_and_keeps_key_order() {
-        let provider = Anthropic::new(
+    /// A provider for model `claude-x` with a cap of 100 tokens.
+    fn claude_x() -> Anthropic {
+        Anthropic::new(
             Endpoint {
                 base_url: "http://127.0.0.1:9".into(),
                 model: Some("claude-x".into()),
                 ..Endpoint::default()
             },
             100,
-        );
+        )
+    }
+
+    #[test]
+    fn body_puts_system_at_the_top_and_keeps_key_order() {
+        let provider = claude_x();
         let request = Request {
             messages: single_turn(Some("Be terse."), "Hi"),
             json_mode: true,
@@ -225,14 +225,7 @@ mod tests {
 
     #[test]
     fn options_are_spelled_as_the_messages_api_wants() {
-        let provider = Anthropic::new(
-            Endpoint {
-                base_url: "http://127.0.0.1:9".into(),
-                model: Some("claude-x".into()),
-                ..Endpoint::default()
-            },
-            100,
-        );
+        let provider = claude_x();
         let mut options = crate::provider::ModelOptions::default();
         for (name, value) in [
             ("max_tokens", json!(7)),

@@ -186,6 +186,16 @@ impl ToolSpec {
     }
 }
 
+/// The system messages' text, a blank line apart; `None` when there are none.
+pub fn system_text(messages: &[Message]) -> Option<String> {
+    let system: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.role == Role::System)
+        .map(|m| m.content.as_str())
+        .collect();
+    (!system.is_empty()).then(|| system.join("\n\n"))
+}
+
 /// The messages of a single-shot call: the system message when there is one, then the
 /// user's prompt.
 pub fn single_turn(system: Option<&str>, prompt: &str) -> Vec<Message> {

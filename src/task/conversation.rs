@@ -11,6 +11,7 @@ use crate::builtins::{builtin_table, split_options, str_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
+use crate::provider::message::system_text;
 use crate::provider::options::{self, ModelOptions};
 use crate::provider::{Message, Request, Role};
 use crate::value::{from_json, to_json, Entries, Value};
@@ -125,16 +126,6 @@ impl Conversation {
             context_used: count("contextUsed")?.unwrap_or(0),
             messages,
         })
-    }
-
-    fn system(&self) -> Option<String> {
-        let system: Vec<&str> = self
-            .messages
-            .iter()
-            .filter(|m| m.role == Role::System)
-            .map(|m| m.content.as_str())
-            .collect();
-        (!system.is_empty()).then(|| system.join("\n\n"))
     }
 
     /// Refuses an exchange past the conversation's turn or context limit.
@@ -252,7 +243,7 @@ pub fn exchange(
     conversation.check_limits(input_tokens)?;
     let request = Request {
         task: "chat".into(),
-        system: conversation.system(),
+        system: system_text(&conversation.messages),
         prompt: text.to_owned(),
         model: conversation.model.clone(),
         round: 1,

@@ -191,9 +191,12 @@ fn report_with_status(options: &Options, error: &Error, status: i32) -> i32 {
     status
 }
 
+/// `--error-format json` prints at most this many bytes of error map.
+const MAX_JSON_ERROR: usize = 64 * 1024;
+
 pub fn format_error(format: ErrorFormat, error: &Error) -> String {
     match format {
-        ErrorFormat::Json => error.to_json().to_string(),
+        ErrorFormat::Json => error.to_bounded_json(MAX_JSON_ERROR).to_string(),
         ErrorFormat::Text => error
             .render(std::io::stderr().is_terminal())
             .trim_end()

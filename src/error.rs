@@ -11,6 +11,10 @@ use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
 use serde_json::{json, Map, Value as Json};
 use std::fmt;
 
+mod bounded;
+mod reason;
+pub use reason::Reason;
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The type of an error: the seeds' `TaskError` types plus the language's own.
@@ -56,7 +60,7 @@ impl ErrorKind {
 struct ErrorData {
     kind: ErrorKind,
     message: String,
-    reason: Option<String>,
+    reason: Option<Reason>,
     details: Map<String, Json>,
     span: Option<Span>,
     /// The reader ran out of text inside an unfinished form (the REPL asks for more).
@@ -108,9 +112,9 @@ impl Error {
     }
 
     /// A `TASK_FAILURE` with a reason such as `tool_execution_error`.
-    pub fn task_failure(reason: impl Into<String>, message: impl Into<String>) -> Error {
+    pub fn task_failure(reason: Reason, message: impl Into<String>) -> Error {
         let mut e = Error::new(ErrorKind::TaskFailure, message);
-        e.0.reason = Some(reason.into());
+        e.0.reason = Some(reason);
         e
     }
 
@@ -151,8 +155,13 @@ impl Error {
         self
     }
 
-    pub fn with_reason(mut self, reason: impl Into<String>) -> Error {
-        self.0.reason = Some(reason.into());
+    pub fn with_message(mut self, message: impl Into<String>) -> Error {
+        self.0.message = message.into();
+        self
+    }
+
+    pub fn with_reason(mut self, reason: Reason) -> Error {
+        self.0.reason = Some(reason);
         self
     }
 
@@ -162,8 +171,13 @@ impl Error {
     pub fn message(&self) -> &str {
         &self.0.message
     }
+    /// The reason as its string (what the map form shows).
     pub fn reason(&self) -> Option<&str> {
-        self.0.reason.as_deref()
+        self.0.reason.as_ref().map(Reason::as_str)
+    }
+    /// Whether this is a failure for `reason`: how code asks, so the name is checked.
+    pub fn has_reason(&self, reason: &Reason) -> bool {
+        self.0.reason.as_ref() == Some(reason)
     }
     pub fn details(&self) -> &Map<String, Json> {
         &self.0.details
@@ -200,13 +214,39 @@ impl Error {
         Json::Object(map)
     }
 
+    /// The map form, shortened to at most `max` bytes of JSON text (long strings and
+    /// lists cut with a marker): what `--error-format json` prints.
+    pub fn to_bounded_json(&self, max: usize) -> Json {
+        bounded::bounded(&self.to_json(), max)
+    }
+
+    /// The task calls and steps the error crossed, outermost first, on one line
+    /// (`in release › step 0 › check-file`), from `details.trace`.
+    pub fn chain(&self) -> Option<String> {
+        let Some(Json::Array(trace)) = self.0.details.get("trace") else {
+            return None;
+        };
+        let parts: Vec<String> = trace
+            .iter()
+            .flat_map(|entry| {
+                let task = entry.get("task").and_then(Json::as_str).map(str::to_owned);
+                let step = entry
+                    .get("step")
+                    .and_then(Json::as_u64)
+                    .map(|i| format!("step {i}"));
+                task.into_iter().chain(step)
+            })
+            .collect();
+        (!parts.is_empty()).then(|| format!("in {}", parts.join(" › ")))
+    }
+
     /// Rebuilds an error from its map form (what `catch` saw), so a handler can re-raise it.
     pub fn from_json(value: &Json) -> Option<Error> {
         let kind = ErrorKind::from_code(value.get("type")?.as_str()?)?;
         let message = value.get("message").and_then(Json::as_str).unwrap_or("");
         let mut e = Error::new(kind, message);
         if let Some(reason) = value.get("reason").and_then(Json::as_str) {
-            e.0.reason = Some(reason.to_owned());
+            e.0.reason = Some(Reason::parse(reason));
         }
         if let Some(Json::Object(details)) = value.get("details") {
             e.0.details = details.clone();
@@ -266,7 +306,11 @@ impl Diagnostic for Error {
             return None;
         }
         let details = Json::Object(self.0.details.clone()).to_string();
-        Some(Box::new(format!("details: {}", truncate(&details, 2000))))
+        let details = format!("details: {}", truncate(&details, 2000));
+        Some(Box::new(match self.chain() {
+            Some(chain) => format!("{chain}\n{details}"),
+            None => details,
+        }))
     }
 }
 
@@ -376,7 +420,7 @@ mod tests {
 
     #[test]
     fn map_form_round_trips() {
-        let e = Error::task_failure("tool_execution_error", "exit 3")
+        let e = Error::task_failure(Reason::ToolExecutionError, "exit 3")
             .with_detail("script_exit_code", json!(3));
         let m = e.to_json();
         assert_eq!(m["type"], "TASK_FAILURE");

@@ -24,19 +24,6 @@
 
 (define (complement pred) (fn args (not (apply pred args))))
 
-;; The elements for which pred is false.
-(define (remove pred xs) (filter (complement pred) xs))
-
-;; The first element for which pred is true, or nil.
-(define (find pred xs)
-  (cond ((null? xs) nil)
-        ((pred (car xs)) (car xs))
-        (else (find pred (cdr xs)))))
-
-;; How many elements satisfy pred.
-(define (count pred xs)
-  (reduce (fn (n x) (if (pred x) (+ n 1) n)) 0 xs))
-
 ;; (update m "k" f) sets "k" to (f old-value).
 (define (update m k f) (assoc m k (f (get m k))))
 

@@ -501,3 +501,86 @@ fn random_bytes_as_programs() {
     });
     outcome.expect("no panic in the interpreter thread");
 }
+
+/// Bytes that mean something to the lenient JSON parser, mixed with arbitrary ones.
+const ANSWER_BYTES: &[u8] = b"{}[]\"',:/*\\ \n`~TrueFalseNon0-19.eE+xyz#";
+
+/// A provider that answers each request with the next of its answers.
+struct Answers(std::sync::Mutex<std::vec::IntoIter<String>>);
+
+impl tasklisp::provider::Provider for Answers {
+    fn name(&self) -> &str {
+        "answers"
+    }
+    fn complete(
+        &self,
+        _: &tasklisp::provider::Request,
+        _: &tasklisp::provider::Cancel,
+    ) -> tasklisp::Result<tasklisp::provider::Response> {
+        let next = self.0.lock().ok().and_then(|mut a| a.next());
+        Ok(tasklisp::provider::Response {
+            content: next.unwrap_or_default(),
+            usage: None,
+        })
+    }
+}
+
+#[test]
+fn random_model_answers_give_a_result_or_an_output_format_failure() {
+    let mut rng = XorShift(0x0123_4567_89ab_cdef);
+    let mut answers: Vec<String> = (0..3_000)
+        .map(|_| {
+            let len = rng.below(120);
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| match rng.below(10) {
+                    0 => rng.next() as u8,
+                    _ => ANSWER_BYTES[rng.below(ANSWER_BYTES.len())],
+                })
+                .collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+        .collect();
+    // Shapes that defeat naive parsers: deep nesting, endless openings, long strings.
+    answers.push("[".repeat(200_000));
+    answers.push(format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)));
+    answers.push(format!("Sure: {}", "{'a': ".repeat(50_000)));
+    answers.push(format!("\"{}", "\\".repeat(100_001)));
+    answers.push("/*".repeat(100_000));
+    answers.push("```".repeat(100_000));
+    let count = answers.len();
+    let outcome = tasklisp::run_on_large_stack(&Limits::default(), move |limits| {
+        let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude loads");
+        let provider = Answers(std::sync::Mutex::new(answers.into_iter()));
+        interp.set_native_provider(std::sync::Arc::new(provider));
+        let program = format!(
+            r#"(deftask loose () :prompt "go" :output "json")
+               (deftask typed () :prompt "go" :schema {{"type" "object" "properties" {{"n" {{"type" "integer"}}}}}})
+               (define parsed 0)
+               (define failed 0)
+               (for-each (fn (i)
+                   (try (begin (if (even? i) (loose) (typed)) (set! parsed (+ parsed 1)))
+                        (catch e (if (= e.reason "output_format_failure")
+                                     (set! failed (+ failed 1))
+                                     (raise e)))))
+                 (range {count}))
+               [parsed failed]"#
+        );
+        interp
+            .run_source("<answers>", &program)
+            .map(|v| tasklisp::value::write_string(&v))
+            .map_err(|e| e.to_string())
+    });
+    let counts = outcome
+        .expect("no panic")
+        .expect("only output_format_failure");
+    let numbers: Vec<usize> = counts
+        .trim_matches(['(', ')'])
+        .split(' ')
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert_eq!(numbers.iter().sum::<usize>(), count, "{counts}");
+    assert!(
+        numbers.iter().all(|&n| n > 100),
+        "a weak generator: {counts}"
+    );
+}

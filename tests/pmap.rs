@@ -159,7 +159,7 @@ fn the_lowest_index_failure_is_raised_after_the_others_finish() {
                 (range 40) :concurrency 8)"#,
     );
     let e = result.unwrap_err();
-    assert!(e.contains("\"message\":\"three\""), "{e}");
+    assert!(e.contains("\"message\":\"item 3: three\""), "{e}");
     // After the failure no new item started: only the first window ran.
     assert!(counters.started.load(Ordering::SeqCst) <= 8);
 }

@@ -2,7 +2,7 @@
 
 use super::{builtin_table, str_arg, type_error};
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::quote::syntax_to_value;
 use crate::eval::Interp;
 use crate::source::Span;
@@ -60,8 +60,8 @@ fn error(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn fail(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let reason = match &args[0] {
-        Value::Str(s) => s.to_string(),
-        Value::Keyword(k) | Value::Symbol(k) => k.name().to_owned(),
+        Value::Str(s) => Reason::parse(s),
+        Value::Keyword(k) | Value::Symbol(k) => Reason::parse(k.name()),
         other => return Err(type_error("fail", "a reason (string or keyword)", other)),
     };
     let message = crate::value::display_string(&args[1]);

@@ -1,6 +1,7 @@
 //! Lists: construction, access and the higher-order functions. All run in linear time
 //! on long lists and call procedures without nesting the frame count.
 
+use super::predicate::{for_item, judge};
 use super::{builtin_table, index_arg, int_arg, list_arg, proc_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -40,6 +41,12 @@ builtin_table! {
     "map", 2, None => map;
     /// `(filter pred xs)`: the elements for which `pred` is true. `(filter odd? '(1 2 3))` ⇒ `(1 3)`
     "filter", 2, Some(2) => filter;
+    /// `(remove pred xs)`: the elements for which `pred` is false. `(remove odd? '(1 2 3 4))` ⇒ `(2 4)`
+    "remove", 2, Some(2) => remove;
+    /// `(find pred xs)`: the first element for which `pred` is true, or nil. `(find even? '(1 2 3))` ⇒ `2`
+    "find", 2, Some(2) => find;
+    /// `(count pred xs)`: how many elements satisfy `pred`. `(count odd? '(1 2 3))` ⇒ `2`
+    "count", 2, Some(2) => count;
     /// `(reduce f init xs)`: folds left, calling `(f acc x)`. `(reduce + 0 '(1 2 3))` ⇒ `6`
     "reduce", 3, Some(3) => reduce;
     /// `(for-each f xs…)`: calls `f` on each element for its effect; returns nil. `(for-each println '(1 2))`
@@ -214,8 +221,8 @@ fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     if args.len() == 2 {
         let xs = list_arg("map", &args[1])?;
         let mut out = Vec::with_capacity(xs.len());
-        for x in xs.iter() {
-            out.push(interp.apply(f, &[x], env)?);
+        for (i, x) in xs.iter().enumerate() {
+            out.push(interp.apply(f, &[x], env).map_err(|e| for_item(e, i))?);
         }
         return Ok(Value::list(out));
     }
@@ -226,9 +233,9 @@ fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let n = lists.iter().map(List::len).min().unwrap_or(0);
     let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
     let mut out = Vec::with_capacity(n);
-    for _ in 0..n {
+    for i in 0..n {
         let row: Vec<Value> = iters.iter_mut().filter_map(Iterator::next).collect();
-        out.push(interp.apply(f, &row, env)?);
+        out.push(interp.apply(f, &row, env).map_err(|e| for_item(e, i))?);
     }
     Ok(Value::list(out))
 }
@@ -236,12 +243,44 @@ fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 fn filter(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let f = proc_arg("filter", &args[0])?;
     let mut out = Vec::new();
-    for x in list_arg("filter", &args[1])?.iter() {
-        if interp.apply(f, std::slice::from_ref(&x), env)?.is_truthy() {
+    for (i, x) in list_arg("filter", &args[1])?.iter().enumerate() {
+        if judge(interp, f, std::slice::from_ref(&x), env).map_err(|e| for_item(e, i))? {
             out.push(x);
         }
     }
     Ok(Value::list(out))
+}
+
+fn remove(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let f = proc_arg("remove", &args[0])?;
+    let mut out = Vec::new();
+    for x in list_arg("remove", &args[1])?.iter() {
+        if !judge(interp, f, std::slice::from_ref(&x), env)? {
+            out.push(x);
+        }
+    }
+    Ok(Value::list(out))
+}
+
+fn find(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let f = proc_arg("find", &args[0])?;
+    for x in list_arg("find", &args[1])?.iter() {
+        if judge(interp, f, std::slice::from_ref(&x), env)? {
+            return Ok(x);
+        }
+    }
+    Ok(Value::Nil)
+}
+
+fn count(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let f = proc_arg("count", &args[0])?;
+    let mut n = 0;
+    for x in list_arg("count", &args[1])?.iter() {
+        if judge(interp, f, std::slice::from_ref(&x), env)? {
+            n += 1;
+        }
+    }
+    Ok(Value::Int(n))
 }
 
 fn reduce(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
@@ -261,9 +300,9 @@ fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
         .collect::<Result<Vec<_>>>()?;
     let n = lists.iter().map(List::len).min().unwrap_or(0);
     let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
-    for _ in 0..n {
+    for i in 0..n {
         let row: Vec<Value> = iters.iter_mut().filter_map(Iterator::next).collect();
-        interp.apply(f, &row, env)?;
+        interp.apply(f, &row, env).map_err(|e| for_item(e, i))?;
     }
     Ok(Value::Nil)
 }
@@ -276,9 +315,7 @@ fn sort(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
         None => &default_less,
     };
     merge_sort(items, |a, b| {
-        Ok(interp
-            .apply(less, &[a.clone(), b.clone()], env)?
-            .is_truthy())
+        judge(interp, less, &[a.clone(), b.clone()], env)
     })
     .map(Value::list)
 }
@@ -352,7 +389,7 @@ fn zip(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn any(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let f = proc_arg("any?", &args[0])?;
     for x in list_arg("any?", &args[1])?.iter() {
-        if interp.apply(f, &[x], env)?.is_truthy() {
+        if judge(interp, f, &[x], env)? {
             return Ok(Value::Bool(true));
         }
     }
@@ -362,7 +399,7 @@ fn any(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 fn every(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let f = proc_arg("every?", &args[0])?;
     for x in list_arg("every?", &args[1])?.iter() {
-        if !interp.apply(f, &[x], env)?.is_truthy() {
+        if !judge(interp, f, &[x], env)? {
             return Ok(Value::Bool(false));
         }
     }

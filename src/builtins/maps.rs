@@ -8,6 +8,7 @@ use crate::eval::path::{step_into, StepFailure};
 use crate::eval::Interp;
 use crate::reader::{parse_path_text, PathStep};
 use crate::source::Span;
+use crate::task::result::edited;
 use crate::value::{Entries, Value};
 use std::rc::Rc;
 
@@ -133,7 +134,7 @@ fn assoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     for pair in args[1..].chunks(2) {
         entries.insert(key_of("assoc", &pair[0])?, pair[1].clone());
     }
-    Ok(Value::map(entries))
+    Ok(edited(&args[0], entries))
 }
 
 fn dissoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -141,7 +142,7 @@ fn dissoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     for k in &args[1..] {
         entries.shift_remove(&*key_of("dissoc", k)?);
     }
-    Ok(Value::map(entries))
+    Ok(edited(&args[0], entries))
 }
 
 fn keys(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -168,7 +169,10 @@ fn merge(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     for m in args {
         entries.extend(map_entries("merge", m)?);
     }
-    Ok(Value::map(entries))
+    Ok(match args.first() {
+        Some(first) => edited(first, entries),
+        None => Value::map(entries),
+    })
 }
 
 fn is_map(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

@@ -6,6 +6,7 @@ mod io;
 mod lists;
 mod maps;
 mod numbers;
+pub mod predicate;
 mod strings;
 mod types;
 

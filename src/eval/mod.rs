@@ -18,7 +18,7 @@ pub use path::{access_path, PathError};
 
 use crate::builtins::{self, Builtin};
 use crate::env::{self, Env, Frame, Slots};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Reason, Result};
 use crate::reader::{self, Syntax};
 use crate::symbol::Sym;
 use crate::task::{self, Runtime};
@@ -375,12 +375,12 @@ impl Interp {
     /// Fails with `execution_halted` if Ctrl-C was pressed or the time limit passed.
     pub fn check_interrupt(&self) -> Result<()> {
         if self.interrupt.load(Ordering::Relaxed) {
-            return Err(Error::task_failure("execution_halted", "interrupted"));
+            return Err(Error::task_failure(Reason::ExecutionHalted, "interrupted"));
         }
         if let Some(limit) = self.limits.timeout {
             if self.started.elapsed() > limit {
                 return Err(Error::task_failure(
-                    "execution_timeout",
+                    Reason::ExecutionTimeout,
                     format!("the program ran longer than {:.3}s", limit.as_secs_f64()),
                 ));
             }

@@ -6,7 +6,7 @@
 
 use super::message::tool_call_from_json;
 use super::{Cancel, Provider, Request, Response, ToolCall, Usage};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
 use std::fs::File;
@@ -37,7 +37,7 @@ fn sorted(value: Json) -> Json {
 }
 
 fn failure(message: String) -> Error {
-    Error::task_failure("llm_error", message)
+    Error::task_failure(Reason::LlmError, message)
 }
 
 /// Records what another provider answers. Recording starts the cassette afresh: a

@@ -6,7 +6,7 @@
 use super::http::{check_cancel, excerpt, EXCERPT_BYTES};
 use super::message::tool_call_from_json;
 use super::{Cancel, Provider, Request, Response, ToolCall};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::process::{Child, Command as Process, Stdio};
@@ -110,7 +110,7 @@ impl CommandProvider {
     }
 
     fn failure(&self, message: String) -> Error {
-        Error::task_failure("llm_error", format!("command: {message}"))
+        Error::task_failure(Reason::LlmError, format!("command: {message}"))
     }
 }
 

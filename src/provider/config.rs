@@ -8,7 +8,7 @@ use super::command::{CommandProvider, Input, Program};
 use super::http::{Endpoint, HttpSettings};
 use super::openai::OpenAi;
 use super::{Echo, Provider};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::task::ProviderSettings;
 use serde_json::{Map, Value as Json};
 use std::path::PathBuf;
@@ -145,7 +145,7 @@ fn record_inner(kind: &str) -> Result<Option<String>> {
         None if kind == "record" => None,
         _ => {
             return Err(Error::task_failure(
-                "llm_error",
+                Reason::LlmError,
                 format!("unknown provider: {kind} (known: echo, openai, ollama, anthropic, command, replay, record:PROVIDER)"),
             ))
         }

@@ -6,7 +6,7 @@
 //! a model is still generating. An abandoned attempt ends by itself at its read timeout.
 
 use super::Cancel;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use serde_json::{json, Value as Json};
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -75,7 +75,7 @@ impl Endpoint {
     pub fn model_for(&self, provider: &str, request: &super::Request) -> Result<String> {
         request.model.clone().or_else(|| self.model.clone()).ok_or_else(|| {
             Error::task_failure(
-                "llm_error",
+                Reason::LlmError,
                 format!("{provider}: no model given: pass --model, set TASKLISP_MODEL, or give the task :model"),
             )
         })
@@ -214,7 +214,7 @@ impl HttpClient {
             })
             .map_err(|e| {
                 Error::task_failure(
-                    "llm_error",
+                    Reason::LlmError,
                     format!("{}: cannot start a request: {e}", self.provider),
                 )
             })?;
@@ -224,7 +224,7 @@ impl HttpClient {
                 Err(RecvTimeoutError::Timeout) => check_cancel(cancel)?,
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(Error::task_failure(
-                        "llm_error",
+                        Reason::LlmError,
                         format!(
                             "{}: the request to {} ended without a reply",
                             self.provider,
@@ -302,7 +302,7 @@ impl HttpClient {
     /// scrubbed of secrets (the body before it is cut, so no part of a key survives).
     fn error(&self, message: String, status: Option<u16>, body: &str) -> Error {
         Error::task_failure(
-            "llm_error",
+            Reason::LlmError,
             format!("{}: {}", self.provider, self.scrub(&message)),
         )
         .with_details(json!({"status": status, "body": excerpt(&self.scrub(body), EXCERPT_BYTES)}))
@@ -376,13 +376,13 @@ pub fn usage(answer: &Json, input_key: &str, output_key: &str) -> Option<super::
 
 pub fn check_cancel(cancel: &Cancel) -> Result<()> {
     if cancel.flag.load(std::sync::atomic::Ordering::Relaxed) {
-        return Err(Error::task_failure("execution_halted", "interrupted"));
+        return Err(Error::task_failure(Reason::ExecutionHalted, "interrupted"));
     }
     // The deadline alone: the flag may have been set since it was read above, and a
     // Ctrl-C that lands now is reported on the next check, not as a timeout.
     if cancel.deadline.is_some_and(|d| Instant::now() >= d) {
         return Err(Error::task_failure(
-            "execution_timeout",
+            Reason::ExecutionTimeout,
             "the model call did not finish before the deadline",
         ));
     }

@@ -1,7 +1,8 @@
 //! Atomic tasks: render the templates, ask the provider, parse the answer.
 
+use super::answer::{parse_output, Answer};
 use super::definition::{lossy_json, Task};
-use super::result::{parse_output, task_result};
+use super::result::task_result;
 use super::session::send;
 use super::template::Template;
 use crate::env::Env;
@@ -39,6 +40,7 @@ pub fn run(
         tools: Vec::new(),
     };
     let deadline = timeout.map(|t| std::time::Instant::now() + t);
+    let model = request.model.clone();
     let (response, tool_calls) = if task.tools.is_empty() {
         (send(interp, &request, frame, deadline)?, None)
     } else {
@@ -52,7 +54,14 @@ pub fn run(
     if let Some(usage) = response.usage {
         notes.insert(Rc::from("usage"), usage_value(usage));
     }
-    let parsed = parse_output(task, &response.content, &mut notes)?;
+    let provider = interp.current_session().borrow().provider.name();
+    let answer = Answer {
+        content: &response.content,
+        provider: Some(&provider),
+        model: model.as_deref(),
+        round,
+    };
+    let parsed = parse_output(task, &answer, &mut notes)?;
     Ok(task_result(&task.name, response.content, parsed, notes))
 }
 

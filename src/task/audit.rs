@@ -1,13 +1,15 @@
 //! Audits and retries (from the ToolFlow seeds): each round's result is checked by the
 //! audit functions; a `critical` issue fails the call with `INVALID_OUTPUT` unless
 //! `:retries` allows another round, which sees the issues (`issues`, `{{issues}}`).
+//! An answer that does not parse or does not match the schema is re-asked the same way.
 
+use super::answer::answer_problems;
 use super::definition::{lossy_json, Action, Task};
 use super::result::{field, with_notes};
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Interp;
-use crate::value::{write_string, Value};
+use crate::value::{from_json, write_string, Value};
 use serde_json::json;
 
 /// Audits and extra rounds for one call.
@@ -42,7 +44,24 @@ pub fn run_rounds(
     let mut issues: Vec<Value> = Vec::new();
     let mut round: u32 = 1;
     loop {
-        let result = attempt(round, &issues)?;
+        let result = match attempt(round, &issues) {
+            Ok(result) => result,
+            Err(error) => match answer_problems(&error, task) {
+                Some(problems) if round <= checks.retries => {
+                    issues = problems.iter().map(from_json).collect();
+                    round += 1;
+                    continue;
+                }
+                _ => return Err(error),
+            },
+        };
+        if round <= checks.retries {
+            if let Some(problem) = parse_problem(&result) {
+                issues = vec![problem];
+                round += 1;
+                continue;
+            }
+        }
         let rounds = ("rounds", Value::Int(i64::from(round)));
         if checks.audits.is_empty() {
             return Ok(match task.action {
@@ -66,6 +85,17 @@ pub fn run_rounds(
         issues = found;
         round += 1;
     }
+}
+
+/// A JSON answer that did not parse (no schema, so it was not raised) as an issue.
+fn parse_problem(result: &Value) -> Option<Value> {
+    let error = field(&field(result, "notes"), "parseError");
+    let message = error.as_str()?;
+    Some(from_json(&json!({
+        "severity": "critical",
+        "message": format!("the answer is not JSON: {message}"),
+        "pointer": "",
+    })))
 }
 
 /// Every issue the audits find in `result`, in audit order.

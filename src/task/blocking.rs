@@ -7,7 +7,7 @@
 //! it is done; meanwhile other items run. Outside `pmap` the work just runs inline.
 //! See "Concurrency: pmap" in `docs/ARCHITECTURE.md`.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::{EvalState, Interp};
 use crate::value::Value;
 use corosensei::stack::{DefaultStack, Stack};
@@ -94,7 +94,7 @@ fn take<F>(slot: &Mutex<Option<F>>) -> Option<F> {
 pub fn new_stack(size: usize) -> Result<DefaultStack> {
     DefaultStack::new(size).map_err(|e| {
         Error::task_failure(
-            "unexpected_error",
+            Reason::UnexpectedError,
             format!("pmap: cannot reserve a stack of {size} bytes: {e}"),
         )
     })
@@ -161,7 +161,7 @@ impl<'a> Fiber<'a> {
             Ok(CoroutineResult::Yield(job)) => Step::Blocked(job),
             Ok(CoroutineResult::Return(result)) => Step::Done(result),
             Err(panic) => Step::Done(Err(Error::task_failure(
-                "unexpected_error",
+                Reason::UnexpectedError,
                 format!("a pmap item panicked: {}", panic_message(panic.as_ref())),
             ))),
         }

@@ -1,16 +1,19 @@
 //! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `set-provider!`,
 //! `resource-metrics`.
 
+use super::definition::lossy_json;
 use super::metrics::Metrics;
-use super::result::{field, from_body, is_task_result};
+use super::result::{self, field, from_body, is_task_result, COMPLETE};
 use super::session::ProviderChoice;
 use super::TaskKind;
+use crate::builtins::predicate::for_item;
 use crate::builtins::{builtin_table, list_arg, proc_arg, split_options, str_arg, type_error};
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::provider::options::{self as model_options, ModelOptions};
-use crate::value::{to_json, write_string, Value};
+use crate::value::{to_json, write_string, Entries, Value};
+use std::rc::Rc;
 
 builtin_table! {
     /// `(task-names :type t? :subtype s?)`: the registered task names, sorted (of a type and subtype if given). `(task-names :type "atomic")` ⇒ `("summarize")`
@@ -21,6 +24,8 @@ builtin_table! {
     "task?", 1, Some(1) => is_task;
     /// `(reduce-task f init xs)`: calls `(f acc item)` for each item; the accumulator becomes each result's `parsedContent` (JSON tasks) or `content`; returns the last TaskResult. `(reduce-task join2 "" ["a" "b"])`
     "reduce-task", 3, Some(3) => reduce_task;
+    /// `(task-result content :status s :parsed v :notes m :criteria c)`: a TaskResult (status COMPLETE, CONTINUATION or FAILED; default COMPLETE). `(task-result "ok" :parsed true)`
+    "task-result", 1, Some(9) => make_task_result;
     /// `(set-provider! p options? :max-turns n :max-context tokens :system s :temperature t …)`: atomic tasks now ask `p` — a procedure of the request, or a provider name (`"echo"`, `:openai`, `:anthropic`, `:command`, `:record`, `:replay`) with an options map — in a new session; `:system` is put before each task's system prompt, model options apply below the tasks'. `(set-provider! :openai {"model" "gpt-4o-mini"} :temperature 0)`
     "set-provider!", 1, Some(22) => set_provider;
     /// `(resource-metrics)`: turns and context used in the provider session, with limits. `(resource-metrics)` ⇒ `{"turns" {"used" 0 "limit" 10000} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}`
@@ -76,7 +81,7 @@ fn get_task(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let name = name_arg("get-task", &args[0])?;
     interp.tasks.task_value(&name).ok_or_else(|| {
         Error::task_failure(
-            "template_not_found",
+            Reason::TemplateNotFound,
             format!("no task named `{name}` is registered"),
         )
     })
@@ -92,11 +97,14 @@ fn reduce_task(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let json_output = matches!(f, Value::Task(t) if t.json_output);
     let mut acc = args[1].clone();
     let mut last = None;
-    for item in items.iter() {
-        let result = interp.apply(f, &[acc, item], env)?;
+    for (index, item) in items.iter().enumerate() {
+        let result = interp
+            .apply(f, &[acc, item], env)
+            .map_err(|e| for_item(e, index))?;
         acc = if !is_task_result(&result) {
             result.clone()
         } else if json_output {
+            unparsed_step(&result).map_err(|e| for_item(e, index))?;
             field(&result, "parsedContent")
         } else {
             field(&result, "content")
@@ -107,6 +115,52 @@ fn reduce_task(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
         Some(result) if is_task_result(&result) => result,
         Some(plain) => from_body("reduce-task", plain),
         None => from_body("reduce-task", acc),
+    })
+}
+
+/// A JSON step of a reduction whose answer did not parse fails the reduction rather
+/// than resetting the accumulator to nil.
+fn unparsed_step(result: &Value) -> Result<()> {
+    let parse_error = field(&field(result, "notes"), "parseError");
+    let Some(message) = parse_error.as_str() else {
+        return Ok(());
+    };
+    Err(Error::task_failure(
+        Reason::OutputFormatFailure,
+        format!("reduce-task: the step's JSON output does not parse ({message})"),
+    )
+    .with_detail("content", lossy_json(&field(result, "content"))))
+}
+
+/// `(task-result content :status s :parsed v :notes m :criteria c)`.
+fn make_task_result(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let (rest, options) = split_options(
+        "task-result",
+        args,
+        &["status", "parsed", "notes", "criteria"],
+    )?;
+    let [Value::Str(content)] = rest else {
+        return Err(Error::eval(
+            "task-result: expected the content string, then :status :parsed :notes :criteria",
+        ));
+    };
+    let mut entries = Entries::new();
+    entries.insert(Rc::from("content"), Value::Str(content.clone()));
+    entries.insert(Rc::from("status"), Value::from(COMPLETE));
+    entries.insert(Rc::from("parsedContent"), Value::Nil);
+    entries.insert(Rc::from("notes"), Value::map(Entries::new()));
+    for (option, value) in options.into_iter().rev() {
+        let key = match option {
+            "parsed" => "parsedContent",
+            other => other,
+        };
+        entries.insert(Rc::from(key), value);
+    }
+    result::marked_if_valid(entries).ok_or_else(|| {
+        Error::eval(format!(
+            "task-result: :status is one of {}, and :notes a map",
+            result::STATUSES.join(", ")
+        ))
     })
 }
 

@@ -1,13 +1,14 @@
 //! Calling a task (the seeds' FunctionCall): bind the arguments, make the call's
 //! environment as `:inherit-context` says, run the rounds, return a TaskResult.
 
+use super::answer::{parse_output, showing_answer, Answer};
 use super::audit::{run_rounds, Checks};
 use super::definition::{Action, InheritContext, Task};
-use super::{atomic, command, result};
+use super::{atomic, command, lossy_json, result, trace};
 use crate::env::{self, Env, Frame, Scope, Slots};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
-use crate::value::{write_string, Value};
+use crate::value::{from_json, write_string, Entries, Value};
 use std::rc::Rc;
 
 /// Calls `task` with evaluated arguments; `env` is the environment of the call
@@ -40,6 +41,7 @@ pub fn call_checked(
         let frame = Some(Frame::new(task.scope.clone(), slots, outer.clone()));
         run_once(interp, task, &frame, round, issues)
     })
+    .map_err(|error| trace::crossed(error, task))
 }
 
 fn run_once(
@@ -65,14 +67,54 @@ fn run_once(
         Action::Command(parts) => command::run(interp, task, parts, frame),
         Action::Body(body) => {
             let value = interp.eval(body, frame)?;
-            Ok(result::from_body(&task.name, value))
+            check_body_output(task, result::from_body(&task.name, value), round)
         }
     }
 }
 
+/// `:output "json"` or `:schema` on a body task: its result is parsed (text) or checked
+/// (data) the way an atomic task's answer is.
+fn check_body_output(task: &Task, result: Value, round: u32) -> Result<Value> {
+    if !task.json_output {
+        return Ok(result);
+    }
+    let content = result::field(&result, "content");
+    let content = content.as_str().unwrap_or("");
+    let answer = Answer {
+        content,
+        provider: None,
+        model: None,
+        round,
+    };
+    let mut notes = Entries::new();
+    let parsed = match result::field(&result, "parsedContent") {
+        Value::Nil | Value::Str(_) => parse_output(task, &answer, &mut notes)?,
+        data => match &task.schema {
+            None => return Ok(result),
+            Some(schema) => {
+                let mut json = lossy_json(&data);
+                let repairs = schema
+                    .conform(&mut json)
+                    .map_err(|e| showing_answer(e, task, &answer))?;
+                if !repairs.is_empty() {
+                    let names = repairs.into_iter().map(Value::from).collect();
+                    notes.insert(Rc::from("repairs"), Value::list(names));
+                }
+                from_json(&json)
+            }
+        },
+    };
+    let notes: Vec<(&str, Value)> = notes.iter().map(|(k, v)| (&**k, v.clone())).collect();
+    Ok(result::with_entry(
+        &result::with_notes(&result, &notes),
+        "parsedContent",
+        parsed,
+    ))
+}
+
 fn invalid_input(task: &Task, message: String) -> Error {
     Error::task_failure(
-        "input_validation_failure",
+        Reason::InputValidationFailure,
         format!("task `{}`: {message}", task.name),
     )
 }

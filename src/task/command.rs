@@ -1,12 +1,13 @@
 //! Script tasks: evaluate `:command`, `:stdin` and `:env` in the call's environment, run
 //! the program, and turn its output into a TaskResult.
 
+use super::answer::{parse_output, Answer};
 use super::blocking::run_blocking;
 use super::definition::{ScriptParts, Task};
-use super::result::{parse_output, task_result};
+use super::result::task_result;
 use super::script::{run_script, ScriptOutput, ScriptSpec};
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::provider::Cancel;
 use crate::value::{display_string, write_string, Entries, Value};
@@ -60,7 +61,13 @@ pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Re
     if output.stdout_truncated || output.stderr_truncated {
         notes.insert(Rc::from("truncated"), Value::Bool(true));
     }
-    let parsed = parse_output(task, &output.stdout, &mut notes)?;
+    let answer = Answer {
+        content: &output.stdout,
+        provider: None,
+        model: None,
+        round: 1,
+    };
+    let parsed = parse_output(task, &answer, &mut notes)?;
     Ok(task_result(&task.name, output.stdout, parsed, notes))
 }
 
@@ -77,7 +84,7 @@ fn argv(command: &Value, shell: bool) -> Result<Vec<String>> {
             .collect(),
         other => {
             return Err(Error::task_failure(
-                "input_validation_failure",
+                Reason::InputValidationFailure,
                 format!(
                     ":command must be a list of arguments or a string, not {}",
                     write_string(other)
@@ -87,7 +94,7 @@ fn argv(command: &Value, shell: bool) -> Result<Vec<String>> {
     };
     if words.is_empty() {
         return Err(Error::task_failure(
-            "input_validation_failure",
+            Reason::InputValidationFailure,
             ":command is empty",
         ));
     }
@@ -107,7 +114,7 @@ fn environment(value: &Value) -> Result<Vec<(String, String)>> {
             .map(|(k, v)| (k.to_string(), display_string(v)))
             .collect()),
         other => Err(Error::task_failure(
-            "input_validation_failure",
+            Reason::InputValidationFailure,
             format!(
                 ":env must be a map of names to values, not {}",
                 write_string(other)
@@ -126,7 +133,7 @@ fn failure(task: &Task, argv: &[String], output: &ScriptOutput) -> Error {
         message.push_str(": ");
         message.push_str(&crate::eval::truncate_text(line.trim(), 200));
     }
-    Error::task_failure("tool_execution_error", message).with_details(json!({
+    Error::task_failure(Reason::ToolExecutionError, message).with_details(json!({
         "script_stdout": output.stdout,
         "script_stderr": output.stderr,
         "script_exit_code": output.exit_code,

@@ -1,9 +1,9 @@
 //! `(cond-output RESULT (test body…)… (else body…))`: `cond` over a result's JSON output,
 //! bound to `output`.
 
-use super::result::{field, is_task_result, strip_code_fence};
+use super::result::{field, is_task_result};
 use crate::env::{Env, Scope};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::ast::{Extension, Let, LetKind};
 use crate::eval::{Compiler, Interp, Node};
 use crate::reader::{Syntax, SyntaxKind};
@@ -62,13 +62,14 @@ pub fn output_of(result: &Value) -> Result<Value> {
 }
 
 fn parse_json(text: &str) -> Result<Value> {
-    serde_json::from_str::<serde_json::Value>(strip_code_fence(text))
-        .map(|json| from_json(&json))
+    super::lenient::parse(text, false)
+        .map(|parsed| from_json(&parsed.value))
         .map_err(|e| {
             Error::task_failure(
-                "output_format_failure",
+                Reason::OutputFormatFailure,
                 format!(
-                    "cond-output needs JSON output, but the content does not parse ({e}): {}",
+                    "cond-output needs JSON output, but the content does not parse ({}): {}",
+                    e.message,
                     crate::eval::truncate_text(text, 80)
                 ),
             )

@@ -5,7 +5,7 @@
 //! context are counted on the value itself, against its own limits.
 
 use super::metrics::estimate_tokens;
-use super::result::{is_task_result, task_result, with_field};
+use super::result::{is_task_result, task_result, with_entry};
 use super::session::send;
 use crate::builtins::{builtin_table, split_options, str_arg, type_error};
 use crate::env::Env;
@@ -269,7 +269,7 @@ pub fn exchange(
     let warning = conversation.context_used as f64 > conversation.warning_threshold * limit as f64;
     notes.insert(Rc::from("contextWarning"), Value::Bool(warning));
     let result = task_result("chat", response.content, Value::Nil, notes);
-    Ok(with_field(&result, KIND, conversation.to_value()))
+    Ok(with_entry(&result, KIND, conversation.to_value()))
 }
 
 fn messages(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

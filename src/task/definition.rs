@@ -111,6 +111,8 @@ pub struct Task {
     /// The slot of `issues` (the previous round's audit issues), when the frame has one.
     pub issues_slot: Option<usize>,
     pub json_output: bool,
+    /// `:strict-json true`: the answer must be JSON as it is, with no repairs.
+    pub strict_json: bool,
     pub schema: Option<Schema>,
     pub model: Option<String>,
     /// Model options given on the task: the most specific layer.
@@ -127,6 +129,8 @@ pub struct Task {
     pub extra_metadata: Entries,
     /// The file the task was defined in, for duplicate-registration errors.
     pub origin: Option<String>,
+    /// Where the `deftask` (or XML `<task>`) is, for failure traces.
+    pub span: Option<crate::source::Span>,
     pub action: Action,
 }
 

@@ -27,6 +27,7 @@ const DEFINITION_OPTIONS: &[&str] = &[
     "prompt",
     "output",
     "schema",
+    "strict-json",
     "subtype",
     "model",
     "inherit-context",
@@ -378,6 +379,9 @@ impl DefineTask {
             scope: self.scope.clone(),
             issues_slot: self.issues_slot,
             json_output,
+            strict_json: options
+                .get("strict-json")
+                .is_some_and(|(v, _)| v.is_truthy()),
             schema,
             model: options.text("model")?,
             options: options.model_options()?,
@@ -391,6 +395,7 @@ impl DefineTask {
             audits: options.audits()?,
             extra_metadata: options.metadata()?,
             origin: interp.current_file().map(|f| f.display().to_string()),
+            span: Some(self.span),
             action,
         })
     }

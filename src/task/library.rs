@@ -99,6 +99,7 @@ mod tests {
             scope: Scope::new(Vec::new()),
             issues_slot: None,
             json_output: false,
+            strict_json: false,
             schema: None,
             model: None,
             options: crate::provider::ModelOptions::default(),
@@ -110,6 +111,7 @@ mod tests {
             audits: Vec::new(),
             extra_metadata: Entries::new(),
             origin: origin.map(str::to_owned),
+            span: None,
             action: Action::Body(Rc::new(Node::Const(Value::Nil))),
         })
     }

@@ -1,16 +1,19 @@
 //! Tasks: definitions, the TaskLibrary, calls and results (SPEC §6). See `docs/TASKS.md`.
 
+mod answer;
 pub(crate) mod atomic;
 mod audit;
 pub mod blocking;
 pub mod builtins;
 mod call;
+mod coerce;
 mod command;
 mod cond_output;
 pub mod conversation;
 mod definition;
 mod deftask;
 pub mod forms;
+pub mod lenient;
 mod library;
 pub mod metrics;
 mod options;
@@ -22,6 +25,7 @@ mod sequential;
 mod session;
 mod template;
 pub mod tools;
+mod trace;
 
 pub use audit::Checks;
 pub use call::{call, call_checked};

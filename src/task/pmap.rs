@@ -8,9 +8,10 @@
 //! [`run_blocking`]: super::blocking::run_blocking
 
 use super::blocking::{in_fiber, new_stack, Fiber, Job, Step};
+use crate::builtins::predicate::for_item;
 use crate::builtins::{builtin_table, int_arg, list_arg, proc_arg, split_options};
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::value::Value;
 use corosensei::stack::DefaultStack;
@@ -18,8 +19,8 @@ use std::collections::VecDeque;
 use std::sync::mpsc;
 
 builtin_table! {
-    /// `(pmap f xs :concurrency n)`: `(map f xs)` with up to `n` calls (default 8, at most 256) waiting on scripts or models at once; results in input order. `(pmap (fn (x) (* x x)) [1 2 3])` ⇒ `(1 4 9)`
-    "pmap", 2, Some(4) => pmap;
+    /// `(pmap f xs :concurrency n :on-error mode)`: `(map f xs)` with up to `n` calls (default 8, at most 256) waiting on scripts or models at once; results in input order. A failed item raises (`:raise`, the default), leaves its error map in its place (`:collect`) or is left out (`:skip`). `(pmap (fn (x) (* x x)) [1 2 3])` ⇒ `(1 4 9)`
+    "pmap", 2, Some(6) => pmap;
 }
 
 const DEFAULT_CONCURRENCY: i64 = 8;
@@ -33,7 +34,7 @@ const MIN_ITEM_STACK: usize = 1 << 20;
 const MAX_ITEM_STACK: usize = 256 << 20;
 
 fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let (positional, options) = split_options("pmap", args, &["concurrency"])?;
+    let (positional, options) = split_options("pmap", args, &["concurrency", "on-error"])?;
     let [f, xs] = positional else {
         return Err(crate::eval::arity_error(
             "pmap",
@@ -45,8 +46,12 @@ fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let f = proc_arg("pmap", f)?;
     let items: Vec<Value> = list_arg("pmap", xs)?.iter().collect();
     let mut concurrency = DEFAULT_CONCURRENCY;
-    for (_, value) in options {
-        concurrency = int_arg("pmap :concurrency", &value)?;
+    let mut on_error = OnError::Raise;
+    for (option, value) in options {
+        match option {
+            "on-error" => on_error = OnError::from_value(&value)?,
+            _ => concurrency = int_arg("pmap :concurrency", &value)?,
+        }
     }
     if !(1..=MAX_CONCURRENCY).contains(&concurrency) {
         return Err(Error::eval(format!(
@@ -56,15 +61,70 @@ fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let results = if in_fiber(interp) {
         // A pmap inside a pmap item runs its items one after another in that item's
         // fiber; their blocking work still overlaps with the outer items'.
-        items
-            .iter()
-            .map(|item| interp.apply(f, std::slice::from_ref(item), env))
-            .collect::<Result<Vec<Value>>>()?
+        let mut results = Vec::with_capacity(items.len());
+        for item in &items {
+            let result = interp.apply(f, std::slice::from_ref(item), env);
+            let failed = result.is_err();
+            results.push(result);
+            if failed && on_error == OnError::Raise {
+                break;
+            }
+        }
+        results
     } else {
         let concurrency = usize::try_from(concurrency).unwrap_or(1);
-        Scheduler::new(interp, f, env, concurrency).run(items)?
+        Scheduler::new(interp, f, env, concurrency, on_error).run(items)
     };
-    Ok(Value::list(results))
+    let mut values = Vec::with_capacity(results.len());
+    for (index, result) in results.into_iter().enumerate() {
+        match (result, on_error) {
+            (Ok(value), _) => values.push(value),
+            (Err(e), OnError::Raise) => return Err(for_item(e, index)),
+            (Err(e), _) if stops_the_program(&e) => return Err(e),
+            (Err(e), OnError::Collect) => values.push(error_map(for_item(e, index), index)),
+            (Err(_), OnError::Skip) => {}
+        }
+    }
+    Ok(Value::list(values))
+}
+
+/// What `pmap` does with an item that fails.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OnError {
+    Raise,
+    Collect,
+    Skip,
+}
+
+impl OnError {
+    fn from_value(value: &Value) -> Result<OnError> {
+        let name = match value {
+            Value::Keyword(k) | Value::Symbol(k) => k.name().to_owned(),
+            Value::Str(s) => s.to_string(),
+            _ => String::new(),
+        };
+        match name.as_str() {
+            "raise" => Ok(OnError::Raise),
+            "collect" => Ok(OnError::Collect),
+            "skip" => Ok(OnError::Skip),
+            _ => Err(Error::eval(format!(
+                "pmap: :on-error is :raise, :collect or :skip, not {}",
+                crate::value::write_string(value)
+            ))),
+        }
+    }
+}
+
+/// `(exit)` and Ctrl-C end the program even when failures are collected.
+fn stops_the_program(error: &Error) -> bool {
+    error.exit_code().is_some() || error.has_reason(&Reason::ExecutionHalted)
+}
+
+/// A failed item's place in a collected result: its error map with `"index"`.
+fn error_map(error: Error, index: usize) -> Value {
+    let mut map = error.to_json();
+    map["index"] = serde_json::json!(index);
+    crate::value::from_json(&map)
 }
 
 /// Runs the items of one `pmap` call.
@@ -74,6 +134,7 @@ struct Scheduler<'a> {
     env: &'a Env,
     concurrency: usize,
     stack_size: usize,
+    on_error: OnError,
 }
 
 /// The state of the items while they run.
@@ -91,12 +152,19 @@ struct Run<'a> {
 }
 
 impl<'a> Scheduler<'a> {
-    fn new(interp: &'a Interp, f: &'a Value, env: &'a Env, concurrency: usize) -> Scheduler<'a> {
+    fn new(
+        interp: &'a Interp,
+        f: &'a Value,
+        env: &'a Env,
+        concurrency: usize,
+        on_error: OnError,
+    ) -> Scheduler<'a> {
         Scheduler {
             interp,
             f,
             env,
             concurrency,
+            on_error,
             stack_size: interp
                 .limits
                 .stack_size
@@ -104,10 +172,10 @@ impl<'a> Scheduler<'a> {
         }
     }
 
-    /// Runs every item and returns the results in input order. After a failure no new
-    /// item starts; those running finish, then the error of the lowest-index failed
-    /// item is raised.
-    fn run(&self, items: Vec<Value>) -> Result<Vec<Value>> {
+    /// Runs the items and returns their results in input order. When failures raise,
+    /// no new item starts after one; those running finish (the lowest-index failure is
+    /// the one raised).
+    fn run(&self, items: Vec<Value>) -> Vec<Result<Value>> {
         let (notify, finished) = mpsc::channel();
         let mut run = Run {
             fibers: items.iter().map(|_| None).collect(),
@@ -138,11 +206,7 @@ impl<'a> Scheduler<'a> {
                 }
             }
         }
-        let mut values = Vec::with_capacity(run.results.len());
-        for result in run.results.into_iter().flatten() {
-            values.push(result?);
-        }
-        Ok(values)
+        run.results.into_iter().flatten().collect()
     }
 
     fn start(&self, run: &mut Run<'a>, index: usize, item: Value) {
@@ -152,13 +216,24 @@ impl<'a> Scheduler<'a> {
             Some(stack) => stack,
             None => match new_stack(self.stack_size) {
                 Ok(stack) => stack,
-                Err(e) => return finish(run, index, Err(e)),
+                Err(e) => return self.finish(run, index, Err(e)),
             },
         };
         if let Some(slot) = run.fibers.get_mut(index) {
             *slot = Some(Fiber::new(self.interp, stack, body));
             run.ready.push_back(index);
             run.running += 1;
+        }
+    }
+
+    fn finish(&self, run: &mut Run<'a>, index: usize, result: Result<Value>) {
+        if self.on_error == OnError::Raise {
+            run.failed |= result.is_err();
+        } else {
+            run.failed |= result.as_ref().is_err_and(stops_the_program);
+        }
+        if let Some(slot) = run.results.get_mut(index) {
+            *slot = Some(result);
         }
     }
 
@@ -172,16 +247,9 @@ impl<'a> Scheduler<'a> {
                 let ended = run.fibers.get_mut(index).and_then(Option::take);
                 run.spare_stacks.extend(ended.and_then(Fiber::into_stack));
                 run.running -= 1;
-                finish(run, index, result);
+                self.finish(run, index, result);
             }
         }
-    }
-}
-
-fn finish(run: &mut Run, index: usize, result: Result<Value>) {
-    run.failed |= result.is_err();
-    if let Some(slot) = run.results.get_mut(index) {
-        *slot = Some(result);
     }
 }
 

@@ -1,12 +1,13 @@
 //! TaskResults: the maps every task call returns, marked so that they are told apart from
 //! plain data with the same keys.
 
-use super::definition::{lossy_json, Task};
-use crate::error::Result;
-use crate::value::{from_json, Entries, Map, Value};
+use super::definition::lossy_json;
+use crate::value::{Entries, Map, Value};
 use std::rc::Rc;
 
 pub const COMPLETE: &str = "COMPLETE";
+/// The statuses a TaskResult can have.
+pub const STATUSES: [&str; 3] = [COMPLETE, "CONTINUATION", "FAILED"];
 
 /// A TaskResult with `notes.task` set to `task`.
 pub fn task_result(task: &str, content: String, parsed: Value, mut notes: Entries) -> Value {
@@ -26,15 +27,35 @@ fn marked(entries: Entries) -> Value {
     }))
 }
 
+/// `entries` marked as a TaskResult when they are one: `content` a string, `status` one
+/// of [`STATUSES`], `notes` a map.
+pub fn marked_if_valid(entries: Entries) -> Option<Value> {
+    let valid = matches!(entries.get("content"), Some(Value::Str(_)))
+        && matches!(entries.get("status"), Some(Value::Str(s)) if STATUSES.contains(&s.as_str()))
+        && matches!(entries.get("notes"), Some(Value::Map(_)));
+    valid.then(|| marked(entries))
+}
+
+/// The entries of an edited map (`assoc`, `dissoc`, `merge`): still a TaskResult when
+/// `original` was one and the entries still make one, otherwise plain data.
+pub fn edited(original: &Value, entries: Entries) -> Value {
+    if is_task_result(original) {
+        if let Some(result) = marked_if_valid(entries.clone()) {
+            return result;
+        }
+    }
+    Value::map(entries)
+}
+
 pub fn is_task_result(value: &Value) -> bool {
     matches!(value, Value::Map(m) if m.task_result)
 }
 
-/// What a body task returns: a TaskResult is re-stamped with this task as its producer;
+/// What a body task returns: a TaskResult as it is (it already names its producer);
 /// plain data is wrapped (`content` the string or compact JSON, `parsedContent` the data).
 pub fn from_body(task: &str, value: Value) -> Value {
     if is_task_result(&value) {
-        return with_notes(&value, &[("task", Value::from(task))]);
+        return value;
     }
     let content = match &value {
         Value::Str(s) => s.to_string(),
@@ -63,8 +84,8 @@ pub fn with_notes(result: &Value, notes: &[(&str, Value)]) -> Value {
     }))
 }
 
-/// A copy of a TaskResult with one more top-level key (such as `conversation`).
-pub fn with_field(result: &Value, key: &str, value: Value) -> Value {
+/// A copy of a TaskResult with one key set, keeping its mark.
+pub fn with_entry(result: &Value, key: &str, value: Value) -> Value {
     let Value::Map(map) = result else {
         return result.clone();
     };
@@ -82,45 +103,6 @@ pub fn field(result: &Value, key: &str) -> Value {
         .and_then(|m| m.get(key))
         .cloned()
         .unwrap_or(Value::Nil)
-}
-
-/// Parses a task's text output as its definition asks. Without JSON output it is nil.
-/// With it, a parse failure is recorded (the message goes into `notes.parseError`); with
-/// a schema, output that does not match is `output_format_failure`.
-pub fn parse_output(task: &Task, content: &str, notes: &mut Entries) -> Result<Value> {
-    if !task.json_output {
-        return Ok(Value::Nil);
-    }
-    match serde_json::from_str::<serde_json::Value>(strip_code_fence(content)) {
-        Ok(json) => {
-            if let Some(schema) = &task.schema {
-                schema.check(&json)?;
-            }
-            Ok(from_json(&json))
-        }
-        Err(e) => {
-            if let Some(schema) = &task.schema {
-                return Err(schema.not_json(&e));
-            }
-            notes.insert(Rc::from("parseError"), Value::from(e.to_string()));
-            Ok(Value::Nil)
-        }
-    }
-}
-
-/// Models often wrap JSON in a Markdown code fence: the JSON is what is inside.
-pub fn strip_code_fence(text: &str) -> &str {
-    let trimmed = text.trim();
-    let Some(inner) = trimmed.strip_prefix("```") else {
-        return text;
-    };
-    let Some(inner) = inner.strip_suffix("```") else {
-        return text;
-    };
-    match inner.find('\n') {
-        Some(newline) => &inner[newline + 1..],
-        None => inner,
-    }
 }
 
 #[cfg(test)]
@@ -141,20 +123,13 @@ mod tests {
     }
 
     #[test]
-    fn a_result_is_restamped_not_rewrapped() {
+    fn a_result_is_returned_as_it_is() {
         let inner = task_result("inner", "x".into(), Value::Nil, Entries::new());
         let outer = from_body("outer", inner);
         assert_eq!(field(&outer, "content").as_str(), Some("x"));
         assert_eq!(
             field(&field(&outer, "notes"), "task").as_str(),
-            Some("outer")
+            Some("inner")
         );
-    }
-
-    #[test]
-    fn code_fences_are_stripped() {
-        assert_eq!(strip_code_fence("```json\n{\"a\":1}\n```"), "{\"a\":1}\n");
-        assert_eq!(strip_code_fence("```[1]```"), "[1]");
-        assert_eq!(strip_code_fence("not json"), "not json");
     }
 }

@@ -1,7 +1,7 @@
 //! Output schemas: a JSON type name (`"object"`, `"array"`…) or a JSON-Schema map.
 
 use super::definition::lossy_json;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::value::{from_json, Value};
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{json, Value as Json};
@@ -52,7 +52,8 @@ impl Schema {
     }
 
     /// Checks parsed output; a mismatch is `TASK_FAILURE` / `output_format_failure` with
-    /// details `{expectedType, actualType, location}` (location is a JSON pointer).
+    /// details `{expectedType, actualType, location, errors}`: `location` is the JSON
+    /// pointer of the first problem, `errors` every problem as `{pointer, message}`.
     pub fn check(&self, output: &Json) -> Result<()> {
         match self {
             Schema::Type(expected) => {
@@ -63,54 +64,74 @@ impl Schema {
                 }
             }
             Schema::Json { validator, .. } => {
-                let Some(error) = validator.iter_errors(output).next() else {
+                let mut problems = validator.iter_errors(output);
+                let Some(error) = problems.next() else {
                     return Ok(());
                 };
                 let location = error.instance_path().as_str().to_owned();
                 let actual = output.pointer(&location).unwrap_or(output);
-                if let ValidationErrorKind::Type {
+                let errors: Vec<Json> = std::iter::once(error_entry(&error))
+                    .chain(problems.take(MAX_ERRORS - 1).map(|e| error_entry(&e)))
+                    .collect();
+                let failure = if let ValidationErrorKind::Type {
                     kind: TypeKind::Single(expected),
                 } = error.kind()
                 {
-                    return Err(mismatch(&expected.to_string(), actual, &location));
-                }
-                let place = if location.is_empty() {
-                    String::new()
+                    mismatch(&expected.to_string(), actual, &location)
                 } else {
-                    format!(" at \"{location}\"")
+                    let place = if location.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at \"{location}\"")
+                    };
+                    Error::task_failure(
+                        Reason::OutputFormatFailure,
+                        format!("Output does not match the schema{place}: {error}"),
+                    )
+                    .with_details(json!({
+                        "expectedType": Json::Null,
+                        "actualType": json_type(actual),
+                        "location": location,
+                    }))
                 };
-                Err(Error::task_failure(
-                    "output_format_failure",
-                    format!("Output does not match the schema{place}: {error}"),
-                )
-                .with_details(json!({
-                    "expectedType": Json::Null,
-                    "actualType": json_type(actual),
-                    "location": location,
-                    "schemaError": error.to_string(),
-                })))
+                Err(failure.with_detail("errors", Json::Array(errors)))
             }
+        }
+    }
+
+    /// Checks parsed output, first converting what converts without loss (a JSON-Schema
+    /// map only); returns the conversions made, as `notes.repairs` names them.
+    pub fn conform(&self, output: &mut Json) -> Result<Vec<String>> {
+        let Err(mismatch) = self.check(output) else {
+            return Ok(Vec::new());
+        };
+        let Schema::Json { schema, .. } = self else {
+            return Err(mismatch);
+        };
+        let mut coerced = output.clone();
+        let repairs = super::coerce::coerce(&mut coerced, schema);
+        if repairs.is_empty() {
+            return Err(mismatch);
+        }
+        self.check(&coerced)?;
+        *output = coerced;
+        Ok(repairs)
+    }
+
+    /// The type the schema asks for at the top, for the details of a failure.
+    pub fn expected_type(&self) -> Json {
+        match self {
+            Schema::Type(name) => Json::from(name.as_str()),
+            Schema::Json { schema, .. } => schema.get("type").cloned().unwrap_or(Json::Null),
         }
     }
 }
 
-impl Schema {
-    /// Output that is not JSON at all cannot have the expected type.
-    pub fn not_json(&self, error: &serde_json::Error) -> Error {
-        let expected = match self {
-            Schema::Type(name) => Json::from(name.as_str()),
-            Schema::Json { schema, .. } => schema.get("type").cloned().unwrap_or(Json::Null),
-        };
-        Error::task_failure(
-            "output_format_failure",
-            format!("Expected JSON output but it does not parse: {error}"),
-        )
-        .with_details(json!({
-            "expectedType": expected,
-            "actualType": "invalid JSON",
-            "location": "",
-        }))
-    }
+/// At most this many validation errors are listed in a failure's `errors`.
+const MAX_ERRORS: usize = 50;
+
+fn error_entry(error: &jsonschema::ValidationError<'_>) -> Json {
+    json!({"pointer": error.instance_path().as_str(), "message": error.to_string()})
 }
 
 fn mismatch(expected: &str, actual: &Json, location: &str) -> Error {
@@ -119,10 +140,11 @@ fn mismatch(expected: &str, actual: &Json, location: &str) -> Error {
     if !location.is_empty() {
         message.push_str(&format!(" at \"{location}\""));
     }
-    Error::task_failure("output_format_failure", message).with_details(json!({
+    Error::task_failure(Reason::OutputFormatFailure, message.clone()).with_details(json!({
         "expectedType": expected,
         "actualType": actual_type,
         "location": location,
+        "errors": [{"pointer": location, "message": message}],
     }))
 }
 

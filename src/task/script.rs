@@ -11,7 +11,7 @@
 //! This is plain Rust and `Send`: the caller runs it through
 //! [`run_blocking`](super::blocking::run_blocking) so `pmap` items overlap.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::provider::Cancel;
 use serde_json::json;
 use std::io::{ErrorKind, Read, Write};
@@ -86,7 +86,10 @@ pub struct ScriptOutput {
 /// `script_exit_code` 127 when the program cannot be started.
 pub fn run_script(spec: &ScriptSpec, cancel: &Cancel) -> Result<ScriptOutput> {
     let program = spec.argv.first().ok_or_else(|| {
-        Error::task_failure("input_validation_failure", "the script's command is empty")
+        Error::task_failure(
+            Reason::InputValidationFailure,
+            "the script's command is empty",
+        )
     })?;
     let mut child = command(spec)
         .spawn()
@@ -156,11 +159,11 @@ fn outcome(
     let error = match (ending, status) {
         (Ending::Exited, Ok(_)) => return Ok(output),
         (Ending::Exited, Err(e)) => Error::task_failure(
-            "tool_execution_error",
+            Reason::ToolExecutionError,
             format!("cannot wait for {program}: {e}"),
         ),
         (Ending::TimedOut(limit), _) => Error::task_failure(
-            "execution_timeout",
+            Reason::ExecutionTimeout,
             format!(
                 "{program} ran longer than its timeout of {}s",
                 limit.as_secs_f64()
@@ -168,14 +171,15 @@ fn outcome(
         )
         .with_detail("timeout_seconds", json!(limit.as_secs_f64())),
         (Ending::DeadlinePassed, _) => Error::task_failure(
-            "execution_timeout",
+            Reason::ExecutionTimeout,
             format!("{program} was stopped: the time limit passed"),
         ),
-        (Ending::Cancelled, _) => {
-            Error::task_failure("execution_halted", format!("{program} was interrupted"))
-        }
+        (Ending::Cancelled, _) => Error::task_failure(
+            Reason::ExecutionHalted,
+            format!("{program} was interrupted"),
+        ),
         (Ending::Failed(message), _) => Error::task_failure(
-            "tool_execution_error",
+            Reason::ToolExecutionError,
             format!("cannot run {program}: {message}"),
         ),
     };
@@ -242,7 +246,7 @@ fn die_with_interpreter(_command: &mut Command) {}
 
 fn not_started(program: &str, os_error: &str) -> Error {
     Error::task_failure(
-        "tool_execution_error",
+        Reason::ToolExecutionError,
         format!("cannot run {program}: {os_error}"),
     )
     .with_details(json!({

@@ -10,7 +10,7 @@ use super::definition::lossy_json;
 use super::result::field;
 use crate::builtins::type_error;
 use crate::env::{Env, Frame, Scope};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::ast::Extension;
 use crate::eval::{Compiler, Interp, Node};
 use crate::reader::{Syntax, SyntaxKind};
@@ -74,12 +74,22 @@ fn step_failure(
     if error.exit_code().is_some() || interp.interrupted() {
         return error;
     }
-    let wrapped = Error::task_failure("subtask_failure", format!("step {index} failed: {error}"))
-        .with_details(json!({
-            "step": index,
-            "step_results": before.iter().map(lossy_json).collect::<Vec<_>>(),
-            "subtaskError": error.to_json(),
-        }));
+    // The innermost cause, stated once however deep the steps nest.
+    let cause = match error.details().get("cause") {
+        Some(cause) if error.has_reason(&Reason::SubtaskFailure) => cause.clone(),
+        _ => json!(error.to_string()),
+    };
+    let wrapped = Error::task_failure(
+        Reason::SubtaskFailure,
+        format!("step {index} failed: {}", cause.as_str().unwrap_or("")),
+    )
+    .with_details(json!({
+        "step": index,
+        "step_results": before.iter().map(lossy_json).collect::<Vec<_>>(),
+        "subtaskError": error.to_json(),
+        "cause": cause,
+        "trace": super::trace::in_step(&error, index),
+    }));
     wrapped.with_span(error.span().unwrap_or(span))
 }
 
@@ -235,7 +245,7 @@ impl Step {
 }
 
 fn invalid_input(message: String) -> Error {
-    Error::task_failure("input_validation_failure", message)
+    Error::task_failure(Reason::InputValidationFailure, message)
 }
 
 /// The earlier results `:inputs-from` names: an index, or the latest step that called

@@ -3,7 +3,7 @@
 use super::blocking::run_blocking;
 use super::metrics::{estimate_tokens, Metrics};
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::provider::message::tool_call_from_json;
 use crate::provider::{Cancel, Echo, ModelOptions, Provider, Request, Response, ToolCall, Usage};
@@ -61,6 +61,14 @@ impl ProviderChoice {
             }
         };
         ProviderChoice::native(&name, &options)
+    }
+
+    /// The provider's name: a native provider's own, `procedure` for one of the program.
+    pub fn name(&self) -> String {
+        match self {
+            ProviderChoice::Native(provider) => provider.name().to_owned(),
+            ProviderChoice::Procedure(_) => "procedure".to_owned(),
+        }
     }
 
     /// `options` go to the provider as they are: for `record` its `"provider"` names
@@ -145,7 +153,7 @@ pub fn send(
 fn response_from_value(answer: &Value) -> Result<Response> {
     let bad = || {
         Error::task_failure(
-            "llm_error",
+            Reason::LlmError,
             format!(
                 "the provider returned {}: expected a string or {{\"content\" …}}",
                 crate::eval::truncate_text(&write_string(answer), 80)
@@ -195,7 +203,7 @@ fn response_from_value(answer: &Value) -> Result<Response> {
 fn tool_calls_from_value(calls: &Value) -> Result<Vec<ToolCall>> {
     let bad = |why: String| {
         Error::task_failure(
-            "llm_error",
+            Reason::LlmError,
             format!("the provider's \"tool_calls\" are not usable: {why}"),
         )
     };

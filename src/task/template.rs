@@ -4,7 +4,7 @@
 
 use super::definition::lossy_json;
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::{access_path, Interp};
 use crate::reader::{parse_path_text, PathSpec};
 use crate::source::Span;
@@ -74,7 +74,7 @@ impl Template {
                     let base = lookup(interp, env, path.base)?;
                     let value = access_path(&base, path, interp).map_err(|e| {
                         Error::task_failure(
-                            "input_validation_failure",
+                            Reason::InputValidationFailure,
                             format!(
                                 "template tag {{{{{}}}}}: {}",
                                 path.text,
@@ -117,7 +117,7 @@ fn reference(tag: &str) -> Option<Part> {
 fn lookup(interp: &Interp, env: &Env, name: Sym) -> Result<Value> {
     interp.lookup(env, name).ok_or_else(|| {
         Error::task_failure(
-            "input_validation_failure",
+            Reason::InputValidationFailure,
             format!("template tag {{{{{name}}}}} names an unbound symbol: {name}"),
         )
     })

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::Sym;
-use crate::value::from_json;
+use crate::value::{from_json, Value};
 use std::rc::Rc;
 
 /// A parameter of a task, as far as calls to it need to know.
@@ -69,8 +69,19 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
     if let Some(instructions) = &template.instructions {
         option("prompt", text_string(instructions));
     }
-    if let Some(Output { json: true, schema }) = &template.output {
+    if let Some(Output {
+        json: true,
+        schema,
+        strict,
+    }) = &template.output
+    {
         option("output", string("json", span));
+        if *strict {
+            option(
+                "strict-json",
+                Syntax::new(SyntaxKind::Value(Value::Bool(true)), span),
+            );
+        }
         match schema {
             Some(Schema::Type(kind)) => option("schema", name_string(kind)),
             Some(Schema::Json(json, at)) => option(

@@ -62,6 +62,8 @@ pub struct Input {
 pub struct Output {
     pub json: bool,
     pub schema: Option<Schema>,
+    /// `strict="true"`: no repairs of the answer.
+    pub strict: bool,
 }
 
 pub enum Schema {
@@ -300,19 +302,12 @@ fn inputs(element: &Element) -> Result<Vec<Input>> {
 }
 
 fn output(element: &Element) -> Result<Output> {
-    check_shape(element, &["type", "schema"], &[])?;
+    check_shape(element, &["type", "schema", "strict"], &[])?;
     if element.has_text() {
         return Err(Error::validation("<output_format> takes no text")
             .with_span(element.text.first_line_span()));
     }
-    let json = match element.attribute("type") {
-        None => true,
-        Some(attr) => match attr.value.as_str().trim() {
-            "json" => true,
-            "text" => false,
-            other => return Err(bad_value(attr, other, &["json", "text"])),
-        },
-    };
+    let json = two_way(element, "type", ["json", "text"], true)?;
     let schema = match element.attribute("schema") {
         None => None,
         Some(_) if !json => {
@@ -320,7 +315,25 @@ fn output(element: &Element) -> Result<Output> {
         }
         Some(attr) => Some(schema(attr)?),
     };
-    Ok(Output { json, schema })
+    let strict = two_way(element, "strict", ["true", "false"], false)?;
+    Ok(Output {
+        json,
+        schema,
+        strict,
+    })
+}
+
+/// An attribute with two allowed values: true for the first, false for the second,
+/// `default` when it is absent.
+fn two_way(element: &Element, name: &str, values: [&str; 2], default: bool) -> Result<bool> {
+    let Some(attr) = element.attribute(name) else {
+        return Ok(default);
+    };
+    match attr.value.as_str().trim() {
+        v if v == values[0] => Ok(true),
+        v if v == values[1] => Ok(false),
+        other => Err(bad_value(attr, other, &values)),
+    }
 }
 
 fn schema(attribute: &Attribute) -> Result<Schema> {

@@ -222,3 +222,13 @@ fn errors_name_what_is_wrong_and_where() {
         assert_eq!((l, c), (*line, *column), "{xml}: {}", e.message());
     }
 }
+
+#[test]
+fn strict_json_output() {
+    let xml = r#"<task name="exact"><instructions>Answer</instructions>
+  <output_format type="json" strict="true"/></task>"#;
+    assert_eq!(
+        one(xml),
+        r#"(deftask exact () :prompt "Answer" :output "json" :strict-json true)"#
+    );
+}

@@ -1,6 +1,6 @@
 ;; stdout: ({"content" "ok a" "status" "COMPLETE" "parsedContent" "ok a" "notes" {"task" "late"}} "ok b" "ok c" "ok d")
 ;; stdout: ("ok x" "ok y")
-;; stdout: "task `outer` allows 2 turns (:max-turns)"
+;; stdout: "item 2: task `outer` allows 2 turns (:max-turns)"
 ;; A task's :max-turns counts its own turns, not those its sibling pmap items take while
 ;; it waits; and the siblings are not held to it.
 (define (provider req) (str "ok " req.prompt))

@@ -2,7 +2,7 @@
 ;; stdout: {"content" "plain" "status" "COMPLETE" "parsedContent" "plain" "notes" {"task" "text"}}
 ;; stdout: "null"
 ;; stdout: "inner"
-;; stdout: "outer"
+;; stdout: "inner"
 ;; stdout: "task-result"
 ;; stdout: "map"
 ;; stdout: "boom"
@@ -18,6 +18,7 @@
 (deftask inner () :prompt "x")
 (deftask outer () (inner))
 (prn (get (outer) "content"))
+; a returned TaskResult is returned as it is: it names the task that produced it
 (prn (get-in (outer) ["notes" "task"]))
 (prn (symbol->string (type-of (outer))))
 ; a map with the same keys is plain data

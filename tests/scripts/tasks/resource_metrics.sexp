@@ -4,7 +4,7 @@
 ;; stdout: "turns"
 ;; stdout: "the provider session allows 2 turns"
 ;; stdout: "context"
-;; stdout: {"resource" "context" "used" 13 "limit" 10}
+;; stdout: {"resource" "context" "used" 13 "limit" 10 "trace" ({"task" "t" "step" nil "file" "resource_metrics.sexp" "line" 13})}
 ;; stdout: "task `twice` allows 1 turns (:max-turns)"
 ;; stdout: 0
 (prn (resource-metrics))

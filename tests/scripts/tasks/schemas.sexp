@@ -1,9 +1,9 @@
-;; stdout: "Expected output of type \"array\" but got \"object\""
-;; stdout: {"expectedType" "array" "actualType" "object" "location" ""}
+;; stdout: "Expected output of type \"array\" but got \"object\" — the answer: {\"a\": 1}"
+;; stdout: {"expectedType" "array" "actualType" "object" "location" "" "errors" ({"pointer" "" "message" "Expected output of type \"array\" but got \"object\""}) "content" "{\"a\": 1}" "provider" "procedure" "model" nil "task" "arr" "round" 1 "trace" ({"task" "arr" "step" nil "file" "schemas.sexp" "line" 12})}
 ;; stdout: (1 2)
-;; stdout: "Expected output of type \"string\" but got \"number\" at \"/name\""
+;; stdout: "Expected output of type \"string\" but got \"number\" at \"/name\" — the answer: {\"name\": 7}"
 ;; stdout: "/name"
-;; stdout: "Output does not match the schema: \"name\" is a required property"
+;; stdout: "Output does not match the schema: \"name\" is a required property — the answer: {}"
 ;; stdout: "Ada"
 ;; stdout: "output_format_failure"
 ;; stdout: "VALIDATION_ERROR"

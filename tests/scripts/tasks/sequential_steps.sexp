@@ -3,7 +3,7 @@
 ;; stdout: "B saw A"
 ;; stdout: "sequential"
 ;; stdout: "route crash to bug"
-;; stdout: "triage"
+;; stdout: "route"
 ;; stdout: nil
 (set-provider! (fn (req) req.prompt))
 (deftask a () :prompt "A")

@@ -32,6 +32,13 @@ pub struct Options {
     /// top_p, stop, seed. Tasks, `with-provider` and `set-provider!` override it.
     #[arg(short = 'o', long = "option", num_args = 2, value_names = ["NAME", "VALUE"], global = true)]
     pub options: Vec<String>,
+    /// A provider to try when the provider fails with no answer, a timeout, a 5xx or a
+    /// 429 (repeatable, in order).
+    #[arg(long = "fallback", value_name = "PROVIDER", global = true)]
+    pub fallbacks: Vec<String>,
+    /// Requests per minute to send at most (a token bucket shared by `pmap` items).
+    #[arg(long = "rate-limit", value_name = "RPM", global = true)]
+    pub rate_limit: Option<u32>,
     /// The provider's base URL (for OpenAI-compatible servers, ending in /v1).
     #[arg(long = "base-url", global = true)]
     pub base_url: Option<String>,
@@ -101,6 +108,8 @@ impl Options {
             model: self.model.clone(),
             base_url: self.base_url.clone(),
             options,
+            fallbacks: self.fallbacks.clone(),
+            requests_per_minute: self.rate_limit,
         })
     }
 }

@@ -39,6 +39,8 @@ fn retry_after(status: u16, seconds: u64) -> Reply {
 /// What the server received.
 #[derive(Debug)]
 struct Seen {
+    /// When the request arrived.
+    at: Instant,
     method: String,
     path: String,
     headers: Vec<(String, String)>,
@@ -79,6 +81,7 @@ impl FakeServer {
                 let mut body = String::new();
                 request.as_reader().read_to_string(&mut body).unwrap();
                 let _ = sender.send(Seen {
+                    at: Instant::now(),
                     method: request.method().to_string(),
                     path: request.url().to_owned(),
                     headers: request
@@ -743,5 +746,76 @@ fn a_tool_exchange_is_recorded_and_replayed_offline() {
                 r#""tool_calls":[{"id":"call_1","name":"add","arguments":{"a":2,"b":3}}]"#
             ),
         "{lines}"
+    );
+}
+
+#[test]
+fn a_fallback_takes_over_after_a_5xx_but_not_after_a_400() {
+    let down = FakeServer::start(vec![reply(503, json!({"error": "overloaded"}))]);
+    let up = FakeServer::start(vec![reply(200, chat_answer("from the second"))]);
+    let chain = format!(
+        r#"[{{"provider" "openai" "base_url" "{}/v1" "model" "a" "max_retries" 0}}
+           {{"provider" "openai" "base_url" "{}/v1" "model" "b"}}]"#,
+        down.base, up.base
+    );
+    let program = format!(
+        r#"(deftask ask (q) :prompt "{{{{q}}}}")
+           (with-fallback {chain} (define r (ask "hi")) [r.content r.notes.provider r.notes.fallbacks])"#
+    );
+    let out = run_with_openai(&up, &[], &program);
+    assert!(
+        out.starts_with(r#"("from the second" "openai" ({"provider" "openai" "error" "openai: "#),
+        "{out}"
+    );
+    assert_eq!(down.finish().len(), 1);
+    assert_eq!(up.finish()[0].json()["model"], "b");
+
+    let refused = FakeServer::start(vec![reply(400, json!({"error": "bad request"}))]);
+    let unused = FakeServer::start(vec![]);
+    let chain = format!(
+        r#"[{{"provider" "openai" "base_url" "{}/v1" "model" "a" "max_retries" 0}}
+           {{"provider" "openai" "base_url" "{}/v1" "model" "b"}}]"#,
+        refused.base, unused.base
+    );
+    let program = format!(
+        r#"(deftask ask (q) :prompt "{{{{q}}}}")
+           (with-fallback {chain} (try (ask "hi") (catch e e.details.status)))"#
+    );
+    assert_eq!(run_with_openai(&unused, &[], &program).trim(), "400");
+    assert_eq!(refused.finish().len(), 1);
+    assert!(unused.finish().is_empty());
+}
+
+#[test]
+fn a_rate_limit_paces_pmap_items_at_the_server() {
+    let replies = (0..4).map(|_| reply(200, chat_answer("ok"))).collect();
+    let server = FakeServer::start(replies);
+    let program = format!(
+        r#"(set-provider! {{"provider" "openai" "base_url" "{}/v1" "model" "m"}}
+                          :rate-limit {{"requests_per_minute" 60}})
+           (deftask ask (q) :prompt "{{{{q}}}}")
+           (length (pmap (fn (i) (ask (str i))) (range 4)))"#,
+        server.base
+    );
+    assert_eq!(run_with_openai(&server, &[], &program).trim(), "4");
+    let seen = server.finish();
+    // 60 a minute is one a second: three requests span two seconds, so no one-second
+    // window holds more than two even if their trips to the server vary by a second.
+    // Without the limit all four arrive at once. (A slow machine only spreads them.)
+    let most_in_a_second = seen
+        .iter()
+        .map(|first| {
+            seen.iter()
+                .filter(|other| {
+                    other.at >= first.at && other.at < first.at + Duration::from_secs(1)
+                })
+                .count()
+        })
+        .max()
+        .unwrap();
+    assert!(
+        most_in_a_second <= 2,
+        "{:?}",
+        seen.iter().map(|s| s.at).collect::<Vec<_>>()
     );
 }

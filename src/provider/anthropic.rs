@@ -109,6 +109,7 @@ impl Provider for Anthropic {
             content,
             usage: usage(&answer),
             tool_calls,
+            ..Response::default()
         })
     }
 }

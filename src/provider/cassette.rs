@@ -173,6 +173,7 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
             content: content.to_owned(),
             usage,
             tool_calls,
+            ..Response::default()
         },
     ))
 }

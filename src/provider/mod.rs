@@ -12,6 +12,7 @@ pub mod http;
 pub mod message;
 pub mod openai;
 pub mod options;
+pub mod rate;
 
 pub use config::{build, build_from_settings, EnvLookup};
 pub use message::{Message, Role, ToolCall, ToolSpec};
@@ -86,6 +87,9 @@ pub struct Response {
     pub usage: Option<Usage>,
     /// The tools the model asked to call instead of (or along with) answering.
     pub tool_calls: Vec<ToolCall>,
+    /// Under a fallback chain: the provider that answered, and the ones that failed
+    /// before it (`{"provider" … "error" …}`).
+    pub fallback: Option<(String, Vec<Json>)>,
 }
 
 /// Lets a call in flight stop early: Ctrl-C in the REPL, or a timeout.

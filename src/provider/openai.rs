@@ -103,6 +103,7 @@ impl Provider for OpenAi {
             content: content.to_owned(),
             usage: usage(&answer),
             tool_calls,
+            ..Response::default()
         })
     }
 }

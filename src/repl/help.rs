@@ -54,7 +54,11 @@ pub const SPECIAL_FORMS: &[(&str, &str)] = &[
         "cond-output",
         "(cond-output result (test body…)… (else body…)): binds output",
     ),
-    ("with-provider", "(with-provider provider body…)"),
+    (
+        "with-provider",
+        "(with-provider provider :temperature t … body…)",
+    ),
+    ("with-fallback", "(with-fallback [provider…] body…)"),
     ("import", "(import \"file.xml\" :as ns :only (name…))"),
     (
         "load",

@@ -9,7 +9,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::eval::Interp;
 use crate::provider::message::single_turn;
-use crate::provider::{Request, Usage};
+use crate::provider::{Request, Response, Usage};
 use crate::value::{Entries, Value};
 use std::rc::Rc;
 
@@ -54,7 +54,11 @@ pub fn run(
     if let Some(usage) = response.usage {
         notes.insert(Rc::from("usage"), usage_value(usage));
     }
-    let provider = interp.current_session().borrow().provider.name();
+    fallback_notes(&response, &mut notes);
+    let provider = match &response.fallback {
+        Some((answered, _)) => answered.clone(),
+        None => interp.current_session().borrow().provider.name(),
+    };
     let answer = Answer {
         content: &response.content,
         provider: Some(&provider),
@@ -72,6 +76,16 @@ pub fn usage_value(usage: Usage) -> Value {
     counts.insert(Rc::from("input_tokens"), tokens(usage.input_tokens));
     counts.insert(Rc::from("output_tokens"), tokens(usage.output_tokens));
     Value::map(counts)
+}
+
+/// Under a fallback chain, `notes.provider` (which one answered) and `notes.fallbacks`
+/// (those that failed first, `{"provider" … "error" …}`).
+pub fn fallback_notes(response: &Response, notes: &mut Entries) {
+    if let Some((provider, failed)) = &response.fallback {
+        notes.insert(Rc::from("provider"), Value::from(provider.as_str()));
+        let failed = failed.iter().map(crate::value::from_json).collect();
+        notes.insert(Rc::from("fallbacks"), Value::list(failed));
+    }
 }
 
 /// The provider's base system prompt, then the task's, a blank line apart.

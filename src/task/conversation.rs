@@ -263,6 +263,7 @@ pub fn exchange(
     if let Some(usage) = response.usage {
         notes.insert(Rc::from("usage"), super::atomic::usage_value(usage));
     }
+    super::atomic::fallback_notes(&response, &mut notes);
     let limit = conversation
         .max_context
         .unwrap_or_else(|| interp.metrics().context_limit);

@@ -1,5 +1,5 @@
 //! The task special forms: `deftask`, `sequential`, `step`, `cond-output`,
-//! `with-provider`.
+//! `with-provider`, `with-fallback`.
 
 use super::session::ProviderChoice;
 use crate::env::Env;
@@ -20,6 +20,7 @@ pub fn special_form(name: &str) -> Option<SpecialForm> {
         "step" => super::sequential::step,
         "cond-output" => super::cond_output::cond_output,
         "with-provider" => with_provider,
+        "with-fallback" => with_fallback,
         _ => return None,
     })
 }
@@ -57,7 +58,61 @@ fn with_provider(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Resul
         options.push((name, compiler.compile(value)?));
         body = rest;
     }
-    let body = match body {
+    let body = body_node(compiler, body)?;
+    Ok(Node::Extension(Box::new(WithProvider {
+        provider,
+        options,
+        body,
+        span,
+    })))
+}
+
+/// `(with-fallback [p1 p2 …] body…)`: the body runs in a session whose requests go to
+/// `p1`, and to the next provider when one fails transiently.
+struct WithFallback {
+    providers: Node,
+    body: Node,
+    span: Span,
+}
+
+fn with_fallback(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
+    let providers = items.get(1).ok_or_else(|| {
+        Error::syntax(
+            "bad syntax: expected (with-fallback [provider…] body…)",
+            span,
+        )
+    })?;
+    Ok(Node::Extension(Box::new(WithFallback {
+        providers: compiler.compile(providers)?,
+        body: body_node(compiler, items.get(2..).unwrap_or_default())?,
+        span,
+    })))
+}
+
+impl Extension for WithFallback {
+    fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
+        let providers = interp.eval(&self.providers, env)?;
+        let chain = providers
+            .as_list()
+            .filter(|list| !list.is_empty())
+            .ok_or_else(|| {
+                Error::eval("with-fallback: expected a non-empty list of providers")
+                    .with_span(self.span)
+            })?
+            .iter()
+            .map(|p| ProviderChoice::from_value(&p).map_err(|e| e.with_span(self.span)))
+            .collect::<Result<Vec<_>>>()?;
+        let previous =
+            interp.set_provider(ProviderChoice::Fallback(chain), interp.metrics().fresh());
+        let result = interp.eval(&self.body, env);
+        interp.swap_session(previous);
+        result
+    }
+}
+
+/// A body of forms as one node.
+fn body_node(compiler: &mut Compiler, body: &[Syntax]) -> Result<Node> {
+    Ok(match body {
         [] => Node::Const(Value::Nil),
         [only] => compiler.compile(only)?,
         _ => Node::Begin(
@@ -66,13 +121,7 @@ fn with_provider(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Resul
                 .collect::<Result<Vec<_>>>()?
                 .into_boxed_slice(),
         ),
-    };
-    Ok(Node::Extension(Box::new(WithProvider {
-        provider,
-        options,
-        body,
-        span,
-    })))
+    })
 }
 
 impl Extension for WithProvider {

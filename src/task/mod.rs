@@ -39,6 +39,7 @@ pub type SessionHandle = Rc<RefCell<Session>>;
 
 use crate::error::{Error, Result};
 use crate::eval::Interp;
+use crate::provider::rate::RateLimit;
 use crate::provider::{ModelOptions, Provider};
 use crate::value::Value;
 use library::TaskLibrary;
@@ -54,6 +55,8 @@ pub struct Runtime {
     library: RefCell<TaskLibrary>,
     /// `--model` and `-o NAME VALUE`: the least specific settings.
     flags: RefCell<ProviderSettings>,
+    /// `--rate-limit RPM`, for sessions without a `:rate-limit` of their own.
+    flag_rate: RefCell<Option<Arc<RateLimit>>>,
 }
 
 impl Runtime {
@@ -111,7 +114,11 @@ impl Interp {
 
     /// Checks the limits before a turn; returns the provider to send it to and the
     /// model options in force above the task's (scope over provider over flag).
-    fn check_turn(&self, input_tokens: u64) -> Result<(ProviderChoice, ModelOptions)> {
+    #[allow(clippy::type_complexity)]
+    fn check_turn(
+        &self,
+        input_tokens: u64,
+    ) -> Result<(ProviderChoice, ModelOptions, Option<Arc<RateLimit>>)> {
         let handle = self.state.session.borrow();
         let session = handle.borrow();
         session
@@ -121,7 +128,11 @@ impl Interp {
             .scope_options
             .over(&session.provider_options)
             .over(&self.tasks.flags.borrow().options);
-        Ok((session.provider.clone(), options))
+        let rate = session
+            .rate
+            .clone()
+            .or_else(|| self.tasks.flag_rate.borrow().clone());
+        Ok((session.provider.clone(), options, rate))
     }
 
     /// The model `--model` names, if any.
@@ -136,11 +147,17 @@ impl Interp {
 
     /// Sets what `set-provider!` gives along with the provider: its options and base
     /// system prompt.
-    pub fn set_provider_defaults(&self, options: ModelOptions, system: Option<String>) {
+    pub fn set_provider_defaults(
+        &self,
+        options: ModelOptions,
+        system: Option<String>,
+        rate: Option<RateLimit>,
+    ) {
         let handle = self.state.session.borrow();
         let mut session = handle.borrow_mut();
         session.provider_options = options;
         session.base_system = system;
+        session.rate = rate.map(Arc::new);
     }
 
     /// The options of the enclosing `with-provider` blocks.
@@ -223,16 +240,45 @@ pub struct ProviderSettings {
     pub base_url: Option<String>,
     /// `-o NAME VALUE` options.
     pub options: ModelOptions,
+    /// `--fallback PROVIDER`s, tried in order after the provider.
+    pub fallbacks: Vec<String>,
+    /// `--rate-limit RPM`.
+    pub requests_per_minute: Option<u32>,
 }
 
 impl Interp {
     /// Sets the provider the command line and environment ask for (echo when none).
     pub fn configure_provider(&self, settings: ProviderSettings) -> Result<()> {
         *self.tasks.flags.borrow_mut() = settings.clone();
-        if settings.provider.is_none() && settings.model.is_none() && settings.base_url.is_none() {
+        *self.tasks.flag_rate.borrow_mut() = settings
+            .requests_per_minute
+            .map(|rpm| Arc::new(RateLimit::new(Some(rpm), None)));
+        let named = settings.provider.is_some() || settings.model.is_some();
+        if !named && settings.base_url.is_none() && settings.fallbacks.is_empty() {
             return Ok(());
         }
-        self.set_native_provider(crate::provider::from_settings(&settings)?);
+        let first = ProviderChoice::Native(crate::provider::from_settings(&settings)?);
+        if settings.fallbacks.is_empty() {
+            self.set_provider(first, Metrics::default());
+            return Ok(());
+        }
+        // A fallback is configured from the environment, with `--model` when given.
+        let options = match &settings.model {
+            Some(model) => serde_json::json!({"model": model}),
+            None => serde_json::json!({}),
+        };
+        let mut chain = vec![first];
+        for name in &settings.fallbacks {
+            let options = if name == "echo" {
+                serde_json::json!({})
+            } else {
+                options.clone()
+            };
+            chain.push(ProviderChoice::Native(crate::provider::from_language(
+                name, &options,
+            )?));
+        }
+        self.set_provider(ProviderChoice::Fallback(chain), Metrics::default());
         Ok(())
     }
 }

@@ -6,15 +6,19 @@ use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::provider::message::tool_call_from_json;
+use crate::provider::rate::RateLimit;
 use crate::provider::{Cancel, Echo, ModelOptions, Provider, Request, Response, ToolCall, Usage};
 use crate::value::{from_json, to_json, write_string, Value};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// A provider: native (Rust, may run on a worker thread) or a procedure of the program.
 #[derive(Clone)]
 pub enum ProviderChoice {
     Native(Arc<dyn Provider>),
     Procedure(Value),
+    /// `with-fallback`, `--fallback`: each request goes to the first that answers.
+    Fallback(Vec<ProviderChoice>),
 }
 
 impl ProviderChoice {
@@ -23,6 +27,15 @@ impl ProviderChoice {
     /// naming its provider (`{"provider" "openai" "model" …}`).
     pub fn from_value(value: &Value) -> Result<ProviderChoice> {
         ProviderChoice::from_spec(value, None)
+    }
+
+    /// How `notes.provider` names it.
+    pub fn name(&self) -> String {
+        match self {
+            ProviderChoice::Native(provider) => provider.name().to_owned(),
+            ProviderChoice::Procedure(_) => "procedure".to_owned(),
+            ProviderChoice::Fallback(_) => "fallback".to_owned(),
+        }
     }
 
     pub fn from_spec(value: &Value, options: Option<&Value>) -> Result<ProviderChoice> {
@@ -63,14 +76,6 @@ impl ProviderChoice {
         ProviderChoice::native(&name, &options)
     }
 
-    /// The provider's name: a native provider's own, `procedure` for one of the program.
-    pub fn name(&self) -> String {
-        match self {
-            ProviderChoice::Native(provider) => provider.name().to_owned(),
-            ProviderChoice::Procedure(_) => "procedure".to_owned(),
-        }
-    }
-
     /// `options` go to the provider as they are: for `record` its `"provider"` names
     /// the provider recorded.
     fn native(name: &str, options: &serde_json::Value) -> Result<ProviderChoice> {
@@ -87,6 +92,8 @@ pub struct Session {
     pub scope_options: ModelOptions,
     /// The base system prompt (`set-provider! p :system "…"`) put before each task's.
     pub base_system: Option<String>,
+    /// `:rate-limit`: shared by every call through this session, `pmap` items included.
+    pub rate: Option<Arc<RateLimit>>,
 }
 
 impl Session {
@@ -97,6 +104,7 @@ impl Session {
             provider_options: ModelOptions::default(),
             scope_options: ModelOptions::default(),
             base_system: None,
+            rate: None,
         }
     }
 }
@@ -116,29 +124,23 @@ pub fn send(
     env: &Env,
     deadline: Option<std::time::Instant>,
 ) -> Result<Response> {
-    let request_tokens =
-        estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
-    let (provider, session_options) = interp.check_turn(request_tokens)?;
-    let mut request = Request {
+    let request_tokens: u64 = request
+        .messages
+        .iter()
+        .map(|m| estimate_tokens(&m.content))
+        .sum();
+    let (provider, session_options, rate) = interp.check_turn(request_tokens)?;
+    let request = Request {
         options: request.options.over(&session_options),
         ..request.clone()
     };
-    let response = match provider {
-        ProviderChoice::Native(provider) => {
-            let cancel = Cancel {
-                flag: interp.interrupt_flag(),
-                deadline,
-            };
-            interp.flush();
-            run_blocking(interp, move || provider.complete(&request, &cancel))?
-        }
-        ProviderChoice::Procedure(f) => {
-            // A native provider applies `--model` itself; a procedure is told it.
-            request.model = request.model.or_else(|| interp.flag_model());
-            let answer = interp.apply(&f, &[from_json(&request.to_json())], env)?;
-            response_from_value(&answer)?
-        }
+    let call = Call {
+        env,
+        deadline,
+        rate,
+        tokens: request_tokens,
     };
+    let response = ask(interp, &provider, request, &call)?;
     let tokens = match response.usage {
         Some(usage) => usage.input_tokens.saturating_add(usage.output_tokens),
         None => request_tokens + estimate_tokens(&response.content),
@@ -146,6 +148,95 @@ pub fn send(
     interp.record_turn(tokens)?;
     interp.check_interrupt()?;
     Ok(response)
+}
+
+/// How one request is sent, whichever provider it goes to.
+struct Call<'e> {
+    env: &'e Env,
+    deadline: Option<Instant>,
+    rate: Option<Arc<RateLimit>>,
+    /// The request's estimated size, for a tokens-per-minute limit.
+    tokens: u64,
+}
+
+fn ask(
+    interp: &Interp,
+    provider: &ProviderChoice,
+    mut request: Request,
+    call: &Call,
+) -> Result<Response> {
+    let cancel = Cancel {
+        flag: interp.interrupt_flag(),
+        deadline: call.deadline,
+    };
+    match provider {
+        ProviderChoice::Native(provider) => {
+            let (provider, rate, tokens) = (provider.clone(), call.rate.clone(), call.tokens);
+            interp.flush();
+            run_blocking(interp, move || {
+                if let Some(rate) = rate {
+                    rate.acquire(tokens, &cancel)?;
+                }
+                provider.complete(&request, &cancel)
+            })
+        }
+        ProviderChoice::Procedure(f) => {
+            if let Some(rate) = &call.rate {
+                rate.acquire(call.tokens, &cancel)?;
+            }
+            // A native provider applies `--model` itself; a procedure is told it.
+            request.model = request.model.or_else(|| interp.flag_model());
+            let answer = interp.apply(f, &[from_json(&request.to_json())], call.env)?;
+            response_from_value(&answer)
+        }
+        ProviderChoice::Fallback(chain) => ask_in_turn(interp, chain, request, call),
+    }
+}
+
+/// Tries each provider of a fallback chain until one answers. A transient failure
+/// (see `falls_back`) moves on to the next; any other failure is the answer.
+fn ask_in_turn(
+    interp: &Interp,
+    chain: &[ProviderChoice],
+    request: Request,
+    call: &Call,
+) -> Result<Response> {
+    let mut failed = Vec::new();
+    let mut error = Error::eval("with-fallback: no providers");
+    for (index, provider) in chain.iter().enumerate() {
+        match ask(interp, provider, request.clone(), call) {
+            Ok(response) => {
+                return Ok(Response {
+                    fallback: Some((provider.name(), failed)),
+                    ..response
+                })
+            }
+            Err(e) if index + 1 < chain.len() && falls_back(&e) => {
+                interp.check_interrupt()?;
+                failed.push(serde_json::json!({"provider": provider.name(), "error": e.message()}));
+                error = e;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(error)
+}
+
+/// A failure another provider might not have: no answer at all (connection, timeout,
+/// a program that failed), a 5xx, a 429 or a 408 left after the provider's own retries.
+/// Any other 4xx is the request's fault and would fail anywhere.
+fn falls_back(error: &Error) -> bool {
+    if error.reason() != Some("llm_error") {
+        return false;
+    }
+    match error
+        .details()
+        .get("status")
+        .and_then(serde_json::Value::as_u64)
+    {
+        None => true,
+        Some(status) => status >= 500 || status == 429 || status == 408,
+    }
 }
 
 /// What a procedure provider returns: the content string, or
@@ -193,6 +284,7 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                 content: content.to_owned(),
                 usage,
                 tool_calls,
+                ..Response::default()
             })
         }
         _ => Err(bad()),

@@ -54,6 +54,10 @@ pub struct Options {
     /// How errors are printed on stderr.
     #[arg(long = "error-format", value_enum, default_value_t = ErrorFormat::Text, global = true)]
     pub error_format: ErrorFormat,
+    /// Every `pmap` sends its items' model calls as one batch job (OpenAI Batch API,
+    /// Anthropic Message Batches), as `:batch true` does.
+    #[arg(long, global = true)]
+    pub batch: bool,
     /// No start-up banner in the REPL.
     #[arg(long, short, global = true)]
     pub quiet: bool,
@@ -181,6 +185,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.configure_provider(options.provider_settings()?)?;
+    interp.tasks.set_batch_default(options.batch);
     for file in &options.imports {
         crate::module::import_file(interp, file, None)?;
     }

@@ -1,6 +1,7 @@
 //! Anthropic's Messages API: `POST {base}/v1/messages`, where the base is
 //! `https://api.anthropic.com` as in `ANTHROPIC_BASE_URL`.
 
+use super::batch::BatchApi;
 use super::http::{Endpoint, HttpClient};
 use super::message::system_text;
 use super::{Cancel, Message, Provider, Request, Response, Role, ToolCall, Usage};
@@ -72,17 +73,44 @@ impl Provider for Anthropic {
 
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let body = self.body(request)?;
+        let answer = self.client.post_json(
+            &self.endpoint.url("v1/messages"),
+            &self.headers(),
+            &body,
+            cancel,
+        )?;
+        self.response(&answer)
+    }
+
+    fn batch(&self) -> Option<&dyn BatchApi> {
+        Some(self)
+    }
+}
+
+impl Anthropic {
+    /// The version header, and the key's when one is configured.
+    pub(crate) fn headers(&self) -> Vec<(&'static str, String)> {
         let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
         if let Some(key) = &self.endpoint.api_key {
             headers.push(("x-api-key", key.clone()));
         }
-        let answer =
-            self.client
-                .post_json(&self.endpoint.url("v1/messages"), &headers, &body, cancel)?;
+        headers
+    }
+
+    pub(crate) fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    pub(crate) fn client(&self) -> &HttpClient {
+        &self.client
+    }
+
+    /// The text of a Messages answer.
+    pub(crate) fn response(&self, answer: &Json) -> Result<Response> {
         let blocks = answer
             .get("content")
             .and_then(Json::as_array)
-            .ok_or_else(|| self.client.unexpected("no content array", &answer))?;
+            .ok_or_else(|| self.client.unexpected("no content array", answer))?;
         let content: String = blocks
             .iter()
             .filter(|block| block.get("type").and_then(Json::as_str) == Some("text"))
@@ -107,7 +135,7 @@ impl Provider for Anthropic {
             .collect();
         Ok(Response {
             content,
-            usage: usage(&answer),
+            usage: usage(answer),
             tool_calls,
             ..Response::default()
         })

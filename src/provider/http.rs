@@ -18,7 +18,7 @@ const POLL: Duration = Duration::from_millis(50);
 /// Error details keep at most this much of a response body.
 pub const EXCERPT_BYTES: usize = 2048;
 /// A response body larger than this is refused (no chat completion is this big).
-const MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
+pub const MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
 /// A server's `Retry-After` is honoured up to this long.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 /// What replaces a secret in any text that leaves this module.
@@ -126,9 +126,27 @@ struct Reply {
     body: Vec<u8>,
 }
 
+/// What to send: the method, and for a POST its content type and payload.
+pub enum Body {
+    Get,
+    Post {
+        content_type: String,
+        payload: Vec<u8>,
+    },
+}
+
+impl Body {
+    pub fn json(value: &Json) -> Body {
+        Body::Post {
+            content_type: "application/json".into(),
+            payload: value.to_string().into_bytes(),
+        }
+    }
+}
+
 /// The verdict on one attempt.
 enum Outcome {
-    Done(Json),
+    Done(Vec<u8>),
     Retry(Error, Option<Duration>),
     Fail(Error),
 }
@@ -167,11 +185,41 @@ impl HttpClient {
         body: &Json,
         cancel: &Cancel,
     ) -> Result<Json> {
-        let payload = body.to_string();
+        let reply = self.fetch(url, headers, &Body::json(body), MAX_RESPONSE_BYTES, cancel)?;
+        self.parse_json(url, &reply)
+    }
+
+    /// GETs `url` and returns the JSON of a 2xx response.
+    pub fn get_json(&self, url: &str, headers: &[(&str, String)], cancel: &Cancel) -> Result<Json> {
+        let reply = self.fetch(url, headers, &Body::Get, MAX_RESPONSE_BYTES, cancel)?;
+        self.parse_json(url, &reply)
+    }
+
+    /// The JSON of a 2xx body, or an `llm_error` quoting it.
+    pub fn parse_json(&self, url: &str, reply: &[u8]) -> Result<Json> {
+        serde_json::from_slice(reply).map_err(|e| {
+            self.error(
+                format!("malformed response from {url}: {e}"),
+                Some(200),
+                &String::from_utf8_lossy(reply),
+            )
+        })
+    }
+
+    /// Sends `body` to `url`, retrying transient failures, and returns the body of a
+    /// 2xx response (at most `limit` bytes).
+    pub fn fetch(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &Body,
+        limit: u64,
+        cancel: &Cancel,
+    ) -> Result<Vec<u8>> {
         let mut retry = 0;
         loop {
             check_cancel(cancel)?;
-            let outcome = match self.attempt(url, headers, &payload, cancel)? {
+            let outcome = match self.attempt(url, headers, body, limit, cancel)? {
                 Ok(reply) => self.judge(url, reply),
                 Err(error) => self.judge_transport(url, &error),
             };
@@ -194,23 +242,35 @@ impl HttpClient {
         &self,
         url: &str,
         headers: &[(&str, String)],
-        payload: &str,
+        body: &Body,
+        limit: u64,
         cancel: &Cancel,
     ) -> Result<Result<Reply, ureq::Error>> {
-        let mut request = self
-            .agent
-            .post(url)
-            .header("content-type", "application/json");
-        for (name, value) in headers {
-            request = request.header(*name, value.as_str());
-        }
-        let payload = payload.to_owned();
+        let prepared = match body {
+            Body::Get => {
+                let mut request = self.agent.get(url);
+                for (name, value) in headers {
+                    request = request.header(*name, value.as_str());
+                }
+                Prepared::Get(request)
+            }
+            Body::Post {
+                content_type,
+                payload,
+            } => {
+                let mut request = self.agent.post(url).header("content-type", content_type);
+                for (name, value) in headers {
+                    request = request.header(*name, value.as_str());
+                }
+                Prepared::Post(request, payload.clone())
+            }
+        };
         let (sender, receiver) = mpsc::channel();
         std::thread::Builder::new()
             .name("tasklisp-http".into())
             .spawn(move || {
                 // The receiver is gone when the call was cancelled; nobody needs the reply.
-                let _ = sender.send(exchange(request, payload));
+                let _ = sender.send(exchange(prepared, limit));
             })
             .map_err(|e| {
                 Error::task_failure(
@@ -237,18 +297,11 @@ impl HttpClient {
     }
 
     fn judge(&self, url: &str, reply: Reply) -> Outcome {
-        let text = String::from_utf8_lossy(&reply.body);
         let status = reply.status;
         if (200..300).contains(&status) {
-            return match serde_json::from_str(&text) {
-                Ok(json) => Outcome::Done(json),
-                Err(e) => Outcome::Fail(self.error(
-                    format!("malformed response from {url}: {e}"),
-                    Some(status),
-                    &text,
-                )),
-            };
+            return Outcome::Done(reply.body);
         }
+        let text = String::from_utf8_lossy(&reply.body);
         let summary = server_message(&text).map(|m| format!(": {}", excerpt(&self.scrub(&m), 300)));
         let error = self.error(
             format!("HTTP {status} from {url}{}", summary.unwrap_or_default()),
@@ -328,12 +381,18 @@ impl HttpClient {
     }
 }
 
-/// One POST and the reading of its whole (bounded) body.
-fn exchange(
-    request: ureq::RequestBuilder<ureq::typestate::WithBody>,
-    payload: String,
-) -> Result<Reply, ureq::Error> {
-    let mut response = request.send(payload)?;
+/// A request ready to go to the worker thread.
+enum Prepared {
+    Get(ureq::RequestBuilder<ureq::typestate::WithoutBody>),
+    Post(ureq::RequestBuilder<ureq::typestate::WithBody>, Vec<u8>),
+}
+
+/// One exchange and the reading of its whole body (at most `limit` bytes).
+fn exchange(prepared: Prepared, limit: u64) -> Result<Reply, ureq::Error> {
+    let mut response = match prepared {
+        Prepared::Get(request) => request.call()?,
+        Prepared::Post(request, payload) => request.send(&payload[..])?,
+    };
     let status = response.status().as_u16();
     let retry_after = response
         .headers()
@@ -344,7 +403,7 @@ fn exchange(
     let body = response
         .body_mut()
         .with_config()
-        .limit(MAX_RESPONSE_BYTES)
+        .limit(limit)
         .read_to_vec()?;
     Ok(Reply {
         status,

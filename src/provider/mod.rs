@@ -5,6 +5,7 @@
 //! not `Provider`s: the task runtime calls them on the interpreter thread.
 
 pub mod anthropic;
+pub mod batch;
 pub mod cassette;
 pub mod command;
 mod config;
@@ -113,6 +114,11 @@ pub trait Provider: Send + Sync {
     fn name(&self) -> &str;
     /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response>;
+    /// The provider's batch API, for `pmap :batch true`; providers without one answer
+    /// each call directly.
+    fn batch(&self) -> Option<&dyn batch::BatchApi> {
+        None
+    }
 }
 
 /// The default provider: answers with the rendered prompt. Offline.

@@ -1,6 +1,7 @@
 //! OpenAI-compatible chat completions: OpenAI itself, Ollama, vLLM, llama.cpp's
 //! server, LM Studio — anything that serves `POST {base}/chat/completions`.
 
+use super::batch::BatchApi;
 use super::http::{Endpoint, HttpClient};
 use super::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
 use crate::error::Result;
@@ -67,18 +68,40 @@ impl Provider for OpenAi {
 
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let body = self.body(request)?;
-        let headers: Vec<(&str, String)> = self
-            .endpoint
-            .api_key
-            .iter()
-            .map(|key| ("authorization", format!("Bearer {key}")))
-            .collect();
         let answer = self.client.post_json(
             &self.endpoint.url("chat/completions"),
-            &headers,
+            &self.headers(),
             &body,
             cancel,
         )?;
+        self.response(&answer)
+    }
+
+    fn batch(&self) -> Option<&dyn BatchApi> {
+        Some(self)
+    }
+}
+
+impl OpenAi {
+    /// The `Authorization` header, when a key is configured.
+    pub(crate) fn headers(&self) -> Vec<(&'static str, String)> {
+        self.endpoint
+            .api_key
+            .iter()
+            .map(|key| ("authorization", format!("Bearer {key}")))
+            .collect()
+    }
+
+    pub(crate) fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    pub(crate) fn client(&self) -> &HttpClient {
+        &self.client
+    }
+
+    /// The answer in a chat completion.
+    pub(crate) fn response(&self, answer: &Json) -> Result<Response> {
         let message = answer.pointer("/choices/0/message");
         let text = |key: &str| message.and_then(|m| m.get(key)).and_then(Json::as_str);
         let tool_calls = match message.and_then(|m| m.get("tool_calls")) {
@@ -91,17 +114,17 @@ impl Provider for OpenAi {
             (None, Some(refusal)) => {
                 return Err(self
                     .client
-                    .unexpected(&format!("the model refused: {refusal}"), &answer))
+                    .unexpected(&format!("the model refused: {refusal}"), answer))
             }
             (None, None) => {
                 return Err(self
                     .client
-                    .unexpected("no choices[0].message.content string", &answer))
+                    .unexpected("no choices[0].message.content string", answer))
             }
         };
         Ok(Response {
             content: content.to_owned(),
-            usage: usage(&answer),
+            usage: usage(answer),
             tool_calls,
             ..Response::default()
         })

@@ -9,6 +9,7 @@
 
 use crate::error::{Error, Reason, Result};
 use crate::eval::{EvalState, Interp};
+use crate::provider::{Cancel, Provider, Request, Response};
 use crate::value::Value;
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
@@ -23,6 +24,22 @@ use std::sync::{mpsc, Arc, Mutex, PoisonError};
 /// without running it is allowed: the fiber then runs the work itself.
 pub type Job = Box<dyn FnOnce() + Send>;
 
+/// What a suspended fiber waits for.
+pub enum Wait {
+    /// Work to run on a worker thread.
+    Job(Job),
+    /// A model call to gather into the batch job of a `pmap :batch true`.
+    Model(Box<ModelCall>),
+}
+
+/// A model call waiting for its batch: the scheduler puts the answer in `answer` and
+/// resumes the fiber.
+pub struct ModelCall {
+    pub provider: Arc<dyn Provider>,
+    pub request: Request,
+    pub answer: Arc<Mutex<Option<Result<Response>>>>,
+}
+
 /// Stack kept free above a fiber's guard page, for builtins and error rendering, like
 /// the margin the interpreter keeps on its main stack.
 const STACK_MARGIN: usize = 256 << 10;
@@ -30,8 +47,10 @@ const STACK_MARGIN: usize = 256 << 10;
 /// The fiber running on this thread now, if any.
 #[derive(Clone, Copy)]
 struct Active {
-    yielder: NonNull<Yielder<(), Job>>,
+    yielder: NonNull<Yielder<(), Wait>>,
     interp: *const Interp,
+    /// The fiber's `pmap` gathers model calls into batch jobs.
+    batch: bool,
 }
 
 thread_local! {
@@ -73,7 +92,7 @@ pub fn run_blocking<T: Send + 'static>(
     // SAFETY: `active` was set by the fiber running this code (see `Fiber::new`); its
     // yielder lives on this fiber's stack, which exists as long as the fiber does.
     let yielder = unsafe { active.yielder.as_ref() };
-    yielder.suspend(job);
+    yielder.suspend(Wait::Job(job));
     ACTIVE.set(Some(active));
     match receiver.recv() {
         Ok(Ok(value)) => value,
@@ -84,6 +103,37 @@ pub fn run_blocking<T: Send + 'static>(
             None => resume_unwind(Box::new("blocking work was taken but gave no result")),
         },
     }
+}
+
+/// Sends `request` to a native provider. Inside an item of a `pmap :batch true`, and
+/// when the provider has a batch API, the call waits for the item's batch job instead
+/// (see `pmap.rs`); elsewhere it runs as blocking work.
+pub fn run_model(
+    interp: &Interp,
+    provider: Arc<dyn Provider>,
+    request: Request,
+    cancel: Cancel,
+) -> Result<Response> {
+    let batched = active_for(interp).filter(|a| a.batch && provider.batch().is_some());
+    let Some(active) = batched else {
+        return run_blocking(interp, move || provider.complete(&request, &cancel));
+    };
+    let answer = Arc::new(Mutex::new(None));
+    let call = ModelCall {
+        provider,
+        request,
+        answer: answer.clone(),
+    };
+    // SAFETY: as in `run_blocking`: the yielder lives on this fiber's stack.
+    let yielder = unsafe { active.yielder.as_ref() };
+    yielder.suspend(Wait::Model(Box::new(call)));
+    ACTIVE.set(Some(active));
+    take(&answer).unwrap_or_else(|| {
+        Err(Error::task_failure(
+            Reason::UnexpectedError,
+            "the batch job gave no answer for this call",
+        ))
+    })
 }
 
 fn take<F>(slot: &Mutex<Option<F>>) -> Option<F> {
@@ -104,12 +154,14 @@ pub fn new_stack(size: usize) -> Result<DefaultStack> {
 pub enum Step {
     /// The item waits for this work; resume the fiber once it has run.
     Blocked(Job),
+    /// The item waits for this model call's answer from a batch job.
+    Model(Box<ModelCall>),
     Done(Result<Value>),
 }
 
 /// One `pmap` item running on a stack of its own, with its own evaluation state.
 pub struct Fiber<'a> {
-    coroutine: Coroutine<(), Job, Result<Value>, DefaultStack>,
+    coroutine: Coroutine<(), Wait, Result<Value>, DefaultStack>,
     /// The item's state while it is switched out; the interpreter's own while it runs.
     state: EvalState,
     /// Ties the fiber to the interpreter it borrows: it cannot outlive it.
@@ -117,18 +169,21 @@ pub struct Fiber<'a> {
 }
 
 impl<'a> Fiber<'a> {
-    /// A fiber, not started yet, that will run `body` on `stack`.
+    /// A fiber, not started yet, that will run `body` on `stack`; with `batch`, its
+    /// model calls wait for a batch job (`Step::Model`).
     pub fn new(
         interp: &'a Interp,
         stack: DefaultStack,
+        batch: bool,
         body: impl FnOnce(&Interp) -> Result<Value> + 'static,
     ) -> Fiber<'a> {
         let stack_floor = stack.limit().get().saturating_add(STACK_MARGIN);
         let interp_ptr: *const Interp = interp;
-        let coroutine = Coroutine::with_stack(stack, move |yielder: &Yielder<(), Job>, ()| {
+        let coroutine = Coroutine::with_stack(stack, move |yielder: &Yielder<(), Wait>, ()| {
             ACTIVE.set(Some(Active {
                 yielder: NonNull::from(yielder),
                 interp: interp_ptr,
+                batch,
             }));
             // SAFETY: the fiber borrows the interpreter for 'a (see `Fiber::interp`), and
             // the coroutine runs only inside `Fiber::resume` or is unwound when dropped,
@@ -158,7 +213,8 @@ impl<'a> Fiber<'a> {
         ACTIVE.set(outer_active);
         interp.state.swap(&self.state);
         match result {
-            Ok(CoroutineResult::Yield(job)) => Step::Blocked(job),
+            Ok(CoroutineResult::Yield(Wait::Job(job))) => Step::Blocked(job),
+            Ok(CoroutineResult::Yield(Wait::Model(call))) => Step::Model(call),
             Ok(CoroutineResult::Return(result)) => Step::Done(result),
             Err(panic) => Step::Done(Err(Error::task_failure(
                 Reason::UnexpectedError,
@@ -204,7 +260,7 @@ mod tests {
         body: impl FnOnce(&Interp) -> Result<Value> + 'static,
         handle: impl FnOnce(Job),
     ) -> Result<String> {
-        let mut fiber = Fiber::new(interp, new_stack(1 << 20)?, body);
+        let mut fiber = Fiber::new(interp, new_stack(1 << 20)?, false, body);
         let Step::Blocked(job) = fiber.resume(interp) else {
             panic!("expected to block")
         };

@@ -3,6 +3,7 @@
 mod answer;
 pub(crate) mod atomic;
 mod audit;
+mod batch;
 pub mod blocking;
 pub mod builtins;
 mod call;
@@ -57,6 +58,8 @@ pub struct Runtime {
     flags: RefCell<ProviderSettings>,
     /// `--rate-limit RPM`, for sessions without a `:rate-limit` of their own.
     flag_rate: RefCell<Option<Arc<RateLimit>>>,
+    /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.
+    batch_default: std::cell::Cell<bool>,
 }
 
 impl Runtime {
@@ -79,6 +82,15 @@ impl Runtime {
 
     pub fn register(&self, task: Rc<Task>) -> Result<Registered> {
         self.library.borrow_mut().register(task)
+    }
+
+    /// Whether a `pmap` without `:batch` gathers its model calls (`run --batch`).
+    pub fn batch_default(&self) -> bool {
+        self.batch_default.get()
+    }
+
+    pub fn set_batch_default(&self, batch: bool) {
+        self.batch_default.set(batch);
     }
 
     /// At the REPL a redefinition replaces the old task (with a note) instead of failing.

@@ -7,7 +7,7 @@
 //!
 //! [`run_blocking`]: super::blocking::run_blocking
 
-use super::blocking::{in_fiber, new_stack, Fiber, Job, Step};
+use super::blocking::{in_fiber, new_stack, Fiber, Job, ModelCall, Step};
 use crate::builtins::predicate::for_item;
 use crate::builtins::{builtin_table, int_arg, list_arg, proc_arg, split_options};
 use crate::env::Env;
@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 use std::sync::mpsc;
 
 builtin_table! {
-    /// `(pmap f xs :concurrency n :on-error mode)`: `(map f xs)` with up to `n` calls (default 8, at most 256) waiting on scripts or models at once; results in input order. A failed item raises (`:raise`, the default), leaves its error map in its place (`:collect`) or is left out (`:skip`). `(pmap (fn (x) (* x x)) [1 2 3])` ⇒ `(1 4 9)`
+    /// `(pmap f xs :concurrency n :on-error mode :batch b)`: `(map f xs)` with up to `n` calls (default 8, at most 256) waiting on scripts or models at once; results in input order. A failed item raises (`:raise`, the default), leaves its error map in its place (`:collect`) or is left out (`:skip`). With `:batch true` (or `tasklisp run --batch`) every item (up to 10,000 at once) runs until it waits for a model, and those calls go to the provider's batch API as one job. `(pmap (fn (x) (* x x)) [1 2 3])` ⇒ `(1 4 9)`
     "pmap", 2, Some(6) => pmap;
 }
 
@@ -28,13 +28,17 @@ const DEFAULT_CONCURRENCY: i64 = 8;
 /// Each running item holds a stack of its own, so the bound is capped.
 const MAX_CONCURRENCY: i64 = 256;
 
+/// Items waiting in one batch job at most (each holds a stack while it waits); more
+/// items go in later jobs.
+const MAX_BATCH_ITEMS: i64 = 10_000;
+
 /// The stack an item gets is the interpreter's own size within these bounds (reserved
 /// up front, committed as used).
 const MIN_ITEM_STACK: usize = 1 << 20;
 const MAX_ITEM_STACK: usize = 256 << 20;
 
 fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let (positional, options) = split_options("pmap", args, &["concurrency", "on-error"])?;
+    let (positional, options) = split_options("pmap", args, &["concurrency", "on-error", "batch"])?;
     let [f, xs] = positional else {
         return Err(crate::eval::arity_error(
             "pmap",
@@ -45,15 +49,31 @@ fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     };
     let f = proc_arg("pmap", f)?;
     let items: Vec<Value> = list_arg("pmap", xs)?.iter().collect();
-    let mut concurrency = DEFAULT_CONCURRENCY;
+    let mut concurrency = None;
     let mut on_error = OnError::Raise;
+    let mut batch = interp.tasks.batch_default();
     for (option, value) in options {
         match option {
             "on-error" => on_error = OnError::from_value(&value)?,
-            _ => concurrency = int_arg("pmap :concurrency", &value)?,
+            "batch" => batch = value.is_truthy(),
+            _ => concurrency = Some(int_arg("pmap :concurrency", &value)?),
         }
     }
-    if !(1..=MAX_CONCURRENCY).contains(&concurrency) {
+    // A batch job takes every item's call at once, so every item runs at once.
+    let all_items = i64::try_from(items.len())
+        .unwrap_or(i64::MAX)
+        .clamp(1, MAX_BATCH_ITEMS);
+    let concurrency = match (concurrency, batch) {
+        (Some(n), _) => n,
+        (None, true) => all_items,
+        (None, false) => DEFAULT_CONCURRENCY,
+    };
+    let limit = if batch {
+        MAX_BATCH_ITEMS
+    } else {
+        MAX_CONCURRENCY
+    };
+    if !(1..=limit).contains(&concurrency) {
         return Err(Error::eval(format!(
             "pmap: :concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}"
         )));
@@ -73,7 +93,7 @@ fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
         results
     } else {
         let concurrency = usize::try_from(concurrency).unwrap_or(1);
-        Scheduler::new(interp, f, env, concurrency, on_error).run(items)
+        Scheduler::new(interp, f, env, concurrency, on_error, batch).run(items)
     };
     let mut values = Vec::with_capacity(results.len());
     for (index, result) in results.into_iter().enumerate() {
@@ -135,6 +155,8 @@ struct Scheduler<'a> {
     concurrency: usize,
     stack_size: usize,
     on_error: OnError,
+    /// Model calls are gathered into batch jobs (`:batch true`).
+    batch: bool,
 }
 
 /// The state of the items while they run.
@@ -149,6 +171,10 @@ struct Run<'a> {
     spare_stacks: Vec<DefaultStack>,
     finished: mpsc::Receiver<usize>,
     notify: mpsc::Sender<usize>,
+    /// Jobs running on worker threads.
+    in_flight: usize,
+    /// Model calls waiting for the next batch job, with their items' indexes.
+    gathered: Vec<(usize, Box<ModelCall>)>,
 }
 
 impl<'a> Scheduler<'a> {
@@ -158,6 +184,7 @@ impl<'a> Scheduler<'a> {
         env: &'a Env,
         concurrency: usize,
         on_error: OnError,
+        batch: bool,
     ) -> Scheduler<'a> {
         Scheduler {
             interp,
@@ -165,6 +192,7 @@ impl<'a> Scheduler<'a> {
             env,
             concurrency,
             on_error,
+            batch,
             stack_size: interp
                 .limits
                 .stack_size
@@ -186,6 +214,8 @@ impl<'a> Scheduler<'a> {
             spare_stacks: Vec::new(),
             finished,
             notify,
+            in_flight: 0,
+            gathered: Vec::new(),
         };
         let mut pending = items.into_iter().enumerate();
         loop {
@@ -199,9 +229,13 @@ impl<'a> Scheduler<'a> {
                 self.resume(&mut run, index);
             } else if run.running == 0 {
                 break;
+            } else if run.in_flight == 0 && !run.gathered.is_empty() {
+                // Every item still running waits for a model: one batch job for all.
+                self.run_batches(&mut run);
             } else {
                 // Our own `notify` keeps the channel open, so this waits for a worker.
                 if let Ok(index) = run.finished.recv() {
+                    run.in_flight -= 1;
                     run.ready.push_back(index);
                 }
             }
@@ -220,7 +254,7 @@ impl<'a> Scheduler<'a> {
             },
         };
         if let Some(slot) = run.fibers.get_mut(index) {
-            *slot = Some(Fiber::new(self.interp, stack, body));
+            *slot = Some(Fiber::new(self.interp, stack, self.batch, body));
             run.ready.push_back(index);
             run.running += 1;
         }
@@ -237,12 +271,21 @@ impl<'a> Scheduler<'a> {
         }
     }
 
+    /// Sends the gathered model calls as batch jobs (one per provider) and makes their
+    /// items ready with the answers.
+    fn run_batches(&self, run: &mut Run<'a>) {
+        let gathered = std::mem::take(&mut run.gathered);
+        run.ready
+            .extend(super::batch::answer_gathered(self.interp, gathered));
+    }
+
     fn resume(&self, run: &mut Run<'a>, index: usize) {
         let Some(fiber) = run.fibers.get_mut(index).and_then(Option::as_mut) else {
             return;
         };
         match fiber.resume(self.interp) {
             Step::Blocked(job) => dispatch(run, index, job),
+            Step::Model(call) => run.gathered.push((index, call)),
             Step::Done(result) => {
                 let ended = run.fibers.get_mut(index).and_then(Option::take);
                 run.spare_stacks.extend(ended.and_then(Fiber::into_stack));
@@ -266,8 +309,9 @@ fn dispatch(run: &mut Run, index: usize, job: Job) {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
             let _ = notify.send(index);
         });
-    if worker.is_err() {
-        run.ready.push_back(index);
+    match worker {
+        Ok(_) => run.in_flight += 1,
+        Err(_) => run.ready.push_back(index),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
-use super::blocking::run_blocking;
+use super::blocking::{run_blocking, run_model};
 use super::metrics::{estimate_tokens, Metrics};
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
@@ -171,14 +171,12 @@ fn ask(
     };
     match provider {
         ProviderChoice::Native(provider) => {
-            let (provider, rate, tokens) = (provider.clone(), call.rate.clone(), call.tokens);
+            if let Some(rate) = call.rate.clone() {
+                let (tokens, cancel) = (call.tokens, cancel.clone());
+                run_blocking(interp, move || rate.acquire(tokens, &cancel))?;
+            }
             interp.flush();
-            run_blocking(interp, move || {
-                if let Some(rate) = rate {
-                    rate.acquire(tokens, &cancel)?;
-                }
-                provider.complete(&request, &cancel)
-            })
+            run_model(interp, provider.clone(), request, cancel)
         }
         ProviderChoice::Procedure(f) => {
             if let Some(rate) = &call.rate {

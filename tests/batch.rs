@@ -1,0 +1,267 @@
+//! `pmap :batch true` against the fake batch server shipped in
+//! `examples/fake_batch_server.py` (OpenAI's files and batches endpoints, Anthropic's
+//! message batches): the exact uploaded JSONL, one job for many items, answers in
+//! order, a second job for calls that depend on the first answers, partial failures
+//! and an expired job.
+
+use serde_json::{json, Value as Json};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+/// The fake server, killed when dropped.
+struct FakeBatchServer {
+    child: Child,
+    base: String,
+}
+
+impl FakeBatchServer {
+    fn start(extra: &[&str]) -> FakeBatchServer {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fake_batch_server.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .args(["--port", "0"])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the fake batch server");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the server says where it listens");
+        let base = line
+            .trim()
+            .strip_prefix("listening on ")
+            .expect("a listening line")
+            .to_owned();
+        FakeBatchServer { child, base }
+    }
+
+    fn stats(&self) -> Json {
+        let body = ureq::get(format!("{}/_stats", self.base))
+            .call()
+            .expect("stats")
+            .body_mut()
+            .read_to_string()
+            .expect("stats body");
+        serde_json::from_str(&body).expect("stats JSON")
+    }
+}
+
+impl Drop for FakeBatchServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `script` (with `{base}` replaced by the server's address) with fast polling.
+fn run(server: &FakeBatchServer, script: &str) -> Output {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("batch.sexp");
+    std::fs::write(&file, script.replace("{base}", &server.base)).expect("write script");
+    Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .arg("run")
+        .arg(&file)
+        .env("TASKLISP_BATCH_POLL", "0.01")
+        .env("TASKLISP_LOG", "off")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout_of(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+const OPENAI: &str = r#"(set-provider! :openai {"base_url" "{base}/v1" "model" "gpt-4o-mini"})
+(deftask ask (x) :system "Be brief." :prompt "Say {{x}}")
+"#;
+
+#[test]
+fn the_uploaded_file_is_exact_jsonl() {
+    let server = FakeBatchServer::start(&[]);
+    let output = run(
+        &server,
+        &format!(
+            "{OPENAI}(prn (pmap (fn (x) (get (ask x) \"content\")) [\"a\" \"b\"] :batch true))"
+        ),
+    );
+    assert_eq!(
+        stdout_of(&output),
+        "(\"answer to: Say a\" \"answer to: Say b\")\n"
+    );
+    let line = |item: usize, word: &str| {
+        json!({"custom_id": format!("item-{item}-round-1"), "method": "POST",
+               "url": "/v1/chat/completions",
+               "body": {"model": "gpt-4o-mini", "messages": [
+                   {"role": "system", "content": "Be brief."},
+                   {"role": "user", "content": format!("Say {word}")}]}})
+        .to_string()
+    };
+    let stats = server.stats();
+    assert_eq!(stats["submitted"], 1);
+    assert_eq!(
+        stats["uploads"][0].as_str().unwrap(),
+        format!("{}\n{}\n", line(0, "a"), line(1, "b"))
+    );
+}
+
+#[test]
+fn a_thousand_items_go_in_one_job_and_come_back_in_order() {
+    let server = FakeBatchServer::start(&["--polls", "3"]);
+    let output = run(
+        &server,
+        &format!(
+            "{OPENAI}(define answers (pmap (fn (x) (get (ask x) \"content\")) (range 1000) :batch true))
+(prn (length answers))
+(prn (= answers (map (fn (x) (str \"answer to: Say \" x)) (range 1000))))"
+        ),
+    );
+    assert_eq!(stdout_of(&output), "1000\ntrue\n");
+    let stats = server.stats();
+    assert_eq!(stats["submitted"], 1);
+    assert_eq!(stats["uploads"][0].as_str().unwrap().lines().count(), 1000);
+}
+
+#[test]
+fn calls_that_depend_on_answers_go_in_a_second_job() {
+    let server = FakeBatchServer::start(&[]);
+    let output = run(
+        &server,
+        &format!(
+            "{OPENAI}(deftask again (x) :prompt \"Again {{{{x}}}}\")
+(prn (pmap (fn (x) (get (again (get (ask x) \"content\")) \"content\")) [\"a\" \"b\"] :batch true))"
+        ),
+    );
+    assert_eq!(
+        stdout_of(&output),
+        "(\"answer to: Again answer to: Say a\" \"answer to: Again answer to: Say b\")\n"
+    );
+    let stats = server.stats();
+    assert_eq!(stats["submitted"], 2);
+    assert!(stats["uploads"][1]
+        .as_str()
+        .unwrap()
+        .contains("Again answer to: Say a"));
+}
+
+#[test]
+fn failed_requests_fail_their_items_only() {
+    let server = FakeBatchServer::start(&[]);
+    let output = run(
+        &server,
+        &format!(
+            "{OPENAI}(prn (pmap (fn (x) (try (get (ask x) \"content\") (catch e [e.reason e.message])))
+                 [\"a\" \"FAIL b\" \"c\"] :batch true))"
+        ),
+    );
+    assert_eq!(
+        stdout_of(&output),
+        "(\"answer to: Say a\" (\"llm_error\" \"openai batch: HTTP 400: the prompt asked to fail\") \"answer to: Say c\")\n"
+    );
+}
+
+#[test]
+fn an_expired_job_answers_what_ran_and_times_out_the_rest() {
+    let server = FakeBatchServer::start(&["--expire"]);
+    let output = run(
+        &server,
+        &format!(
+            "{OPENAI}(prn (pmap (fn (x) (try (get (ask x) \"content\") (catch e e.reason)))
+                 [\"a\" \"b\" \"c\" \"d\"] :batch true))"
+        ),
+    );
+    assert_eq!(
+        stdout_of(&output),
+        "(\"answer to: Say a\" \"answer to: Say b\" \"execution_timeout\" \"execution_timeout\")\n"
+    );
+}
+
+#[test]
+fn anthropic_message_batches() {
+    let server = FakeBatchServer::start(&["--polls", "2"]);
+    let output = run(
+        &server,
+        r#"(set-provider! :anthropic {"base_url" "{base}" "model" "claude-test" "max_tokens" 100})
+(deftask ask (x) :system "Be brief." :prompt "Say {{x}}")
+(prn (pmap (fn (x) (try (get (ask x) "content") (catch e [e.reason e.message])))
+           ["a" "FAIL b"] :batch true))"#,
+    );
+    assert_eq!(
+        stdout_of(&output),
+        "(\"answer to: Say a\" (\"llm_error\" \"anthropic batch: the prompt asked to fail\"))\n"
+    );
+    let stats = server.stats();
+    assert_eq!(stats["submitted"], 1);
+    assert_eq!(
+        stats["anthropic_requests"][0][0],
+        json!({"custom_id": "item-0-round-1", "params": {
+            "model": "claude-test", "max_tokens": 100, "system": "Be brief.",
+            "messages": [{"role": "user", "content": "Say a"}]}})
+    );
+}
+
+#[test]
+fn run_batch_makes_every_pmap_a_batch() {
+    let server = FakeBatchServer::start(&[]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("batch.sexp");
+    std::fs::write(
+        &file,
+        format!("{OPENAI}(prn (map (fn (r) r.content) (pmap ask [\"a\" \"b\"])))")
+            .replace("{base}", &server.base),
+    )
+    .expect("write");
+    let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .args(["run", "--batch"])
+        .arg(&file)
+        .env("TASKLISP_BATCH_POLL", "0.01")
+        .env("TASKLISP_LOG", "off")
+        .output()
+        .expect("runs");
+    assert_eq!(
+        stdout_of(&output),
+        "(\"answer to: Say a\" \"answer to: Say b\")\n"
+    );
+    assert_eq!(server.stats()["submitted"], 1);
+}
+
+#[path = "common/mod.rs"]
+mod common;
+
+/// docs/BATCH.md's example is `examples/batch.sexp`, and it prints what the page says.
+#[test]
+fn the_documented_example_runs_as_shown() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("docs/BATCH.md")).expect("docs/BATCH.md");
+    let example = std::fs::read_to_string(root.join("examples/batch.sexp")).expect("example");
+    let blocks = common::lisp_blocks(&page);
+    assert_eq!(blocks.last().map(String::as_str), Some(example.as_str()));
+    let server = FakeBatchServer::start(&[]);
+    let port = server.base.rsplit(':').next().expect("a port");
+    let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .arg("run")
+        .arg(root.join("examples/batch.sexp"))
+        .arg(port)
+        .env("TASKLISP_BATCH_POLL", "0.01")
+        .env("TASKLISP_LOG", "off")
+        .output()
+        .expect("runs");
+    let printed = stdout_of(&output);
+    let shown = page
+        .lines()
+        .skip_while(|line| line.trim() != "It prints")
+        .nth(2)
+        .expect("the printed line")
+        .trim();
+    assert_eq!(printed.trim(), shown);
+}

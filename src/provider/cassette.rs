@@ -238,6 +238,7 @@ mod tests {
                     })
                     .into_iter()
                     .collect(),
+                ..Response::default()
             })
         }
     }

@@ -106,7 +106,7 @@ impl OpenAi {
         let text = |key: &str| message.and_then(|m| m.get(key)).and_then(Json::as_str);
         let tool_calls = match message.and_then(|m| m.get("tool_calls")) {
             None | Some(Json::Null) => Vec::new(),
-            Some(calls) => tool_calls(calls).map_err(|e| self.client.unexpected(&e, &answer))?,
+            Some(calls) => tool_calls(calls).map_err(|e| self.client.unexpected(&e, answer))?,
         };
         let content = match (text("content"), text("refusal")) {
             (Some(content), _) => content,

@@ -81,6 +81,8 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run the `deftest` tests of .sexp files (see docs/TESTING.md).
+    Test(crate::testing::TestArgs),
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +146,11 @@ pub fn main() -> i32 {
 }
 
 fn run(options: &Options, limits: Limits) -> i32 {
+    // Tests run in interpreters of their own, one per test.
+    if let Some(Command::Test(args)) = &options.command {
+        let settings = options.provider_settings();
+        return crate::testing::run_command(args, limits, settings, options.imports.clone());
+    }
     // The REPL's output remembers whether a line is open, so results start on their own.
     let made = match options.command {
         None => Interp::with_output(limits, crate::repl::output()),
@@ -170,6 +177,8 @@ fn run(options: &Options, limits: Limits) -> i32 {
         },
         Some(Command::Eval { exprs }) => eval_exprs(&interp, options, exprs).map(|()| 0),
         Some(Command::Check { files }) => Ok(check_files(&interp, options, files)),
+        // Handled before an interpreter is made.
+        Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),
     });
     interp.flush();

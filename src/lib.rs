@@ -23,6 +23,7 @@ pub mod source;
 pub mod stdlib;
 pub mod symbol;
 pub mod task;
+pub mod testing;
 pub mod value;
 pub mod xml;
 

@@ -1,30 +1,14 @@
 //! The `tasklisp` binary from the outside: commands, flags, exit statuses and reports.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-struct Run {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
+#[path = "common/binary.rs"]
+mod binary;
+use binary::{run_binary, Run};
 
 fn tasklisp(dir: &Path, args: &[&str]) -> Run {
-    let output: Output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .env("LC_ALL", "C.UTF-8")
-        .stdin(Stdio::null())
-        .output()
-        .expect("the tasklisp binary runs");
-    Run {
-        status: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    run_binary(dir, args, &[])
 }
 
 /// A temporary directory holding one script.

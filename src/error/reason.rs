@@ -59,6 +59,8 @@ reasons! {
     UnexpectedError = "unexpected_error",
     /// An action was refused by a permission setting.
     PermissionDenied = "permission_denied",
+    /// An `expect…` check failed outside a running test (an `EVAL_ERROR`).
+    ExpectationFailed = "expectation_failed",
 }
 
 impl fmt::Display for Reason {

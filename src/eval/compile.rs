@@ -128,7 +128,8 @@ impl<'i> Compiler<'i> {
             )),
             _ => {
                 let form = crate::task::forms::special_form(name)
-                    .or_else(|| crate::module::special_form(name));
+                    .or_else(|| crate::module::special_form(name))
+                    .or_else(|| crate::testing::special_form(name));
                 return form.map(|form| form(self, items, span));
             }
         })

@@ -123,6 +123,8 @@ pub struct Interp {
     out: RefCell<Box<dyn Write>>,
     gensyms: Cell<u64>,
     pub tasks: Runtime,
+    /// The tests `deftest` defined and the checks of the one running.
+    pub tests: crate::testing::Tests,
     /// Frames whose last reference was a finished call, kept to be reused by the next
     /// call instead of freeing and allocating one per call.
     frame_pool: RefCell<Vec<Rc<Frame>>>,
@@ -154,6 +156,7 @@ impl Interp {
             out: RefCell::new(out),
             gensyms: Cell::new(0),
             tasks: Runtime::default(),
+            tests: crate::testing::Tests::default(),
             frame_pool: RefCell::new(Vec::with_capacity(FRAME_POOL_SIZE)),
             builtin_rebound: Cell::new(false),
         };

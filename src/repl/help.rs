@@ -59,6 +59,24 @@ pub const SPECIAL_FORMS: &[(&str, &str)] = &[
         "(with-provider provider :temperature t … body…)",
     ),
     ("with-fallback", "(with-fallback [provider…] body…)"),
+    (
+        "deftest",
+        "(deftest name body…): a test, run by `tasklisp test`",
+    ),
+    ("expect", "(expect expr): checks that expr is true"),
+    ("expect=", "(expect= actual expected): checks equality"),
+    (
+        "expect-error",
+        "(expect-error expr reason): checks expr raises",
+    ),
+    (
+        "expect-schema",
+        "(expect-schema value schema): checks a JSON Schema",
+    ),
+    (
+        "expect-judge",
+        "(expect-judge value \"rubric\"): asks the judge model",
+    ),
     ("import", "(import \"file.xml\" :as ns :only (name…))"),
     (
         "load",

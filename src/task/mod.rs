@@ -32,7 +32,8 @@ pub use audit::Checks;
 pub use call::{call, call_checked};
 pub use definition::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
 pub use library::Registered;
-pub use session::{ProviderChoice, Session};
+pub use schema::Schema;
+pub use session::{send, ProviderChoice, Session};
 
 /// The provider session in force, shared between the program and the `pmap` items that
 /// have not changed it.

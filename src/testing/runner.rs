@@ -1,0 +1,434 @@
+//! `tasklisp test`: runs every test in a fresh interpreter, in parallel, and reports.
+//!
+//! The interpreter is single-threaded (`Rc` values), so parallelism is one interpreter
+//! per test on `jobs` worker threads. Each test's interpreter runs its file's top-level
+//! forms (which define, not run, the file's tests), then the test's body. A watchdog
+//! interrupts a test that runs past the timeout.
+
+use super::discover::{find_files, read_test_file, TestFile};
+use super::report::{Outcome, Reporter};
+use crate::error::{Error, Reason, Result};
+use crate::eval::{Interp, Limits};
+use crate::provider::cassette::{Record, Replay};
+use crate::provider::Provider;
+use crate::task::ProviderSettings;
+use std::collections::VecDeque;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Exit statuses: all passed, a test failed, bad usage.
+pub const PASSED: i32 = 0;
+pub const FAILED: i32 = 1;
+pub const USAGE: i32 = 2;
+
+/// What `tasklisp test` was asked.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub paths: Vec<PathBuf>,
+    pub jobs: usize,
+    pub filter: Option<String>,
+    pub junit: Option<PathBuf>,
+    pub record: bool,
+    pub timeout: Duration,
+    pub judge_model: Option<String>,
+    pub limits: Limits,
+    pub settings: ProviderSettings,
+    pub imports: Vec<PathBuf>,
+}
+
+/// Where a file's tests get their provider.
+enum FileProvider {
+    /// A fresh replay of the file's cassette for each test.
+    Replay(PathBuf),
+    /// One recording provider shared by the file's tests (`--record`).
+    Record(Arc<dyn Provider>),
+    /// What the flags and environment configure.
+    Configured,
+}
+
+/// A cassette being recorded: written beside the real one, which it replaces at the end.
+struct Recording {
+    partial: PathBuf,
+    cassette: PathBuf,
+}
+
+struct Job {
+    file: Arc<TestFile>,
+    test: String,
+    provider: Arc<FileProvider>,
+}
+
+/// Runs the tests; returns the exit status. Progress and results go to `out`.
+pub fn run(config: &RunConfig, out: &mut dyn Write) -> i32 {
+    match plan(config) {
+        Ok((jobs, recordings, broken)) => {
+            let mut reporter = Reporter::new(out, jobs.len() + broken.len());
+            for outcome in broken {
+                reporter.finished(outcome);
+            }
+            run_jobs(config, jobs, &mut reporter);
+            let recorded = recordings.iter().try_for_each(finish_recording);
+            let status = reporter.finish(config.junit.as_deref());
+            match recorded {
+                Err(e) => {
+                    eprintln!("tasklisp test: {e}");
+                    FAILED
+                }
+                Ok(()) => status,
+            }
+        }
+        Err(message) => {
+            eprintln!("tasklisp test: {message}");
+            USAGE
+        }
+    }
+}
+
+type Plan = (Vec<Job>, Vec<Recording>, Vec<Outcome>);
+
+/// The jobs to run, the cassettes being recorded, and the files whose tests cannot be
+/// read (each one failure). Bad paths and provider settings are usage errors.
+fn plan(config: &RunConfig) -> std::result::Result<Plan, String> {
+    let paths = find_files(&config.paths)?;
+    let configured = has_settings(&config.settings)
+        .then(|| crate::provider::from_settings(&config.settings))
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let mut jobs = Vec::new();
+    let mut recordings = Vec::new();
+    let mut broken = Vec::new();
+    for path in paths {
+        let Some(file) = read_test_file(&path) else {
+            continue;
+        };
+        let names = match &file.tests {
+            Ok(names) => names.clone(),
+            Err(e) => {
+                broken.push(Outcome::broken_file(&file.path, e.clone()));
+                continue;
+            }
+        };
+        let names: Vec<String> = names
+            .into_iter()
+            .filter(|name| matches_filter(config, &path, name))
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
+        let cassette = cassette_path(&path);
+        let provider = if config.record {
+            let partial = cassette.with_extension("jsonl.recording");
+            let inner = recorded_provider(configured.as_ref())?;
+            let record = Record::new(inner, &partial).map_err(|e| e.to_string())?;
+            recordings.push(Recording { partial, cassette });
+            FileProvider::Record(Arc::new(record))
+        } else if cassette.is_file() {
+            FileProvider::Replay(cassette)
+        } else {
+            FileProvider::Configured
+        };
+        let file = Arc::new(file);
+        let provider = Arc::new(provider);
+        for test in names {
+            jobs.push(Job {
+                file: file.clone(),
+                test,
+                provider: provider.clone(),
+            });
+        }
+    }
+    if jobs.is_empty() && broken.is_empty() && config.filter.is_none() {
+        return Err("no tests found (test files are .sexp files with deftest forms)".into());
+    }
+    Ok((jobs, recordings, broken))
+}
+
+/// What `--record` records: a provider that answers, given with `--provider`.
+fn recorded_provider(
+    configured: Option<&Arc<dyn Provider>>,
+) -> std::result::Result<Arc<dyn Provider>, String> {
+    match configured {
+        None => Err("--record needs the provider to record: --provider openai, …".into()),
+        Some(provider) if matches!(provider.name(), "replay" | "record") => Err(format!(
+            "--record records a live provider, not {}",
+            provider.name()
+        )),
+        Some(provider) => Ok(provider.clone()),
+    }
+}
+
+fn has_settings(settings: &ProviderSettings) -> bool {
+    settings.provider.is_some() || settings.model.is_some() || settings.base_url.is_some()
+}
+
+/// `--filter TEXT` keeps the tests whose `file::name` contains the text.
+fn matches_filter(config: &RunConfig, path: &Path, name: &str) -> bool {
+    config
+        .filter
+        .as_deref()
+        .is_none_or(|text| test_id(path, name).contains(text))
+}
+
+/// How a test is named in reports: `path::name`.
+pub fn test_id(path: &Path, name: &str) -> String {
+    format!("{}::{name}", path.display())
+}
+
+/// `dir/review.test.sexp` → `dir/review.test.cassette.jsonl`.
+pub fn cassette_path(path: &Path) -> PathBuf {
+    path.with_extension("cassette.jsonl")
+}
+
+/// Replaces the cassette with what was recorded; a file that made no model calls
+/// keeps no cassette.
+fn finish_recording(recording: &Recording) -> Result<()> {
+    let recorded = std::fs::metadata(&recording.partial).map_or(0, |m| m.len());
+    let outcome = if recorded == 0 {
+        let _ = std::fs::remove_file(&recording.partial);
+        match std::fs::remove_file(&recording.cassette) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    } else {
+        std::fs::rename(&recording.partial, &recording.cassette)
+    };
+    outcome.map_err(|e| {
+        Error::eval(format!(
+            "cannot write the cassette {}: {e}",
+            recording.cassette.display()
+        ))
+    })
+}
+
+/// Runs the jobs on worker threads, reporting each result as it comes.
+fn run_jobs(config: &RunConfig, jobs: Vec<Job>, reporter: &mut Reporter) {
+    let count = jobs.len();
+    let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
+    let (results, received) = mpsc::channel::<Outcome>();
+    let workers = config.jobs.clamp(1, count.max(1));
+    let mut handles = Vec::new();
+    for _ in 0..workers {
+        let queue = queue.clone();
+        let results = results.clone();
+        let config = config.clone();
+        let stack = Limits::stack_for_depth(config.limits.max_depth);
+        let spawned = std::thread::Builder::new()
+            .name("tasklisp-test".into())
+            .stack_size(stack)
+            .spawn(move || worker(&config, stack, &queue, &results));
+        match spawned {
+            Ok(handle) => handles.push(handle),
+            Err(e) if handles.is_empty() => {
+                eprintln!("tasklisp test: cannot start a worker thread: {e}");
+                return;
+            }
+            Err(_) => break,
+        }
+    }
+    drop(results);
+    for outcome in received.iter() {
+        reporter.finished(outcome);
+    }
+    for handle in handles {
+        let _ = handle.join();
+    }
+}
+
+fn worker(
+    config: &RunConfig,
+    stack: usize,
+    queue: &Mutex<VecDeque<Job>>,
+    results: &mpsc::Sender<Outcome>,
+) {
+    loop {
+        let job = match queue.lock() {
+            Ok(mut queue) => queue.pop_front(),
+            Err(_) => None,
+        };
+        let Some(job) = job else { return };
+        // A panic is a bug of the interpreter, but it fails one test, not the run.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_one(config, stack, &job)
+        }))
+        .unwrap_or_else(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let error = Error::eval(format!("the interpreter panicked: {message}"));
+            Outcome::new(&job.file.path, &job.test, Vec::new(), Some(error))
+        });
+        if results.send(outcome).is_err() {
+            return;
+        }
+    }
+}
+
+/// Runs one test in an interpreter of its own, watched by a timeout.
+fn run_one(config: &RunConfig, stack: usize, job: &Job) -> Outcome {
+    let started = Instant::now();
+    let output = Capture::default();
+    let limits = Limits {
+        stack_size: stack,
+        ..config.limits.clone()
+    };
+    let mut outcome = match Interp::with_output(limits, Box::new(output.clone())) {
+        Ok(interp) => {
+            let watchdog = Watchdog::start(interp.interrupt_flag(), config.timeout);
+            let (checks, error) = run_in(&interp, config, job);
+            interp.flush();
+            let error = match watchdog.stop() {
+                true => Some(Error::task_failure(
+                    Reason::ExecutionTimeout,
+                    format!(
+                        "the test ran longer than {}s (--timeout)",
+                        config.timeout.as_secs_f64()
+                    ),
+                )),
+                false => error,
+            };
+            Outcome::new(&job.file.path, &job.test, checks, error)
+        }
+        Err(e) => Outcome::new(&job.file.path, &job.test, Vec::new(), Some(e)),
+    };
+    outcome.output = output.text();
+    outcome.duration = started.elapsed();
+    outcome
+}
+
+/// Sets up the provider, runs the file's forms, then the test; returns its checks and
+/// the error that ended it, if any.
+fn run_in(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check>, Option<Error>) {
+    interp.tests.set_judge_model(config.judge_model.clone());
+    let path = &job.file.path;
+    let prepared = prepare(interp, config, job).and_then(|()| {
+        interp.loading().borrow_mut().push(path.clone());
+        let ran = interp.run_source(&path.display().to_string(), &job.file.text);
+        interp.loading().borrow_mut().pop();
+        ran?;
+        interp.tests.get(&job.test).ok_or_else(|| {
+            Error::eval(format!(
+                "the test `{}` was not defined when {} ran",
+                job.test,
+                path.display()
+            ))
+        })
+    });
+    let test = match prepared {
+        Ok(test) => test,
+        Err(e) => return (Vec::new(), Some(e)),
+    };
+    interp.tests.start();
+    let result = interp.apply(&test.body, &[], &None);
+    (interp.tests.finish(), result.err())
+}
+
+fn prepare(interp: &Interp, config: &RunConfig, job: &Job) -> Result<()> {
+    match job.provider.as_ref() {
+        FileProvider::Replay(cassette) => {
+            interp.set_native_provider(Arc::new(Replay::new(cassette)?));
+        }
+        FileProvider::Record(provider) => interp.set_native_provider(provider.clone()),
+        FileProvider::Configured => interp.configure_provider(config.settings.clone())?,
+    }
+    for file in &config.imports {
+        crate::module::import_file(interp, file, None)?;
+    }
+    Ok(())
+}
+
+/// Interrupts a test at its timeout by setting the interpreter's interrupt flag, which
+/// evaluation, `sleep`, programs and providers all watch.
+struct Watchdog {
+    done: mpsc::Sender<()>,
+    fired: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    fn start(flag: Arc<AtomicBool>, timeout: Duration) -> Watchdog {
+        let (done, wait) = mpsc::channel::<()>();
+        let fired = Arc::new(AtomicBool::new(false));
+        let fired_here = fired.clone();
+        let thread = std::thread::Builder::new()
+            .name("tasklisp-test-watchdog".into())
+            .spawn(move || {
+                if let Err(mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(timeout) {
+                    fired_here.store(true, Ordering::SeqCst);
+                    flag.store(true, Ordering::SeqCst);
+                }
+            })
+            .ok();
+        Watchdog {
+            done,
+            fired,
+            thread,
+        }
+    }
+
+    /// Ends the watch; true if the timeout had passed.
+    fn stop(self) -> bool {
+        let _ = self.done.send(());
+        if let Some(thread) = self.thread {
+            let _ = thread.join();
+        }
+        self.fired.load(Ordering::SeqCst)
+    }
+}
+
+/// A test's printed output, kept up to a cap so a test printing without end cannot
+/// fill memory.
+#[derive(Clone, Default)]
+struct Capture(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+const OUTPUT_CAP: usize = 64 << 10;
+
+impl Capture {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.borrow()).into_owned()
+    }
+}
+
+impl Write for Capture {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let mut kept = self.0.borrow_mut();
+        let room = OUTPUT_CAP.saturating_sub(kept.len());
+        kept.extend_from_slice(bytes.get(..room.min(bytes.len())).unwrap_or_default());
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cassettes_sit_beside_their_test_files() {
+        assert_eq!(
+            cassette_path(Path::new("ex/review.test.sexp")),
+            Path::new("ex/review.test.cassette.jsonl")
+        );
+        assert_eq!(
+            cassette_path(Path::new("t/a.sexp")),
+            Path::new("t/a.cassette.jsonl")
+        );
+    }
+
+    #[test]
+    fn captured_output_stops_at_the_cap() {
+        let mut capture = Capture::default();
+        let chunk = vec![b'x'; 1000];
+        for _ in 0..100 {
+            capture.write_all(&chunk).unwrap();
+        }
+        assert_eq!(capture.text().len(), OUTPUT_CAP);
+    }
+}

@@ -1,0 +1,2 @@
+;; error: SYNTAX_ERROR expected (deftest name body…)
+(deftest 42 (expect true))

@@ -1,0 +1,2 @@
+;; error: SYNTAX_ERROR expected (expect= actual expected)
+(expect= 1)

@@ -148,7 +148,10 @@ pub fn main() -> i32 {
 fn run(options: &Options, limits: Limits) -> i32 {
     // Tests run in interpreters of their own, one per test.
     if let Some(Command::Test(args)) = &options.command {
-        let settings = options.provider_settings();
+        let settings = match options.provider_settings() {
+            Ok(settings) => settings,
+            Err(e) => return report(options, &e),
+        };
         return crate::testing::run_command(args, limits, settings, options.imports.clone());
     }
     // The REPL's output remembers whether a line is open, so results start on their own.

@@ -268,6 +268,7 @@ fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()
 use std::io::Write;
 
 fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
+    crate::module::declare_xml_tasks(interp, files);
     let mut status = 0;
     for file in files {
         match crate::module::check_file(interp, file) {

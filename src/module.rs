@@ -14,7 +14,7 @@ mod check;
 mod namespace;
 mod registry;
 
-pub use check::check_file;
+pub use check::{check_file, declare_xml_tasks};
 
 use registry::{
     imported_from, library_params, record_import, registry_get, registry_insert, MODULE_FILES,
@@ -208,7 +208,13 @@ fn import_xml(
     only: Option<&[(String, Span)]>,
 ) -> Result<Value> {
     let file = xml::read_file(path)?;
-    let definitions = xml::definitions(&file, alias, only, &|name| library_params(interp, name))?;
+    let definitions = xml::definitions(
+        &file,
+        alias,
+        only,
+        &|name| library_params(interp, name),
+        xml::Unknown::AtCallTime,
+    )?;
     let this_file = canonical(path);
     let shown = path.display().to_string();
     let mut fresh = Vec::with_capacity(definitions.len());

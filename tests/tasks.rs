@@ -90,7 +90,7 @@ fn the_library_finds_tasks_by_name_type_and_subtype() {
         assert!(interp
             .tasks
             .get("judge")
-            .is_some_and(|t| t.subtype.as_deref() == Some("evaluator")));
+            .is_some_and(|t| t.subtype() == Some("evaluator")));
         assert!(interp.tasks.get("nobody").is_none());
         assert_eq!(
             eval(interp, r#"(task-names :subtype "evaluator")"#),

@@ -4,6 +4,8 @@
 //! Running imported tasks end to end is covered by the golden scripts in
 //! `tests/scripts/xml/` (they need the task runtime).
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -172,11 +174,11 @@ fn checking_a_script_checks_the_xml_it_imports() {
 #[test]
 fn import_errors_are_found_before_anything_is_registered() {
     with_interp(|interp| {
-        let file = templates_dir().join("unknown_ref.xml");
+        let file = templates_dir().join("bad_test.xml");
         let code = format!("(import {:?})", file.display().to_string());
         let e = interp.run_source("<test>", &code).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Validation);
-        assert_eq!(location(&e), (4, 23));
+        assert_eq!(location(&e), (4, 41));
         assert!(interp.tasks.names().is_empty());
     });
 }
@@ -357,6 +359,13 @@ fn the_command_line_checks_and_imports() {
         stderr.contains("VALIDATION_ERROR") && stderr.contains("unknown_ref.xml:4:23"),
         "{stderr}"
     );
+    // a reference to a task a file given later defines is fine; one no file defines is not
+    let (code, stdout, stderr) = run(&["check", "seeds/refs.xml", "seeds/polish.xml"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "seeds/refs.xml: ok\nseeds/polish.xml: ok\n");
+    let (code, _, stderr) = run(&["check", "seeds/refs.xml"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("unknown task `polish`"), "{stderr}");
     let (code, _, stderr) = run(&["--import", "malformed.xml", "eval", "1"]);
     assert_eq!(code, Some(1));
     assert!(
@@ -369,4 +378,25 @@ fn the_command_line_checks_and_imports() {
     assert_eq!(error["type"], "VALIDATION_ERROR");
     assert_eq!(error["location"]["line"], 4);
     assert_eq!(error["location"]["column"], 41);
+}
+
+/// Every complete `<task>` or `<tasks>` example in docs/XML.md parses and validates.
+#[test]
+fn the_xml_guide_examples_validate() {
+    let guide = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/XML.md"))
+        .expect("docs/XML.md");
+    let blocks = common::code_blocks(&guide, "xml");
+    let documents: Vec<&String> = blocks
+        .iter()
+        .filter(|b| {
+            let b = b.trim_start();
+            (b.starts_with("<task name") || b.starts_with("<tasks>")) && !b.contains('…')
+        })
+        .collect();
+    assert!(documents.len() >= 8, "found {} examples", documents.len());
+    for block in documents {
+        if let Err(e) = tasklisp::xml::read_str("<guide>", block) {
+            panic!("{block}\n{}", e.message());
+        }
+    }
 }

@@ -7,7 +7,7 @@ use crate::eval::{Compiler, Interp};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::value::{Entries, Value};
 use crate::xml::{self, Param};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// Reads and checks a file without running it. An XML file is parsed, validated and its
@@ -72,9 +72,30 @@ fn record_checked(interp: &Interp, name: &str, path: &Path, params: &[Param]) {
     registry_insert(interp, CHECKED_TASKS, name, Value::map(entry));
 }
 
+/// Records the tasks of the XML files about to be checked, so that a file may refer to a
+/// task a file given after it defines. A file that does not read or validate is skipped
+/// here: checking it reports that.
+pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
+    for path in paths.iter().filter(|p| is_xml(p)) {
+        let Ok(file) = xml::read_file(path) else {
+            continue;
+        };
+        for template in &file.templates {
+            let params = xml::generate::template_params(template);
+            record_checked(interp, &template.name.text, path, &params);
+        }
+    }
+}
+
 fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
     let file = xml::read_file(path)?;
-    let definitions = xml::definitions(&file, None, None, &|name| library_params(interp, name))?;
+    let definitions = xml::definitions(
+        &file,
+        None,
+        None,
+        &|name| library_params(interp, name),
+        xml::Unknown::Error,
+    )?;
     let this_file = canonical(path);
     for definition in &definitions {
         let earlier = registry_get(interp, CHECKED_TASKS, &definition.name);

@@ -84,34 +84,22 @@ pub const SPECIAL_FORMS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The keywords of the language's forms and builtins (SPEC §5, §6, §8), for
-/// completion: a `deftask` has many options and nothing else lists them.
+/// The keywords of the language's forms and builtins other than `deftask`'s options,
+/// for completion (the options come from `crate::task::table`).
 pub const KEYWORDS: &[&str] = &[
+    ":accumulate",
     ":as",
-    ":audits",
-    ":command",
     ":concurrency",
-    ":context-keys",
-    ":description",
-    ":env",
-    ":inherit-context",
+    ":dir",
+    ":director",
+    ":evaluator",
     ":input",
     ":inputs-from",
-    ":max-turns",
-    ":metadata",
-    ":model",
+    ":limit",
+    ":max-iterations",
     ":only",
-    ":output",
     ":pretty",
-    ":prompt",
-    ":retries",
-    ":schema",
-    ":shell",
-    ":stdin",
-    ":subtype",
-    ":system",
-    ":timeout",
-    ":type",
+    ":strategy",
 ];
 
 pub fn special_form(name: &str) -> Option<&'static str> {

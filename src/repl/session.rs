@@ -172,7 +172,8 @@ impl<'a> Session<'a> {
             .iter()
             .map(|(name, _)| *name)
             .chain(KEYWORDS.iter().copied())
-            .map(str::to_owned);
+            .map(str::to_owned)
+            .chain(crate::task::table::keywords());
         let bound = self
             .interp
             .global_names()

@@ -1,15 +1,17 @@
 //! Atomic tasks: render the templates, ask the provider, parse the answer.
 
 use super::answer::{parse_output, Answer};
-use super::definition::{lossy_json, Task};
+use super::builtins::string_list;
+use super::definition::{lossy_json, Memory, PromptParts, Task};
+use super::memory::{context_text, files_text, Query, Strategy};
 use super::result::task_result;
 use super::session::send;
-use super::template::Template;
-use crate::env::Env;
+use crate::env::{Env, Frame, Scope, Slots};
 use crate::error::Result;
 use crate::eval::Interp;
 use crate::provider::message::single_turn;
 use crate::provider::{Request, Response, Usage};
+use crate::symbol::Sym;
 use crate::value::{Entries, Value};
 use std::rc::Rc;
 
@@ -18,14 +20,19 @@ use std::rc::Rc;
 pub fn run(
     interp: &Interp,
     task: &Task,
-    (system, prompt, timeout): (Option<&Template>, &Template, Option<std::time::Duration>),
+    parts: &PromptParts,
     frame: &Env,
     round: u32,
     issues: &[Value],
 ) -> Result<Value> {
-    let system = system.map(|t| t.render(interp, frame)).transpose()?;
+    let templates_env = memory_frame(interp, &parts.memory, frame)?;
+    let system = parts
+        .system
+        .as_ref()
+        .map(|t| t.render(interp, &templates_env))
+        .transpose()?;
     let system = join_system(interp.base_system(), system);
-    let prompt = prompt.render(interp, frame)?;
+    let prompt = parts.prompt.render(interp, &templates_env)?;
     let request = Request {
         task: task.name.clone(),
         messages: single_turn(system.as_deref(), &prompt),
@@ -39,7 +46,7 @@ pub fn run(
         options: task.options.clone(),
         tools: Vec::new(),
     };
-    let deadline = timeout.map(|t| std::time::Instant::now() + t);
+    let deadline = parts.timeout.map(|t| std::time::Instant::now() + t);
     let model = request.model.clone();
     let (response, tool_calls) = if task.tools.is_empty() {
         (send(interp, &request, frame, deadline)?, None)
@@ -94,6 +101,34 @@ fn join_system(base: Option<String>, task: Option<String>) -> Option<String> {
         (Some(base), Some(task)) => Some(format!("{base}\n\n{task}")),
         (base, task) => base.or(task),
     }
+}
+
+/// The call frame, or when the task reads files or asks for context, a frame binding
+/// `files` and `context` over it.
+fn memory_frame(interp: &Interp, memory: &Memory, frame: &Env) -> Result<Env> {
+    if memory.files.is_none() && memory.query.is_none() {
+        return Ok(frame.clone());
+    }
+    let mut names = Vec::new();
+    let mut values = Slots::new();
+    if let Some(files) = &memory.files {
+        let paths = string_list(":files", &interp.eval(files, frame)?)?;
+        names.push(Sym::new("files"));
+        values.push(Value::str(files_text(&paths)?));
+    }
+    if let Some(query) = &memory.query {
+        let text = query.render(interp, frame)?;
+        let matches = interp.tasks.get_context(&Query {
+            text: &text,
+            dir: memory.dir.as_deref(),
+            files: None,
+            limit: 5,
+            strategy: Strategy::Content,
+        })?;
+        names.push(Sym::new("context"));
+        values.push(Value::str(context_text(&matches)));
+    }
+    Ok(Some(Frame::new(Scope::new(names), values, frame.clone())))
 }
 
 /// The parameters' values in the call frame, as JSON by name.

@@ -1,7 +1,8 @@
 //! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `set-provider!`,
-//! `resource-metrics`.
+//! `resource-metrics`, `get-context`, `director-evaluator-loop`.
 
 use super::definition::lossy_json;
+use super::memory::{match_result, Query, Strategy};
 use super::metrics::Metrics;
 use super::result::{self, field, from_body, is_task_result, COMPLETE};
 use super::session::ProviderChoice;
@@ -31,6 +32,12 @@ builtin_table! {
     "set-provider!", 1, Some(22) => set_provider;
     /// `(resource-metrics)`: turns and context used in the provider session, with limits. `(resource-metrics)` ⇒ `{"turns" {"used" 0 "limit" 10000} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}`
     "resource-metrics", 0, Some(0) => resource_metrics;
+    /// `(get-context query :dir d :files [paths] :limit n :strategy s)`: ranks the UTF-8 files below `:dir` (default `.`) or the `:files` given, by BM25 relevance of their text (`:strategy "content"`, the default) or of their path and first heading (`"metadata"`); returns the AssociativeMatchResult of the best `:limit` (default 5). `(get-context "login" :dir "docs")` ⇒ `{"context" "--- docs/auth.md ---\n# Login…" "matches" [{"path" "docs/auth.md" "relevance" 0.98 "excerpt" "# Login…"}]}`
+    "get-context", 1, Some(9) => get_context;
+    /// `(director-evaluator-loop :director d :evaluator e :max-iterations n :input x)`: calls `(d input iteration)` then `(e result iteration)` until the evaluator's EvaluationResult says `success` (its JSON output or notes `{"success" bool "feedback" s}`), the next input being `{"input" x "feedback" s "previous" content}`; returns the director's last result with `notes.iterations` and `notes.evaluations`, status `CONTINUATION` when the n iterations (default 3) ran out. `(director-evaluator-loop :director write :evaluator judge :max-iterations 3 :input "a haiku")`
+    "director-evaluator-loop", 0, Some(8) => super::loops::director_evaluator_loop;
+    /// `(call-task name bindings)`: calls the task registered as `name`, when the call runs, with the entries of the map `bindings` that name its parameters (others are ignored; a nil one for a parameter with a default is left out). XML references to tasks not known at import compile to it. `(call-task "summarize" {"text" t "unrelated" 1})`
+    "call-task", 2, Some(2) => call_task;
 }
 
 fn name_arg(who: &str, value: &Value) -> Result<String> {
@@ -231,4 +238,80 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn resource_metrics(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
     Ok(interp.metrics().to_value())
+}
+
+fn get_context(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let who = "get-context";
+    let (rest, options) = split_options(who, args, &["dir", "files", "limit", "strategy"])?;
+    let [query] = rest else {
+        return Err(Error::eval(format!(
+            "{who}: expected (get-context query :dir d :files [paths] :limit n :strategy s)"
+        )));
+    };
+    let query = crate::builtins::str_arg(who, query)?;
+    let mut dir = None;
+    let mut files = None;
+    let mut limit = 5;
+    let mut strategy = Strategy::Content;
+    for (option, value) in &options {
+        match *option {
+            "dir" => dir = Some(crate::builtins::str_arg(who, value)?.to_owned()),
+            "files" => files = Some(string_list(who, value)?),
+            "limit" => {
+                limit = crate::builtins::index_arg(who, value)?;
+                if limit == 0 {
+                    return Err(type_error(who, "a :limit of at least 1", value));
+                }
+            }
+            _ => {
+                let name = name_arg(who, value)?;
+                strategy = Strategy::parse(&name).ok_or_else(|| {
+                    type_error(who, "a :strategy of \"content\" or \"metadata\"", value)
+                })?;
+            }
+        }
+    }
+    let matches = interp.tasks.get_context(&Query {
+        text: query,
+        dir: dir.as_deref(),
+        files,
+        limit,
+        strategy,
+    })?;
+    Ok(match_result(&matches))
+}
+
+/// A list of strings (file paths).
+pub fn string_list(who: &str, value: &Value) -> Result<Vec<String>> {
+    list_arg(who, value)?
+        .iter()
+        .map(|v| crate::builtins::str_arg(who, &v).map(str::to_owned))
+        .collect()
+}
+
+fn call_task(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let who = "call-task";
+    let name = name_arg(who, &args[0])?;
+    let bindings = args[1]
+        .as_map()
+        .ok_or_else(|| type_error(who, "a map of arguments", &args[1]))?;
+    let task = interp.tasks.get(&name).ok_or_else(|| {
+        Error::task_failure(
+            Reason::TemplateNotFound,
+            format!("no task named `{name}` is registered"),
+        )
+    })?;
+    let mut call_args = Vec::with_capacity(task.params.len() * 2);
+    for param in &task.params {
+        let value = bindings.get(param.name.name()).cloned();
+        match value {
+            None => {}
+            Some(Value::Nil) if param.default.is_some() => {}
+            Some(value) => {
+                call_args.push(Value::Keyword(param.name));
+                call_args.push(value);
+            }
+        }
+    }
+    super::call(interp, &task, &call_args, env)
 }

@@ -4,7 +4,7 @@
 use super::answer::{parse_output, showing_answer, Answer};
 use super::audit::{run_rounds, Checks};
 use super::definition::{Action, InheritContext, Task};
-use super::{atomic, command, lossy_json, result, trace};
+use super::{atomic, command, lossy_json, memory, result, trace};
 use crate::env::{self, Env, Frame, Scope, Slots};
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
@@ -51,25 +51,18 @@ fn run_once(
     round: u32,
     issues: &[Value],
 ) -> Result<Value> {
-    match &task.action {
-        Action::Prompt {
-            system,
-            prompt,
-            timeout,
-        } => atomic::run(
-            interp,
-            task,
-            (system.as_ref(), prompt, *timeout),
-            frame,
-            round,
-            issues,
-        ),
+    let result = match &task.action {
+        Action::Prompt(parts) => atomic::run(interp, task, parts, frame, round, issues),
         Action::Command(parts) => command::run(interp, task, parts, frame),
         Action::Body(body) => {
             let value = interp.eval(body, frame)?;
             check_body_output(task, result::from_body(&task.name, value), round)
         }
+    }?;
+    if task.subtype() == Some(memory::ASSOCIATIVE_MATCHING) {
+        return memory::associative_result(&result);
     }
+    Ok(result)
 }
 
 /// `:output "json"` or `:schema` on a body task: its result is parsed (text) or checked
@@ -186,7 +179,7 @@ pub fn bind_arguments(task: &Task, args: &[Value]) -> Result<Slots> {
 fn context_env(task: &Task, caller: &Env) -> Env {
     match &task.context {
         InheritContext::Full => caller.clone(),
-        InheritContext::None => None,
+        InheritContext::None | InheritContext::Fresh => None,
         InheritContext::Subset(keys) => {
             let values: Slots = keys
                 .iter()

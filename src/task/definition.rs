@@ -21,29 +21,19 @@ pub enum TaskKind {
     Sequential,
     Reduce,
     Composite,
+    DirectorEvaluatorLoop,
 }
 
 impl TaskKind {
     pub fn name(self) -> &'static str {
-        match self {
-            TaskKind::Atomic => "atomic",
-            TaskKind::Script => "script",
-            TaskKind::Sequential => "sequential",
-            TaskKind::Reduce => "reduce",
-            TaskKind::Composite => "composite",
-        }
+        super::table::task_type(self).name
     }
 
     pub fn parse(name: &str) -> Option<TaskKind> {
-        [
-            TaskKind::Atomic,
-            TaskKind::Script,
-            TaskKind::Sequential,
-            TaskKind::Reduce,
-            TaskKind::Composite,
-        ]
-        .into_iter()
-        .find(|kind| kind.name() == name)
+        super::table::TASK_TYPES
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| t.kind)
     }
 }
 
@@ -61,13 +51,15 @@ pub enum InheritContext {
     None,
     /// Copies of these bindings of the caller, over the global environment.
     Subset(Vec<Sym>),
+    /// `:fresh-context true`: nothing inherited (the global environment only).
+    Fresh,
 }
 
 impl InheritContext {
     pub fn name(&self) -> &'static str {
         match self {
             InheritContext::Full => "full",
-            InheritContext::None => "none",
+            InheritContext::None | InheritContext::Fresh => "none",
             InheritContext::Subset(_) => "subset",
         }
     }
@@ -86,14 +78,28 @@ pub struct ScriptParts {
     pub timeout: Option<Duration>,
 }
 
+/// What an atomic task sends, and what it reads first.
+pub struct PromptParts {
+    pub system: Option<Template>,
+    pub prompt: Template,
+    /// How long one provider call may take (`:timeout`).
+    pub timeout: Option<Duration>,
+    pub memory: Memory,
+}
+
+/// What an atomic task reads before it renders its prompt: `:files` (evaluated at each
+/// call) as `{{files}}`, and the answer to `:context-query` (rendered at each call) in
+/// `:context-dir` as `{{context}}`.
+#[derive(Default)]
+pub struct Memory {
+    pub files: Option<Rc<Node>>,
+    pub query: Option<Template>,
+    pub dir: Option<String>,
+}
+
 /// What a call of the task does.
 pub enum Action {
-    Prompt {
-        system: Option<Template>,
-        prompt: Template,
-        /// How long one provider call may take (`:timeout`).
-        timeout: Option<Duration>,
-    },
+    Prompt(PromptParts),
     Command(ScriptParts),
     Body(Rc<Node>),
 }
@@ -102,7 +108,8 @@ pub enum Action {
 pub struct Task {
     pub name: String,
     pub kind: TaskKind,
-    pub subtype: Option<String>,
+    /// Set once: at definition, or by the first loop that gives the task a role.
+    pub subtype: std::cell::OnceCell<String>,
     pub description: Option<String>,
     pub params: Vec<Param>,
     /// The call frame's names: the parameters, then `issues` if the task has that slot,
@@ -135,12 +142,21 @@ pub struct Task {
 }
 
 impl Task {
+    pub fn subtype(&self) -> Option<&str> {
+        self.subtype.get().map(String::as_str)
+    }
+
+    /// Gives the task a subtype unless it has one (`director-evaluator-loop` roles).
+    pub fn set_subtype_if_none(&self, subtype: &str) {
+        self.subtype.get_or_init(|| subtype.to_owned());
+    }
+
     /// A task reads like a map of its definition; other keys read its metadata.
     pub fn field(&self, key: &str) -> Value {
         match key {
             "name" => Value::from(self.name.as_str()),
             "type" => Value::from(self.kind.name()),
-            "subtype" => optional_str(self.subtype.as_deref()),
+            "subtype" => optional_str(self.subtype()),
             "description" => optional_str(self.description.as_deref()),
             "params" => Value::list(
                 self.params
@@ -185,6 +201,9 @@ impl Task {
             put("param_types", Value::map(types.collect()));
         }
         put("inherit_context", Value::from(self.context.name()));
+        if matches!(self.context, InheritContext::Fresh) {
+            put("fresh_context", Value::Bool(true));
+        }
         if let InheritContext::Subset(keys) = &self.context {
             put(
                 "context_keys",
@@ -207,17 +226,19 @@ impl Task {
             .collect();
         put("defaults", Value::map(defaults));
         match &self.action {
-            Action::Prompt {
-                system,
-                prompt,
-                timeout,
-            } => {
-                put("prompt", Value::from(prompt.source()));
-                if let Some(system) = system {
+            Action::Prompt(parts) => {
+                put("prompt", Value::from(parts.prompt.source()));
+                if let Some(system) = &parts.system {
                     put("system", Value::from(system.source()));
                 }
-                if let Some(timeout) = timeout {
+                if let Some(timeout) = parts.timeout {
                     put("timeout", Value::Float(timeout.as_secs_f64()));
+                }
+                if let Some(query) = &parts.memory.query {
+                    put("context_query", Value::from(query.source()));
+                }
+                if let Some(dir) = &parts.memory.dir {
+                    put("context_dir", Value::from(dir.as_str()));
                 }
             }
             Action::Command(parts) => {
@@ -247,7 +268,7 @@ impl Task {
         serde_json::json!({
             "name": self.name,
             "type": self.kind.name(),
-            "subtype": self.subtype,
+            "subtype": self.subtype.get(),
             "description": self.description,
             "params": params,
             "metadata": lossy_json(&Value::map(self.metadata())),

@@ -4,10 +4,13 @@
 //! and what runs at each call (the body, `:command`, `:stdin`, `:env`), which is
 //! analysed as a task body: its free names are looked up where the task is called.
 
-use super::definition::{Action, InheritContext, Param, ScriptCode, ScriptParts, Task, TaskKind};
+use super::definition::{
+    Action, InheritContext, Memory, Param, PromptParts, ScriptCode, ScriptParts, Task, TaskKind,
+};
 use super::library::Registered;
 use super::options::{name_of_value, Options};
 use super::schema::Schema;
+use super::table::{self, When};
 use super::template::Template;
 use crate::env::{Env, Scope};
 use crate::error::{Error, Result};
@@ -20,38 +23,10 @@ use crate::value::{write_string, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-/// Options evaluated once, when the task is defined.
-const DEFINITION_OPTIONS: &[&str] = &[
-    "description",
-    "system",
-    "prompt",
-    "output",
-    "schema",
-    "strict-json",
-    "subtype",
-    "model",
-    "inherit-context",
-    "max-turns",
-    "shell",
-    "timeout",
-    "retries",
-    "audits",
-    "type",
-    "metadata",
-    "temperature",
-    "max-tokens",
-    "top-p",
-    "stop",
-    "seed",
-    "tools",
-    "param-types",
-];
-/// Options evaluated at each call, in the call's environment.
-const CALL_OPTIONS: &[&str] = &["command", "stdin", "env"];
-
 /// What a call runs, before the definition-time values are known.
 enum Code {
-    Prompt,
+    /// An atomic task's `:files` expression.
+    Prompt(Option<Rc<Node>>),
     Command(Rc<ScriptCode>),
     Body(Rc<Node>),
 }
@@ -109,13 +84,29 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
             ))
         }
     }
-    if !has_command {
-        if let Some(option) = CALL_OPTIONS.iter().find(|o| call_code.contains_key(*o)) {
-            return Err(Error::syntax(
-                format!(":{option} is an option of script tasks (with :command)"),
-                span,
-            ));
-        }
+    let kind = if has_prompt {
+        TaskKind::Atomic
+    } else if has_command {
+        TaskKind::Script
+    } else if is_sequential_body(body) {
+        TaskKind::Sequential
+    } else {
+        TaskKind::Composite
+    };
+    let misplaced = call_code
+        .keys()
+        .filter_map(|name| table::option(name))
+        .find(|option| !option.applies_to(kind));
+    if let Some(option) = misplaced {
+        let owners: Vec<&str> = option.types.iter().map(|k| k.name()).collect();
+        return Err(Error::syntax(
+            format!(
+                ":{} is an option of {} tasks",
+                option.name,
+                owners.join(" and ")
+            ),
+            span,
+        ));
     }
 
     let scope = Scope::new(params.iter().map(|(name, _)| *name).collect());
@@ -132,23 +123,17 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
             .map(|syntax| c.compile(syntax))
             .transpose()
     };
-    let (code, kind) = if has_prompt {
-        (Code::Prompt, TaskKind::Atomic)
-    } else if has_command {
-        let command = code_for("command", &mut task_compiler)?.ok_or_else(usage)?;
-        let code = ScriptCode {
-            command,
-            stdin: code_for("stdin", &mut task_compiler)?,
-            env: code_for("env", &mut task_compiler)?,
-        };
-        (Code::Command(Rc::new(code)), TaskKind::Script)
-    } else {
-        let kind = if is_sequential_body(body) {
-            TaskKind::Sequential
-        } else {
-            TaskKind::Composite
-        };
-        (Code::Body(Rc::new(task_compiler.body(body, span)?)), kind)
+    let code = match kind {
+        TaskKind::Atomic => Code::Prompt(code_for("files", &mut task_compiler)?.map(Rc::new)),
+        TaskKind::Script => {
+            let command = code_for("command", &mut task_compiler)?.ok_or_else(usage)?;
+            Code::Command(Rc::new(ScriptCode {
+                command,
+                stdin: code_for("stdin", &mut task_compiler)?,
+                env: code_for("env", &mut task_compiler)?,
+            }))
+        }
+        _ => Code::Body(Rc::new(task_compiler.body(body, span)?)),
     };
     let define = DefineTask {
         name,
@@ -197,7 +182,7 @@ fn parse_options<'s>(compiler: &mut Compiler, forms: &'s [Syntax]) -> Result<Par
         }
         if option == "context-keys" {
             context_keys = Some(parse_context_keys(compiler, value)?);
-        } else if CALL_OPTIONS.contains(&option) {
+        } else if table::option(option).is_some_and(|o| o.when == When::Call) {
             call_code.insert(option, value);
         } else {
             options.insert(option, (compiler.compile(value)?, value.span));
@@ -216,21 +201,16 @@ fn parse_options<'s>(compiler: &mut Compiler, forms: &'s [Syntax]) -> Result<Par
 /// `:inherit_context` and `:inherit-context` are the same option (XML spells it with `_`).
 fn option_name(keyword: Sym, span: Span) -> Result<&'static str> {
     let spelled = keyword.name().replace('_', "-");
-    DEFINITION_OPTIONS
-        .iter()
-        .chain(CALL_OPTIONS)
-        .chain(&["context-keys"])
-        .find(|known| **known == spelled)
-        .copied()
-        .ok_or_else(|| {
-            Error::syntax(
-                format!(
-                    "unknown deftask option :{keyword} (known: :{}, :context-keys)",
-                    [DEFINITION_OPTIONS, CALL_OPTIONS].concat().join(", :")
-                ),
-                span,
-            )
-        })
+    table::option(&spelled).map(|o| o.name).ok_or_else(|| {
+        let known: Vec<&str> = table::TASK_OPTIONS.iter().map(|o| o.name).collect();
+        Error::syntax(
+            format!(
+                "unknown deftask option :{keyword} (known: :{})",
+                known.join(", :")
+            ),
+            span,
+        )
+    })
 }
 
 fn parse_params(compiler: &mut Compiler, syntax: &Syntax) -> Result<Vec<(Sym, Option<Node>)>> {
@@ -355,14 +335,19 @@ impl DefineTask {
                 )
             }
         };
-        let has_prompt = matches!(self.code, Code::Prompt);
+        let has_prompt = matches!(self.code, Code::Prompt(_));
         let param_types = options.param_types(&params)?;
         let action = match &self.code {
-            Code::Prompt => Action::Prompt {
+            Code::Prompt(files) => Action::Prompt(PromptParts {
                 system: options.text("system")?.map(|s| Template::parse(&s)),
                 prompt: Template::parse(&options.text("prompt")?.unwrap_or_default()),
                 timeout: options.timeout()?,
-            },
+                memory: Memory {
+                    files: files.clone(),
+                    query: options.text("context-query")?.map(|s| Template::parse(&s)),
+                    dir: options.text("context-dir")?,
+                },
+            }),
             Code::Command(code) => Action::Command(ScriptParts {
                 code: code.clone(),
                 shell: options.get("shell").is_some_and(|(v, _)| v.is_truthy()),
@@ -373,7 +358,7 @@ impl DefineTask {
         Ok(Task {
             name: self.name.name().to_owned(),
             kind: self.kind(&options)?,
-            subtype: options.text("subtype")?,
+            subtype: options.text("subtype")?.map(From::from).unwrap_or_default(),
             description: options.text("description")?,
             params,
             scope: self.scope.clone(),
@@ -405,16 +390,18 @@ impl DefineTask {
         let Some(name) = options.text("type")? else {
             return Ok(self.kind);
         };
-        let kind = TaskKind::parse(&name).ok_or_else(|| {
-            options.invalid("type", "atomic, script, sequential, reduce or composite")
-        })?;
+        let kind = TaskKind::parse(&name)
+            .ok_or_else(|| options.invalid("type", &table::type_names(false).join(", ")))?;
         let fits = matches!(
             (&self.code, kind),
-            (Code::Prompt, TaskKind::Atomic)
+            (Code::Prompt(_), TaskKind::Atomic)
                 | (Code::Command(_), TaskKind::Script)
                 | (
                     Code::Body(_),
-                    TaskKind::Sequential | TaskKind::Reduce | TaskKind::Composite
+                    TaskKind::Sequential
+                        | TaskKind::Reduce
+                        | TaskKind::Composite
+                        | TaskKind::DirectorEvaluatorLoop
                 )
         );
         if !fits {
@@ -447,6 +434,20 @@ impl DefineTask {
         };
         // An empty key list says nothing: generated code may always write one.
         let keys = keys.filter(|k| !k.is_empty());
+        let fresh = match options.get("fresh-context") {
+            None | Some((Value::Nil | Value::Bool(false), _)) => false,
+            Some((Value::Bool(true), _)) => true,
+            Some(_) => return Err(options.invalid("fresh-context", "true or false")),
+        };
+        if fresh {
+            return match (options.text("inherit-context")?.as_deref(), keys) {
+                (None | Some("none"), None) => Ok(InheritContext::Fresh),
+                _ => Err(Error::validation(
+                    ":fresh-context true runs the task with nothing inherited, so it cannot go with :inherit-context \"full\" or \"subset\"",
+                )
+                .with_span(options.get("fresh-context").map_or(self.span, |(_, s)| s))),
+            };
+        }
         match (options.text("inherit-context")?.as_deref(), keys) {
             (None | Some("full"), None) => Ok(InheritContext::Full),
             (Some("none"), None) => Ok(InheritContext::None),

@@ -45,7 +45,7 @@ impl TaskLibrary {
         self.tasks
             .values()
             .filter(|t| kind.is_none_or(|k| t.kind == k))
-            .filter(|t| subtype.is_none_or(|s| t.subtype.as_deref() == Some(s)))
+            .filter(|t| subtype.is_none_or(|s| t.subtype() == Some(s)))
             .cloned()
             .collect()
     }
@@ -93,7 +93,9 @@ mod tests {
         Rc::new(Task {
             name: name.to_owned(),
             kind,
-            subtype: subtype.map(str::to_owned),
+            subtype: subtype
+                .map(|s| std::cell::OnceCell::from(s.to_owned()))
+                .unwrap_or_default(),
             description: None,
             params: Vec::new(),
             scope: Scope::new(Vec::new()),

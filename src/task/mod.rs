@@ -16,6 +16,8 @@ mod deftask;
 pub mod forms;
 pub mod lenient;
 mod library;
+mod loops;
+pub mod memory;
 pub mod metrics;
 mod options;
 pub mod pmap;
@@ -24,6 +26,7 @@ mod schema;
 pub mod script;
 mod sequential;
 mod session;
+pub mod table;
 mod template;
 pub mod tools;
 mod trace;
@@ -59,11 +62,18 @@ pub struct Runtime {
     flags: RefCell<ProviderSettings>,
     /// `--rate-limit RPM`, for sessions without a `:rate-limit` of their own.
     flag_rate: RefCell<Option<Arc<RateLimit>>>,
+    /// The memory system's indexes, kept while their files are unchanged.
+    memory: RefCell<memory::Indexes>,
     /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.
     batch_default: std::cell::Cell<bool>,
 }
 
 impl Runtime {
+    /// Ranks files for `get-context` and `:context-query`.
+    pub fn get_context(&self, query: &memory::Query) -> Result<Vec<memory::Match>> {
+        self.memory.borrow_mut().search(query)
+    }
+
     pub fn task_value(&self, name: &str) -> Option<Value> {
         self.get(name).map(Value::Task)
     }

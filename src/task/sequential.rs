@@ -15,7 +15,7 @@ use crate::eval::ast::Extension;
 use crate::eval::{Compiler, Interp, Node};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
-use crate::symbol::well_known;
+use crate::symbol::{well_known, Sym};
 use crate::value::{write_string, Value};
 use serde_json::json;
 use smallvec::smallvec;
@@ -23,32 +23,111 @@ use std::rc::Rc;
 
 struct Sequential {
     scope: Rc<Scope>,
+    /// `:accumulate`: what of the earlier steps `accumulated` (slot 1) holds.
+    accumulate: Option<Accumulate>,
     steps: Vec<(Node, Span)>,
 }
 
+/// What each step sees of the earlier ones as `{{accumulated}}`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Accumulate {
+    /// Their `content`.
+    FullOutput,
+    /// Their `notes`, as JSON.
+    NotesOnly,
+}
+
+const ACCUMULATION_FORMATS: &str = "\"full_output\" or \"notes_only\"";
+
 pub fn sequential(compiler: &mut Compiler, items: &[Syntax], _span: Span) -> Result<Node> {
-    let scope = Scope::new(vec![*well_known::STEP_RESULTS]);
+    let mut steps = items.get(1..).unwrap_or_default();
+    let mut accumulate = None;
+    if let [first, value, rest @ ..] = steps {
+        if matches!(first.kind, SyntaxKind::Keyword(k) if k.name() == "accumulate") {
+            let format = match &value.kind {
+                SyntaxKind::Str(s) => s.as_str(),
+                _ => "",
+            };
+            accumulate = Some(match format {
+                "full_output" => Accumulate::FullOutput,
+                "notes_only" => Accumulate::NotesOnly,
+                _ => {
+                    return Err(Error::syntax(
+                        format!(":accumulate is {ACCUMULATION_FORMATS}"),
+                        value.span,
+                    ))
+                }
+            });
+            steps = rest;
+        }
+    }
+    if let Some(Syntax {
+        kind: SyntaxKind::Keyword(keyword),
+        span,
+    }) = steps.first()
+    {
+        return Err(Error::syntax(
+            format!("unknown sequential option :{keyword} (known: :accumulate)"),
+            *span,
+        ));
+    }
+    let mut names = vec![*well_known::STEP_RESULTS];
+    if accumulate.is_some() {
+        names.push(Sym::new("accumulated"));
+    }
+    let scope = Scope::new(names);
     compiler.push_scope(scope.clone());
-    let steps = items
-        .get(1..)
-        .unwrap_or_default()
+    let steps = steps
         .iter()
         .map(|s| compiler.compile(s).map(|node| (node, s.span)))
         .collect::<Result<Vec<_>>>();
     compiler.pop_scope();
     Ok(Node::Extension(Box::new(Sequential {
         scope,
+        accumulate,
         steps: steps?,
     })))
 }
 
+/// The earlier steps' outputs for `{{accumulated}}`: each after `--- step N (task) ---`.
+fn accumulated(format: Accumulate, results: &[Value]) -> Value {
+    let parts: Vec<String> = results
+        .iter()
+        .enumerate()
+        .map(|(index, result)| {
+            let notes = field(result, "notes");
+            let producer = match field(&notes, "task") {
+                Value::Str(task) => format!(" ({task})"),
+                _ => String::new(),
+            };
+            let shown = match format {
+                Accumulate::FullOutput if super::result::is_task_result(result) => {
+                    text_of(&field(result, "content"))
+                }
+                Accumulate::FullOutput => text_of(result),
+                Accumulate::NotesOnly if matches!(notes, Value::Nil) => "{}".to_owned(),
+                Accumulate::NotesOnly => lossy_json(&notes).to_string(),
+            };
+            format!("--- step {index}{producer} ---\n{shown}")
+        })
+        .collect();
+    Value::str(parts.join("\n"))
+}
+
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::Str(s) => s.to_string(),
+        other => lossy_json(other).to_string(),
+    }
+}
+
 impl Extension for Sequential {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let frame = Frame::new(
-            self.scope.clone(),
-            smallvec![Value::empty_list()],
-            env.clone(),
-        );
+        let mut slots = smallvec![Value::empty_list()];
+        if self.accumulate.is_some() {
+            slots.push(Value::str(String::new()));
+        }
+        let frame = Frame::new(self.scope.clone(), slots, env.clone());
         let inner = Some(frame.clone());
         let mut results: Vec<Value> = Vec::with_capacity(self.steps.len());
         for (index, (step, span)) in self.steps.iter().enumerate() {
@@ -56,8 +135,12 @@ impl Extension for Sequential {
                 .eval(step, &inner)
                 .map_err(|e| step_failure(interp, index, &results, e, *span))?;
             results.push(value);
-            if let Some(slot) = frame.slots.borrow_mut().get_mut(0) {
+            let mut slots = frame.slots.borrow_mut();
+            if let Some(slot) = slots.get_mut(0) {
                 *slot = Value::list(results.clone());
+            }
+            if let (Some(format), Some(slot)) = (self.accumulate, slots.get_mut(1)) {
+                *slot = accumulated(format, &results);
             }
         }
         Ok(results.pop().unwrap_or(Value::Nil))

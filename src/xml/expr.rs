@@ -17,20 +17,29 @@ pub fn read_one(text: &Text, what: &str) -> Result<Syntax> {
                 .with_span(text.span()),
         );
     }
-    let forms = reader::read_all(text.as_str(), text.source()).map_err(|e| {
-        let span = e
-            .span()
-            .map_or_else(|| text.span(), |s| text.span_of(s.start as usize, s.end()));
-        Error::validation(format!("invalid expression in {what}: {}", e.message())).with_span(span)
-    })?;
-    let mut forms = forms.into_iter();
+    let mut forms = read_all(&text, what)?.into_iter();
     let (Some(form), None) = (forms.next(), forms.next()) else {
         return Err(Error::validation(format!(
             "{what} holds more than one expression (write a string as \"…\")"
         ))
         .with_span(text.span()));
     };
-    relocate(form, &text, 0)
+    Ok(form)
+}
+
+/// Reads `text` as any number of expressions (`<code>`).
+pub fn read_all(text: &Text, what: &str) -> Result<Vec<Syntax>> {
+    let text = text.trim();
+    let forms = reader::read_all(text.as_str(), text.source()).map_err(|e| {
+        let span = e
+            .span()
+            .map_or_else(|| text.span(), |s| text.span_of(s.start as usize, s.end()));
+        Error::validation(format!("invalid expression in {what}: {}", e.message())).with_span(span)
+    })?;
+    forms
+        .into_iter()
+        .map(|form| relocate(form, &text, 0))
+        .collect()
 }
 
 /// Moves the spans of syntax read from `text` (offsets into its decoded value) to the

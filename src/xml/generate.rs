@@ -3,7 +3,7 @@
 //! Every generated node carries a span into the XML file, so errors at run time (an
 //! unbound name in an `<arg>`, a failing test) point at the template that caused them.
 
-use super::template::{Arg, Case, Input, Kind, Name, Output, Schema, Step, Template};
+use super::template::{Arg, Case, Input, Kind, LoopSpec, Name, Output, Schema, Step, Template};
 use super::text::Text;
 use crate::error::{Error, Result};
 use crate::reader::{Syntax, SyntaxKind};
@@ -28,9 +28,12 @@ pub struct Callee {
     pub params: Option<Vec<Param>>,
 }
 
-/// Resolves the task names a template refers to; an unknown name is an error.
+/// Resolves the task names a template refers to. `None` is a name not known yet: the
+/// generated code looks it up when it runs (an error instead when checking strictly).
 pub trait Resolve {
-    fn resolve(&self, name: &Name) -> Result<Callee>;
+    fn resolve(&self, name: &Name) -> Result<Option<Callee>>;
+    /// The name a task of this file is registered under.
+    fn qualified(&self, name: &str) -> String;
 }
 
 /// The parameters a template declares.
@@ -47,6 +50,9 @@ pub fn template_params(template: &Template) -> Vec<Param> {
 
 /// `(deftask NAME (PARAMS) :option value… BODY?)` for `template`, registered as `name`.
 pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result<Syntax> {
+    if let Some(target) = &template.alias {
+        return alias(template, name, target, resolver);
+    }
     let span = template.span;
     let mut form = vec![
         symbol("deftask", span),
@@ -57,17 +63,11 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
         form.push(Syntax::new(SyntaxKind::Keyword(Sym::new(key)), value.span));
         form.push(value);
     };
-    if let Some(description) = &template.description {
-        option("description", text_string(description));
-    }
     if let Some(subtype) = &template.subtype {
         option("subtype", name_string(subtype));
     }
-    if let Some(system) = &template.system {
-        option("system", text_string(system));
-    }
-    if let Some(instructions) = &template.instructions {
-        option("prompt", text_string(instructions));
+    for (name, value) in &template.options {
+        option(name, value.clone());
     }
     if let Some(Output {
         json: true,
@@ -91,9 +91,6 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
             None => {}
         }
     }
-    if let Some(model) = &template.model {
-        option("model", text_string(model));
-    }
     if let Some(mode) = &template.inherit_context {
         option("inherit-context", name_string(mode));
     }
@@ -103,18 +100,28 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
             vector(keys.iter().map(name_string).collect(), span),
         );
     }
+    if let Some(files) = &template.files {
+        option(
+            "files",
+            vector(files.iter().map(command_arg).collect(), span),
+        );
+    }
     if !template.command.is_empty() {
         option(
             "command",
             vector(template.command.iter().map(command_arg).collect(), span),
         );
     }
-    if let Some(timeout) = &template.timeout {
-        option("timeout", timeout.clone());
-    }
     match template.kind {
         Kind::Sequential => {
             let mut sequential = vec![symbol("sequential", span)];
+            if let Some(format) = &template.accumulate {
+                sequential.push(Syntax::new(
+                    SyntaxKind::Keyword(Sym::new("accumulate")),
+                    format.span,
+                ));
+                sequential.push(name_string(format));
+            }
             for step in &template.steps {
                 sequential.push(step_form(step, &template.inputs, resolver)?);
             }
@@ -123,8 +130,10 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
         Kind::Reduce => {
             if let Some(reduce) = &template.reduce {
                 option("type", string("reduce", span));
-                let combine = resolver.resolve(&reduce.task)?;
-                check_reducer(&combine, &reduce.task)?;
+                let (combine, at) = step_callee(&reduce.task, resolver)?;
+                if let Some(callee) = &combine {
+                    check_reducer(callee, &at)?;
+                }
                 let initial = reduce
                     .initial
                     .clone()
@@ -132,7 +141,7 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
                 form.push(list(
                     vec![
                         symbol("reduce-task", span),
-                        Syntax::new(SyntaxKind::Symbol(combine.symbol), reduce.task.span),
+                        callee_symbol(combine.as_ref(), &at),
                         initial,
                         reduce.over.clone(),
                     ],
@@ -140,9 +149,107 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
                 ));
             }
         }
-        Kind::Atomic | Kind::Script => {}
+        Kind::DirectorEvaluatorLoop => {
+            if let Some(spec) = &template.loop_spec {
+                option("type", string("director_evaluator_loop", span));
+                form.push(loop_form(spec, resolver, span)?);
+            }
+        }
+        Kind::Atomic | Kind::Script | Kind::Composite => {}
     }
     Ok(list(form, span))
+}
+
+/// `<task name="x" ref="y"/>`: a task `x` with `y`'s parameters that calls `y`. An
+/// optional parameter left out (nil) is left out of the call too, so `y`'s default applies.
+fn alias(template: &Template, name: Sym, target: &Name, resolver: &dyn Resolve) -> Result<Syntax> {
+    let span = template.span;
+    let params = resolver
+        .resolve(target)?
+        .and_then(|callee| callee.params)
+        .ok_or_else(|| {
+            Error::validation(format!(
+                "the alias `{}` needs `{}` defined in this file or registered before it is imported",
+                template.name.text, target.text
+            ))
+            .with_span(target.span)
+        })?;
+    let mut declared = Vec::with_capacity(params.len());
+    let mut bindings = Vec::with_capacity(params.len() * 2);
+    for param in &params {
+        let symbol_syntax = symbol(&param.name, target.span);
+        declared.push(if param.optional {
+            list(
+                vec![symbol_syntax.clone(), Syntax::new(SyntaxKind::Nil, span)],
+                span,
+            )
+        } else {
+            symbol_syntax.clone()
+        });
+        bindings.push(string(&param.name, target.span));
+        bindings.push(symbol_syntax);
+    }
+    Ok(list(
+        vec![
+            symbol("deftask", span),
+            Syntax::new(SyntaxKind::Symbol(name), template.name.span),
+            list(declared, span),
+            Syntax::new(SyntaxKind::Keyword(Sym::new("description")), span),
+            string(&format!("another name for {}", target.text), span),
+            list(
+                vec![
+                    symbol("call-task", span),
+                    string(&resolver.qualified(&target.text), target.span),
+                    Syntax::new(SyntaxKind::Map(bindings), span),
+                ],
+                span,
+            ),
+        ],
+        span,
+    ))
+}
+
+/// `(director-evaluator-loop :director d :evaluator e :max-iterations n :input x)`.
+fn loop_form(spec: &LoopSpec, resolver: &dyn Resolve, span: Span) -> Result<Syntax> {
+    let mut form = vec![symbol("director-evaluator-loop", span)];
+    let mut option = |key: &str, value: Syntax| {
+        form.push(Syntax::new(SyntaxKind::Keyword(Sym::new(key)), value.span));
+        form.push(value);
+    };
+    for (key, name) in [("director", &spec.director), ("evaluator", &spec.evaluator)] {
+        let callee = resolver.resolve(name)?;
+        option(key, callee_symbol(callee.as_ref(), name));
+    }
+    if let Some(n) = &spec.max_iterations {
+        option("max-iterations", n.clone());
+    }
+    if let Some(input) = &spec.input {
+        option("input", input.clone());
+    }
+    Ok(list(form, span))
+}
+
+/// What a `<task>` step calls: a reference (resolved now or at call time) or a task
+/// written in place; and the name as written, for messages and spans.
+fn step_callee(step: &Step, resolver: &dyn Resolve) -> Result<(Option<Callee>, Name)> {
+    match step {
+        Step::Ref(name) => Ok((resolver.resolve(name)?, name.clone())),
+        Step::Inline(template) => Ok((
+            Some(Callee {
+                symbol: Sym::new(&resolver.qualified(&template.name.text)),
+                params: Some(template_params(template)),
+            }),
+            template.name.clone(),
+        )),
+        _ => Err(Error::validation("expected a <task> step").with_span(Span::generated())),
+    }
+}
+
+/// The symbol a call uses: the resolved one, or the name as written, looked up when the
+/// call runs.
+fn callee_symbol(callee: Option<&Callee>, name: &Name) -> Syntax {
+    let symbol = callee.map_or_else(|| Sym::new(&name.text), |c| c.symbol);
+    Syntax::new(SyntaxKind::Symbol(symbol), name.span)
 }
 
 fn param(input: &Input) -> Syntax {
@@ -183,20 +290,17 @@ fn describe_arity(params: &[Param]) -> String {
 
 fn step_form(step: &Step, inputs: &[Input], resolver: &dyn Resolve) -> Result<Syntax> {
     match step {
-        Step::Ref(name) => {
-            let callee = resolver.resolve(name)?;
-            let mut call = vec![Syntax::new(SyntaxKind::Symbol(callee.symbol), name.span)];
-            for param in callee.params.iter().flatten() {
-                let bound_here = inputs.iter().any(|i| i.name.text == param.name);
-                if !param.optional || bound_here {
-                    call.push(Syntax::new(
-                        SyntaxKind::Keyword(Sym::new(&param.name)),
-                        name.span,
-                    ));
-                    call.push(symbol(&param.name, name.span));
-                }
-            }
-            Ok(list(call, name.span))
+        Step::Ref(_) | Step::Inline(_) => {
+            let (callee, name) = step_callee(step, resolver)?;
+            Ok(match callee {
+                Some(callee) => call_by_parameters(&callee, &name, inputs),
+                None => call_at_run_time(&name, inputs),
+            })
+        }
+        Step::Code(forms, span) => {
+            let mut form = vec![symbol("begin", *span)];
+            form.extend(forms.iter().cloned());
+            Ok(list(form, *span))
         }
         Step::Call {
             template,
@@ -204,11 +308,10 @@ fn step_form(step: &Step, inputs: &[Input], resolver: &dyn Resolve) -> Result<Sy
             span,
         } => {
             let callee = resolver.resolve(template)?;
-            check_arguments(&callee, template, args)?;
-            let mut call = vec![Syntax::new(
-                SyntaxKind::Symbol(callee.symbol),
-                template.span,
-            )];
+            if let Some(callee) = &callee {
+                check_arguments(callee, template, args)?;
+            }
+            let mut call = vec![callee_symbol(callee.as_ref(), template)];
             for arg in args {
                 if let Some(name) = &arg.name {
                     call.push(Syntax::new(
@@ -236,6 +339,41 @@ fn step_form(step: &Step, inputs: &[Input], resolver: &dyn Resolve) -> Result<Sy
             Ok(list(form, *span))
         }
     }
+}
+
+/// `(x :p p …)`: the task's required parameters, and the optional ones the enclosing
+/// task binds, passed by name from the bindings where the step runs.
+fn call_by_parameters(callee: &Callee, name: &Name, inputs: &[Input]) -> Syntax {
+    let mut call = vec![Syntax::new(SyntaxKind::Symbol(callee.symbol), name.span)];
+    for param in callee.params.iter().flatten() {
+        let bound_here = inputs.iter().any(|i| i.name.text == param.name);
+        if !param.optional || bound_here {
+            call.push(Syntax::new(
+                SyntaxKind::Keyword(Sym::new(&param.name)),
+                name.span,
+            ));
+            call.push(symbol(&param.name, name.span));
+        }
+    }
+    list(call, name.span)
+}
+
+/// `(call-task "x" {"input" input …})` for a task not known yet: the enclosing task's
+/// inputs, of which the task takes those it has parameters for when it is called.
+fn call_at_run_time(name: &Name, inputs: &[Input]) -> Syntax {
+    let mut bindings = Vec::with_capacity(inputs.len() * 2);
+    for input in inputs {
+        bindings.push(string(&input.name.text, input.name.span));
+        bindings.push(symbol(&input.name.text, input.name.span));
+    }
+    list(
+        vec![
+            symbol("call-task", name.span),
+            string(&name.text, name.span),
+            Syntax::new(SyntaxKind::Map(bindings), name.span),
+        ],
+        name.span,
+    )
 }
 
 fn case_clause(case: &Case, inputs: &[Input], resolver: &dyn Resolve) -> Result<Syntax> {

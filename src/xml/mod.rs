@@ -16,6 +16,7 @@ pub mod template;
 pub mod text;
 
 pub use generate::{Callee, Param};
+pub use template::Step;
 pub use template::{Name, Template};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -72,15 +73,26 @@ pub fn read_str(name: &str, text: &str) -> Result<TemplateFile> {
 /// parameters when known.
 pub type Library<'a> = dyn Fn(&str) -> Option<Option<Vec<Param>>> + 'a;
 
+/// How references to tasks that neither the file nor the library defines are treated.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Unknown {
+    /// Looked up when the task runs (import: the order of imports does not matter).
+    AtCallTime,
+    /// An error now (`tasklisp check`).
+    Error,
+}
+
 /// The `deftask` forms for the tasks of `file`, namespaced as `alias/name` when `alias`
-/// is given. `only` selects tasks by name; the tasks of the file they refer to come too,
-/// since they cannot run without them. References resolve to the file's own tasks
-/// first, then to `library`; an unknown one is an error now, not at call time.
+/// is given, each preceded by the forms of the tasks written inline in it. `only`
+/// selects tasks by name; the tasks of the file they refer to come too, since they
+/// cannot run without them. References resolve to the file's own tasks first, then to
+/// `library`, then as `unknown` says.
 pub fn definitions(
     file: &TemplateFile,
     alias: Option<&str>,
     only: Option<&[(String, Span)]>,
     library: &Library,
+    unknown: Unknown,
 ) -> Result<Vec<Definition>> {
     let local: HashMap<&str, &Template> = file
         .templates
@@ -91,20 +103,56 @@ pub fn definitions(
         local: &local,
         alias,
         library,
+        unknown,
     };
     let selected = select(file, &local, only)?;
-    file.templates
+    let mut out = Vec::new();
+    for template in file
+        .templates
         .iter()
         .filter(|t| selected.contains(t.name.text.as_str()))
-        .map(|template| {
-            let name = resolver.qualified(&template.name.text);
-            Ok(Definition {
-                form: generate::deftask(template, Sym::new(&name), &resolver)?,
-                params: generate::template_params(template),
-                name,
-            })
-        })
-        .collect()
+    {
+        for inline in inline_templates(template) {
+            out.push(definition(inline, &resolver)?);
+        }
+        out.push(definition(template, &resolver)?);
+    }
+    Ok(out)
+}
+
+fn definition(template: &Template, resolver: &FileResolver) -> Result<Definition> {
+    let name = resolver.qualified(&template.name.text);
+    Ok(Definition {
+        form: generate::deftask(template, Sym::new(&name), resolver)?,
+        params: generate::template_params(template),
+        name,
+    })
+}
+
+/// The tasks written inline in a template, innermost first, so each is defined before
+/// the task that calls it.
+fn inline_templates(template: &Template) -> Vec<&Template> {
+    fn walk<'t>(steps: &[&'t template::Step], out: &mut Vec<&'t Template>) {
+        for step in steps {
+            match step {
+                template::Step::Inline(inner) => {
+                    out.extend(inline_templates(inner));
+                    out.push(inner);
+                }
+                template::Step::Cond { cases, .. } => {
+                    for case in cases {
+                        walk(&case.steps.iter().collect::<Vec<_>>(), out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut steps: Vec<&template::Step> = template.steps.iter().collect();
+    steps.extend(template.reduce.as_ref().map(|r| &r.task));
+    walk(&steps, &mut out);
+    out
 }
 
 /// The names `only` asks for and the local tasks they refer to, transitively.
@@ -138,26 +186,31 @@ fn select<'t>(
     Ok(selected)
 }
 
-/// Every task name a template refers to.
+/// Every task name a template (and the tasks written inline in it) refers to.
 pub fn references(template: &Template) -> Vec<&Name> {
-    fn walk<'t>(steps: &'t [template::Step], out: &mut Vec<&'t Name>) {
-        for step in steps {
-            match step {
-                template::Step::Ref(name) => out.push(name),
-                template::Step::Call { template, .. } => out.push(template),
-                template::Step::Cond { cases, .. } => {
-                    for case in cases {
-                        walk(&case.steps, out);
-                    }
+    fn walk<'t>(step: &'t template::Step, out: &mut Vec<&'t Name>) {
+        match step {
+            template::Step::Ref(name) => out.push(name),
+            template::Step::Call { template, .. } => out.push(template),
+            template::Step::Cond { cases, .. } => {
+                for case in cases {
+                    case.steps.iter().for_each(|s| walk(s, out));
                 }
             }
+            template::Step::Inline(inner) => out.extend(references(inner)),
+            template::Step::Code(..) => {}
         }
     }
     let mut out = Vec::new();
-    walk(&template.steps, &mut out);
+    template.steps.iter().for_each(|s| walk(s, &mut out));
     if let Some(reduce) = &template.reduce {
-        out.push(&reduce.task);
+        walk(&reduce.task, &mut out);
     }
+    if let Some(spec) = &template.loop_spec {
+        out.push(&spec.director);
+        out.push(&spec.evaluator);
+    }
+    out.extend(&template.alias);
     out
 }
 
@@ -165,32 +218,32 @@ struct FileResolver<'a> {
     local: &'a HashMap<&'a str, &'a Template>,
     alias: Option<&'a str>,
     library: &'a Library<'a>,
+    unknown: Unknown,
 }
 
-impl FileResolver<'_> {
+impl Resolve for FileResolver<'_> {
     fn qualified(&self, name: &str) -> String {
         match self.alias {
             Some(alias) => format!("{alias}/{name}"),
             None => name.to_owned(),
         }
     }
-}
 
-impl Resolve for FileResolver<'_> {
-    fn resolve(&self, name: &Name) -> Result<Callee> {
+    fn resolve(&self, name: &Name) -> Result<Option<Callee>> {
         if let Some(template) = self.local.get(name.text.as_str()) {
-            return Ok(Callee {
+            return Ok(Some(Callee {
                 symbol: Sym::new(&self.qualified(&name.text)),
                 params: Some(generate::template_params(template)),
-            });
+            }));
         }
-        match (self.library)(&name.text) {
-            Some(params) => Ok(Callee {
+        match ((self.library)(&name.text), self.unknown) {
+            (Some(params), _) => Ok(Some(Callee {
                 symbol: Sym::new(&name.text),
                 params,
-            }),
-            None => Err(Error::validation(format!(
-                "unknown task `{}`: it is neither in this file nor in the TaskLibrary",
+            })),
+            (None, Unknown::AtCallTime) => Ok(None),
+            (None, Unknown::Error) => Err(Error::validation(format!(
+                "unknown task `{}`: it is neither in the files checked nor in the TaskLibrary",
                 name.text
             ))
             .with_span(name.span)),

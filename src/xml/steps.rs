@@ -1,14 +1,15 @@
-//! Validation of steps (`<task ref>`, `<call>`, `<cond>`) and of `<reduce>`.
+//! Validation of steps (`<task ref>`, inline `<task>`, `<code>`, `<call>`, `<cond>`) and
+//! of `<reduce>`.
 
-use super::expr::read_one;
+use super::expr::{read_all, read_one};
 use super::infix::compile_test;
 use super::parse::Element;
 use super::shape::{check_shape, required_attribute, symbol_name};
-use super::template::{Arg, Case, Name, Reduce, Step};
+use super::template::{template, Arg, Case, Name, Place, Reduce, Step};
 use crate::error::{Error, Result};
 use std::collections::HashSet;
 
-pub fn reduce(element: &Element) -> Result<Reduce> {
+pub fn reduce(element: &Element, place: &mut Place) -> Result<Reduce> {
     check_shape(element, &["over", "initial"], &["task"])?;
     let over = read_one(&required_attribute(element, "over")?.value, "`over`")?;
     let initial = element
@@ -16,13 +17,11 @@ pub fn reduce(element: &Element) -> Result<Reduce> {
         .map(|a| read_one(&a.value, "`initial`"))
         .transpose()?;
     let task = match element.children.as_slice() {
-        [task] => task_ref(task)?,
-        _ => {
-            return Err(Error::validation(
-                "<reduce> holds exactly one <task ref=\"…\"/>, the task that combines",
-            )
-            .with_span(element.span))
-        }
+        [task] => match task_step(task, place)? {
+            step @ (Step::Ref(_) | Step::Inline(_)) => step,
+            _ => return Err(one_reducer(element)),
+        },
+        _ => return Err(one_reducer(element)),
     };
     Ok(Reduce {
         over,
@@ -31,10 +30,17 @@ pub fn reduce(element: &Element) -> Result<Reduce> {
     })
 }
 
-const STEP_ELEMENTS: [&str; 3] = ["task", "call", "cond"];
+fn one_reducer(element: &Element) -> Error {
+    Error::validation(
+        "<reduce> holds exactly one <task>, the task that combines (a ref or a task written in place)",
+    )
+    .with_span(element.span)
+}
+
+const STEP_ELEMENTS: [&str; 4] = ["task", "call", "cond", "code"];
 
 /// The steps inside `<steps>` or a `<case>` (which has the attributes `attributes`).
-pub fn steps(element: &Element, attributes: &[&str]) -> Result<Vec<Step>> {
+pub fn steps(element: &Element, attributes: &[&str], place: &mut Place) -> Result<Vec<Step>> {
     check_shape(element, attributes, &STEP_ELEMENTS)?;
     if element.children.is_empty() {
         return Err(
@@ -42,24 +48,44 @@ pub fn steps(element: &Element, attributes: &[&str]) -> Result<Vec<Step>> {
                 .with_span(element.span),
         );
     }
-    element.children.iter().map(step).collect()
+    element.children.iter().map(|e| step(e, place)).collect()
 }
 
-fn step(element: &Element) -> Result<Step> {
+fn step(element: &Element, place: &mut Place) -> Result<Step> {
     match element.name.as_str() {
-        "task" => task_ref(element).map(Step::Ref),
+        "task" => task_step(element, place),
         "call" => call(element),
-        _ => cond(element),
+        "code" => code(element),
+        _ => cond(element, place),
     }
+}
+
+/// `<task ref>`, or a task written in place: a `<code>` one runs as code, any other is
+/// an anonymous task.
+fn task_step(element: &Element, place: &mut Place) -> Result<Step> {
+    if element.attribute("ref").is_some() {
+        return task_ref(element).map(Step::Ref);
+    }
+    let code_child = element.children.iter().find(|c| c.name == "code");
+    if let Some(code_element) = code_child {
+        check_shape(element, &[], &["description", "code"])?;
+        return code(code_element);
+    }
+    template(element, place).map(|t| Step::Inline(Box::new(t)))
+}
+
+/// `<code>`: one or more S-expressions.
+fn code(element: &Element) -> Result<Step> {
+    check_shape(element, &[], &[])?;
+    let text = element.text.trim();
+    let forms = read_all(&text, "<code>")?;
+    if forms.is_empty() {
+        return Err(Error::validation("<code> is empty").with_span(element.span));
+    }
+    Ok(Step::Code(forms, element.span))
 }
 
 fn task_ref(element: &Element) -> Result<Name> {
-    if element.attribute("ref").is_none() {
-        return Err(Error::validation(
-            "a step <task> needs a `ref` attribute naming a task (define tasks at the top level)",
-        )
-        .with_span(element.span));
-    }
     check_shape(element, &["ref"], &[])?;
     if element.has_text() {
         return Err(
@@ -100,7 +126,7 @@ fn call(element: &Element) -> Result<Step> {
     })
 }
 
-fn cond(element: &Element) -> Result<Step> {
+fn cond(element: &Element, place: &mut Place) -> Result<Step> {
     check_shape(element, &[], &["case"])?;
     if element.children.is_empty() {
         return Err(
@@ -110,7 +136,7 @@ fn cond(element: &Element) -> Result<Step> {
     }
     let mut cases = Vec::with_capacity(element.children.len());
     for case in &element.children {
-        let steps = steps(case, &["test"])?;
+        let steps = steps(case, &["test"], place)?;
         cases.push(Case {
             test: compile_test(&required_attribute(case, "test")?.value)?,
             steps,

@@ -16,16 +16,11 @@ use super::text::Text;
 use crate::error::{Error, Result};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
+use crate::task::table;
 use serde_json::Value as Json;
 use std::collections::HashSet;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Atomic,
-    Sequential,
-    Reduce,
-    Script,
-}
+pub use crate::task::TaskKind as Kind;
 
 /// A name written in the file, with where it was written.
 #[derive(Clone, Debug)]
@@ -40,18 +35,41 @@ pub struct Template {
     /// The `<task>` start tag.
     pub span: Span,
     pub subtype: Option<Name>,
-    pub description: Option<Text>,
     pub inputs: Vec<Input>,
-    pub system: Option<Text>,
-    pub instructions: Option<Text>,
+    /// The options written as one element each (`<system>`, `<timeout>`, …; see
+    /// `crate::task::table`), in the file's order: the option and its value.
+    pub options: Vec<(&'static str, Syntax)>,
     pub output: Option<Output>,
-    pub model: Option<Text>,
     pub inherit_context: Option<Name>,
     pub context_keys: Option<Vec<Name>>,
     pub steps: Vec<Step>,
     pub command: Vec<Text>,
-    pub timeout: Option<Syntax>,
+    /// `<file_paths><path>…</path></file_paths>`: templates, like command arguments.
+    pub files: Option<Vec<Text>>,
     pub reduce: Option<Reduce>,
+    /// `<task name="x" ref="y"/>` at the top level: `x` is another name for `y`.
+    pub alias: Option<Name>,
+    /// `<context_management><accumulate_data …>`: the format `{{accumulated}}` uses.
+    pub accumulate: Option<Name>,
+    /// `<loop director evaluator max_iterations input>` (director_evaluator_loop).
+    pub loop_spec: Option<LoopSpec>,
+}
+
+pub struct LoopSpec {
+    pub director: Name,
+    pub evaluator: Name,
+    pub max_iterations: Option<Syntax>,
+    pub input: Option<Syntax>,
+}
+
+impl Template {
+    /// The value of an option written as an element.
+    pub fn option(&self, name: &str) -> Option<&Syntax> {
+        self.options
+            .iter()
+            .find(|(option, _)| *option == name)
+            .map(|(_, value)| value)
+    }
 }
 
 pub struct Input {
@@ -76,6 +94,12 @@ pub enum Schema {
 pub enum Step {
     /// `<task ref="x"/>`: call `x`, passing the bindings of its parameters by name.
     Ref(Name),
+    /// `<task type=…>…</task>` written in place: an anonymous task named
+    /// `parent/step-N`, called like a reference.
+    Inline(Box<Template>),
+    /// `<code>` (or an inline `<task>` holding one): expressions run in the sequence's
+    /// environment, so a `define` there is seen by the later steps.
+    Code(Vec<Syntax>, Span),
     /// `<call template="x"><arg name="p">expr</arg>…</call>`.
     Call {
         template: Name,
@@ -99,13 +123,30 @@ pub struct Case {
 pub struct Reduce {
     pub over: Syntax,
     pub initial: Option<Syntax>,
-    pub task: Name,
+    /// A `Step::Ref` or `Step::Inline`.
+    pub task: Step,
 }
 
-const TASK_TYPES: [&str; 4] = ["atomic", "sequential", "reduce", "script"];
 const SCHEMA_TYPES: [&str; 5] = ["object", "array", "string", "number", "boolean"];
 const CONTEXT_MODES: [&str; 3] = ["full", "none", "subset"];
-const COMMON_CHILDREN: [&str; 4] = ["description", "inputs", "inherit_context", "context_keys"];
+/// The elements of every `<task>` besides its options.
+const COMMON_CHILDREN: [&str; 2] = ["inputs", "context_management"];
+const CONTEXT_MANAGEMENT: [&str; 5] = [
+    "inherit_context",
+    "context_keys",
+    "accumulate_data",
+    "accumulation_format",
+    "fresh_context",
+];
+const ACCUMULATION_FORMATS: [&str; 2] = ["full_output", "notes_only"];
+
+/// Where a `<task>` element is written, and for inline ones the numbering they share.
+pub struct Place<'c> {
+    /// The name of the task it is written in (for inline tasks).
+    pub parent: Option<&'c str>,
+    /// How many inline tasks the top-level task has so far.
+    pub counter: &'c mut usize,
+}
 
 /// The templates of a file whose root element is `<task>` or `<tasks>`.
 pub fn templates(root: &Element) -> Result<Vec<Template>> {
@@ -125,7 +166,14 @@ pub fn templates(root: &Element) -> Result<Vec<Template>> {
     let mut seen: HashSet<String> = HashSet::new();
     let mut out = Vec::with_capacity(tasks.len());
     for element in tasks {
-        let template = template(element)?;
+        let mut counter = 0;
+        let template = template(
+            element,
+            &mut Place {
+                parent: None,
+                counter: &mut counter,
+            },
+        )?;
         if !seen.insert(template.name.text.clone()) {
             return Err(Error::validation(format!(
                 "task `{}` is defined twice in this file",
@@ -138,37 +186,54 @@ pub fn templates(root: &Element) -> Result<Vec<Template>> {
     Ok(out)
 }
 
-fn template(element: &Element) -> Result<Template> {
-    if element.attribute("ref").is_some() {
-        return Err(Error::validation(
-            "a <task ref> is a step: it belongs inside <steps>, <case> or <reduce>",
-        )
-        .with_span(element.span));
+/// A `<task>` element: at the top level (a named task or an alias) or inline.
+pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
+    if place.parent.is_none() && element.attribute("ref").is_some() {
+        return alias(element);
     }
     let kind = match element.attribute("type") {
         None => Kind::Atomic,
-        Some(attr) => match attr.value.as_str().trim() {
-            "atomic" => Kind::Atomic,
-            "sequential" => Kind::Sequential,
-            "reduce" => Kind::Reduce,
-            "script" => Kind::Script,
-            other => return Err(bad_value(attr, other, &TASK_TYPES)),
-        },
+        Some(attr) => {
+            let written = attr.value.as_str().trim();
+            table::TASK_TYPES
+                .iter()
+                .find(|t| t.name == written && t.xml_element.is_some())
+                .map(|t| t.kind)
+                .ok_or_else(|| bad_value(attr, written, &table::type_names(true)))?
+        }
     };
-    let specific: &[&str] = match kind {
-        Kind::Atomic => &["system", "instructions", "output_format", "model"],
-        Kind::Sequential => &["steps"],
-        Kind::Reduce => &["reduce"],
-        Kind::Script => &["command", "timeout", "output_format"],
-    };
-    let children: Vec<&str> = COMMON_CHILDREN.iter().chain(specific).copied().collect();
+    let children = allowed_children(kind);
     check_kind_children(element, kind, &children)?;
-    check_shape(
-        element,
-        &["name", "type", "subtype", "inherit_context", "context_keys"],
-        &children,
-    )?;
-    let name = symbol_name(required_attribute(element, "name")?, "task name")?;
+    let own_name: &[&str] = if place.parent.is_none() {
+        &["name"]
+    } else {
+        &[]
+    };
+    let attributes: Vec<&str> = own_name
+        .iter()
+        .copied()
+        .chain(["inherit_context", "context_keys"])
+        .chain(table::TASK_OPTIONS.iter().filter_map(|o| match o.xml {
+            table::Xml::Attribute(a) => Some(a),
+            _ => None,
+        }))
+        .collect();
+    check_shape(element, &attributes, &children)?;
+    let name = match place.parent {
+        None => symbol_name(required_attribute(element, "name")?, "task name")?,
+        Some(parent) => {
+            let text = format!("{parent}/step-{}", place.counter);
+            *place.counter += 1;
+            Name {
+                text,
+                span: element.span,
+            }
+        }
+    };
+    let management = single(element, "context_management")?;
+    if let Some(management) = management {
+        check_shape(management, &[], &CONTEXT_MANAGEMENT)?;
+    }
     let mut template = Template {
         name,
         kind,
@@ -177,37 +242,49 @@ fn template(element: &Element) -> Result<Template> {
             .attribute("subtype")
             .map(|a| plain_name(a, "subtype"))
             .transpose()?,
-        description: single(element, "description")?.map(text_only).transpose()?,
         inputs: single(element, "inputs")?
             .map(inputs)
             .transpose()?
             .unwrap_or_default(),
-        system: single(element, "system")?.map(text_only).transpose()?,
-        instructions: single(element, "instructions")?
-            .map(text_only)
-            .transpose()?,
+        options: element_options(element, management)?,
         output: single(element, "output_format")?.map(output).transpose()?,
-        model: single(element, "model")?.map(text_only).transpose()?,
-        inherit_context: context_setting(element)?,
-        context_keys: context_keys(element)?,
+        inherit_context: context_setting(element, management)?,
+        context_keys: context_keys(element, management)?,
         steps: Vec::new(),
         command: Vec::new(),
-        timeout: single(element, "timeout")?.map(timeout).transpose()?,
+        files: single(element, "file_paths")?
+            .map(|e| text_children(e, "path"))
+            .transpose()?,
         reduce: None,
+        alias: None,
+        accumulate: management.map(accumulation).transpose()?.flatten(),
+        loop_spec: None,
     };
     let missing = |what: &str| {
-        Error::validation(format!("a {} task needs {what}", type_name(kind)))
-            .with_span(element.span)
+        Error::validation(format!("a {} task needs {what}", kind.name())).with_span(element.span)
     };
     match kind {
         Kind::Atomic => {
-            if template.instructions.is_none() {
-                return Err(missing("<instructions>"));
+            if template.option("prompt").is_none() {
+                // An inline task with only a description asks it (the seeds' examples).
+                let description = template.option("description").cloned();
+                match description {
+                    Some(text) if place.parent.is_some() => template.options.push(("prompt", text)),
+                    _ => return Err(missing("<instructions>")),
+                }
             }
         }
         Kind::Sequential => {
             let steps_element = single(element, "steps")?.ok_or_else(|| missing("<steps>"))?;
-            template.steps = steps(steps_element, &[])?;
+            let parent = template.name.text.clone();
+            template.steps = steps(
+                steps_element,
+                &[],
+                &mut Place {
+                    parent: Some(&parent),
+                    counter: place.counter,
+                },
+            )?;
             if let Some(Step::Cond { span, .. }) = template.steps.first() {
                 return Err(Error::validation(
                     "a <cond> tests the previous step's output, so it cannot be the first step",
@@ -221,8 +298,27 @@ fn template(element: &Element) -> Result<Template> {
         }
         Kind::Reduce => {
             let reduce_element = single(element, "reduce")?.ok_or_else(|| missing("<reduce>"))?;
-            template.reduce = Some(reduce(reduce_element)?);
+            let parent = template.name.text.clone();
+            template.reduce = Some(reduce(
+                reduce_element,
+                &mut Place {
+                    parent: Some(&parent),
+                    counter: place.counter,
+                },
+            )?);
         }
+        Kind::DirectorEvaluatorLoop => {
+            let loop_element = single(element, "loop")?.ok_or_else(|| missing("<loop>"))?;
+            template.loop_spec = Some(loop_spec(loop_element)?);
+        }
+        // Not an XML type: the `type` attribute refused it above.
+        Kind::Composite => {}
+    }
+    if template.accumulate.is_some() && kind != Kind::Sequential {
+        return Err(Error::validation(
+            "<accumulate_data> is for sequential tasks: it gives each step the earlier steps' outputs",
+        )
+        .with_span(element.span));
     }
     if template.context_keys.is_some()
         && template.inherit_context.as_ref().map(|n| n.text.as_str()) != Some("subset")
@@ -235,41 +331,90 @@ fn template(element: &Element) -> Result<Template> {
     Ok(template)
 }
 
-fn type_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Atomic => "atomic",
-        Kind::Sequential => "sequential",
-        Kind::Reduce => "reduce",
-        Kind::Script => "script",
+/// The elements a `<task>` of this type may hold: its inputs, the element holding its
+/// work, and the options that apply to it.
+fn allowed_children(kind: Kind) -> Vec<&'static str> {
+    let work = table::task_type(kind).xml_element;
+    let options = table::TASK_OPTIONS
+        .iter()
+        .filter(|o| o.applies_to(kind))
+        .filter_map(|o| o.xml.element());
+    let mut children: Vec<&str> = Vec::new();
+    for name in COMMON_CHILDREN.into_iter().chain(work).chain(options) {
+        if !children.contains(&name) {
+            children.push(name);
+        }
     }
+    children
 }
 
 /// A known element that belongs to another type of task gets a message that says so.
 fn check_kind_children(element: &Element, kind: Kind, allowed: &[&str]) -> Result<()> {
-    const BY_KIND: [(&str, &str); 8] = [
-        ("system", "atomic"),
-        ("instructions", "atomic"),
-        ("model", "atomic"),
-        ("steps", "sequential"),
-        ("reduce", "reduce"),
-        ("command", "script"),
-        ("timeout", "script"),
-        ("output_format", "atomic or script"),
-    ];
     for child in &element.children {
-        if allowed.contains(&child.name.as_str()) {
+        let name = child.name.as_str();
+        if allowed.contains(&name) {
             continue;
         }
-        if let Some((_, owner)) = BY_KIND.iter().find(|(name, _)| *name == child.name) {
+        let owners: Vec<&str> = match table::option_for_element(name) {
+            Some(option) => option.types.iter().map(|k| k.name()).collect(),
+            None => table::TASK_TYPES
+                .iter()
+                .filter(|t| t.xml_element == Some(name))
+                .map(|t| t.name)
+                .collect(),
+        };
+        if let Some(first) = owners.first() {
+            let article = if first.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
             return Err(Error::validation(format!(
-                "<{}> belongs to an {owner} task, and this task's type is {}",
-                child.name,
-                type_name(kind)
+                "<{name}> belongs to {article} {} task, and this task's type is {}",
+                owners.join(" or "),
+                kind.name()
             ))
             .with_span(child.span));
         }
     }
     Ok(())
+}
+
+/// The options written as one element holding a text, a number, a boolean or an
+/// expression, read as the table says.
+fn element_options(
+    element: &Element,
+    management: Option<&Element>,
+) -> Result<Vec<(&'static str, Syntax)>> {
+    let mut out = Vec::new();
+    let managed = management.iter().flat_map(|m| m.children.iter());
+    for child in element.children.iter().chain(managed) {
+        let Some(option) = table::option_for_element(&child.name) else {
+            continue;
+        };
+        if out.iter().any(|(name, _)| *name == option.name) {
+            return Err(Error::validation(format!(
+                "<{}> appears twice in <{}>",
+                child.name, element.name
+            ))
+            .with_span(child.span));
+        }
+        let value = match option.xml {
+            table::Xml::Text(_) => {
+                let text = text_only(child)?;
+                Syntax::new(
+                    SyntaxKind::Str(std::rc::Rc::new(text.as_str().to_owned())),
+                    text.span(),
+                )
+            }
+            table::Xml::Number(_) => number(child)?,
+            table::Xml::Bool(_) => boolean(child)?,
+            table::Xml::Expr(_) => read_one(&text_only(child)?, &format!("<{}>", child.name))?,
+            table::Xml::Element(_) | table::Xml::Attribute(_) => continue,
+        };
+        out.push((option.name, value));
+    }
+    Ok(out)
 }
 
 // ---- the parts of a task ------------------------------------------------------------------
@@ -372,12 +517,143 @@ fn line_column_offset(text: &str, line: usize, column: usize) -> usize {
     (line_start + column.saturating_sub(1)).min(text.len())
 }
 
+/// A context setting written in the task or in its `<context_management>`, not both.
+fn managed_child<'e>(
+    element: &'e Element,
+    management: Option<&'e Element>,
+    name: &str,
+) -> Result<Option<&'e Element>> {
+    let direct = single(element, name)?;
+    let managed = management.map(|m| single(m, name)).transpose()?.flatten();
+    match (direct, managed) {
+        (Some(_), Some(second)) => Err(Error::validation(format!(
+            "<{name}> is given both in the task and in <context_management>"
+        ))
+        .with_span(second.span)),
+        (one, other) => Ok(one.or(other)),
+    }
+}
+
+/// `<accumulate_data>true</accumulate_data>` or `<accumulate_data format="…"/>`, with
+/// `<accumulation_format>`: the format, or `None` when data is not accumulated.
+fn accumulation(management: &Element) -> Result<Option<Name>> {
+    let Some(data) = single(management, "accumulate_data")? else {
+        if let Some(format) = single(management, "accumulation_format")? {
+            return Err(Error::validation(
+                "<accumulation_format> needs <accumulate_data>true</accumulate_data>",
+            )
+            .with_span(format.span));
+        }
+        return Ok(None);
+    };
+    check_shape(data, &["format"], &[])?;
+    let on = match data.text.trim().as_str() {
+        "" | "true" => true,
+        "false" => false,
+        other => {
+            return Err(Error::validation(format!(
+                "`{other}` is not a valid accumulate_data (true or false)"
+            ))
+            .with_span(data.text.trim().span()))
+        }
+    };
+    let from_element = single(management, "accumulation_format")?
+        .map(text_only)
+        .transpose()?;
+    let format = match (data.attribute("format"), from_element) {
+        (Some(_), Some(t)) => {
+            return Err(Error::validation(
+                "the accumulation format is given both as format= and as <accumulation_format>",
+            )
+            .with_span(t.span()))
+        }
+        (Some(attribute), None) => Some(attribute.value.trim()),
+        (None, text) => text,
+    };
+    if !on {
+        return Ok(None);
+    }
+    let Some(format) = format else {
+        return Ok(Some(Name {
+            text: "notes_only".to_owned(),
+            span: data.span,
+        }));
+    };
+    if !ACCUMULATION_FORMATS.contains(&format.as_str()) {
+        return Err(Error::validation(format!(
+            "`{}` is not a valid accumulation format (expected one of: full_output, notes_only)",
+            format.as_str()
+        ))
+        .with_span(format.span()));
+    }
+    Ok(Some(Name {
+        text: format.as_str().to_owned(),
+        span: format.span(),
+    }))
+}
+
+/// `<loop director="d" evaluator="e" max_iterations="3" input="expr"/>`.
+fn loop_spec(element: &Element) -> Result<LoopSpec> {
+    check_shape(
+        element,
+        &["director", "evaluator", "max_iterations", "input"],
+        &[],
+    )?;
+    if element.has_text() {
+        return Err(
+            Error::validation("<loop> takes no text").with_span(element.text.first_line_span())
+        );
+    }
+    let read = |name: &str| {
+        element
+            .attribute(name)
+            .map(|a| read_one(&a.value, &format!("`{name}`")))
+            .transpose()
+    };
+    Ok(LoopSpec {
+        director: symbol_name(required_attribute(element, "director")?, "task reference")?,
+        evaluator: symbol_name(required_attribute(element, "evaluator")?, "task reference")?,
+        max_iterations: read("max_iterations")?,
+        input: read("input")?,
+    })
+}
+
+/// `<task name="x" ref="y"/>`: another name for a task.
+fn alias(element: &Element) -> Result<Template> {
+    check_shape(element, &["name", "ref"], &[])?;
+    if element.has_text() {
+        return Err(Error::validation("an alias <task name ref/> takes no text")
+            .with_span(element.text.first_line_span()));
+    }
+    Ok(Template {
+        name: symbol_name(required_attribute(element, "name")?, "task name")?,
+        kind: Kind::Composite,
+        span: element.span,
+        subtype: None,
+        inputs: Vec::new(),
+        options: Vec::new(),
+        output: None,
+        inherit_context: None,
+        context_keys: None,
+        steps: Vec::new(),
+        command: Vec::new(),
+        files: None,
+        reduce: None,
+        alias: Some(symbol_name(
+            required_attribute(element, "ref")?,
+            "task reference",
+        )?),
+        accumulate: None,
+        loop_spec: None,
+    })
+}
+
 /// `inherit_context` as an attribute of the task or as an element, not both.
-fn context_setting(element: &Element) -> Result<Option<Name>> {
+fn context_setting(element: &Element, management: Option<&Element>) -> Result<Option<Name>> {
     let from_attribute = element
         .attribute("inherit_context")
         .map(|a| a.value.clone());
-    let from_element = single(element, "inherit_context")?
+    let from_element = managed_child(element, management, "inherit_context")?
         .map(text_only)
         .transpose()?;
     let text = match (from_attribute, from_element) {
@@ -404,9 +680,9 @@ fn context_setting(element: &Element) -> Result<Option<Name>> {
 }
 
 /// `context_keys`: names separated by spaces or commas, as an attribute or an element.
-fn context_keys(element: &Element) -> Result<Option<Vec<Name>>> {
+fn context_keys(element: &Element, management: Option<&Element>) -> Result<Option<Vec<Name>>> {
     let from_attribute = element.attribute("context_keys").map(|a| a.value.clone());
-    let from_element = single(element, "context_keys")?
+    let from_element = managed_child(element, management, "context_keys")?
         .map(text_only)
         .transpose()?;
     let text = match (from_attribute, from_element) {
@@ -436,28 +712,51 @@ fn context_keys(element: &Element) -> Result<Option<Vec<Name>>> {
     Ok(Some(keys))
 }
 
-fn timeout(element: &Element) -> Result<Syntax> {
+/// A number that is not negative; the option's own check (at definition) says more.
+fn number(element: &Element) -> Result<Syntax> {
     let text = text_only(element)?;
-    let value = read_one(&text, "<timeout>");
-    match value {
+    match read_one(&text, &format!("<{}>", element.name)) {
         Ok(
             syntax @ Syntax {
-                kind: SyntaxKind::Int(n),
+                kind: SyntaxKind::Int(0..),
                 ..
             },
-        ) if n > 0 => Ok(syntax),
+        ) => Ok(syntax),
         Ok(
             syntax @ Syntax {
                 kind: SyntaxKind::Float(f),
                 ..
             },
-        ) if f > 0.0 && f.is_finite() => Ok(syntax),
+        ) if f >= 0.0 && f.is_finite() => Ok(syntax),
         _ => Err(Error::validation(format!(
-            "`{}` is not a valid timeout (a positive number of seconds)",
-            text.as_str()
+            "`{}` is not a valid {} (a number)",
+            text.as_str(),
+            element.name
         ))
         .with_span(text.span())),
     }
+}
+
+fn boolean(element: &Element) -> Result<Syntax> {
+    let text = text_only(element)?;
+    let value = match text.as_str() {
+        "true" => true,
+        "false" => false,
+        other => {
+            return Err(Error::validation(format!(
+                "`{other}` is not a valid {} (true or false)",
+                element.name
+            ))
+            .with_span(text.span()))
+        }
+    };
+    Ok(Syntax::new(SyntaxKind::Bool(value), text.span()))
+}
+
+/// The texts of an element's children, all named `child`.
+fn text_children(element: &Element, child: &str) -> Result<Vec<Text>> {
+    check_shape(element, &[], &[child])?;
+    element.children.iter().map(text_only).collect()
 }
 
 fn command_args(element: &Element) -> Result<Vec<Text>> {

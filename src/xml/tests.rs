@@ -19,7 +19,7 @@ fn library(name: &str) -> Option<Option<Vec<Param>>> {
 
 fn compile(xml: &str, alias: Option<&str>, only: Option<&[(String, Span)]>) -> Result<Vec<String>> {
     let file = read_str("<xml-test>", xml)?;
-    let definitions = definitions(&file, alias, only, &library)?;
+    let definitions = definitions(&file, alias, only, &library, super::Unknown::Error)?;
     Ok(definitions
         .iter()
         .map(|d| write_string(&syntax_to_value(&d.form)))
@@ -57,7 +57,7 @@ fn atomic_task_with_every_element() {
 </task>"#;
     assert_eq!(
         one(xml),
-        r#"(deftask summarize (text (style "brief")) :description "Summarize a text" :subtype "standard" :system "You are terse." :prompt "Summarize in a {{style}} style: {{text}}" :output "json" :schema "object" :model "small-model" :inherit-context "none")"#
+        r#"(deftask summarize (text (style "brief")) :subtype "standard" :description "Summarize a text" :system "You are terse." :prompt "Summarize in a {{style}} style: {{text}}" :model "small-model" :output "json" :schema "object" :inherit-context "none")"#
     );
 }
 
@@ -128,7 +128,7 @@ fn script_commands_render_their_tags() {
   <timeout>2.5</timeout><output_format type="json"/></task>"#;
     assert_eq!(
         one(xml),
-        r#"(deftask lines (path) :output "json" :command ("wc" "-l" (str path) (str "--label=" path ":{{not a tag}}{{}}")) :timeout 2.5)"#
+        r#"(deftask lines (path) :timeout 2.5 :output "json" :command ("wc" "-l" (str path) (str "--label=" path ":{{not a tag}}{{}}")))"#
     );
 }
 
@@ -221,6 +221,96 @@ fn errors_name_what_is_wrong_and_where() {
         assert!(e.message().contains(words), "{xml}: {}", e.message());
         assert_eq!((l, c), (*line, *column), "{xml}: {}", e.message());
     }
+}
+
+#[test]
+fn every_deftask_option_has_an_element() {
+    let xml = r#"<tasks>
+  <task name="ask"><instructions>Q</instructions><timeout>1.5</timeout><retries>2</retries>
+    <audits>[(fn (r) [])]</audits><max_turns>3</max_turns></task>
+  <task name="run" type="script"><inputs><input name="x"/></inputs><command><arg>cat</arg></command>
+    <stdin>(str x "!")</stdin><env>{"A" x}</env><shell>false</shell></task>
+</tasks>"#;
+    let forms = one(xml);
+    let lines: Vec<&str> = forms.lines().collect();
+    assert_eq!(
+        lines[0],
+        r#"(deftask ask () :prompt "Q" :timeout 1.5 :retries 2 :audits ((fn (r) ())) :max-turns 3)"#
+    );
+    assert_eq!(
+        lines[1],
+        r#"(deftask run (x) :stdin (str x "!") :env {"A" x} :shell false :command ("cat"))"#
+    );
+    let (e, _, _) = failure("<task name='a'><instructions>x</instructions><stdin>x</stdin></task>");
+    assert!(
+        e.message().contains("<stdin> belongs to a script task"),
+        "{}",
+        e.message()
+    );
+    let (e, _, _) =
+        failure("<task name='a'><instructions>x</instructions><retries>-1</retries></task>");
+    assert!(
+        e.message().contains("not a valid retries"),
+        "{}",
+        e.message()
+    );
+}
+
+#[test]
+fn inline_tasks_code_steps_aliases_and_loops() {
+    let xml = r#"<tasks>
+  <task name="a"><inputs><input name="x"/></inputs><instructions>A {{x}}</instructions></task>
+  <task name="s" type="sequential"><inputs><input name="x"/></inputs>
+    <context_management><accumulate_data format="full_output"/></context_management>
+    <steps>
+      <task><description>Ask {{x}}</description></task>
+      <code>(define y 1) y</code>
+      <task><description>ignored</description><code>(+ y 1)</code></task>
+      <cond><case test="output.ok"><task type="atomic" subtype="h"><instructions>H</instructions></task></case></cond>
+      <task ref="later"/>
+    </steps></task>
+  <task name="r" type="reduce"><inputs><input name="xs"/></inputs>
+    <reduce over="xs"><task><inputs><input name="acc"/><input name="item"/></inputs><instructions>{{acc}}{{item}}</instructions></task></reduce></task>
+  <task name="b" ref="a"/>
+  <task name="l" type="director_evaluator_loop"><inputs><input name="x"/></inputs>
+    <loop director="a" evaluator="judge" max_iterations="2" input="x"/></task>
+</tasks>"#;
+    let file = read_str("<xml-test>", xml).unwrap();
+    let forms: Vec<String> = definitions(&file, None, None, &library, Unknown::AtCallTime)
+        .unwrap()
+        .iter()
+        .map(|d| write_string(&syntax_to_value(&d.form)))
+        .collect();
+    let expected = [
+        r#"(deftask a (x) :prompt "A {{x}}")"#,
+        r#"(deftask s/step-0 () :description "Ask {{x}}" :prompt "Ask {{x}}")"#,
+        r#"(deftask s/step-1 () :subtype "h" :prompt "H")"#,
+        r#"(deftask s (x) (sequential :accumulate "full_output" (s/step-0) (begin (define y 1) y) (begin (+ y 1)) (cond-output (last step_results) (output.ok (s/step-1)) (else nil)) (call-task "later" {"x" x})))"#,
+        r#"(deftask r/step-0 (acc item) :prompt "{{acc}}{{item}}")"#,
+        r#"(deftask r (xs) :type "reduce" (reduce-task r/step-0 nil xs))"#,
+        r#"(deftask b (x) :description "another name for a" (call-task "a" {"x" x}))"#,
+        r#"(deftask l (x) :type "director_evaluator_loop" (director-evaluator-loop :director a :evaluator judge :max-iterations 2 :input x))"#,
+    ];
+    let mut sorted = forms.clone();
+    sorted.sort();
+    let mut wanted: Vec<String> = expected.iter().map(|s| s.to_string()).collect();
+    wanted.sort();
+    assert_eq!(sorted, wanted, "{forms:#?}");
+    // checking strictly, a task no file defines is an error
+    let Err(e) = definitions(&file, None, None, &library, Unknown::Error) else {
+        panic!("a task no file defines is an error when checking");
+    };
+    assert!(
+        e.message().contains("unknown task `later`"),
+        "{}",
+        e.message()
+    );
+    let (e, _, _) = failure("<task name='a' type='atomic'><context_management><accumulate_data>true</accumulate_data></context_management><instructions>x</instructions></task>");
+    assert!(
+        e.message().contains("for sequential tasks"),
+        "{}",
+        e.message()
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 ;; stdout: "before"
-;; error: VALIDATION_ERROR unknown task `not_defined_anywhere`
+;; error: VALIDATION_ERROR expected a value
 ; an import error stops the script where the import is, like any other error
 (prn "before")
-(import "templates/unknown_ref.xml")
+(import "templates/bad_test.xml")
 (prn "after")

@@ -1,2 +1,2 @@
-;; error: VALIDATION_ERROR unknown task `not_defined_anywhere` unknown_ref.xml:4:23
-(import "templates/unknown_ref.xml")
+;; error: VALIDATION_ERROR expected a value bad_test.xml:4:41
+(import "templates/bad_test.xml")

@@ -1,0 +1,180 @@
+//! `(director-evaluator-loop :director d :evaluator e :max-iterations n :input x)`: the
+//! director proposes, the evaluator judges with an EvaluationResult, and the director
+//! tries again with the feedback until the evaluator is satisfied or the iterations run
+//! out.
+
+use super::definition::Task;
+use super::result::{field, from_body, is_task_result, with_notes};
+use crate::builtins::{proc_arg, split_options, type_error};
+use crate::env::Env;
+use crate::error::{Error, Reason, Result};
+use crate::eval::Interp;
+use crate::value::{from_json, Entries, Value};
+use std::rc::Rc;
+
+pub const CONTINUATION: &str = "CONTINUATION";
+const DEFAULT_ITERATIONS: usize = 3;
+
+/// The builtin: runs the loop.
+pub fn director_evaluator_loop(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let who = "director-evaluator-loop";
+    let (rest, options) = split_options(
+        who,
+        args,
+        &["director", "evaluator", "max-iterations", "input"],
+    )?;
+    if let Some(extra) = rest.first() {
+        return Err(type_error(
+            who,
+            "options :director :evaluator :max-iterations :input",
+            extra,
+        ));
+    }
+    let option = |name: &str| options.iter().find(|(o, _)| *o == name).map(|(_, v)| v);
+    let missing = |name: &str| Error::eval(format!("{who}: :{name} is required"));
+    let director = proc_arg(who, option("director").ok_or_else(|| missing("director"))?)?;
+    let evaluator = proc_arg(
+        who,
+        option("evaluator").ok_or_else(|| missing("evaluator"))?,
+    )?;
+    let iterations = match option("max-iterations") {
+        None => DEFAULT_ITERATIONS,
+        Some(value) => match crate::builtins::index_arg(who, value)? {
+            0 => return Err(type_error(who, "a :max-iterations of at least 1", value)),
+            n => n,
+        },
+    };
+    let input = option("input").cloned().unwrap_or(Value::Nil);
+    give_subtype(director, "director");
+    give_subtype(evaluator, "evaluator");
+
+    let mut next_input = input.clone();
+    let mut evaluations = Vec::new();
+    let mut last = Value::Nil;
+    for iteration in 1..=iterations {
+        let number = Value::Int(i64::try_from(iteration).unwrap_or(i64::MAX));
+        let result = as_result(
+            "director",
+            call_with_iteration(interp, director, next_input, &number, env)?,
+        );
+        let evaluation = as_result(
+            "evaluator",
+            call_with_iteration(interp, evaluator, result.clone(), &number, env)?,
+        );
+        let (success, feedback, notes) = judgement(&evaluation, iteration)?;
+        evaluations.push(notes);
+        let count = Value::Int(i64::try_from(iteration).unwrap_or(i64::MAX));
+        let loop_notes = [
+            ("iterations", count),
+            ("evaluations", Value::list(evaluations.clone())),
+        ];
+        if success {
+            return Ok(with_notes(&result, &loop_notes));
+        }
+        next_input = feedback_input(&input, feedback, field(&result, "content"));
+        last = with_notes(&result, &loop_notes);
+    }
+    Ok(with_status(&last, CONTINUATION))
+}
+
+/// A task with no subtype of its own takes the role it plays here.
+fn give_subtype(callee: &Value, role: &str) {
+    if let Value::Task(task) = callee {
+        task.set_subtype_if_none(role);
+    }
+}
+
+/// `(f input iteration)`; a task of one parameter is called with the input alone.
+fn call_with_iteration(
+    interp: &Interp,
+    f: &Value,
+    input: Value,
+    iteration: &Value,
+    env: &Env,
+) -> Result<Value> {
+    match f {
+        Value::Task(task) if takes_one(task) => interp.apply(f, &[input], env),
+        _ => interp.apply(f, &[input, iteration.clone()], env),
+    }
+}
+
+fn takes_one(task: &Task) -> bool {
+    task.params.len() == 1
+}
+
+fn as_result(role: &str, value: Value) -> Value {
+    if is_task_result(&value) {
+        value
+    } else {
+        from_body(role, value)
+    }
+}
+
+/// Success and feedback from the evaluator's `parsedContent` (or its content read as
+/// JSON), else from its notes; and the EvaluationResult notes recorded for it.
+fn judgement(evaluation: &Value, iteration: usize) -> Result<(bool, Value, Value)> {
+    let parsed = match field(evaluation, "parsedContent") {
+        Value::Nil => match field(evaluation, "content") {
+            Value::Str(text) => serde_json::from_str::<serde_json::Value>(&text)
+                .map(|json| from_json(&json))
+                .unwrap_or(Value::Nil),
+            _ => Value::Nil,
+        },
+        parsed => parsed,
+    };
+    let notes = field(evaluation, "notes");
+    let pick = |key: &str| match field(&parsed, key) {
+        Value::Nil => field(&notes, key),
+        found => found,
+    };
+    let success = match pick("success") {
+        Value::Bool(b) => b,
+        _ => {
+            return Err(Error::task_failure(
+                Reason::OutputFormatFailure,
+                "director-evaluator-loop: the evaluator's answer is not an EvaluationResult (it needs \"success\" true or false, in its JSON output or its notes)",
+            ))
+        }
+    };
+    let feedback = match pick("feedback") {
+        Value::Nil => Value::str(String::new()),
+        other => other,
+    };
+    let mut recorded: Entries = notes
+        .as_map()
+        .map(|m| m.entries.clone())
+        .unwrap_or_default();
+    if let Some(map) = parsed.as_map() {
+        for (key, value) in &map.entries {
+            recorded.insert(key.clone(), value.clone());
+        }
+    }
+    recorded.insert(Rc::from("success"), Value::Bool(success));
+    recorded.insert(Rc::from("feedback"), feedback.clone());
+    recorded.insert(
+        Rc::from("iteration"),
+        Value::Int(i64::try_from(iteration).unwrap_or(i64::MAX)),
+    );
+    Ok((success, feedback, Value::map(recorded)))
+}
+
+/// What the director sees after a failed evaluation.
+fn feedback_input(input: &Value, feedback: Value, previous: Value) -> Value {
+    let mut map = Entries::new();
+    map.insert(Rc::from("input"), input.clone());
+    map.insert(Rc::from("feedback"), feedback);
+    map.insert(Rc::from("previous"), previous);
+    Value::map(map)
+}
+
+fn with_status(result: &Value, status: &str) -> Value {
+    let Value::Map(map) = result else {
+        return result.clone();
+    };
+    let mut entries = map.entries.clone();
+    entries.insert(Rc::from("status"), Value::from(status));
+    Value::Map(Rc::new(crate::value::Map {
+        entries,
+        task_result: map.task_result,
+    }))
+}

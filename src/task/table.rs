@@ -1,0 +1,255 @@
+//! The one table of task types and task options. `deftask` reads its option names and
+//! when each is evaluated from it, the XML layer its element names, value forms and the
+//! task types each applies to, the REPL its completions, and `tasklisp check` gets all
+//! of that through `deftask`'s analysis. Adding an option or a type starts here.
+
+use super::definition::TaskKind;
+
+/// What a task of a type runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runs {
+    /// `:prompt` (XML `<instructions>`).
+    Prompt,
+    /// `:command` (XML `<command>`).
+    Command,
+    /// A body (XML `<steps>` or `<reduce>`).
+    Body,
+}
+
+/// A task type: its name, what it runs, and the element holding its work in XML (none
+/// for a type XML does not write).
+pub struct TaskType {
+    pub kind: TaskKind,
+    pub name: &'static str,
+    pub runs: Runs,
+    pub xml_element: Option<&'static str>,
+}
+
+const ATOMIC_TYPE: TaskType = TaskType {
+    kind: TaskKind::Atomic,
+    name: "atomic",
+    runs: Runs::Prompt,
+    xml_element: Some("instructions"),
+};
+const SCRIPT_TYPE: TaskType = TaskType {
+    kind: TaskKind::Script,
+    name: "script",
+    runs: Runs::Command,
+    xml_element: Some("command"),
+};
+const SEQUENTIAL_TYPE: TaskType = TaskType {
+    kind: TaskKind::Sequential,
+    name: "sequential",
+    runs: Runs::Body,
+    xml_element: Some("steps"),
+};
+const REDUCE_TYPE: TaskType = TaskType {
+    kind: TaskKind::Reduce,
+    name: "reduce",
+    runs: Runs::Body,
+    xml_element: Some("reduce"),
+};
+const LOOP_TYPE: TaskType = TaskType {
+    kind: TaskKind::DirectorEvaluatorLoop,
+    name: "director_evaluator_loop",
+    runs: Runs::Body,
+    xml_element: Some("loop"),
+};
+const COMPOSITE_TYPE: TaskType = TaskType {
+    kind: TaskKind::Composite,
+    name: "composite",
+    runs: Runs::Body,
+    xml_element: None,
+};
+
+pub const TASK_TYPES: &[TaskType] = &[
+    ATOMIC_TYPE,
+    SCRIPT_TYPE,
+    SEQUENTIAL_TYPE,
+    REDUCE_TYPE,
+    LOOP_TYPE,
+    COMPOSITE_TYPE,
+];
+
+pub fn task_type(kind: TaskKind) -> &'static TaskType {
+    match kind {
+        TaskKind::Atomic => &ATOMIC_TYPE,
+        TaskKind::Script => &SCRIPT_TYPE,
+        TaskKind::Sequential => &SEQUENTIAL_TYPE,
+        TaskKind::Reduce => &REDUCE_TYPE,
+        TaskKind::Composite => &COMPOSITE_TYPE,
+        TaskKind::DirectorEvaluatorLoop => &LOOP_TYPE,
+    }
+}
+
+/// The names of the types, joined for messages ("atomic, script, …").
+pub fn type_names(xml_only: bool) -> Vec<&'static str> {
+    TASK_TYPES
+        .iter()
+        .filter(|t| !xml_only || t.xml_element.is_some())
+        .map(|t| t.name)
+        .collect()
+}
+
+/// When a `deftask` option's value is evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    /// Once, when the task is defined.
+    Definition,
+    /// At each call, in the call's environment (it can use the parameters).
+    Call,
+    /// Read from the form itself, not evaluated (`:context-keys [a b]`).
+    Form,
+}
+
+/// How an option is written in an XML `<task>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Xml {
+    /// `<element>text</element>`, the text taken as a string.
+    Text(&'static str),
+    /// `<element>3</element>`, a number.
+    Number(&'static str),
+    /// `<element>true</element>` or `false`.
+    Bool(&'static str),
+    /// `<element>expression</element>`, one S-expression, evaluated as the option's value.
+    Expr(&'static str),
+    /// An element the XML layer reads itself (its shape is not one text).
+    Element(&'static str),
+    /// An attribute of `<task>`.
+    Attribute(&'static str),
+}
+
+impl Xml {
+    /// The element name, for the forms written as an element.
+    pub fn element(self) -> Option<&'static str> {
+        match self {
+            Xml::Text(e) | Xml::Number(e) | Xml::Bool(e) | Xml::Expr(e) | Xml::Element(e) => {
+                Some(e)
+            }
+            Xml::Attribute(_) => None,
+        }
+    }
+}
+
+/// A `deftask` option.
+pub struct TaskOption {
+    /// The keyword, without the colon.
+    pub name: &'static str,
+    pub when: When,
+    /// The types it applies to; empty means every type.
+    pub types: &'static [TaskKind],
+    pub xml: Xml,
+    /// One line for help and completion hints.
+    pub doc: &'static str,
+}
+
+impl TaskOption {
+    pub fn applies_to(&self, kind: TaskKind) -> bool {
+        self.types.is_empty() || self.types.contains(&kind)
+    }
+}
+
+const EVERY: &[TaskKind] = &[];
+const ATOMIC: &[TaskKind] = &[TaskKind::Atomic];
+const SCRIPT: &[TaskKind] = &[TaskKind::Script];
+const RUNS_ITSELF: &[TaskKind] = &[TaskKind::Atomic, TaskKind::Script];
+
+macro_rules! options {
+    ($( $name:literal $when:ident $types:ident $xml:ident($element:literal) $doc:literal; )*) => {
+        pub const TASK_OPTIONS: &[TaskOption] = &[
+            $( TaskOption {
+                name: $name,
+                when: When::$when,
+                types: $types,
+                xml: Xml::$xml($element),
+                doc: $doc,
+            }, )*
+        ];
+    };
+}
+
+options! {
+    "description" Definition EVERY Text("description") "what the task does";
+    "type" Definition EVERY Attribute("type") "atomic, script, sequential, reduce, director_evaluator_loop or composite";
+    "subtype" Definition EVERY Attribute("subtype") "a refinement: standard, director, evaluator, associative_matching, …";
+    "system" Definition ATOMIC Text("system") "the system prompt, a template";
+    "prompt" Definition ATOMIC Text("instructions") "the prompt, a template";
+    "output" Definition RUNS_ITSELF Element("output_format") "\"json\" or \"text\"";
+    "schema" Definition RUNS_ITSELF Element("output_format") "a type name or a JSON Schema map";
+    "strict-json" Definition RUNS_ITSELF Element("output_format") "true: only exact JSON is accepted (no repair)";
+    "model" Definition ATOMIC Text("model") "the model to ask";
+    "max-turns" Definition ATOMIC Number("max_turns") "provider turns allowed in the session";
+    "timeout" Definition RUNS_ITSELF Number("timeout") "seconds one call may take";
+    "retries" Definition EVERY Number("retries") "extra rounds when an audit finds a critical issue";
+    "audits" Definition EVERY Expr("audits") "functions from a result to a list of issues";
+    "inherit-context" Definition EVERY Element("inherit_context") "\"full\", \"none\" or \"subset\"";
+    "fresh-context" Definition EVERY Bool("fresh_context") "true: run with nothing inherited (not with :inherit-context \"full\" or \"subset\")";
+    "context-keys" Form EVERY Element("context_keys") "the caller's names a subset context copies";
+    "files" Call ATOMIC Element("file_paths") "paths whose contents the prompt reaches as {{files}}";
+    "context-query" Definition ATOMIC Text("context_query") "a template; get-context's answer is {{context}}";
+    "context-dir" Definition ATOMIC Text("context_dir") "the directory :context-query searches";
+    "command" Call SCRIPT Element("command") "the program and its arguments";
+    "stdin" Call SCRIPT Expr("stdin") "text for the program's standard input";
+    "env" Call SCRIPT Expr("env") "a map of environment variables";
+    "shell" Definition SCRIPT Bool("shell") "true: run the command through sh -c";
+    "metadata" Definition EVERY Expr("metadata") "a map of extra metadata";
+    "temperature" Definition ATOMIC Number("temperature") "model option: sampling temperature, 0 to 2";
+    "max-tokens" Definition ATOMIC Number("max_tokens") "model option: the answer's length cap";
+    "top-p" Definition ATOMIC Number("top_p") "model option: nucleus sampling, 0 to 1";
+    "stop" Definition ATOMIC Expr("stop") "model option: a stop string or list of them";
+    "seed" Definition ATOMIC Number("seed") "model option: the sampling seed";
+    "tools" Definition ATOMIC Expr("tools") "tasks offered to the model as tools";
+    "param-types" Definition EVERY Expr("param_types") "JSON types of the parameters, for tool schemas";
+}
+
+pub fn option(name: &str) -> Option<&'static TaskOption> {
+    TASK_OPTIONS.iter().find(|o| o.name == name)
+}
+
+/// The option an XML element of a `<task>` writes, if any.
+pub fn option_for_element(element: &str) -> Option<&'static TaskOption> {
+    TASK_OPTIONS
+        .iter()
+        .find(|o| o.xml.element() == Some(element))
+}
+
+/// `:name` for every option, for completion.
+pub fn keywords() -> impl Iterator<Item = String> {
+    TASK_OPTIONS.iter().map(|o| format!(":{}", o.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_type_has_one_entry_and_options_are_unique() {
+        for kind in [
+            TaskKind::Atomic,
+            TaskKind::Script,
+            TaskKind::Sequential,
+            TaskKind::Reduce,
+            TaskKind::Composite,
+            TaskKind::DirectorEvaluatorLoop,
+        ] {
+            assert_eq!(TASK_TYPES.iter().filter(|t| t.kind == kind).count(), 1);
+            assert_eq!(task_type(kind).kind, kind);
+        }
+        for (i, o) in TASK_OPTIONS.iter().enumerate() {
+            assert!(
+                TASK_OPTIONS[..i].iter().all(|p| p.name != o.name),
+                "{} twice",
+                o.name
+            );
+        }
+    }
+
+    #[test]
+    fn elements_map_back_to_their_options() {
+        assert_eq!(option_for_element("instructions").unwrap().name, "prompt");
+        assert_eq!(option_for_element("max_turns").unwrap().name, "max-turns");
+        assert!(option_for_element("steps").is_none());
+        assert!(option("stdin").unwrap().applies_to(TaskKind::Script));
+        assert!(!option("stdin").unwrap().applies_to(TaskKind::Atomic));
+    }
+}

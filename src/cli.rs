@@ -1,14 +1,19 @@
 //! The command line: `run`, `eval`, `check`, and the REPL when no command is given.
 
+use crate::bounds::read_file_bytes;
 use crate::error::{Error, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
 use crate::provider::options::parse_flag_value;
 use crate::provider::ModelOptions;
 use crate::task::ProviderSettings;
 use crate::value::{to_json, write_string, Value};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+
+mod log;
+mod prompt;
 
 #[derive(Parser, Debug, Clone)]
 #[command(
@@ -42,12 +47,23 @@ pub struct Options {
     /// The provider's base URL (for OpenAI-compatible servers, ending in /v1).
     #[arg(long = "base-url", global = true)]
     pub base_url: Option<String>,
-    /// Nested non-tail calls allowed before RESOURCE_EXHAUSTION.
-    #[arg(long = "max-depth", default_value_t = 10_000, global = true)]
+    /// Nested non-tail calls allowed before RESOURCE_EXHAUSTION (at most 100000).
+    #[arg(long = "max-depth", default_value_t = 10_000, global = true,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+              .range(1..=crate::eval::MAX_DEPTH_LIMIT as u64))]
     pub max_depth: usize,
     /// Nested task calls allowed before RESOURCE_EXHAUSTION.
     #[arg(long = "max-task-depth", default_value_t = 100, global = true)]
     pub max_task_depth: usize,
+    /// Heap the program may use before RESOURCE_EXHAUSTION: bytes, or a number with K, M
+    /// or G [default: half the memory].
+    #[arg(long = "max-memory", value_name = "SIZE", global = true,
+          value_parser = crate::memory::parse_size)]
+    pub max_memory: Option<u64>,
+    /// The largest file run, imported, loaded or read: bytes, or a number with K, M or G.
+    #[arg(long = "max-file-size", value_name = "SIZE", default_value = "64M", global = true,
+          value_parser = crate::memory::parse_size)]
+    pub max_file_size: u64,
     /// Print `eval` results as JSON.
     #[arg(long, global = true)]
     pub json: bool,
@@ -61,25 +77,59 @@ pub struct Options {
     /// No start-up banner in the REPL.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// Record nothing in the run log (also TASKLISP_LOG=off).
+    #[arg(long = "no-log", global = true)]
+    pub no_log: bool,
+    /// Answer requests identical to earlier successful ones from the run log (also
+    /// TASKLISP_CACHE=on).
+    #[arg(long, global = true)]
+    pub cache: bool,
+    /// Stop model calls once this many US dollars have been spent.
+    #[arg(long = "budget-usd", value_name = "USD", global = true)]
+    pub budget_usd: Option<f64>,
+    /// Stop model calls after this many.
+    #[arg(long = "budget-calls", value_name = "N", global = true)]
+    pub budget_calls: Option<u64>,
 }
 
 #[derive(Subcommand, Debug, Clone)]
 pub enum Command {
     /// Run a script; ARGS are bound to *args* as strings.
     Run {
+        /// The .sexp script to run, or - to read it from standard input.
         file: PathBuf,
+        /// Arguments for the script, bound to *args*: everything after FILE, flags included.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
     /// Evaluate expressions and print the value of the last one.
     Eval {
+        /// Expressions, read as one program; the last one's value is printed.
         #[arg(required = true, allow_negative_numbers = true)]
         exprs: Vec<String>,
     },
     /// Read and check .sexp and .xml files without running them.
     Check {
+        /// The .sexp and .xml files to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+    },
+    /// Show the run log: recent runs, or the call tree of RUN (an id or its start).
+    Log {
+        run: Option<String>,
+        /// How many runs to list.
+        #[arg(short = 'n', default_value_t = 20)]
+        limit: usize,
+    },
+    /// Send one prompt (TEXT, then stdin when it is not a terminal) and print the answer.
+    Prompt {
+        text: Vec<String>,
+        /// The system prompt.
+        #[arg(short = 's', long)]
+        system: Option<String>,
+        /// A JSON Schema (or type name) the answer must be JSON of.
+        #[arg(long)]
+        schema: Option<String>,
     },
     /// Run the `deftest` tests of .sexp files (see docs/TESTING.md).
     Test(crate::testing::TestArgs),
@@ -96,6 +146,8 @@ impl Options {
         Limits {
             max_depth: self.max_depth.max(1),
             max_task_depth: self.max_task_depth.max(1),
+            max_memory: self.max_memory.or(Limits::default().max_memory),
+            max_file_bytes: self.max_file_size,
             ..Limits::default()
         }
     }
@@ -122,16 +174,22 @@ impl Options {
 
 /// Parses the arguments and runs; returns the process exit status.
 pub fn main() -> i32 {
-    let options = match Options::try_parse() {
+    let (argv, script_args) = split_script_args(std::env::args_os().collect());
+    let parsed = Options::try_parse_from(argv).map(|mut options| {
+        if let Some(Command::Run { args, .. }) = &mut options.command {
+            *args = script_args;
+        }
+        options
+    });
+    let options = match parsed {
         Ok(o) => o,
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() { USAGE } else { 0 };
         }
     };
-    // A bad `-o` is bad usage, found before anything runs.
-    if let Err(e) = options.provider_settings() {
-        eprintln!("tasklisp: {}", e.message());
+    if let Some(message) = usage_problem(&options) {
+        eprintln!("tasklisp: {message}");
         return USAGE;
     }
     let limits = options.limits();
@@ -145,7 +203,99 @@ pub fn main() -> i32 {
     }
 }
 
+/// Splits `tasklisp … run … FILE ARGS…` before FILE's arguments, so that every one of
+/// them reaches the script as it is (`--json`, `-q`, `--` included) rather than being
+/// read as tasklisp's own flags. Other command lines are left whole.
+fn split_script_args(mut argv: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
+    let command = Options::command();
+    let takes_value: Vec<String> = command
+        .get_arguments()
+        .filter(|a| a.get_action().takes_values())
+        .filter_map(|a| a.get_long().map(|long| format!("--{long}")))
+        .collect();
+    let mut seen_run = false;
+    let mut i = 1;
+    while i < argv.len() {
+        let word = argv[i].to_string_lossy().into_owned();
+        if word == "--" && seen_run {
+            i += 1;
+            break;
+        }
+        if word.starts_with('-') && word != "-" {
+            // An option's value is the next word unless written `--name=value`.
+            i += if takes_value.contains(&word) { 2 } else { 1 };
+            continue;
+        }
+        if seen_run {
+            break;
+        }
+        if word != "run" {
+            return (argv, Vec::new());
+        }
+        seen_run = true;
+        i += 1;
+    }
+    if !seen_run || i >= argv.len() {
+        return (argv, Vec::new());
+    }
+    let script_args = argv
+        .split_off(i + 1)
+        .into_iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    (argv, script_args)
+}
+
+/// Mistakes in the command line that clap cannot see: an unknown provider, an XML
+/// file given to `run`.
+fn usage_problem(options: &Options) -> Option<String> {
+    if let Err(e) = options.provider_settings() {
+        return Some(e.message().to_owned());
+    }
+    if let Some(kind) = options.provider.as_deref() {
+        if !crate::provider::is_known(kind) {
+            let hint = crate::suggest::hint(kind, crate::provider::KNOWN.iter().copied())
+                .map_or(String::new(), |h| format!("; {h}"));
+            return Some(format!(
+                "unknown provider: {kind} (known: {}, record:PROVIDER){hint}",
+                crate::provider::KNOWN.join(", ")
+            ));
+        }
+    }
+    if let Some(Command::Run { file, .. }) = &options.command {
+        if file
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
+        {
+            let f = file.display();
+            return Some(format!(
+                "{f} is an XML template file, which defines tasks but does not run: import it \
+                 (`tasklisp --import {f} run script.sexp`, or `(import \"{f}\")` in a script)"
+            ));
+        }
+    }
+    None
+}
+
+/// A script's bytes: the file's, or standard input's for `-`.
+/// The script's bytes: the file's (within `limit`), or standard input's for `-`.
+fn read_script(file: &Path, limit: u64) -> Result<Vec<u8>> {
+    if file == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::io::stdin().lock(), limit),
+            &mut bytes,
+        )
+        .map_err(|e| Error::eval(format!("cannot read the script from stdin: {e}")))?;
+        return Ok(bytes);
+    }
+    read_file_bytes(file, limit)
+}
+
 fn run(options: &Options, limits: Limits) -> i32 {
+    if let Some(Command::Log { run, limit }) = &options.command {
+        return log::show(options, run.as_deref(), *limit);
+    }
     // Tests run in interpreters of their own, one per test.
     if let Some(Command::Test(args)) = &options.command {
         let settings = match options.provider_settings() {
@@ -154,9 +304,10 @@ fn run(options: &Options, limits: Limits) -> i32 {
         };
         return crate::testing::run_command(args, limits, settings, options.imports.clone());
     }
-    // The REPL's output remembers whether a line is open, so results start on their own.
+    // The REPL's and `eval`'s output remembers whether a line is open, so the value
+    // printed after `(display "hi")` starts on its own line.
     let made = match options.command {
-        None => Interp::with_output(limits, crate::repl::output()),
+        None | Some(Command::Eval { .. }) => Interp::with_output(limits, crate::repl::output()),
         Some(_) => Interp::new(limits),
     };
     let interp = match made {
@@ -164,12 +315,9 @@ fn run(options: &Options, limits: Limits) -> i32 {
         Err(e) => return report(options, &e),
     };
     let result = setup(&interp, options).and_then(|()| match &options.command {
-        Some(Command::Run { file, args }) => match std::fs::read(file) {
+        Some(Command::Run { file, args }) => match read_script(file, options.max_file_size) {
             // A script that cannot be read is bad usage, not an error in a program.
-            Err(e) => {
-                let error = Error::eval(format!("cannot read {}: {e}", file.display()));
-                Ok(report_with_status(options, &error, USAGE))
-            }
+            Err(error) => Ok(report_with_status(options, &error, USAGE)),
             Ok(bytes) => {
                 let sigint = crate::interrupt::SigintHandler::install_for_script();
                 let _routing = sigint.route_to(interp.interrupt_flag());
@@ -180,11 +328,18 @@ fn run(options: &Options, limits: Limits) -> i32 {
         },
         Some(Command::Eval { exprs }) => eval_exprs(&interp, options, exprs).map(|()| 0),
         Some(Command::Check { files }) => Ok(check_files(&interp, options, files)),
+        Some(Command::Prompt {
+            text,
+            system,
+            schema,
+        }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
+        Some(Command::Log { .. }) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),
     });
     interp.flush();
+    log::finish(&interp, &result);
     match result {
         Ok(code) => code,
         Err(e) => match e.exit_code() {
@@ -197,6 +352,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.configure_provider(options.provider_settings()?)?;
+    log::install(interp, options);
     interp.tasks.set_batch_default(options.batch);
     for file in &options.imports {
         crate::module::import_file(interp, file, None)?;
@@ -248,7 +404,12 @@ fn run_file(interp: &Interp, file: &Path, text: &str, args: &[String]) -> Result
     let argv = Value::list(args.iter().map(|a| Value::from(a.as_str())).collect());
     interp.define_global(crate::symbol::Sym::new("*args*"), argv);
     interp.loading().borrow_mut().push(file.to_path_buf());
-    let result = interp.run_source(&file.display().to_string(), text);
+    let name = if file == Path::new("-") {
+        "<stdin>".to_owned()
+    } else {
+        file.display().to_string()
+    };
+    let result = interp.run_source(&name, text);
     interp.loading().borrow_mut().pop();
     result
 }
@@ -261,7 +422,13 @@ fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()
         write_string(&value)
     };
     let mut out = interp.out();
-    writeln!(out, "{text}").map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
+    let newline = if crate::repl::at_line_start() {
+        ""
+    } else {
+        "\n"
+    };
+    writeln!(out, "{newline}{text}")
+        .map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
     Ok(())
 }
 
@@ -270,15 +437,33 @@ use std::io::Write;
 fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
     crate::module::declare_xml_tasks(interp, files);
     let mut status = 0;
+    let mut analysed = Vec::new();
+    let mut readable = Vec::new();
     for file in files {
         match crate::module::check_file(interp, file) {
-            Ok(()) => {
-                let _ = writeln!(interp.out(), "{}: ok", file.display());
+            Ok(code) => {
+                readable.push((file, analysed.len(), code.is_some()));
+                analysed.extend(code);
             }
             Err(e) => {
                 interp.flush();
                 status = report(options, &e);
             }
+        }
+    }
+    // Names and arities are checked across all the files at once, after each was read.
+    let problems = crate::module::check_names(interp, &analysed);
+    for (file, index, has_code) in readable {
+        let mine: Vec<_> = problems
+            .iter()
+            .filter(|(i, _)| has_code && *i == index)
+            .collect();
+        if mine.is_empty() {
+            let _ = writeln!(interp.out(), "{}: ok", file.display());
+        }
+        for (_, problem) in mine {
+            interp.flush();
+            status = report(options, problem);
         }
     }
     status

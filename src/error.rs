@@ -67,6 +67,10 @@ struct ErrorData {
     incomplete: bool,
     /// `(exit n)`: not a failure but a request to end the program; never caught.
     exit_code: Option<i32>,
+    /// A suggestion shown under the report ("did you mean `str`?"); not part of the map.
+    hint: Option<String>,
+    /// For an error inside the prelude: where the user's code called into it.
+    call_site: Option<Span>,
 }
 
 #[derive(Clone, Debug)]
@@ -82,6 +86,8 @@ impl Error {
             span: None,
             incomplete: false,
             exit_code: None,
+            hint: None,
+            call_site: None,
         }))
     }
 
@@ -90,6 +96,29 @@ impl Error {
         let mut e = Error::eval(format!("exit {code}"));
         e.0.exit_code = Some(code);
         e
+    }
+
+    /// Adds a suggestion to the rendered report, if there is one.
+    pub fn with_hint(mut self, hint: Option<String>) -> Error {
+        self.0.hint = hint;
+        self
+    }
+
+    /// Records `call` as the user's call site when the error points into the prelude and
+    /// `call` does not: a report inside `find` or `assoc-in` then also says whose call
+    /// it was.
+    pub fn seen_from(mut self, call: Span) -> Error {
+        let in_prelude = |span: Span| {
+            source::source(span.source).is_some_and(|f| f.name == crate::stdlib::PRELUDE_NAME)
+        };
+        if self.0.call_site.is_none() && self.0.span.is_some_and(in_prelude) && !in_prelude(call) {
+            self.0.call_site = Some(call);
+        }
+        self
+    }
+
+    pub fn hint(&self) -> Option<&str> {
+        self.0.hint.as_deref()
     }
 
     pub fn exit_code(&self) -> Option<i32> {
@@ -302,15 +331,24 @@ impl Diagnostic for Error {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        if self.0.details.is_empty() || self.0.kind == ErrorKind::Syntax {
-            return None;
-        }
-        let details = Json::Object(self.0.details.clone()).to_string();
-        let details = format!("details: {}", truncate(&details, 2000));
-        Some(Box::new(match self.chain() {
-            Some(chain) => format!("{chain}\n{details}"),
-            None => details,
-        }))
+        let details = (!self.0.details.is_empty() && self.0.kind != ErrorKind::Syntax).then(|| {
+            let details = Json::Object(self.0.details.clone()).to_string();
+            let details = format!("details: {}", truncate(&details, 2000));
+            match self.chain() {
+                Some(chain) => format!("{chain}\n{details}"),
+                None => details,
+            }
+        });
+        let call_site = self.0.call_site.and_then(|span| {
+            let file = source::source(span.source)?;
+            let (line, column) = source::line_col(&file.text, span.start as usize);
+            Some(format!("called from {}:{line}:{column}", file.name))
+        });
+        let parts: Vec<String> = [call_site, self.0.hint.clone(), details]
+            .into_iter()
+            .flatten()
+            .collect();
+        (!parts.is_empty()).then(|| Box::new(parts.join("; ")) as Box<dyn fmt::Display + 'a>)
     }
 }
 

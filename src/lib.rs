@@ -9,18 +9,29 @@
 //! assert_eq!(value.unwrap().unwrap(), "3");
 //! ```
 
+// Input can reach almost any path: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod bounds;
 pub mod builtins;
 pub mod cli;
 pub mod env;
 pub mod error;
 pub mod eval;
 pub mod interrupt;
+pub mod memory;
 pub mod module;
+pub mod prices;
 pub mod provider;
 pub mod reader;
 pub mod repl;
+pub mod runlog;
 pub mod source;
 pub mod stdlib;
+pub mod suggest;
 pub mod symbol;
 pub mod task;
 pub mod testing;

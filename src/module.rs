@@ -11,15 +11,19 @@
 //! needs no field of its own in `Interp`.
 
 mod check;
+mod names;
 mod namespace;
 mod registry;
 
-pub use check::{check_file, declare_xml_tasks};
+pub use check::{check_file, check_names, declare_xml_tasks};
+pub use names::Analysed;
 
 use registry::{
-    imported_from, library_params, record_import, registry_get, registry_insert, MODULE_FILES,
+    imported_files, imported_from, library_params, record_import, registry_get, registry_insert,
+    MODULE_FILES,
 };
 
+use crate::bounds::read_file_text;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::{Extension, Node};
@@ -41,7 +45,7 @@ pub fn special_form(name: &str) -> Option<SpecialForm> {
     }
 }
 
-const IMPORT_USAGE: &str = "(import \"file\" [:as name] [:only (task…)])";
+const IMPORT_USAGE: &str = "(import \"file\" [:as name] [:only (task…)] [:reload true])";
 
 /// `(import FILE [:as name] [:only (a b)])`: FILE is evaluated, the options are not.
 fn import_form(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
@@ -53,6 +57,7 @@ fn import_form(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
     };
     let mut alias = None;
     let mut only = None;
+    let mut reload = false;
     for pair in items.get(2..).unwrap_or(&[]).chunks(2) {
         let (key, value) = match pair {
             [key, value] => (key, value),
@@ -67,6 +72,7 @@ fn import_form(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
         match &key.kind {
             SyntaxKind::Keyword(k) if k.name() == "as" => alias = Some(alias_name(value)?),
             SyntaxKind::Keyword(k) if k.name() == "only" => only = Some(only_names(value)?),
+            SyntaxKind::Keyword(k) if k.name() == "reload" => reload = reload_flag(value)?,
             _ => {
                 return Err(Error::syntax(
                     format!("unknown import option; expected {IMPORT_USAGE}"),
@@ -79,8 +85,16 @@ fn import_form(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
         file: compiler.compile(file)?,
         alias,
         only,
+        reload,
         span,
     })))
+}
+
+fn reload_flag(syntax: &Syntax) -> Result<bool> {
+    match syntax.kind {
+        SyntaxKind::Bool(b) => Ok(b),
+        _ => Err(Error::syntax("`:reload` takes true or false", syntax.span)),
+    }
 }
 
 fn alias_name(syntax: &Syntax) -> Result<String> {
@@ -118,19 +132,19 @@ struct ImportNode {
     file: Node,
     alias: Option<String>,
     only: Option<Vec<(String, Span)>>,
+    reload: bool,
     span: Span,
 }
 
 impl Extension for ImportNode {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
         let file = file_name(interp, &self.file, env, "import")?;
-        import(
-            interp,
-            &interp.resolve_path(&file),
-            self.alias.as_deref(),
-            self.only.as_deref(),
-        )
-        .map_err(|e| e.or_span(self.span))
+        let how = Import {
+            alias: self.alias.as_deref(),
+            only: self.only.as_deref(),
+            reload: self.reload,
+        };
+        import(interp, &interp.resolve_path(&file), &how).map_err(|e| e.or_span(self.span))
     }
 }
 
@@ -173,27 +187,67 @@ fn file_name(interp: &Interp, node: &Node, env: &Env, who: &str) -> Result<Strin
 
 /// Imports an XML template file or a `.sexp` module (what `--import FILE` does).
 pub fn import_file(interp: &Interp, path: &Path, alias: Option<&str>) -> Result<()> {
-    import(interp, path, alias, None).map(|_| ())
+    let how = Import {
+        alias,
+        ..Import::default()
+    };
+    import(interp, path, &how).map(|_| ())
+}
+
+/// How to import a file: `:as`, `:only` and `:reload`.
+#[derive(Default)]
+pub struct Import<'a> {
+    pub alias: Option<&'a str>,
+    pub only: Option<&'a [(String, Span)]>,
+    /// Import again even if imported before, replacing the file's tasks and definitions.
+    pub reload: bool,
 }
 
 /// Imports `path`; returns the names it bound (as strings), empty if it was imported
-/// before.
-pub fn import(
-    interp: &Interp,
-    path: &Path,
-    alias: Option<&str>,
-    only: Option<&[(String, Span)]>,
-) -> Result<Value> {
-    if is_xml(path) {
-        return import_xml(interp, path, alias, only);
-    }
-    if only.is_some() {
+/// before (and not reloaded).
+pub fn import(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
+    let names = if is_xml(path) {
+        import_xml(interp, path, how)?
+    } else if how.only.is_some() {
         return Err(Error::validation(format!(
             "`:only` selects tasks of an XML file; the module {} is imported whole",
             path.display()
         )));
+    } else {
+        import_module(interp, path, how)?
+    };
+    record_file(interp, path, how);
+    Ok(names)
+}
+
+/// The files imported so far that changed on disk since, with the alias they were
+/// imported under: what `:reload` imports again.
+pub fn changed_imports(interp: &Interp) -> Vec<(PathBuf, Option<String>)> {
+    imported_files(interp)
+        .into_iter()
+        .filter(|file| modified_time(Path::new(&file.shown)) != Some(file.modified))
+        .map(|file| (PathBuf::from(file.shown), file.alias))
+        .collect()
+}
+
+/// The file's modification time in nanoseconds since the epoch, if it can be read.
+fn modified_time(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(since.as_nanos()).ok()
+}
+
+/// Remembers when `path` was imported, the first time and at each reload; a plain
+/// import of a file imported before changes nothing, so it records nothing either.
+fn record_file(interp: &Interp, path: &Path, how: &Import) {
+    let key = canonical(path);
+    if registry_get(interp, registry::IMPORTED_FILES, &key).is_some() && !how.reload {
+        return;
     }
-    import_module(interp, path, alias)
+    if let Some(modified) = modified_time(path) {
+        let shown = path.display().to_string();
+        registry::record_file(interp, &key, &shown, how.alias, modified);
+    }
 }
 
 fn is_xml(path: &Path) -> bool {
@@ -201,17 +255,12 @@ fn is_xml(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
 }
 
-fn import_xml(
-    interp: &Interp,
-    path: &Path,
-    alias: Option<&str>,
-    only: Option<&[(String, Span)]>,
-) -> Result<Value> {
-    let file = xml::read_file(path)?;
+fn import_xml(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
+    let file = xml::read_file(path, interp.limits.max_file_bytes)?;
     let definitions = xml::definitions(
         &file,
-        alias,
-        only,
+        how.alias,
+        how.only,
         &|name| library_params(interp, name),
         xml::Unknown::AtCallTime,
     )?;
@@ -220,6 +269,10 @@ fn import_xml(
     let mut fresh = Vec::with_capacity(definitions.len());
     for definition in &definitions {
         match imported_from(interp, &definition.name) {
+            Some((other, _)) if other == this_file && how.reload => {
+                fresh.push(definition);
+                continue;
+            }
             Some((other, _)) if other == this_file => continue,
             Some((_, other_shown)) => return Err(duplicate(definition, &other_shown, &shown)),
             None => {}
@@ -232,14 +285,20 @@ fn import_xml(
         fresh.push(definition);
     }
     let mut names = Vec::with_capacity(fresh.len());
-    with_loading(interp, path, || {
+    let replacing = interp.tasks.replaces_on_redefine();
+    interp
+        .tasks
+        .set_replace_on_redefine(replacing || how.reload);
+    let loaded = with_loading(interp, path, || {
         for definition in &fresh {
             interp.eval_syntax(&definition.form)?;
             record_import(interp, &definition.name, &this_file, &shown);
             names.push(Value::str(definition.name.as_str()));
         }
         Ok(())
-    })?;
+    });
+    interp.tasks.set_replace_on_redefine(replacing);
+    loaded?;
     Ok(Value::list(names))
 }
 
@@ -259,18 +318,25 @@ fn duplicate(definition: &xml::Definition, other: &str, this: &str) -> Error {
 }
 
 /// Runs a `.sexp` module once per (file, alias).
-fn import_module(interp: &Interp, path: &Path, alias: Option<&str>) -> Result<Value> {
+fn import_module(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
+    let alias = how.alias;
     let key = format!("{} as {}", canonical(path), alias.unwrap_or(""));
-    if registry_get(interp, MODULE_FILES, &key).is_some() {
+    if registry_get(interp, MODULE_FILES, &key).is_some() && !how.reload {
         return Ok(Value::empty_list());
     }
     check_cycle(interp, path)?;
-    let mut forms = read_module(path)?;
+    let mut forms = read_module(interp, path)?;
     let names = namespace::top_level_names(&forms);
     if let Some(alias) = alias {
         forms = namespace::qualify(forms, &names, alias);
     }
-    with_loading(interp, path, || interp.run_forms(&forms))?;
+    let replacing = interp.tasks.replaces_on_redefine();
+    interp
+        .tasks
+        .set_replace_on_redefine(replacing || how.reload);
+    let ran = with_loading(interp, path, || interp.run_forms(&forms));
+    interp.tasks.set_replace_on_redefine(replacing);
+    ran?;
     registry_insert(interp, MODULE_FILES, &key, Value::Bool(true));
     let prefix = alias.map(|a| format!("{a}/")).unwrap_or_default();
     Ok(Value::list(
@@ -290,15 +356,13 @@ pub fn load(interp: &Interp, path: &Path) -> Result<Value> {
         )));
     }
     check_cycle(interp, path)?;
-    let forms = read_module(path)?;
+    let forms = read_module(interp, path)?;
     with_loading(interp, path, || interp.run_forms(&forms))
 }
 
-fn read_module(path: &Path) -> Result<Vec<Syntax>> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::eval(format!("cannot read {name}: {e}")))?;
-    crate::reader::read_source(&name, &text)
+fn read_module(interp: &Interp, path: &Path) -> Result<Vec<Syntax>> {
+    let text = read_file_text(path, interp.limits.max_file_bytes)?;
+    crate::reader::read_source(&path.display().to_string(), &text)
 }
 
 /// A file that is already being loaded would load itself again, forever.

@@ -79,6 +79,19 @@ pub fn read_source(name: &str, text: &str) -> Result<Vec<Syntax>> {
     read_all(text, id)
 }
 
+/// Reads data (`read`) without keeping the text: it is registered only when it has a
+/// syntax error to show, so a program that reads many texts (model output, in a loop)
+/// runs in bounded memory.
+pub fn read_data(name: &str, text: &str) -> Result<Vec<Syntax>> {
+    read_all(text, SourceId::UNREGISTERED).map_err(|e| match e.span() {
+        Some(span) => {
+            let source = add_source(name, text);
+            e.with_span(Span { source, ..span })
+        }
+        None => e,
+    })
+}
+
 /// Reads every datum of `text`; any syntax error means nothing is returned.
 pub fn read_all(text: &str, source: SourceId) -> Result<Vec<Syntax>> {
     Reader {

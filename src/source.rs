@@ -10,6 +10,12 @@ use std::sync::{Arc, LazyLock, RwLock};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SourceId(u32);
 
+impl SourceId {
+    /// The source of text read but not registered (data read by `read`): spans into it
+    /// are re-pointed at a registered copy if they are ever shown.
+    pub const UNREGISTERED: SourceId = SourceId(u32::MAX - 1);
+}
+
 /// A byte range in a registered source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Span {

@@ -49,6 +49,105 @@ fn run_passes_arguments_as_strings() {
 }
 
 #[test]
+fn run_passes_every_argument_after_the_script_flags_included() {
+    let (dir, _) = script("(prn *args*)");
+    let r = tasklisp(
+        dir.path(),
+        &[
+            "run",
+            "main.sexp",
+            "--json",
+            "-q",
+            "--",
+            "--help",
+            "--provider",
+            "x",
+        ],
+    );
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "(\"--json\" \"-q\" \"--\" \"--help\" \"--provider\" \"x\")\n"
+    );
+}
+
+#[test]
+fn run_dash_reads_the_script_from_stdin() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .args(["run", "-", "a"])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(b"(prn *args* (+ 1 2))\n(car 5)")?;
+            child.wait_with_output()
+        })
+        .expect("runs");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "(\"a\") 3\n");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("<stdin>:2:1"));
+}
+
+#[test]
+fn run_of_an_xml_file_says_to_import_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("t.xml"), "<tasks/>").expect("write");
+    let r = tasklisp(dir.path(), &["run", "t.xml"]);
+    assert_eq!(r.status, Some(2));
+    assert!(r.stderr.contains("XML template file"), "{}", r.stderr);
+    assert!(r.stderr.contains("--import t.xml"), "{}", r.stderr);
+    assert!(r.stderr.contains("(import \"t.xml\")"), "{}", r.stderr);
+}
+
+#[test]
+fn an_unknown_provider_is_bad_usage_with_a_hint() {
+    let r = eval(&["--provider", "opnai", "1"]);
+    assert_eq!(r.status, Some(2), "{}", r.stderr);
+    assert!(r.stderr.contains("unknown provider: opnai"), "{}", r.stderr);
+    assert!(r.stderr.contains("did you mean `openai`?"), "{}", r.stderr);
+    let r = eval(&["--provider", "record:nope", "1"]);
+    assert_eq!(r.status, Some(2), "{}", r.stderr);
+}
+
+#[test]
+fn every_subcommand_argument_has_help() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (command, argument) in [
+        ("run", "FILE"),
+        ("run", "ARGS"),
+        ("eval", "EXPRS"),
+        ("check", "FILES"),
+    ] {
+        let r = tasklisp(dir.path(), &[command, "--help"]);
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| {
+                l.trim_start().starts_with(&format!("<{argument}>"))
+                    || l.trim_start().starts_with(&format!("[{argument}]"))
+            })
+            .unwrap_or_else(|| panic!("{command} --help lists {argument}: {}", r.stdout));
+        let text = line
+            .trim_start()
+            .split_once(' ')
+            .map_or("", |(_, t)| t.trim());
+        assert!(
+            !text.is_empty(),
+            "{command} {argument} has no help: {}",
+            r.stdout
+        );
+    }
+}
+
+#[test]
 fn run_error_exits_1_with_a_report_naming_code_reason_and_message() {
     let r = run_script(
         "(println \"before\")\n(fail :my_reason \"it broke\")\n",
@@ -177,6 +276,12 @@ fn eval_prints_output_before_the_value() {
 }
 
 #[test]
+fn eval_starts_the_value_on_its_own_line_after_unfinished_output() {
+    let r = eval(&["(display \"hi\")"]);
+    assert_eq!(r.stdout, "hi\nnil\n");
+}
+
+#[test]
 fn eval_accepts_negative_numbers() {
     let r = eval(&["-5"]);
     assert_eq!(
@@ -215,10 +320,60 @@ fn eval_errors_exit_1() {
 
 #[test]
 fn check_reads_without_running() {
-    let (dir, _) = script("(println \"should not print\")\n(undefined-fn 1)\n");
+    let (dir, _) = script("(println \"should not print\")\n(exit 3)\n");
     let r = tasklisp(dir.path(), &["check", "main.sexp"]);
     assert_eq!(r.status, Some(0), "{}", r.stderr);
     assert_eq!(r.stdout, "main.sexp: ok\n");
+}
+
+#[test]
+fn check_reports_unbound_names_and_wrong_arities_with_their_places() {
+    let (dir, _) = script(
+        "(define (greet name) (str \"hi \" name))\n\
+         (greet \"a\" \"b\")\n\
+         (prn (lenght '(1)))\n\
+         (string-append \"a\" \"b\")\n\
+         (car 1 2)\n",
+    );
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(1));
+    assert_eq!(r.stdout, "");
+    for expected in [
+        "greet: expected 1 argument, got 2",
+        "main.sexp:2:1",
+        "unbound symbol: lenght",
+        "did you mean `length`?",
+        "main.sexp:3:7",
+        "unbound symbol: string-append",
+        "did you mean `str`?",
+        "car: expected 1 argument, got 2",
+    ] {
+        assert!(r.stderr.contains(expected), "{expected}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn check_does_not_depend_on_the_order_of_files() {
+    let (dir, _) = script("(prn (helper 1))\n(deftask t (x) :prompt \"{{x}}\")\n");
+    std::fs::write(
+        dir.path().join("lib.sexp"),
+        "(define (helper x) (t x))\n(define (uses-main) (helper 2))\n",
+    )
+    .expect("write");
+    for order in [["main.sexp", "lib.sexp"], ["lib.sexp", "main.sexp"]] {
+        let r = tasklisp(dir.path(), &["check", order[0], order[1]]);
+        assert_eq!(r.status, Some(0), "{order:?}: {}", r.stderr);
+        assert_eq!(r.stdout, format!("{}: ok\n{}: ok\n", order[0], order[1]));
+    }
+    std::fs::write(dir.path().join("lib.sexp"), "(define (helper) 0)\n").expect("write");
+    let r = tasklisp(dir.path(), &["check", "main.sexp", "lib.sexp"]);
+    assert_eq!(r.status, Some(1));
+    assert_eq!(r.stdout, "lib.sexp: ok\n");
+    assert!(
+        r.stderr.contains("helper: expected 0 arguments, got 1"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -318,6 +473,7 @@ fn error_format_json_for_syntax_and_resource_errors() {
 fn stdin_reaches_read_line() {
     let (dir, _) = script("(prn (read-line) (read-line))");
     let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .args(["run", "main.sexp"])
         .current_dir(dir.path())
         .stdin(Stdio::piped())
@@ -330,4 +486,109 @@ fn stdin_reaches_read_line() {
         })
         .expect("runs");
     assert_eq!(String::from_utf8_lossy(&output.stdout), "\"one\" nil\n");
+}
+
+/// Runs `tasklisp ARGS` with `input` on stdin (echo provider, no log).
+fn with_stdin(args: &[&str], input: &str) -> (Option<i32>, String, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env_clear()
+        .env("TASKLISP_LOG", "off")
+        .args(args)
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(input.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn prompt_joins_stdin_after_the_text_and_prints_the_answer() {
+    // The echo provider answers with the prompt it was sent.
+    let (status, out, _) = with_stdin(
+        &["prompt", "Summarize", "{{this}}:"],
+        "line one\nline two\n",
+    );
+    assert_eq!(status, Some(0));
+    assert_eq!(out, "Summarize {{this}}:\n\nline one\nline two\n");
+    let (_, out, _) = with_stdin(&["prompt", "-s", "Be terse.", "--json"], "only stdin");
+    assert_eq!(
+        out,
+        "{\"content\":\"only stdin\",\"status\":\"COMPLETE\",\"parsedContent\":null,\"notes\":{\"task\":\"prompt\",\"rounds\":1}}\n"
+    );
+    let (_, out, _) = with_stdin(
+        &["prompt", "--schema", r#"{"type": "object"}"#],
+        r#"{"a": 1}"#,
+    );
+    assert_eq!(out, "{\"a\": 1}\n");
+    let (status, _, err) = with_stdin(&["prompt", "--schema", "object"], "not json");
+    assert_eq!(status, Some(1));
+    assert!(
+        err.contains("INVALID_OUTPUT") || err.contains("TASK_FAILURE"),
+        "{err}"
+    );
+    let (status, _, err) = with_stdin(&["prompt"], "");
+    assert_eq!(status, Some(1));
+    assert!(err.contains("nothing to ask"), "{err}");
+}
+
+#[test]
+fn budget_flags_stop_the_call_past_them() {
+    let script = "(deftask ask (q) :prompt \"{{q}}\")\n(ask \"a\")\n(ask \"b\")\n(println \"two done\")\n(ask \"c\")\n";
+    let r = run_script(script, &["--budget-calls", "2"]);
+    assert_eq!(r.status, Some(1));
+    assert_eq!(r.stdout, "two done\n");
+    assert!(
+        r.stderr.contains("RESOURCE_EXHAUSTION") && r.stderr.contains("budget of 2 calls"),
+        "{}",
+        r.stderr
+    );
+    // Cost is known after a call: a dollar budget of 0 stops the first one.
+    let r = run_script(script, &["--budget-usd", "0"]);
+    assert_eq!(r.status, Some(1), "{}", r.stderr);
+}
+
+/// Building a long string by appends frees many large strings; the allocator keeps the
+/// memory rather than returning it to the kernel each time (one `madvise` per free
+/// before). Counted with strace where it is installed.
+#[test]
+fn freeing_large_strings_does_not_call_the_kernel_each_time() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("strace is not installed: skipped");
+        return;
+    }
+    let (dir, _) = script(
+        "(define (grow k acc) (if (= k 0) acc (grow (- k 1) (str acc \"abcde\"))))\n\
+         (prn (string-length (grow 20000 \"\")))\n",
+    );
+    let out = Command::new("strace")
+        .args(["-f", "-c", "-e", "trace=madvise,munmap", "-o", "counts.txt"])
+        .arg(env!("CARGO_BIN_EXE_tasklisp"))
+        .args(["run", "main.sexp"])
+        .current_dir(dir.path())
+        .output()
+        .expect("strace runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "100000\n");
+    let counts = std::fs::read_to_string(dir.path().join("counts.txt")).expect("counts");
+    let calls: u64 = counts
+        .lines()
+        .filter(|l| l.ends_with("madvise") || l.ends_with("munmap"))
+        .filter_map(|l| l.split_whitespace().nth(3)?.parse::<u64>().ok())
+        .sum();
+    assert!(calls < 100, "{calls} madvise/munmap calls:\n{counts}");
 }

@@ -13,6 +13,7 @@ fn spawn(script: &str, stdin: Stdio) -> (Child, tempfile::TempDir) {
     let path = dir.path().join("main.sexp");
     std::fs::write(&path, script).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .arg("run")
         .arg(&path)
         .stdin(stdin)

@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[path = "common/script_builtin.rs"]
 mod script_builtin;
@@ -214,34 +214,35 @@ fn running_out_of_an_items_stack_is_a_clean_error() {
 
 #[test]
 fn blocking_work_overlaps() {
-    let started = Instant::now();
     let (result, counters) = run_with(
         Limits::default(),
         "(length (pmap (fn (x) (blocking-sleep 0.2)) (range 16) :concurrency 16))",
     );
     assert_eq!(result.unwrap(), "16");
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "took {:?}",
-        started.elapsed()
-    );
     assert_eq!(counters.most.load(Ordering::SeqCst), 16);
+}
+
+/// A shell command for item `x` of `n` that overlap: it marks its start in `dir`, waits
+/// (at most 30 s, a hang guard) until all `n` have started, then prints how many it saw.
+/// Items that ran one after another would print fewer than `n`.
+fn barrier(dir: &std::path::Path, n: usize) -> String {
+    format!(
+        "touch {d}/$0; i=0; while [ $(ls {d} | wc -l) -lt {n} ] && [ $i -lt 300 ]; \
+         do sleep 0.1; i=$((i+1)); done; ls {d} | wc -l | tr -d ' '",
+        d = dir.display()
+    )
 }
 
 #[test]
 fn scripts_overlap() {
-    let started = Instant::now();
-    let result = run(
-        r#"(pmap (fn (x) (script "sh" "-c" (str "sleep 0.2; echo " x))) (range 16) :concurrency 16)"#,
-    );
+    let dir = tempfile::tempdir().unwrap();
+    let result = run(&format!(
+        r#"(pmap (fn (x) (script "sh" "-c" {:?} (str x))) (range 16) :concurrency 16)"#,
+        barrier(dir.path(), 16)
+    ));
     assert_eq!(
         result.unwrap(),
-        "(\"0\\n\" \"1\\n\" \"2\\n\" \"3\\n\" \"4\\n\" \"5\\n\" \"6\\n\" \"7\\n\" \"8\\n\" \"9\\n\" \"10\\n\" \"11\\n\" \"12\\n\" \"13\\n\" \"14\\n\" \"15\\n\")"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "took {:?}",
-        started.elapsed()
+        format!("({})", vec!["\"16\\n\""; 16].join(" "))
     );
 }
 
@@ -251,20 +252,13 @@ fn a_nested_pmap_runs_inside_its_item() {
         run("(pmap (fn (x) (pmap (fn (y) (* x y)) [1 2 3])) [1 2])").unwrap(),
         "((1 2 3) (2 4 6))"
     );
-    // The inner items run one after another, the outer ones overlap: 4 × 2 × 0.2 s of
-    // sleeping takes about 0.4 s.
-    let started = Instant::now();
+    // The inner items run one after another, the outer ones overlap: at most 4 at once.
     let (result, counters) = run_with(
         Limits::default(),
         "(pmap (fn (x) (length (pmap (fn (y) (blocking-sleep 0.2)) [1 2]))) [1 2 3 4])",
     );
     assert_eq!(result.unwrap(), "(2 2 2 2)");
     assert_eq!(counters.most.load(Ordering::SeqCst), 4);
-    assert!(
-        started.elapsed() < Duration::from_millis(1200),
-        "took {:?}",
-        started.elapsed()
-    );
 }
 
 #[test]
@@ -281,29 +275,41 @@ fn closures_see_their_environment_and_state_is_shared() {
 
 #[test]
 fn script_tasks_overlap() {
-    let started = Instant::now();
-    let result = run(
-        r#"(deftask nap (n) :command ["sh" "-c" "sleep 0.2; echo $0" n])
-                        (map (fn (r) r.content) (pmap nap (range 16) :concurrency 16))"#,
-    );
-    assert!(result.unwrap().starts_with("(\"0\\n\" \"1\\n\" \"2\\n\""));
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "took {:?}",
-        started.elapsed()
+    let dir = tempfile::tempdir().unwrap();
+    let result = run(&format!(
+        r#"(deftask meet (n) :command ["sh" "-c" {:?} n])
+           (map (fn (r) r.content) (pmap meet (range 16) :concurrency 16))"#,
+        barrier(dir.path(), 16)
+    ));
+    assert_eq!(
+        result.unwrap(),
+        format!("({})", vec!["\"16\\n\""; 16].join(" "))
     );
 }
 
-/// A native provider that takes 0.2 s to answer with the prompt.
-struct SlowEcho;
+/// A native provider that answers with the prompt once `n` calls are in flight at once
+/// (or after 30 s, a hang guard), and records the most it saw.
+struct MeetingEcho {
+    n: usize,
+    in_flight: AtomicUsize,
+    most: AtomicUsize,
+}
 
-impl Provider for SlowEcho {
+impl Provider for MeetingEcho {
     fn name(&self) -> &str {
-        "slow-echo"
+        "meeting-echo"
     }
 
     fn complete(&self, request: &Request, _: &Cancel) -> Result<Response> {
-        std::thread::sleep(Duration::from_millis(200));
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(now, Ordering::SeqCst);
+        for _ in 0..3000 {
+            if self.most.load(Ordering::SeqCst) >= self.n {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
         Ok(Response {
             content: request.prompt.clone(),
             ..Response::default()
@@ -313,10 +319,15 @@ impl Provider for SlowEcho {
 
 #[test]
 fn model_calls_overlap() {
-    let started = Instant::now();
-    let result = tasklisp::run_on_large_stack(&Limits::default(), |limits| {
+    let provider = Arc::new(MeetingEcho {
+        n: 16,
+        in_flight: AtomicUsize::new(0),
+        most: AtomicUsize::new(0),
+    });
+    let native = provider.clone();
+    let result = tasklisp::run_on_large_stack(&Limits::default(), move |limits| {
         let interp = Interp::with_output(limits, Box::new(std::io::sink())).unwrap();
-        interp.set_native_provider(Arc::new(SlowEcho));
+        interp.set_native_provider(native);
         let value = interp
             .run_source(
                 "<test>",
@@ -328,11 +339,7 @@ fn model_calls_overlap() {
     })
     .unwrap();
     assert!(result.starts_with("(\"item 0\" \"item 1\""), "{result}");
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "took {:?}",
-        started.elapsed()
-    );
+    assert_eq!(provider.most.load(Ordering::SeqCst), 16);
 }
 
 #[test]

@@ -165,17 +165,10 @@ fn chat_answer(content: &str) -> Json {
     })
 }
 
-/// Sends one request that must fail, and within 3 seconds (timeouts and cancellation
-/// must not wait for the server).
-fn fails_quickly(provider: Arc<dyn Provider>, cancel: &Cancel) -> tasklisp::Error {
-    let started = Instant::now();
-    let error = provider.complete(&request("p"), cancel).unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
-    error
+/// Sends one request that must fail. The servers these tests start would answer in the
+/// end, so the failure itself shows that the timeout or cancellation did not wait for them.
+fn fails(provider: Arc<dyn Provider>, cancel: &Cancel) -> tasklisp::Error {
+    provider.complete(&request("p"), cancel).unwrap_err()
 }
 
 #[test]
@@ -237,6 +230,131 @@ fn openai_json_mode_asks_for_a_json_object_and_the_task_model_wins() {
     );
 }
 
+/// A JSON-Schema that strict structured output accepts as it is.
+fn label_schema() -> Json {
+    json!({
+        "type": "object",
+        "properties": {"label": {"type": "string"}},
+        "required": ["label"],
+        "additionalProperties": false,
+    })
+}
+
+fn schema_request() -> Request {
+    Request {
+        task: "classify".into(),
+        json_mode: true,
+        schema: Some(label_schema()),
+        system: None,
+        ..request("Classify: crash")
+    }
+}
+
+#[test]
+fn openai_sends_a_json_schema_as_strict_structured_output() {
+    let server = FakeServer::start(vec![reply(200, chat_answer("{\"label\": \"bug\"}"))]);
+    openai(&server.base, json!({}))
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap();
+    assert_eq!(
+        server.finish()[0].json()["response_format"],
+        json!({
+            "type": "json_schema",
+            "json_schema": {"name": "classify", "schema": label_schema(), "strict": true},
+        })
+    );
+}
+
+#[test]
+fn a_server_that_refuses_json_schema_gets_json_object_with_the_schema_and_it_is_remembered() {
+    // What llama-cpp-python answers to a json_schema response_format.
+    let refusal = json!({"detail": [{"type": "literal_error", "loc": ["body", "response_format", "type"],
+        "msg": "Input should be 'text' or 'json_object'"}]});
+    let server = FakeServer::start(vec![
+        reply(422, refusal),
+        reply(200, chat_answer("{\"label\": \"bug\"}")),
+        reply(200, chat_answer("{\"label\": \"feature\"}")),
+    ]);
+    let provider = openai(&server.base, json!({}));
+    let first = provider
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap();
+    assert_eq!(first.content, "{\"label\": \"bug\"}");
+    provider
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap();
+    let seen = server.finish();
+    let forms: Vec<Json> = seen
+        .iter()
+        .map(|s| s.json()["response_format"].clone())
+        .collect();
+    assert_eq!(forms[0]["type"], "json_schema");
+    let with_schema = json!({"type": "json_object", "schema": label_schema()});
+    assert_eq!(forms[1], with_schema);
+    // The second call starts with the form that worked.
+    assert_eq!(forms[2], with_schema);
+}
+
+#[test]
+fn a_server_that_knows_only_json_object_gets_it_after_two_refusals() {
+    let refusal = json!({"error": {"message": "unknown field response_format.schema"}});
+    let server = FakeServer::start(vec![
+        reply(400, refusal.clone()),
+        reply(400, refusal),
+        reply(200, chat_answer("{\"label\": \"bug\"}")),
+    ]);
+    openai(&server.base, json!({}))
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap();
+    let seen = server.finish();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(
+        seen[2].json()["response_format"],
+        json!({"type": "json_object"})
+    );
+}
+
+#[test]
+fn an_error_not_about_response_format_is_not_a_reason_to_fall_back() {
+    let server = FakeServer::start(vec![reply(400, json!({"error": {"message": "bad model"}}))]);
+    let error = openai(&server.base, json!({}))
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap_err();
+    assert_eq!(error.details()["status"], 400);
+    assert_eq!(server.finish().len(), 1);
+}
+
+#[test]
+fn anthropic_forces_one_tool_whose_input_is_the_answer() {
+    let answer = json!({
+        "id": "msg_2",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "classify", "input": {"label": "bug"}}],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 30, "output_tokens": 6},
+    });
+    let server = FakeServer::start(vec![reply(200, answer)]);
+    let response = anthropic(&server.base, json!({}))
+        .complete(&schema_request(), &Cancel::default())
+        .unwrap();
+    assert_eq!(response.content, "{\"label\":\"bug\"}");
+    assert_eq!(
+        server.finish()[0].json(),
+        json!({
+            "model": "claude-test",
+            "max_tokens": 256,
+            "messages": [{"role": "user", "content": "Classify: crash"}],
+            "tools": [{
+                "name": "classify",
+                "description": "Give the answer as this tool's input.",
+                "input_schema": label_schema(),
+            }],
+            "tool_choice": {"type": "tool", "name": "classify"},
+        })
+    );
+}
+
 #[test]
 fn anthropic_sends_the_exact_body_and_headers_and_reads_usage() {
     let answer = json!({
@@ -290,8 +408,8 @@ fn retries_429_and_503_after_the_servers_retry_after() {
     let elapsed = started.elapsed();
     assert_eq!(response.content, "finally");
     assert_eq!(server.finish().len(), 3);
+    // A lower bound only: Retry-After was honoured. A loaded machine can only add time.
     assert!(elapsed >= Duration::from_secs(2), "{elapsed:?}");
-    assert!(elapsed < Duration::from_secs(8), "{elapsed:?}");
 }
 
 #[test]
@@ -337,7 +455,7 @@ fn a_silent_server_hits_the_read_timeout() {
     let mut slow = reply(200, chat_answer("too late"));
     slow.delay = Duration::from_secs(5);
     let server = FakeServer::start(vec![slow]);
-    let error = fails_quickly(
+    let error = fails(
         openai(&server.base, json!({"timeout": 0.5, "max_retries": 0})),
         &Cancel::default(),
     );
@@ -368,7 +486,7 @@ fn cancelling_ends_a_call_in_flight() {
             flag.store(true, Ordering::Relaxed);
         })
     };
-    let error = fails_quickly(openai(&server.base, json!({})), &cancel);
+    let error = fails(openai(&server.base, json!({})), &cancel);
     assert_eq!(error.reason(), Some("execution_halted"));
     presser.join().unwrap();
     server.finish();
@@ -381,7 +499,7 @@ fn a_deadline_ends_the_backoff() {
         flag: Arc::default(),
         deadline: Some(Instant::now() + Duration::from_millis(300)),
     };
-    let error = fails_quickly(openai(&server.base, json!({})), &cancel);
+    let error = fails(openai(&server.base, json!({})), &cancel);
     assert_eq!(error.reason(), Some("execution_timeout"));
     server.finish();
 }

@@ -17,6 +17,7 @@ type Repl = expectrl::session::OsSession;
 fn start(history: &Path) -> Repl {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
     command
+        .env("TASKLISP_LOG", "off")
         .env("TASKLISP_HISTORY", history)
         .env("TERM", "xterm")
         .env("NO_COLOR", "1");
@@ -76,6 +77,7 @@ fn banner_then_evaluation_and_ctrl_d_exits_cleanly() {
     let dir = history_file();
     let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
     command
+        .env("TASKLISP_LOG", "off")
         .env("TASKLISP_HISTORY", dir.path().join("h"))
         .env("TERM", "xterm");
     let mut repl = Session::spawn(command).unwrap();
@@ -266,6 +268,7 @@ fn load_runs_a_file_and_failed_loads_and_imports_are_reported() {
 /// Runs the binary with `input` on a pipe; returns (status, stdout, stderr).
 fn piped(input: &str) -> (i32, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -333,6 +336,7 @@ fn piped_input_that_ends_inside_a_form_is_a_syntax_error() {
 #[test]
 fn piped_forms_run_before_the_input_ends() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -346,6 +350,35 @@ fn piped_forms_run_before_the_input_ends() {
     assert_eq!(line, "42\n");
     drop(stdin);
     assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn three_forms_in_one_write_all_run_in_order() {
+    let dir = history_file();
+    let mut repl = start(&dir.path().join("h"));
+    repl.send("(+ 100 1)\r(+ 100 2)\r(+ 100 3)\r").unwrap();
+    expect_value(&mut repl, "101");
+    expect_value(&mut repl, "102");
+    expect_value(&mut repl, "103");
+    quit(repl);
+}
+
+#[test]
+fn forms_typed_while_another_runs_are_not_lost() {
+    let dir = history_file();
+    let mut repl = start(&dir.path().join("h"));
+    enter(
+        &mut repl,
+        "(begin (println \"sleeping\") (sleep 0.5) \"woke\")",
+    );
+    repl.expect("sleeping").unwrap();
+    // Typed while the sleep runs: the terminal holds them until the editor reads.
+    repl.send("(+ 200 1)\r").unwrap();
+    repl.send("(+ 200 2)\r").unwrap();
+    expect_value(&mut repl, "\"woke\"");
+    expect_value(&mut repl, "201");
+    expect_value(&mut repl, "202");
+    quit(repl);
 }
 
 #[test]

@@ -55,6 +55,7 @@ fn a_killed_interpreter_takes_its_running_script_with_it() {
     )
     .unwrap();
     let mut interpreter = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .arg("run")
         .arg(&program)
         .spawn()

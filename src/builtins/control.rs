@@ -14,7 +14,7 @@ pub const APPLY_INDEX: usize = 0;
 
 builtin_table! {
     /// `(apply f x… xs)`: calls `f` with the `x`s and the elements of `xs`. `(apply + 1 '(2 3))` ⇒ `6`
-    "apply", 1, None => apply;
+    "apply", 2, None => apply;
     /// `(eval datum)`: runs code given as data, in the global environment. `(eval '(+ 1 2))` ⇒ `3`
     "eval", 1, Some(1) => eval;
     /// `(read text)`: the first datum of the text, as data. `(read "(a 1)")` ⇒ `(a 1)`
@@ -27,6 +27,10 @@ builtin_table! {
     "raise", 1, Some(1) => raise;
     /// `(time expr-thunk)`: calls a procedure of no arguments, returns `{"value" v "ms" elapsed}`. `(time (fn () (fib 20)))`
     "time", 1, Some(1) => time;
+    /// `(now)`: the current time in UTC as ISO-8601 text, to the millisecond. `(now)` ⇒ `"2026-01-02T03:04:05.678Z"`
+    "now", 0, Some(0) => now;
+    /// `(time-ms)`: milliseconds since the Unix epoch, as an integer. `(time-ms)` ⇒ `1767323045678`
+    "time-ms", 0, Some(0) => time_ms;
     /// `(sleep seconds)`: waits (interruptibly), returns nil. `(sleep 0.1)`
     "sleep", 1, Some(1) => sleep;
     /// `(identity x)`: returns `x`. `(identity 1)` ⇒ `1`
@@ -46,7 +50,7 @@ fn eval(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn read(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let text = str_arg("read", &args[0])?;
-    let forms = crate::reader::read_source("<read>", text)?;
+    let forms = crate::reader::read_data("<read>", text)?;
     Ok(forms.first().map_or(Value::Nil, syntax_to_value))
 }
 
@@ -100,7 +104,13 @@ fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     if !(0.0..=1e9).contains(&seconds) {
         return Err(Error::eval("sleep: seconds must be between 0 and 1e9"));
     }
-    let until = Instant::now() + Duration::from_secs_f64(seconds);
+    // A sleep past the time limit wakes at the limit, which then ends the program.
+    let wanted = Instant::now()
+        .checked_add(Duration::from_secs_f64(seconds))
+        .ok_or_else(|| Error::eval("sleep: seconds out of range"))?;
+    let until = interp
+        .deadline()
+        .map_or(wanted, |deadline| wanted.min(deadline));
     let interrupt = interp.interrupt_flag();
     interp.flush();
     // Off the interpreter thread inside `pmap`, so sleeping items overlap.
@@ -129,4 +139,18 @@ fn exit(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     };
     interp.flush();
     Err(Error::exit(i32::from(code)))
+}
+
+fn now(_: &Interp, _: &[Value], _: &Env) -> Result<Value> {
+    let text = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+    Ok(Value::from(text))
+}
+
+fn time_ms(_: &Interp, _: &[Value], _: &Env) -> Result<Value> {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_err(|e| Error::eval(format!("time-ms: the clock is before 1970: {e}")))?;
+    Ok(Value::Int(
+        i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX),
+    ))
 }

@@ -1,10 +1,11 @@
 //! Input, output, files, the environment, and JSON text.
 
 use super::{builtin_table, split_options, str_arg};
+use crate::bounds::read_file_text;
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Interp;
-use crate::value::{display_string, from_json, to_json, write_string, Value};
+use crate::value::{display_string_checked, from_json, to_json, write_string_checked, Value};
 use std::io::{BufRead, Write};
 
 builtin_table! {
@@ -18,6 +19,10 @@ builtin_table! {
     "write", 0, None => write;
     /// `(prn x…)`: canonical forms, then a newline. `(prn "a")` prints `"a"`
     "prn", 0, None => prn;
+    /// `(eprint x…)`: display forms to standard error, space-separated, no newline. `(eprint "warning:" 3)`
+    "eprint", 0, None => eprint;
+    /// `(eprintln x…)`: display forms to standard error, then a newline. `(eprintln "done")`
+    "eprintln", 0, None => eprintln;
     /// `(newline)`: prints a newline.
     "newline", 0, Some(0) => newline;
     /// `(read-line)`: a line from standard input without its newline, or nil at the end. `(read-line)`
@@ -26,6 +31,12 @@ builtin_table! {
     "read-file", 1, Some(1) => read_file;
     /// `(write-file path text)`: writes the text (or a value's display form) to a file. `(write-file "out.txt" "hi")`
     "write-file", 2, Some(2) => write_file;
+    /// `(append-file path text)`: adds the text (or a value's display form) to the end of a file, creating it. `(append-file "log.txt" "line\n")`
+    "append-file", 2, Some(2) => append_file;
+    /// `(file-exists? path)`: is there a file or directory at the path? `(file-exists? "notes.txt")`
+    "file-exists?", 1, Some(1) => file_exists;
+    /// `(list-dir path)`: the names of the entries of a directory, sorted. `(list-dir ".")`
+    "list-dir", 1, Some(1) => list_dir;
     /// `(getenv name)`: an environment variable, or nil. `(getenv "HOME")`
     "getenv", 1, Some(1) => getenv;
     /// `(json-parse text)`: JSON text to data. `(json-parse "[1,null]")` ⇒ `(1 nil)`
@@ -42,24 +53,53 @@ fn emit(interp: &Interp, text: &str) -> Result<Value> {
     Ok(Value::Nil)
 }
 
-fn joined(args: &[Value], form: fn(&Value) -> String) -> String {
-    args.iter().map(form).collect::<Vec<_>>().join(" ")
+type Form = fn(&str, &Value) -> Result<String>;
+
+fn joined(who: &str, args: &[Value], form: Form) -> Result<String> {
+    Ok(args
+        .iter()
+        .map(|v| form(who, v))
+        .collect::<Result<Vec<_>>>()?
+        .join(" "))
 }
 
 fn print(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &joined(args, display_string))
+    emit(interp, &joined("print", args, display_string_checked)?)
 }
 
 fn println(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &(joined(args, display_string) + "\n"))
+    emit(
+        interp,
+        &(joined("println", args, display_string_checked)? + "\n"),
+    )
 }
 
 fn write(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &joined(args, write_string))
+    emit(interp, &joined("write", args, write_string_checked)?)
 }
 
 fn prn(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &(joined(args, write_string) + "\n"))
+    emit(interp, &(joined("prn", args, write_string_checked)? + "\n"))
+}
+
+/// Standard error is unbuffered; stdout is flushed first so the two interleave as written.
+fn emit_stderr(interp: &Interp, text: &str) -> Result<Value> {
+    interp.flush();
+    std::io::stderr()
+        .write_all(text.as_bytes())
+        .map_err(|e| Error::eval(format!("cannot write to standard error: {e}")))?;
+    Ok(Value::Nil)
+}
+
+fn eprint(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    emit_stderr(interp, &joined("eprint", args, display_string_checked)?)
+}
+
+fn eprintln(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    emit_stderr(
+        interp,
+        &(joined("eprintln", args, display_string_checked)? + "\n"),
+    )
 }
 
 fn newline(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
@@ -87,16 +127,58 @@ fn read_line(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
 
 fn read_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let path = interp.resolve_path(str_arg("read-file", &args[0])?);
-    std::fs::read_to_string(&path)
+    read_file_text(&path, interp.limits.max_file_bytes)
         .map(Value::from)
-        .map_err(|e| Error::eval(format!("read-file: cannot read {}: {e}", path.display())))
+        .map_err(|e| match e.kind() {
+            ErrorKind::Eval => Error::eval(format!("read-file: {}", e.message())),
+            _ => e,
+        })
 }
 
 fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let path = interp.resolve_path(str_arg("write-file", &args[0])?);
-    std::fs::write(&path, display_string(&args[1]))
+    std::fs::write(&path, display_string_checked("write-file", &args[1])?)
         .map(|()| Value::Nil)
         .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
+}
+
+fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let path = interp.resolve_path(str_arg("append-file", &args[0])?);
+    let cannot = |e: std::io::Error| {
+        Error::eval(format!("append-file: cannot write {}: {e}", path.display()))
+    };
+    let text = display_string_checked("append-file", &args[1])?;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .map_err(cannot)?
+        .write_all(text.as_bytes())
+        .map_err(cannot)?;
+    Ok(Value::Nil)
+}
+
+fn file_exists(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let path = interp.resolve_path(str_arg("file-exists?", &args[0])?);
+    Ok(Value::Bool(path.exists()))
+}
+
+fn list_dir(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let path = interp.resolve_path(str_arg("list-dir", &args[0])?);
+    let cannot =
+        |e: std::io::Error| Error::eval(format!("list-dir: cannot read {}: {e}", path.display()));
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&path).map_err(cannot)? {
+        names.push(
+            entry
+                .map_err(cannot)?
+                .file_name()
+                .to_string_lossy()
+                .into_owned(),
+        );
+    }
+    names.sort();
+    Ok(Value::list(names.into_iter().map(Value::from).collect()))
 }
 
 fn getenv(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -124,6 +206,7 @@ fn json_stringify(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     } else {
         serde_json::to_string(&json)
     };
-    text.map(Value::from)
-        .map_err(|e| Error::eval(format!("json-stringify: {e}")))
+    let text = text.map_err(|e| Error::eval(format!("json-stringify: {e}")))?;
+    crate::bounds::check_string_length("json-stringify", text.len())?;
+    Ok(Value::from(text))
 }

@@ -2,11 +2,13 @@
 //! carry the signature and an example in their doc comment (shown by `:describe`).
 
 mod control;
+mod grouping;
 mod io;
 mod lists;
 mod maps;
 mod numbers;
 pub mod predicate;
+mod regexp;
 mod strings;
 mod types;
 
@@ -47,11 +49,13 @@ macro_rules! builtin_table {
 pub(crate) use builtin_table;
 
 /// The core builtins by topic, with the topic's title (for the language reference).
-pub fn topics() -> [(&'static str, &'static [Builtin]); 7] {
+pub fn topics() -> [(&'static str, &'static [Builtin]); 9] {
     [
         ("Numbers and comparison", numbers::BUILTINS),
         ("Lists", lists::BUILTINS),
+        ("Grouping and ordering", grouping::BUILTINS),
         ("Strings", strings::BUILTINS),
+        ("Regular expressions", regexp::BUILTINS),
         ("Maps and path access", maps::BUILTINS),
         ("Input, output and JSON", io::BUILTINS),
         ("Types, equality and truth", types::BUILTINS),
@@ -112,16 +116,14 @@ pub fn apply_builtin() -> &'static Builtin {
 
 /// `(apply f a b '(c d))` → `f` and `[a b c d]`.
 pub fn spread_apply_args(args: &[Value]) -> Result<(Value, Vec<Value>)> {
-    let (f, rest) = args
-        .split_first()
-        .ok_or_else(|| Error::eval("apply: expected a procedure"))?;
-    let mut spread: Vec<Value> = Vec::new();
-    if let Some((last, middle)) = rest.split_last() {
-        spread.extend(middle.iter().cloned());
-        match last {
-            Value::Nil => {}
-            other => spread.extend(list_arg("apply", other)?.iter()),
-        }
+    // Checked here too: the evaluator's tail call of `apply` skips the table's arity check.
+    let [f, middle @ .., last] = args else {
+        return Err(crate::eval::arity_error("apply", 2, None, args.len()));
+    };
+    let mut spread: Vec<Value> = middle.to_vec();
+    match last {
+        Value::Nil => {}
+        other => spread.extend(list_arg("apply", other)?.iter()),
     }
     Ok((f.clone(), spread))
 }

@@ -15,9 +15,9 @@ builtin_table! {
     "*", 0, None => mul;
     /// `(/ n m…)`: division, exact when it divides evenly. `(/ 6 3)` ⇒ `2`, `(/ 7 2)` ⇒ `3.5`
     "/", 1, None => div;
-    /// `(quotient n m)`: integer division truncating toward zero. `(quotient -7 2)` ⇒ `-3`
+    /// `(quotient n m)`: division truncating toward zero; a float operand gives a float. `(quotient -7 2)` ⇒ `-3`
     "quotient", 2, Some(2) => quotient;
-    /// `(remainder n m)`: remainder with the dividend's sign. `(remainder -7 2)` ⇒ `-1`
+    /// `(remainder n m)`: remainder with the dividend's sign. `(remainder -13 -4.0)` ⇒ `-1.0`
     "remainder", 2, Some(2) => remainder;
     /// `(modulo n m)`: remainder with the divisor's sign. `(modulo -7 2)` ⇒ `1`
     "modulo", 2, Some(2) => modulo;
@@ -181,33 +181,58 @@ fn div(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     }
 }
 
-fn int_pair(who: &str, args: &[Value]) -> Result<(i64, i64)> {
-    let a = int_arg(who, &args[0])?;
-    let b = int_arg(who, &args[1])?;
-    if b == 0 {
+/// The operands of an integer division: both integers, or floats when either is one
+/// (any float operand gives a float, as in `+`). Dividing by zero is an error either way.
+enum DivOperands {
+    Ints(i64, i64),
+    Floats(f64, f64),
+}
+
+fn div_operands(who: &str, args: &[Value]) -> Result<DivOperands> {
+    let (a, b) = (num(who, &args[0])?, num(who, &args[1])?);
+    if float_of(b) == 0.0 {
         return Err(Error::eval("division by zero"));
     }
-    Ok((a, b))
+    Ok(match (a, b) {
+        (Num::Int(x), Num::Int(y)) => DivOperands::Ints(x, y),
+        _ => DivOperands::Floats(float_of(a), float_of(b)),
+    })
 }
 
 fn quotient(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let (a, b) = int_pair("quotient", args)?;
-    a.checked_div(b).map(Value::Int).ok_or_else(overflow)
+    match div_operands("quotient", args)? {
+        DivOperands::Ints(a, b) => a.checked_div(b).map(Value::Int).ok_or_else(overflow),
+        DivOperands::Floats(a, b) => Ok(Value::Float((a / b).trunc())),
+    }
 }
 
 fn remainder(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let (a, b) = int_pair("remainder", args)?;
-    Ok(Value::Int(a.checked_rem(b).unwrap_or(0)))
+    // Rust's `%` keeps the dividend's sign, for integers and floats alike.
+    match div_operands("remainder", args)? {
+        DivOperands::Ints(a, b) => Ok(Value::Int(a.checked_rem(b).unwrap_or(0))),
+        DivOperands::Floats(a, b) => Ok(Value::Float(a % b)),
+    }
 }
 
 fn modulo(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let (a, b) = int_pair("modulo", args)?;
-    let r = a.checked_rem(b).unwrap_or(0);
-    Ok(Value::Int(if r != 0 && (r < 0) != (b < 0) {
-        r + b
-    } else {
-        r
-    }))
+    match div_operands("modulo", args)? {
+        DivOperands::Ints(a, b) => {
+            let r = a.checked_rem(b).unwrap_or(0);
+            Ok(Value::Int(if r != 0 && (r < 0) != (b < 0) {
+                r + b
+            } else {
+                r
+            }))
+        }
+        DivOperands::Floats(a, b) => {
+            let r = a % b;
+            Ok(Value::Float(if r != 0.0 && (r < 0.0) != (b < 0.0) {
+                r + b
+            } else {
+                r
+            }))
+        }
+    }
 }
 
 fn abs(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -358,6 +383,12 @@ fn compare(who: &str, a: &Value, b: &Value) -> Result<std::cmp::Ordering> {
         (Value::Int(x), Value::Int(y)) => Ok(x.cmp(y)),
         (Value::Str(x), Value::Str(y)) => Ok(x.cmp(y)),
         (Value::Str(_), other) | (other, Value::Str(_)) => Err(type_error(who, "a string", other)),
+        (Value::Int(x), Value::Float(y)) => {
+            Ok(crate::value::compare_int_float(*x, *y).unwrap_or(Ordering::Less))
+        }
+        (Value::Float(x), Value::Int(y)) => {
+            Ok(crate::value::compare_int_float(*y, *x).map_or(Ordering::Less, Ordering::reverse))
+        }
         _ => {
             let (x, y) = (float_of(num(who, a)?), float_of(num(who, b)?));
             Ok(x.partial_cmp(&y).unwrap_or(Ordering::Less))

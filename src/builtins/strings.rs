@@ -1,11 +1,12 @@
 //! Strings: lengths and indices count Unicode scalar values, not bytes.
 
 use super::{builtin_table, index_arg, list_arg, str_arg, type_error};
+use crate::bounds::{check_string_length, check_string_list};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::symbol::Sym;
-use crate::value::{display_string, write_string, Value};
+use crate::value::{display_string_checked, write_string, write_string_checked, Value};
 
 builtin_table! {
     /// `(str x…)`: the display forms of the arguments, concatenated. `(str "a" 1 :k)` ⇒ `"a1:k"`
@@ -50,31 +51,14 @@ builtin_table! {
     "repr", 1, Some(1) => repr;
 }
 
-/// Strings longer than this (in bytes) are refused, so that doubling a string in a loop
-/// ends in an error rather than in the process running out of memory.
-pub const MAX_STRING_BYTES: usize = 1 << 28;
-
-/// Refuses to build a string of `len` bytes when that is over the limit.
-fn check_length(who: &str, len: usize) -> Result<()> {
-    if len > MAX_STRING_BYTES {
-        return Err(Error::resource(
-            "memory",
-            len as u64,
-            MAX_STRING_BYTES as u64,
-            format!("{who}: the result would be longer than {MAX_STRING_BYTES} bytes"),
-        ));
-    }
-    Ok(())
-}
-
 fn str_concat(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let mut out = String::new();
     for a in args {
         match a {
             Value::Str(s) => out.push_str(s),
-            other => out.push_str(&display_string(other)),
+            other => out.push_str(&display_string_checked("str", other)?),
         }
-        check_length("str", out.len())?;
+        check_string_length("str", out.len())?;
     }
     Ok(Value::from(out))
 }
@@ -132,9 +116,9 @@ fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         }
         match &item {
             Value::Str(s) => out.push_str(s),
-            other => out.push_str(&display_string(other)),
+            other => out.push_str(&display_string_checked("string-join", other)?),
         }
-        check_length("string-join", out.len())?;
+        check_string_length("string-join", out.len())?;
     }
     Ok(Value::from(out))
 }
@@ -147,7 +131,7 @@ fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     } else {
         s.matches(sep).count() + 1
     };
-    super::lists::check_list_length("string-split", pieces as u128)?;
+    check_string_list("string-split", pieces, s.len())?;
     let parts: Vec<Value> = if sep.is_empty() {
         s.chars().map(|c| Value::from(c.to_string())).collect()
     } else {
@@ -202,6 +186,9 @@ fn replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             "string-replace: the text to replace must not be empty",
         ));
     }
+    let count = s.matches(old).count();
+    let len = (s.len() - count * old.len()).saturating_add(count.saturating_mul(new.len()));
+    check_string_length("string-replace", len)?;
     Ok(Value::from(s.replace(old, new)))
 }
 
@@ -254,8 +241,8 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
                 template
             ))
         })?;
-        out.push_str(&display_string(v));
-        check_length("format", out.len())?;
+        out.push_str(&display_string_checked("format", v)?);
+        check_string_length("format", out.len())?;
         rest = &rest[at + 2..];
     }
     out.push_str(rest);
@@ -270,25 +257,12 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let s = str_arg("string->list", &args[0])?;
-    super::lists::check_list_length("string->list", s.chars().count() as u128)?;
+    check_string_list("string->list", s.chars().count(), s.len())?;
     Ok(Value::list(
         s.chars().map(|c| Value::from(c.to_string())).collect(),
     ))
 }
 
 fn repr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::from(write_string(&args[0])))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn strings_over_the_limit_are_refused() {
-        assert!(check_length("str", MAX_STRING_BYTES).is_ok());
-        let e = check_length("str", MAX_STRING_BYTES + 1).expect_err("too long");
-        assert_eq!(e.kind(), crate::error::ErrorKind::ResourceExhaustion);
-        assert_eq!(e.details()["resource"], "memory");
-    }
+    write_string_checked("repr", &args[0]).map(Value::from)
 }

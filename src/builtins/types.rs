@@ -56,8 +56,10 @@ fn not(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::Bool(!args[0].is_truthy()))
 }
 
-fn equal(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(args[0].equal(&args[1])))
+fn equal(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    args[0]
+        .equal_polled(&args[1], || interp.poll())
+        .map(Value::Bool)
 }
 
 fn eq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

@@ -6,8 +6,9 @@
 //! caller's environment. A scope pushed here is exactly a frame created at run time.
 
 use super::ast::*;
-use super::quote::{syntax_to_value, value_to_syntax};
+use super::quote::{syntax_to_value, value_to_syntax_within, MAX_CODE_NODES};
 use super::Interp;
+use crate::bounds::Budget;
 use crate::builtins;
 use crate::env::Scope;
 use crate::error::{Error, Result};
@@ -27,6 +28,9 @@ pub struct Compiler<'i> {
     dynamic: bool,
     nesting: usize,
     expansions: usize,
+    /// Nodes of code made by macro expansions in this form: expansions that grow at
+    /// each step end here even when they stay shallow.
+    expanded: Budget,
 }
 
 /// Forms whose second element is a name the form binds in the enclosing body.
@@ -43,6 +47,7 @@ impl<'i> Compiler<'i> {
             dynamic: false,
             nesting: 0,
             expansions: 0,
+            expanded: Budget::with_limit("macro expansion", MAX_CODE_NODES),
         }
     }
 
@@ -55,6 +60,7 @@ impl<'i> Compiler<'i> {
             dynamic: true,
             nesting: 0,
             expansions: 0,
+            expanded: Budget::with_limit("macro expansion", MAX_CODE_NODES),
         }
     }
 
@@ -255,7 +261,7 @@ impl<'i> Compiler<'i> {
             .interp
             .apply(&macro_fn, &args, &None)
             .map_err(|e| e.or_span(span))?;
-        let syntax = value_to_syntax(&expanded, span)?;
+        let syntax = value_to_syntax_within(&expanded, span, &mut self.expanded)?;
         self.expansions += 1;
         let node = self.compile(&syntax);
         self.expansions -= 1;
@@ -518,17 +524,7 @@ impl<'i> Compiler<'i> {
                     && !self.is_local(head)
                     && items.len() >= 2
                 {
-                    let params = match &items[1].kind {
-                        SyntaxKind::List(p) => p.clone(),
-                        _ => vec![items[1].clone()],
-                    };
-                    let rest_only = !matches!(items[1].kind, SyntaxKind::List(_));
-                    let params = if rest_only {
-                        let dot = Syntax::new(SyntaxKind::Symbol(*well_known::DOT), items[1].span);
-                        vec![dot, items[1].clone()]
-                    } else {
-                        params
-                    };
+                    let params = lambda_params(&items[1])?;
                     return Ok(Node::Lambda(self.lambda(
                         Some(name),
                         &params,
@@ -561,20 +557,7 @@ impl<'i> Compiler<'i> {
 
     fn lambda_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
         expect_len(items, 2, usize::MAX, span, "(lambda (params…) body…)")?;
-        let params = match &items[1].kind {
-            SyntaxKind::List(p) => p.clone(),
-            SyntaxKind::Vector(p) => p.clone(),
-            SyntaxKind::Symbol(_) => vec![
-                Syntax::new(SyntaxKind::Symbol(*well_known::DOT), items[1].span),
-                items[1].clone(),
-            ],
-            _ => {
-                return Err(Error::syntax(
-                    "lambda parameters are a list of symbols",
-                    items[1].span,
-                ))
-            }
-        };
+        let params = lambda_params(&items[1])?;
         Ok(Node::Lambda(self.lambda(
             None,
             &params,
@@ -905,6 +888,21 @@ fn declare_defines(scope: &Scope, forms: &[Syntax]) {
                 }
             }
         }
+    }
+}
+
+/// A lambda's parameter syntax as a list: `(a b)`, `[a b]`, or `args` (all rest).
+fn lambda_params(params: &Syntax) -> Result<Vec<Syntax>> {
+    match &params.kind {
+        SyntaxKind::List(p) | SyntaxKind::Vector(p) => Ok(p.clone()),
+        SyntaxKind::Symbol(_) => Ok(vec![
+            Syntax::new(SyntaxKind::Symbol(*well_known::DOT), params.span),
+            params.clone(),
+        ]),
+        _ => Err(Error::syntax(
+            "lambda parameters are a list of symbols",
+            params.span,
+        )),
     }
 }
 

@@ -60,6 +60,11 @@ pub struct Limits {
     pub timeout: Option<Duration>,
     /// The usable size of the stack the interpreter runs on; see [`run_on_large_stack`].
     pub stack_size: usize,
+    /// Heap bytes the process may use (`None`: unlimited); enforced where the counting
+    /// allocator is installed, see [`crate::memory`].
+    pub max_memory: Option<u64>,
+    /// The largest file `run`, `import`, `load` and `read-file` read, in bytes.
+    pub max_file_bytes: u64,
 }
 
 impl Default for Limits {
@@ -70,16 +75,19 @@ impl Default for Limits {
             fuel: None,
             timeout: None,
             stack_size: 1 << 20,
+            max_memory: Some(crate::memory::default_budget()),
+            max_file_bytes: crate::bounds::DEFAULT_MAX_FILE_BYTES,
         }
     }
 }
 
+/// The deepest `max_depth` allowed: its stack (16 KiB a frame) is reserved up front.
+pub const MAX_DEPTH_LIMIT: usize = 100_000;
+
 impl Limits {
     /// A stack big enough for `max_depth` frames of deeply nested code.
     pub fn stack_for_depth(max_depth: usize) -> usize {
-        (64usize << 20)
-            .max(max_depth.saturating_mul(16 << 10))
-            .min(16usize << 30)
+        (64usize << 20).max(max_depth.min(MAX_DEPTH_LIMIT).saturating_mul(16 << 10))
     }
 }
 
@@ -253,7 +261,21 @@ impl Interp {
         }
         self.tasks
             .task_value(name.name())
-            .ok_or_else(|| Error::eval(format!("unbound symbol: {name}")).with_span(span))
+            .ok_or_else(|| self.unbound(name, span))
+    }
+
+    /// The error for a name bound nowhere, with the nearest bound name as a hint.
+    #[cold]
+    pub fn unbound(&self, name: Sym, span: crate::source::Span) -> Error {
+        let globals = self.global_names();
+        let tasks = self.tasks.names();
+        let in_scope = globals
+            .iter()
+            .map(|s| s.name())
+            .chain(tasks.iter().map(String::as_str));
+        Error::eval(format!("unbound symbol: {name}"))
+            .with_span(span)
+            .with_hint(crate::suggest::hint(name.name(), in_scope))
     }
 
     // ---- running source ---------------------------------------------------------------
@@ -371,8 +393,50 @@ impl Interp {
         }
         if ticks & 0x3ff == 0 {
             self.check_interrupt()?;
+            self.check_memory()?;
         }
         Ok(())
+    }
+
+    /// For loops inside builtins that can run long (comparing, walking or building
+    /// data): counts one unit of fuel and checks the interrupt flag, the deadline and
+    /// the memory budget. Callers poll every few thousand steps.
+    pub fn poll(&self) -> Result<()> {
+        let ticks = self.ticks.get() + 1;
+        self.ticks.set(ticks);
+        if let Some(fuel) = self.limits.fuel {
+            if ticks > fuel {
+                return Err(Error::resource("fuel", ticks, fuel, "out of fuel"));
+            }
+        }
+        self.check_interrupt()?;
+        self.check_memory()
+    }
+
+    /// Fails with `RESOURCE_EXHAUSTION` when the process uses more heap than
+    /// `Limits::max_memory`.
+    pub fn check_memory(&self) -> Result<()> {
+        if let (Some(limit), Some(used)) = (self.limits.max_memory, crate::memory::in_use()) {
+            if used > limit {
+                return Err(Error::resource(
+                    "memory",
+                    used,
+                    limit,
+                    format!(
+                        "the program uses more than {} MiB of memory (--max-memory)",
+                        limit >> 20
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// When the time limit runs out, if there is one.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.limits
+            .timeout
+            .and_then(|limit| self.started.checked_add(limit))
     }
 
     /// Fails with `execution_halted` if Ctrl-C was pressed or the time limit passed.
@@ -445,7 +509,12 @@ impl Interp {
         self.check_stack()?;
         match self.eval_node(node, env)? {
             Tail::Value(v) => Ok(v),
-            Tail::Call(closure, slots) => self.run_closure(closure, slots),
+            Tail::Call(closure, slots) => {
+                self.run_closure(closure, slots).map_err(|e| match node {
+                    Node::Call(call) => e.seen_from(call.span),
+                    _ => e,
+                })
+            }
         }
     }
 
@@ -569,9 +638,9 @@ impl Interp {
                     };
                     continue;
                 }
-                Node::Dynamic { name, span } => self.lookup(env, *name).ok_or_else(|| {
-                    Error::eval(format!("unbound symbol: {name}")).with_span(*span)
-                })?,
+                Node::Dynamic { name, span } => self
+                    .lookup(env, *name)
+                    .ok_or_else(|| self.unbound(*name, *span))?,
                 Node::Path { base, path, span } => {
                     let base = self.eval(base, env)?;
                     access_path(&base, path, self).map_err(|e| e.into_error().with_span(*span))?
@@ -990,7 +1059,12 @@ impl Interp {
                 let slots = self.bind(closure, args.iter().cloned().collect())?;
                 self.run_closure(closure.clone(), slots)
             }
-            other => self.call_value(other, args, env),
+            // Builtins and tasks called from builtins (`map`, `filter`…) count as calls
+            // too, so those loops meet the limits.
+            other => {
+                self.tick()?;
+                self.call_value(other, args, env)
+            }
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::ast::Node;
 use super::compile::{expect_len, internal_call, Compiler};
+use crate::bounds::Budget;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
@@ -77,8 +78,16 @@ impl Compiler<'_> {
             }
         }
         if segments.is_empty() {
-            if run.iter().all(|n| matches!(n, Node::Const(_))) {
-                return Ok(Node::Const(syntax_to_value(syntax)));
+            // All constant (plain data or unquoted constants): build the list now.
+            let constants: Option<Vec<Value>> = run
+                .iter()
+                .map(|n| match n {
+                    Node::Const(v) => Some(v.clone()),
+                    _ => None,
+                })
+                .collect();
+            if let Some(values) = constants {
+                return Ok(Node::Const(Value::list(values)));
             }
             return Ok(internal_call("list", run, span));
         }
@@ -125,37 +134,73 @@ pub fn syntax_to_value(syntax: &Syntax) -> Value {
     }
 }
 
+/// Code rebuilt from data visits at most this many nodes (per `eval`, and per top-level
+/// form for macro expansions).
+pub const MAX_CODE_NODES: u64 = 1 << 20;
+
 /// Code built as data (macro expansions, `eval`) back to syntax, every node at `span`.
 pub fn value_to_syntax(value: &Value, span: Span) -> Result<Syntax> {
-    value_to_syntax_at(value, span, 0)
+    value_to_syntax_within(
+        value,
+        span,
+        &mut Budget::for_value("code", MAX_CODE_NODES, value),
+    )
 }
 
-fn value_to_syntax_at(value: &Value, span: Span, depth: usize) -> Result<Syntax> {
-    if depth > crate::reader::MAX_NESTING {
-        return Err(
-            Error::new(ErrorKind::ResourceExhaustion, "code nested too deeply").with_span(span),
-        );
-    }
-    let kind = match value {
-        Value::Nil => SyntaxKind::Nil,
-        Value::Bool(b) => SyntaxKind::Bool(*b),
-        Value::Int(i) => SyntaxKind::Int(*i),
-        Value::Float(f) => SyntaxKind::Float(*f),
-        Value::Str(s) => SyntaxKind::Str(s.clone()),
-        Value::Keyword(k) => SyntaxKind::Keyword(*k),
-        // A symbol whose name is a path (`a.b`) is code for a path lookup.
-        Value::Symbol(s) => {
-            crate::reader::symbol_kind(s.name(), span).unwrap_or(SyntaxKind::Symbol(*s))
+/// `value_to_syntax` counting its nodes against `budget`. The datum of a `quote` stays
+/// data (shared structure is kept, not copied out into a tree), except inside a
+/// quasiquote, where it may hold unquotes.
+pub fn value_to_syntax_within(value: &Value, span: Span, budget: &mut Budget) -> Result<Syntax> {
+    let mut convert = ToSyntax { span, budget };
+    convert.value(value, 0, false)
+}
+
+struct ToSyntax<'b> {
+    span: Span,
+    budget: &'b mut Budget,
+}
+
+impl ToSyntax<'_> {
+    fn value(&mut self, value: &Value, depth: usize, in_quasiquote: bool) -> Result<Syntax> {
+        let span = self.span;
+        if depth > crate::reader::MAX_NESTING {
+            return Err(
+                Error::new(ErrorKind::ResourceExhaustion, "code nested too deeply").with_span(span),
+            );
         }
-        Value::List(..) => {
-            let list = value.as_list().unwrap_or_default();
-            let mut items = Vec::with_capacity(list.len());
-            for item in list.iter() {
-                items.push(value_to_syntax_at(&item, span, depth + 1)?);
+        self.budget.visit().map_err(|e| e.with_span(span))?;
+        let kind = match value {
+            Value::Nil => SyntaxKind::Nil,
+            Value::Bool(b) => SyntaxKind::Bool(*b),
+            Value::Int(i) => SyntaxKind::Int(*i),
+            Value::Float(f) => SyntaxKind::Float(*f),
+            Value::Str(s) => SyntaxKind::Str(s.clone()),
+            Value::Keyword(k) => SyntaxKind::Keyword(*k),
+            // A symbol whose name is a path (`a.b`) is code for a path lookup.
+            Value::Symbol(s) => {
+                crate::reader::symbol_kind(s.name(), span).unwrap_or(SyntaxKind::Symbol(*s))
             }
-            SyntaxKind::List(items)
-        }
-        other => SyntaxKind::Value(other.clone()),
-    };
-    Ok(Syntax::new(kind, span))
+            Value::List(..) => {
+                let list = value.as_list().unwrap_or_default();
+                let head = list.first();
+                let is = |sym: Sym| matches!(head, Some(Value::Symbol(h)) if h == sym);
+                if is(*well_known::QUOTE) && list.len() == 2 && !in_quasiquote {
+                    let datum = list.get(1).unwrap_or_default();
+                    SyntaxKind::List(vec![
+                        Syntax::new(SyntaxKind::Symbol(*well_known::QUOTE), span),
+                        Syntax::new(SyntaxKind::Value(datum), span),
+                    ])
+                } else {
+                    let in_quasiquote = in_quasiquote || is(*well_known::QUASIQUOTE);
+                    let mut items = Vec::with_capacity(list.len());
+                    for item in list.iter() {
+                        items.push(self.value(&item, depth + 1, in_quasiquote)?);
+                    }
+                    SyntaxKind::List(items)
+                }
+            }
+            other => SyntaxKind::Value(other.clone()),
+        };
+        Ok(Syntax::new(kind, span))
+    }
 }

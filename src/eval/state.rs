@@ -7,6 +7,7 @@
 //! interrupt flag) stays on `Interp`.
 
 use crate::task::metrics::TurnBudget;
+use crate::task::observe;
 use crate::task::SessionHandle;
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
@@ -30,6 +31,10 @@ pub struct EvalState {
     /// The files being loaded (run, imported, `load`ed), innermost last: relative paths
     /// resolve against the innermost, and tasks record it as their origin.
     pub loading: RefCell<Vec<PathBuf>>,
+    /// The run log's current task call, the `with-budget` budgets and `with-cache`. An
+    /// item starts with its parent's: its calls are children of the task that started
+    /// the `pmap`, and it spends from the same budgets.
+    pub observe: RefCell<observe::Scope>,
 }
 
 impl EvalState {
@@ -43,6 +48,7 @@ impl EvalState {
             session,
             turn_budgets,
             loading,
+            observe,
         } = parent;
         EvalState {
             depth: Cell::new(depth.get()),
@@ -51,6 +57,7 @@ impl EvalState {
             session: RefCell::new(session.borrow().clone()),
             turn_budgets: RefCell::new(turn_budgets.borrow().clone()),
             loading: RefCell::new(loading.borrow().clone()),
+            observe: RefCell::new(observe.borrow().clone()),
         }
     }
 
@@ -63,6 +70,7 @@ impl EvalState {
             session,
             turn_budgets,
             loading,
+            observe,
         } = self;
         depth.swap(&other.depth);
         stack_floor.swap(&other.stack_floor);
@@ -70,6 +78,7 @@ impl EvalState {
         session.swap(&other.session);
         turn_budgets.swap(&other.turn_budgets);
         loading.swap(&other.loading);
+        observe.swap(&other.observe);
     }
 }
 

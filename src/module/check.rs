@@ -1,8 +1,10 @@
 //! `tasklisp check`: files read and checked without running them.
 
+use super::names::Analysed;
 use super::registry::{library_params, params_value, registry_get, registry_insert, CHECKED_TASKS};
 use super::{canonical, duplicate, is_xml, read_module, with_loading};
 use crate::error::Result;
+use crate::eval::ast::Node;
 use crate::eval::{Compiler, Interp};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::value::{Entries, Value};
@@ -13,24 +15,61 @@ use std::rc::Rc;
 /// Reads and checks a file without running it. An XML file is parsed, validated and its
 /// references resolved (against the files checked before it, then the TaskLibrary); a
 /// `.sexp` file is read and analysed, and the XML files it imports are checked too.
-pub fn check_file(interp: &Interp, path: &Path) -> Result<()> {
+///
+/// A `.sexp` file's analysed code is returned, for [`check_names`] to look at with the
+/// code of every other checked file.
+pub fn check_file(interp: &Interp, path: &Path) -> Result<Option<Analysed>> {
     if is_xml(path) {
-        return check_xml(interp, path);
+        return check_xml(interp, path).map(|()| None);
     }
-    let forms = read_module(path)?;
+    let forms = read_module(interp, path)?;
+    let mut analysed = Analysed {
+        forms: Vec::with_capacity(forms.len()),
+        opaque: false,
+    };
     with_loading(interp, path, || {
         for form in &forms {
             if let Some(imported) = imported_xml(form) {
                 check_xml(interp, &interp.resolve_path(imported))
                     .map_err(|e| e.or_span(form.span))?;
             }
-            Compiler::new(interp).compile(form)?;
+            analysed.opaque |= runs_other_code(form);
+            let node = Compiler::new(interp).compile(form)?;
+            // A macro is defined at once, so the forms after it expand it as a run would.
+            if matches!(node, Node::DefMacro { .. }) {
+                interp.eval_syntax(form)?;
+            }
+            analysed.forms.push(node);
             if let Some((name, params)) = defined_task(form) {
                 record_checked(interp, &name, path, &params);
             }
         }
         Ok(())
-    })
+    })?;
+    Ok(Some(analysed))
+}
+
+/// Names bound nowhere and calls with the wrong number of arguments in the checked
+/// files, each with the index of its file. Tasks any checked file defines count as bound.
+pub fn check_names(interp: &Interp, files: &[Analysed]) -> Vec<(usize, crate::error::Error)> {
+    let mut tasks = interp.tasks.names();
+    if let Some(Value::Map(checked)) = interp.global(crate::symbol::Sym::new(CHECKED_TASKS)) {
+        tasks.extend(checked.entries.keys().map(|k| k.to_string()));
+    }
+    super::names::problems(interp, files, &tasks)
+}
+
+/// `(load …)`, or `(import …)` of something other than an XML file: definitions the
+/// check cannot see without running code.
+fn runs_other_code(form: &Syntax) -> bool {
+    let Some(items) = form.as_list() else {
+        return false;
+    };
+    match items.first().and_then(Syntax::as_symbol).map(|s| s.name()) {
+        Some("load") => true,
+        Some("import") => imported_xml(form).is_none(),
+        _ => false,
+    }
 }
 
 /// The name and parameters of a top-level `(deftask name (params…) …)`, so the XML
@@ -77,7 +116,7 @@ fn record_checked(interp: &Interp, name: &str, path: &Path, params: &[Param]) {
 /// here: checking it reports that.
 pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
     for path in paths.iter().filter(|p| is_xml(p)) {
-        let Ok(file) = xml::read_file(path) else {
+        let Ok(file) = xml::read_file(path, interp.limits.max_file_bytes) else {
             continue;
         };
         for template in &file.templates {
@@ -88,7 +127,7 @@ pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
 }
 
 fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
-    let file = xml::read_file(path)?;
+    let file = xml::read_file(path, interp.limits.max_file_bytes)?;
     let definitions = xml::definitions(
         &file,
         None,

@@ -14,6 +14,51 @@ pub const TASK_FILES: &str = "*imported tasks*";
 pub const MODULE_FILES: &str = "*imported modules*";
 /// `task name → {file, shown, params}` for the tasks of files `tasklisp check` has seen.
 pub const CHECKED_TASKS: &str = "*checked tasks*";
+/// `canonical file → (file as written, alias or nil, modification time in ns)` for every
+/// file imported, so `:reload` can find the ones that changed.
+pub const IMPORTED_FILES: &str = "*imported files*";
+
+/// A file imported so far: as written, under which alias, and when it was last changed.
+pub struct ImportedFile {
+    pub shown: String,
+    pub alias: Option<String>,
+    pub modified: i64,
+}
+
+pub fn record_file(
+    interp: &Interp,
+    canonical: &str,
+    shown: &str,
+    alias: Option<&str>,
+    modified: i64,
+) {
+    let alias = alias.map_or(Value::Nil, Value::str);
+    let entry = Value::list(vec![Value::str(shown), alias, Value::Int(modified)]);
+    registry_insert(interp, IMPORTED_FILES, canonical, entry);
+}
+
+pub fn imported_files(interp: &Interp) -> Vec<ImportedFile> {
+    let Some(registry) = interp.global(Sym::new(IMPORTED_FILES)) else {
+        return Vec::new();
+    };
+    let Some(map) = registry.as_map() else {
+        return Vec::new();
+    };
+    map.entries
+        .values()
+        .filter_map(|entry| {
+            let parts = entry.as_list()?.to_vec();
+            let [Value::Str(shown), alias, Value::Int(modified)] = parts.as_slice() else {
+                return None;
+            };
+            Some(ImportedFile {
+                shown: shown.to_string(),
+                alias: alias.as_str().map(str::to_owned),
+                modified: *modified,
+            })
+        })
+        .collect()
+}
 
 pub fn registry_get(interp: &Interp, registry: &str, key: &str) -> Option<Value> {
     interp

@@ -4,6 +4,7 @@
 use super::batch::BatchApi;
 use super::http::{Endpoint, HttpClient};
 use super::message::system_text;
+use super::structured;
 use super::{Cancel, Message, Provider, Request, Response, Role, ToolCall, Usage};
 use crate::error::Result;
 use serde_json::{json, Value as Json};
@@ -29,8 +30,9 @@ impl Anthropic {
         }
     }
 
-    /// The Messages body for `request`. The API has no JSON mode, so `json_mode`
-    /// changes nothing here: the task's prompt asks for JSON.
+    /// The Messages body for `request`. The API has no JSON mode: a JSON-Schema for an
+    /// object becomes one tool the request forces (`tool_choice`), whose input is the
+    /// answer; otherwise the task's prompt asks for JSON.
     pub fn body(&self, request: &Request) -> Result<Json> {
         let options = &request.options;
         let mut body = json!({
@@ -41,15 +43,34 @@ impl Anthropic {
             body["system"] = json!(system);
         }
         body["messages"] = Json::Array(wire_messages(&request.messages));
-        if !request.tools.is_empty() {
-            let tools: Vec<Json> = request
-                .tools
-                .iter()
-                .map(|tool| {
-                    json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters})
-                })
-                .collect();
+        let mut tools: Vec<Json> = request
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters})
+            })
+            .collect();
+        let mut choice = None;
+        if let Some(schema) = answer_schema(request) {
+            let name = structured::tool_name(&request.task);
+            tools.push(json!({
+                "name": name,
+                "description": "Give the answer as this tool's input.",
+                "input_schema": schema,
+            }));
+            // With the task's own tools offered too, the model must call one of them or
+            // answer through the answer tool; alone, the answer tool is forced.
+            choice = Some(if request.tools.is_empty() {
+                json!({"type": "tool", "name": name})
+            } else {
+                json!({"type": "any"})
+            });
+        }
+        if !tools.is_empty() {
             body["tools"] = Json::Array(tools);
+        }
+        if let Some(choice) = choice {
+            body["tool_choice"] = choice;
         }
         for name in ["temperature", "top_p"] {
             if let Some(value) = options.get(name) {
@@ -71,6 +92,10 @@ impl Provider for Anthropic {
         "anthropic"
     }
 
+    fn default_model(&self) -> Option<&str> {
+        self.endpoint.model.as_deref()
+    }
+
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let body = self.body(request)?;
         let answer = self.client.post_json(
@@ -79,6 +104,16 @@ impl Provider for Anthropic {
             &body,
             cancel,
         )?;
+        if answer_schema(request).is_some() {
+            let name = structured::tool_name(&request.task);
+            if let Some(input) = answer_tool_input(&answer, &name) {
+                return Ok(Response {
+                    content: input.to_string(),
+                    usage: usage(&answer),
+                    ..Response::default()
+                });
+            }
+        }
         self.response(&answer)
     }
 
@@ -184,6 +219,25 @@ fn wire_messages(messages: &[Message]) -> Vec<Json> {
         }
     }
     wire
+}
+
+/// The schema sent as a forced tool: a JSON-Schema for an object (a tool's input is
+/// always an object).
+fn answer_schema(request: &Request) -> Option<&Json> {
+    request
+        .json_schema()
+        .filter(|s| s.get("type").and_then(Json::as_str) == Some("object"))
+}
+
+/// The input of the answer tool's call (named `name`): the answer.
+fn answer_tool_input<'a>(answer: &'a Json, name: &str) -> Option<&'a Json> {
+    answer
+        .get("content")
+        .and_then(Json::as_array)?
+        .iter()
+        .filter(|block| block.get("type").and_then(Json::as_str) == Some("tool_use"))
+        .find(|block| block.get("name").and_then(Json::as_str) == Some(name))
+        .and_then(|block| block.get("input"))
 }
 
 /// `usage.input_tokens` and `usage.output_tokens`, when the server sent both.

@@ -14,9 +14,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The request in the form cassettes store and match: every field, keys sorted.
+/// The request in the form cassettes store and match: every field but `schema` (it
+/// follows from the task's definition, and leaving it out keeps cassettes recorded
+/// before it was sent valid), keys sorted.
 pub fn canonical_request(request: &Request) -> Json {
-    sorted(request.to_json_with_mode())
+    let mut map = request.to_json_with_mode();
+    if let Some(fields) = map.as_object_mut() {
+        fields.remove("schema");
+    }
+    sorted(map)
 }
 
 fn sorted(value: Json) -> Json {
@@ -67,6 +73,10 @@ impl Record {
 impl Provider for Record {
     fn name(&self) -> &str {
         "record"
+    }
+
+    fn default_model(&self) -> Option<&str> {
+        self.inner.default_model()
     }
 
     /// Failed calls are not recorded: replaying them would only repeat the failure.

@@ -406,16 +406,22 @@ mod tests {
 
     #[test]
     fn a_process_that_escapes_the_group_cannot_hold_the_call() {
-        let started = Instant::now();
-        let line = shell("printf answer; setsid sleep 8 &");
+        let dir = tempfile::tempdir().unwrap();
+        let finished = dir.path().join("escaped-finished");
+        let line = shell(&format!(
+            "printf answer; setsid sh -c 'sleep 8; touch {}' &",
+            finished.display()
+        ));
         let response = run(line, Input::Prompt, Duration::from_secs(10), &prompt("")).unwrap();
         assert_eq!(response.content, "answer");
-        assert!(started.elapsed() < Duration::from_secs(4));
+        assert!(
+            !finished.exists(),
+            "the call waited for the escaped process"
+        );
     }
 
     #[test]
     fn endless_output_is_cut_off() {
-        let started = Instant::now();
         let error = run(
             shell("yes"),
             Input::Prompt,
@@ -424,7 +430,6 @@ mod tests {
         )
         .unwrap_err();
         assert!(error.message().contains("more than"), "{}", error.message());
-        assert!(started.elapsed() < Duration::from_secs(20));
     }
 
     #[test]

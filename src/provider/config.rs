@@ -137,6 +137,22 @@ fn accepted_options(kind: &str) -> Result<Vec<&'static str>> {
     Ok(accepted)
 }
 
+/// Whether `kind` names a provider (`record:INNER` when INNER is recordable).
+pub fn is_known(kind: &str) -> bool {
+    accepted_options(kind).is_ok()
+}
+
+/// The provider names the command line accepts, for "did you mean".
+pub const KNOWN: &[&str] = &[
+    "echo",
+    "openai",
+    "ollama",
+    "anthropic",
+    "command",
+    "replay",
+    "record",
+];
+
 /// For `record:INNER`, the provider being recorded; `None` for a plain `record`.
 /// Any other kind is unknown.
 fn record_inner(kind: &str) -> Result<Option<String>> {

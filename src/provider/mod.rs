@@ -14,8 +14,9 @@ pub mod message;
 pub mod openai;
 pub mod options;
 pub mod rate;
+pub mod structured;
 
-pub use config::{build, build_from_settings, EnvLookup};
+pub use config::{build, build_from_settings, is_known, EnvLookup, KNOWN};
 pub use message::{Message, Role, ToolCall, ToolSpec};
 pub use options::ModelOptions;
 
@@ -47,12 +48,20 @@ pub struct Request {
     pub options: ModelOptions,
     /// The tools offered to the model (a task's `:tools`).
     pub tools: Vec<ToolSpec>,
+    /// The task's `:schema`: a type name (`"object"`…) or a JSON-Schema map, which
+    /// providers pass on to the model as structured output.
+    pub schema: Option<Json>,
 }
 
 impl Request {
+    /// The schema when it is a JSON-Schema map (a type name only asks for JSON).
+    pub fn json_schema(&self) -> Option<&Json> {
+        self.schema.as_ref().filter(|s| s.is_object())
+    }
+
     /// The request as the map a provider written in the language receives.
     pub fn to_json(&self) -> Json {
-        serde_json::json!({
+        let mut map = serde_json::json!({
             "task": self.task,
             "system": self.system,
             "prompt": self.prompt,
@@ -63,7 +72,12 @@ impl Request {
             "messages": self.messages.iter().map(Message::to_json).collect::<Vec<_>>(),
             "options": self.options.to_json(),
             "tools": self.tools.iter().map(ToolSpec::to_json).collect::<Vec<_>>(),
-        })
+        });
+        // Only a task with a schema has the key, so cassettes of other calls still match.
+        if let Some(schema) = &self.schema {
+            map["schema"] = schema.clone();
+        }
+        map
     }
 
     /// The request map plus `json_mode`: everything a provider is asked, for programs
@@ -91,6 +105,10 @@ pub struct Response {
     /// Under a fallback chain: the provider that answered, and the ones that failed
     /// before it (`{"provider" … "error" …}`).
     pub fallback: Option<(String, Vec<Json>)>,
+    /// A status the provider gave (`COMPLETE`, `CONTINUATION`, `FAILED`), kept in the result.
+    pub status: Option<String>,
+    /// Criteria the provider gave, kept in the result as `criteria`.
+    pub criteria: Option<Json>,
 }
 
 /// Lets a call in flight stop early: Ctrl-C in the REPL, or a timeout.
@@ -112,6 +130,10 @@ impl Cancel {
 pub trait Provider: Send + Sync {
     /// The provider's name as `--provider` spells it.
     fn name(&self) -> &str;
+    /// The model used when a request names none (for the run log and prices).
+    fn default_model(&self) -> Option<&str> {
+        None
+    }
     /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response>;
     /// The provider's batch API, for `pmap :batch true`; providers without one answer

@@ -3,6 +3,7 @@
 
 use super::batch::BatchApi;
 use super::http::{Endpoint, HttpClient};
+use super::structured::{self, JsonForm};
 use super::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
 use crate::error::Result;
 use serde_json::{json, Value as Json};
@@ -31,8 +32,13 @@ impl OpenAi {
         }
     }
 
-    /// The chat-completions body for `request`.
+    /// The chat-completions body for `request`, asking for JSON in the richest form.
     pub fn body(&self, request: &Request) -> Result<Json> {
+        self.body_in(request, JsonForm::JsonSchema)
+    }
+
+    /// The body with a JSON-Schema sent in `form` (a type name asks for a JSON object).
+    pub fn body_in(&self, request: &Request, form: JsonForm) -> Result<Json> {
         let mut body = json!({
             "model": self.endpoint.model_for(self.name, request)?,
             "messages": request.messages.iter().map(wire_message).collect::<Vec<_>>(),
@@ -54,7 +60,9 @@ impl OpenAi {
                 .collect();
             body["tools"] = Json::Array(tools);
         }
-        if request.json_mode {
+        if let Some(schema) = request.json_schema() {
+            body["response_format"] = structured::response_format(form, &request.task, schema);
+        } else if request.json_mode {
             body["response_format"] = json!({"type": "json_object"});
         }
         Ok(body)
@@ -66,14 +74,27 @@ impl Provider for OpenAi {
         self.name
     }
 
+    fn default_model(&self) -> Option<&str> {
+        self.endpoint.model.as_deref()
+    }
+
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
-        let body = self.body(request)?;
-        let answer = self.client.post_json(
-            &self.endpoint.url("chat/completions"),
-            &self.headers(),
-            &body,
-            cancel,
-        )?;
+        let base = &self.endpoint.base_url;
+        let mut form = structured::remembered(base);
+        let answer = loop {
+            let body = self.body_in(request, form)?;
+            let url = self.endpoint.url("chat/completions");
+            match self.client.post_json(&url, &self.headers(), &body, cancel) {
+                Err(e)
+                    if request.json_schema().is_some()
+                        && structured::refused_response_format(&e) =>
+                {
+                    form = form.plainer().ok_or(e)?;
+                    structured::remember(base, form);
+                }
+                answer => break answer?,
+            }
+        };
         self.response(&answer)
     }
 

@@ -2,7 +2,7 @@
 
 use super::help::{special_form, HELP};
 use super::session::{format_duration, timed, Next, Session};
-use crate::error::{Error, Result};
+use crate::bounds::read_file_text;
 use crate::eval::Interp;
 use crate::symbol::Sym;
 use crate::task::conversation;
@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// The commands, as Tab completes them.
 pub const COMMANDS: &[&str] = &[
+    ":apropos",
     ":chat",
     ":describe",
     ":env",
@@ -20,6 +21,7 @@ pub const COMMANDS: &[&str] = &[
     ":import",
     ":load",
     ":quit",
+    ":reload",
     ":show",
     ":tasks",
     ":time",
@@ -28,7 +30,10 @@ pub const COMMANDS: &[&str] = &[
 impl Session<'_> {
     /// Runs the command `name` (with its leading colon) on `argument`.
     pub fn command(&mut self, name: &str, argument: &str) -> Next {
-        let needs_argument = matches!(name, ":describe" | ":load" | ":import" | ":time");
+        let needs_argument = matches!(
+            name,
+            ":describe" | ":apropos" | ":load" | ":import" | ":time"
+        );
         if needs_argument && argument.is_empty() {
             eprintln!("{name} needs an argument (:help shows how to use it)");
             return Next::Continue;
@@ -41,10 +46,13 @@ impl Session<'_> {
             ":env" => self.show_env(),
             ":show" => self.say(&write_string(&self.last.borrow())),
             ":time" => return self.time(argument),
+            ":apropos" => self.say(&apropos(self.interp, argument)),
+            ":load" if is_xml(argument) => eprintln!("{}", xml_load_hint(argument)),
             ":load" => return self.load(&command_path(argument)),
             ":import" => return self.import(&command_path(argument)),
+            ":reload" => self.reload(),
             ":chat" => self.start_chat(argument),
-            other => eprintln!("unknown command {other} — :help lists the commands"),
+            other => eprintln!("{}", unknown_command(other)),
         }
         Next::Continue
     }
@@ -108,7 +116,7 @@ impl Session<'_> {
     }
 
     fn load(&mut self, path: &Path) -> Next {
-        let outcome = read_file(path).and_then(|text| {
+        let outcome = read_file_text(path, self.interp.limits.max_file_bytes).and_then(|text| {
             self.interruptibly(|interp| {
                 interp.loading().borrow_mut().push(path.to_path_buf());
                 let result = interp.run_source(&path.display().to_string(), &text);
@@ -150,17 +158,56 @@ impl Session<'_> {
     }
 }
 
+impl Session<'_> {
+    /// `:reload`: imports again every imported file that changed since, replacing its
+    /// tasks (each replaced task gets a note) and definitions.
+    fn reload(&mut self) {
+        let changed = crate::module::changed_imports(self.interp);
+        if changed.is_empty() {
+            self.say("; nothing to reload: no imported file has changed");
+        }
+        for (path, alias) in changed {
+            let how = crate::module::Import {
+                alias: alias.as_deref(),
+                reload: true,
+                ..crate::module::Import::default()
+            };
+            match self.interruptibly(|interp| crate::module::import(interp, &path, &how)) {
+                Ok(names) => self.say(&format!(
+                    "; reloaded {}: {}",
+                    path.display(),
+                    names_text(&names)
+                )),
+                Err(e) => {
+                    self.report(&e);
+                }
+            }
+        }
+    }
+}
+
+/// `a, b` for a list of names, `nothing new` for none.
+fn names_text(names: &Value) -> String {
+    let names: Vec<String> = names
+        .as_list()
+        .map(|l| {
+            l.iter()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    if names.is_empty() {
+        return "nothing new".to_owned();
+    }
+    names.join(", ")
+}
+
 fn task_count(names: &[String]) -> String {
     match names {
         [] => "no new tasks".to_owned(),
         [one] => format!("1 new task ({one})"),
         many => format!("{} new tasks ({})", many.len(), many.join(", ")),
     }
-}
-
-fn read_file(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| Error::eval(format!("cannot read {}: {e}", path.display())))
 }
 
 /// `name  type  description` for each registered task.
@@ -205,8 +252,8 @@ fn field_text(value: &Value) -> String {
 /// What `name` is, for `:describe`.
 pub fn describe(interp: &Interp, name: &str) -> String {
     let sym = Sym::new(name);
-    if let Some(synopsis) = special_form(name) {
-        return format!("special form {name}\n  {synopsis}");
+    if let Some((synopsis, example)) = special_form(name) {
+        return format!("special form {name}\n  {synopsis}\n  example: {example}");
     }
     if interp.macro_named(sym).is_some() {
         return format!("macro {name}");
@@ -242,9 +289,14 @@ fn describe_value(name: &str, value: &Value) -> String {
                 Some(own) if own.name() != name => format!("procedure {own}, bound to {name}"),
                 _ => format!("procedure {name}"),
             };
+            let call = format!(
+                "  ({}{})",
+                closure.name().unwrap_or(Sym::new(name)),
+                parameter_text(lambda)
+            );
             match defined_at(lambda.span) {
-                Some(place) => format!("{title} ({arity})\n  defined at {place}"),
-                None => format!("{title} ({arity})"),
+                Some(place) => format!("{title} ({arity})\n{call}\n  defined at {place}"),
+                None => format!("{title} ({arity})\n{call}"),
             }
         }
         other => {
@@ -258,6 +310,75 @@ fn describe_value(name: &str, value: &Value) -> String {
             format!("{name} is {article} {kind}: {text}")
         }
     }
+}
+
+/// ` a b . rest`: a procedure's parameters as its definition wrote them.
+fn parameter_text(lambda: &crate::eval::Lambda) -> String {
+    let names = lambda.scope.names();
+    let total = lambda.required as usize + usize::from(lambda.rest);
+    let mut text = String::new();
+    for (i, name) in names.iter().take(total).enumerate() {
+        if lambda.rest && i + 1 == total {
+            text.push_str(" .");
+        }
+        text.push(' ');
+        text.push_str(name.name());
+    }
+    text
+}
+
+/// Names whose name or documentation contains `word` (case-insensitive), one a line
+/// with the first line of what `:describe` says.
+pub fn apropos(interp: &Interp, word: &str) -> String {
+    let word = word.to_lowercase();
+    let mut names: Vec<String> = super::help::SPECIAL_FORMS
+        .iter()
+        .map(|form| form.0.to_owned())
+        .chain(interp.global_names().iter().map(|s| s.name().to_owned()))
+        .chain(interp.macro_names().iter().map(|s| s.name().to_owned()))
+        .chain(interp.tasks.names())
+        .collect();
+    names.sort();
+    names.dedup();
+    let found: Vec<String> = names
+        .iter()
+        .filter_map(|name| {
+            let description = describe(interp, name);
+            let matches =
+                name.to_lowercase().contains(&word) || description.to_lowercase().contains(&word);
+            matches.then(|| summary_line(name, &description))
+        })
+        .collect();
+    if found.is_empty() {
+        return format!("nothing matches {word}");
+    }
+    found.join("\n")
+}
+
+/// `name — what it is`, from the most telling line of a description.
+fn summary_line(name: &str, description: &str) -> String {
+    let lines: Vec<&str> = description.lines().map(str::trim).collect();
+    let telling = lines
+        .get(1)
+        .copied()
+        .unwrap_or(lines.first().copied().unwrap_or(""));
+    format!("{name} — {telling}")
+}
+
+fn xml_load_hint(argument: &str) -> String {
+    format!(":load runs .sexp code; an XML template file is imported: :import {argument}")
+}
+
+fn unknown_command(name: &str) -> String {
+    let hint = crate::suggest::hint(name, COMMANDS.iter().copied())
+        .map_or(String::new(), |h| format!(" ({h})"));
+    format!("unknown command {name}{hint} — :help lists the commands")
+}
+
+fn is_xml(argument: &str) -> bool {
+    command_path(argument)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("xml"))
 }
 
 /// A task's definition, one field per line; the fields of its `metadata` map are
@@ -373,12 +494,14 @@ mod tests {
             let interp = session.interp;
             assert_eq!(
                 describe(interp, "add"),
-                "procedure add (2 arguments)\n  defined at <repl:1>:1:1"
+                "procedure add (2 arguments)\n  (add a b)\n  defined at <repl:1>:1:1"
             );
-            assert!(describe(interp, "va").starts_with("procedure va (0 or more arguments)"));
+            assert!(describe(interp, "va")
+                .starts_with("procedure va (0 or more arguments)\n  (va . xs)"));
             assert_eq!(describe(interp, "n"), "n is an integer: 5");
             assert_eq!(describe(interp, "twice"), "macro twice");
             assert!(describe(interp, "if").starts_with("special form if\n  (if test"));
+            assert!(describe(interp, "if").contains("\n  example: (if (> 2 1)"));
             let builtin = describe(interp, "string-length");
             assert!(
                 builtin.starts_with("builtin string-length (1 argument)\n  `(string-length"),
@@ -388,6 +511,90 @@ mod tests {
                 describe(interp, "no-such-name"),
                 "nothing is named no-such-name"
             );
+        });
+    }
+
+    /// Every special form's example that promises a value (`⇒`) gives it.
+    #[test]
+    fn special_form_examples_are_true() {
+        with_session(|session, _| {
+            for (name, _, example) in super::super::help::SPECIAL_FORMS {
+                let Some((code, promised)) = example.split_once(" ⇒ ") else {
+                    continue;
+                };
+                let mut values = Vec::new();
+                session
+                    .evaluate(code, |v| values.push(v))
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                let got = values.last().map(write_string).unwrap_or_default();
+                assert_eq!(got, promised, "the example of {name}");
+            }
+        });
+    }
+
+    #[test]
+    fn apropos_finds_names_and_documentation() {
+        with_session(|session, _| {
+            session
+                .evaluate("(define (my-splitter s) s)", drop)
+                .unwrap();
+            let found = apropos(session.interp, "split");
+            assert!(found.contains("string-split — `(string-split"), "{found}");
+            assert!(found.contains("my-splitter — (my-splitter s)"), "{found}");
+            let by_doc = apropos(session.interp, "dividend");
+            assert!(by_doc.contains("remainder — "), "{by_doc}");
+            assert_eq!(apropos(session.interp, "zzzqqq"), "nothing matches zzzqqq");
+        });
+    }
+
+    #[test]
+    fn load_of_xml_and_unknown_commands_point_the_way() {
+        assert!(is_xml("\"t.XML\"") && !is_xml("t.sexp"));
+        assert_eq!(
+            xml_load_hint("t.xml"),
+            ":load runs .sexp code; an XML template file is imported: :import t.xml"
+        );
+        assert_eq!(
+            unknown_command(":descibe"),
+            "unknown command :descibe (did you mean `:describe`?) — :help lists the commands"
+        );
+        with_session(|session, captured| {
+            assert!(matches!(session.command(":load", "t.xml"), Next::Continue));
+            assert_eq!(captured.take(), "", "nothing was loaded");
+        });
+    }
+
+    #[test]
+    fn reload_imports_again_the_files_that_changed() {
+        with_session(|session, captured| {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("t.xml");
+            let write = |text: &str| {
+                let xml = format!(
+                    "<tasks><task name=\"say\" type=\"atomic\"><inputs><input name=\"w\"/>\
+                     </inputs><instructions>{text}: {{{{w}}}}</instructions></task></tasks>"
+                );
+                std::fs::write(&path, xml).unwrap();
+            };
+            write("Old");
+            let shown = path.display().to_string();
+            session.command(":import", &shown);
+            session.command(":reload", "");
+            assert!(captured
+                .take()
+                .ends_with("; nothing to reload: no imported file has changed\n"));
+            write("New");
+            // A later modification time, whatever the file system's clock resolution.
+            let later = std::time::SystemTime::now() + std::time::Duration::from_secs(10);
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(later).unwrap();
+            session.command(":reload", "");
+            assert_eq!(captured.take(), format!("; reloaded {shown}: say\n"));
+            let mut values = Vec::new();
+            session
+                .evaluate("(get (say \"x\") \"content\")", |v| values.push(v))
+                .unwrap();
+            assert_eq!(write_string(&values[0]), "\"New: x\"");
         });
     }
 

@@ -1,86 +1,177 @@
 //! Texts the REPL shows: `:help`, and the synopsis of each special form (for
 //! `:describe` and completion — special forms are not values, so nothing else knows them).
 
-/// `(name, synopsis)` of every special form (SPEC §4).
-pub const SPECIAL_FORMS: &[(&str, &str)] = &[
-    ("quote", "(quote datum) or 'datum: the datum, unevaluated"),
+/// `(name, synopsis, example)` of every special form.
+pub const SPECIAL_FORMS: &[(&str, &str, &str)] = &[
+    (
+        "quote",
+        "(quote datum) or 'datum: the datum, unevaluated",
+        "'(a b) ⇒ (a b)",
+    ),
     (
         "quasiquote",
         "`(a ,b ,@cs): a template; , inserts a value, ,@ splices a list",
+        "`(1 ,(+ 1 1) ,@(list 3 4)) ⇒ (1 2 3 4)",
     ),
-    ("if", "(if test then else?)"),
-    ("cond", "(cond (test body…)… (test => f) (else body…))"),
-    ("case", "(case key ((datum…) body…)… (else body…))"),
-    ("when", "(when test body…)"),
-    ("unless", "(unless test body…)"),
-    ("and", "(and expr…): the first false value, or the last"),
-    ("or", "(or expr…): the first true value, or the last"),
-    ("begin", "(begin expr…): the value of the last"),
+    (
+        "if",
+        "(if test then else?)",
+        "(if (> 2 1) \"yes\" \"no\") ⇒ \"yes\"",
+    ),
+    (
+        "cond",
+        "(cond (test body…)… (test => f) (else body…))",
+        "(cond ((< 5 0) \"neg\") (else \"non-neg\")) ⇒ \"non-neg\"",
+    ),
+    (
+        "case",
+        "(case key ((datum…) body…)… (else body…))",
+        "(case 2 ((1) \"one\") ((2 3) \"few\") (else \"many\")) ⇒ \"few\"",
+    ),
+    (
+        "when",
+        "(when test body…)",
+        "(when (> 2 1) \"ran\") ⇒ \"ran\"",
+    ),
+    (
+        "unless",
+        "(unless test body…)",
+        "(unless (> 2 1) \"ran\") ⇒ nil",
+    ),
+    (
+        "and",
+        "(and expr…): the first false value, or the last",
+        "(and 1 2 3) ⇒ 3",
+    ),
+    (
+        "or",
+        "(or expr…): the first true value, or the last",
+        "(or false nil 7) ⇒ 7",
+    ),
+    (
+        "begin",
+        "(begin expr…): the value of the last",
+        "(begin (println \"hi\") 2) ⇒ 2",
+    ),
     (
         "define",
         "(define name expr) or (define (name arg… . rest) body…)",
+        "(define (square x) (* x x))",
     ),
-    ("set!", "(set! name expr): assigns an existing binding"),
-    ("lambda", "(lambda (arg… . rest) body…): a procedure"),
-    ("fn", "(fn (arg… . rest) body…): lambda"),
+    (
+        "set!",
+        "(set! name expr): assigns an existing binding",
+        "(begin (define n 1) (set! n 2) n) ⇒ 2",
+    ),
+    (
+        "lambda",
+        "(lambda (arg… . rest) body…): a procedure",
+        "((lambda (x) (* x 2)) 21) ⇒ 42",
+    ),
+    (
+        "fn",
+        "(fn (arg… . rest) body…) or (fn [arg…] body…): lambda",
+        "((fn [x] (+ x 1)) 1) ⇒ 2",
+    ),
     (
         "let",
         "(let ((name expr)…) body…), or named: (let loop ((name init)…) body…)",
+        "(let ((a 1) (b 2)) (+ a b)) ⇒ 3",
     ),
     (
         "let*",
         "(let* ((name expr)…) body…): each init sees the earlier names",
+        "(let* ((a 1) (b (+ a 1))) b) ⇒ 2",
     ),
     (
         "letrec",
         "(letrec ((name expr)…) body…): mutually recursive bindings",
+        "(letrec ((ev? (fn (n) (if (= n 0) true (od? (- n 1))))) (od? (fn (n) (if (= n 0) false (ev? (- n 1)))))) (ev? 10)) ⇒ true",
     ),
-    ("do", "(do ((var init step)…) (test result…) body…)"),
-    ("try", "(try expr (catch e body…)): e is the error as a map"),
+    (
+        "do",
+        "(do ((var init step)…) (test result…) body…)",
+        "(do ((i 0 (+ i 1)) (acc '() (cons i acc))) ((= i 3) acc)) ⇒ (2 1 0)",
+    ),
+    (
+        "try",
+        "(try expr (catch e body…) (finally body…)): e is the error as a map",
+        "(try (car 5) (catch e e.type)) ⇒ \"EVAL_ERROR\"",
+    ),
     (
         "defmacro",
         "(defmacro name (arg…) body…): a non-hygienic macro",
+        "(defmacro swap (a b) `(list ,b ,a))",
     ),
     (
         "deftask",
         "(deftask name (param (param default)…) :option value… body…)",
+        "(deftask greet (who) :prompt \"Say hello to {{who}}\")",
     ),
-    ("sequential", "(sequential step…): steps see step_results"),
+    (
+        "sequential",
+        "(sequential step…): steps see step_results",
+        "(deftask flow (x) (sequential (step draft) (step polish)))",
+    ),
     (
         "step",
         "(step task :inputs-from [i \"name\"] :input builder): inside sequential",
+        "(step polish :inputs-from [0 \"text\"])",
     ),
     (
         "cond-output",
         "(cond-output result (test body…)… (else body…)): binds output",
+        "(cond-output (classify x) ((= output \"bug\") (fix x)) (else nil))",
     ),
     (
         "with-provider",
         "(with-provider provider :temperature t … body…)",
+        "(with-provider :echo :temperature 0 (greet \"Ada\"))",
     ),
-    ("with-fallback", "(with-fallback [provider…] body…)"),
+    (
+        "with-fallback",
+        "(with-fallback [provider…] body…): the next provider when one fails",
+        "(with-fallback [:openai :echo] (greet \"Ada\"))",
+    ),
+    (
+        "import",
+        "(import \"file.xml\" :as ns :only (name…))",
+        "(import \"templates/review.xml\" :as review)",
+    ),
     (
         "deftest",
         "(deftest name body…): a test, run by `tasklisp test`",
+        "(deftest adds (expect= (+ 1 2) 3))",
     ),
-    ("expect", "(expect expr): checks that expr is true"),
-    ("expect=", "(expect= actual expected): checks equality"),
+    (
+        "expect",
+        "(expect expr): checks that expr is true",
+        "(expect (> 2 1))",
+    ),
+    (
+        "expect=",
+        "(expect= actual expected): checks equality",
+        "(expect= (+ 1 2) 3)",
+    ),
     (
         "expect-error",
         "(expect-error expr reason): checks expr raises",
+        "(expect-error (car 5) :EVAL_ERROR)",
     ),
     (
         "expect-schema",
         "(expect-schema value schema): checks a JSON Schema",
+        "(expect-schema {\"a\" 1} {\"type\" \"object\"})",
     ),
     (
         "expect-judge",
         "(expect-judge value \"rubric\"): asks the judge model",
+        "(expect-judge answer \"is polite\")",
     ),
-    ("import", "(import \"file.xml\" :as ns :only (name…))"),
     (
         "load",
         "(load \"file.sexp\"): runs a file in the global environment",
+        "(load \"helpers.sexp\")",
     ),
 ];
 
@@ -102,11 +193,12 @@ pub const KEYWORDS: &[&str] = &[
     ":strategy",
 ];
 
-pub fn special_form(name: &str) -> Option<&'static str> {
+/// A special form's synopsis and example.
+pub fn special_form(name: &str) -> Option<(&'static str, &'static str)> {
     SPECIAL_FORMS
         .iter()
-        .find(|(form, _)| *form == name)
-        .map(|(_, synopsis)| *synopsis)
+        .find(|(form, _, _)| *form == name)
+        .map(|(_, synopsis, example)| (*synopsis, *example))
 }
 
 pub const HELP: &str = "\
@@ -117,9 +209,11 @@ Commands:
   :help             this text
   :tasks            the registered tasks: names, types, descriptions
   :describe NAME    what NAME is: a task's definition, a builtin's signature, a
-                    procedure's arity, a special form's syntax
+                    procedure's parameters, a special form's syntax and example
+  :apropos WORD     the names whose name or documentation mentions WORD
   :load FILE        run a .sexp file
   :import FILE      import an XML template file or .sexp module
+  :reload           import again every imported file that changed, replacing its tasks
   :env              your definitions (not the builtins)
   :time EXPR        evaluate EXPR and show how long it took
   :show             print the last value in full (results are abbreviated)

@@ -12,7 +12,7 @@ use crate::cli::Options;
 use crate::eval::Interp;
 use std::io::IsTerminal;
 
-pub use output::output;
+pub use output::{at_line_start, output};
 
 pub fn main(interp: &Interp, options: &Options) -> i32 {
     if std::io::stdin().is_terminal() {

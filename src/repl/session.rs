@@ -170,7 +170,7 @@ impl<'a> Session<'a> {
     fn completion_names(&self) -> Vec<String> {
         let forms = SPECIAL_FORMS
             .iter()
-            .map(|(name, _)| *name)
+            .map(|(name, _, _)| *name)
             .chain(KEYWORDS.iter().copied())
             .map(str::to_owned)
             .chain(crate::task::table::keywords());

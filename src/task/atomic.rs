@@ -4,7 +4,8 @@ use super::answer::{parse_output, Answer};
 use super::builtins::string_list;
 use super::definition::{lossy_json, Memory, PromptParts, Task};
 use super::memory::{context_text, files_text, Query, Strategy};
-use super::result::task_result;
+use super::observe::CallNotes;
+use super::result::{task_result, with_entry};
 use super::session::send;
 use crate::env::{Env, Frame, Scope, Slots};
 use crate::error::Result;
@@ -12,7 +13,7 @@ use crate::eval::Interp;
 use crate::provider::message::single_turn;
 use crate::provider::{Request, Response, Usage};
 use crate::symbol::Sym;
-use crate::value::{Entries, Value};
+use crate::value::{from_json, Entries, Value};
 use std::rc::Rc;
 
 /// One round of an atomic task: the templates are rendered in the call's `frame`;
@@ -45,23 +46,24 @@ pub fn run(
         json_mode: task.json_output,
         options: task.options.clone(),
         tools: Vec::new(),
+        schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
     };
-    let deadline = parts.timeout.map(|t| std::time::Instant::now() + t);
+    let deadline = parts
+        .timeout
+        .and_then(|t| std::time::Instant::now().checked_add(t));
     let model = request.model.clone();
-    let (response, tool_calls) = if task.tools.is_empty() {
-        (send(interp, &request, frame, deadline)?, None)
+    let (sent, tool_calls) = if task.tools.is_empty() {
+        (send(interp, &request, frame, deadline, task.cache)?, None)
     } else {
-        let (response, calls) = super::tools::converse(interp, task, request, frame, deadline)?;
-        (response, Some(calls))
+        let (sent, calls) = super::tools::converse(interp, task, request, frame, deadline)?;
+        (sent, Some(calls))
     };
+    let response = sent.response;
     let mut notes = Entries::new();
     if let Some(calls) = tool_calls {
         notes.insert(Rc::from("toolCalls"), calls);
     }
-    if let Some(usage) = response.usage {
-        notes.insert(Rc::from("usage"), usage_value(usage));
-    }
-    fallback_notes(&response, &mut notes);
+    call_notes(&sent.notes, &response, &mut notes);
     let provider = match &response.fallback {
         Some((answered, _)) => answered.clone(),
         None => interp.current_session().borrow().provider.name(),
@@ -73,11 +75,19 @@ pub fn run(
         round,
     };
     let parsed = parse_output(task, &answer, &mut notes)?;
-    Ok(task_result(&task.name, response.content, parsed, notes))
+    let mut result = task_result(&task.name, response.content, parsed, notes);
+    // A provider's own status and criteria are kept.
+    if let Some(status) = response.status {
+        result = with_entry(&result, "status", Value::from(status));
+    }
+    if let Some(criteria) = response.criteria {
+        result = with_entry(&result, "criteria", from_json(&criteria));
+    }
+    Ok(result)
 }
 
 /// `notes.usage`: `{"input_tokens" n "output_tokens" n}`.
-pub fn usage_value(usage: Usage) -> Value {
+fn usage_value(usage: Usage) -> Value {
     let mut counts = Entries::new();
     let tokens = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
     counts.insert(Rc::from("input_tokens"), tokens(usage.input_tokens));
@@ -85,9 +95,24 @@ pub fn usage_value(usage: Usage) -> Value {
     Value::map(counts)
 }
 
+/// The notes every model call gives: `usage`, `cost` and `cached` (absent keys read as
+/// nil: results of unpriced, uncached calls stay as they were), and the fallback's.
+pub fn call_notes(call: &CallNotes, response: &Response, notes: &mut Entries) {
+    if let Some(usage) = response.usage {
+        notes.insert(Rc::from("usage"), usage_value(usage));
+    }
+    if let Some(cost) = call.cost {
+        notes.insert(Rc::from("cost"), Value::Float(cost));
+    }
+    if call.cached {
+        notes.insert(Rc::from("cached"), Value::Bool(true));
+    }
+    fallback_notes(response, notes);
+}
+
 /// Under a fallback chain, `notes.provider` (which one answered) and `notes.fallbacks`
 /// (those that failed first, `{"provider" … "error" …}`).
-pub fn fallback_notes(response: &Response, notes: &mut Entries) {
+fn fallback_notes(response: &Response, notes: &mut Entries) {
     if let Some((provider, failed)) = &response.fallback {
         notes.insert(Rc::from("provider"), Value::from(provider.as_str()));
         let failed = failed.iter().map(crate::value::from_json).collect();

@@ -1,4 +1,5 @@
 //! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `set-provider!`,
+//! `resource-metrics`, `run-usage`.
 //! `resource-metrics`, `get-context`, `director-evaluator-loop`.
 
 use super::definition::lossy_json;
@@ -32,6 +33,8 @@ builtin_table! {
     "set-provider!", 1, Some(22) => set_provider;
     /// `(resource-metrics)`: turns and context used in the provider session, with limits. `(resource-metrics)` ⇒ `{"turns" {"used" 0 "limit" 10000} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}`
     "resource-metrics", 0, Some(0) => resource_metrics;
+    /// `(run-usage)`: what the run's model calls have spent so far (cache hits excluded; cost in USD, 0 for unpriced models). `(run-usage)` ⇒ `{"calls" 0 "input_tokens" 0 "output_tokens" 0 "cost" 0.0}`
+    "run-usage", 0, Some(0) => run_usage;
     /// `(get-context query :dir d :files [paths] :limit n :strategy s)`: ranks the UTF-8 files below `:dir` (default `.`) or the `:files` given, by BM25 relevance of their text (`:strategy "content"`, the default) or of their path and first heading (`"metadata"`); returns the AssociativeMatchResult of the best `:limit` (default 5). `(get-context "login" :dir "docs")` ⇒ `{"context" "--- docs/auth.md ---\n# Login…" "matches" [{"path" "docs/auth.md" "relevance" 0.98 "excerpt" "# Login…"}]}`
     "get-context", 1, Some(9) => get_context;
     /// `(director-evaluator-loop :director d :evaluator e :max-iterations n :input x)`: calls `(d input iteration)` then `(e result iteration)` until the evaluator's EvaluationResult says `success` (its JSON output or notes `{"success" bool "feedback" s}`), the next input being `{"input" x "feedback" s "previous" content}`; returns the director's last result with `notes.iterations` and `notes.evaluations`, status `CONTINUATION` when the n iterations (default 3) ran out. `(director-evaluator-loop :director write :evaluator judge :max-iterations 3 :input "a haiku")`
@@ -238,6 +241,12 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn resource_metrics(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
     Ok(interp.metrics().to_value())
+}
+
+fn run_usage(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
+    Ok(crate::value::from_json(
+        &interp.tasks.observer.spent().to_json(),
+    ))
 }
 
 fn get_context(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {

@@ -26,6 +26,25 @@ pub fn call_checked(
     extra: &Checks,
 ) -> Result<Value> {
     let _guard = interp.enter_call(task)?;
+    let logged = interp
+        .tasks
+        .observer
+        .begin_task(&interp.state.observe, &task.name);
+    let result = run_call(interp, task, args, env, extra);
+    interp
+        .tasks
+        .observer
+        .end_task(&interp.state.observe, logged, &result);
+    result
+}
+
+fn run_call(
+    interp: &Interp,
+    task: &Rc<Task>,
+    args: &[Value],
+    env: &Env,
+    extra: &Checks,
+) -> Result<Value> {
     let bound = bind_arguments(task, args)?;
     let outer = context_env(task, env);
     let checks = Checks {

@@ -251,7 +251,8 @@ pub fn exchange(
         messages: sent.clone(),
         ..Request::default()
     };
-    let response = send(interp, &request, env, None)?;
+    let answered = send(interp, &request, env, None, false)?;
+    let response = answered.response;
     conversation.turns += 1;
     conversation.context_used = match response.usage {
         Some(usage) => usage.input_tokens.saturating_add(usage.output_tokens),
@@ -260,10 +261,7 @@ pub fn exchange(
     sent.push(Message::assistant(response.content.clone()));
     conversation.messages = sent;
     let mut notes = Entries::new();
-    if let Some(usage) = response.usage {
-        notes.insert(Rc::from("usage"), super::atomic::usage_value(usage));
-    }
-    super::atomic::fallback_notes(&response, &mut notes);
+    super::atomic::call_notes(&answered.notes, &response, &mut notes);
     let limit = conversation
         .max_context
         .unwrap_or_else(|| interp.metrics().context_limit);

@@ -130,6 +130,8 @@ pub struct Task {
     pub param_types: HashMap<String, String>,
     pub context: InheritContext,
     pub max_turns: Option<u64>,
+    /// `:cache true`: answers may come from the run log's cache.
+    pub cache: bool,
     pub retries: u32,
     pub audits: Vec<Value>,
     /// `:metadata {…}` given by the program.
@@ -215,6 +217,9 @@ impl Task {
                 "max_turns",
                 Value::Int(i64::try_from(turns).unwrap_or(i64::MAX)),
             );
+        }
+        if self.cache {
+            put("cache", Value::Bool(true));
         }
         if self.retries > 0 {
             put("retries", Value::Int(i64::from(self.retries)));

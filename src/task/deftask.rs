@@ -23,6 +23,11 @@ use crate::value::{write_string, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// The most provider turns `:max-turns` may allow a call.
+const MAX_TURNS: i64 = 10_000;
+/// The most `:retries` a task may make.
+const MAX_RETRIES: i64 = 1_000;
+
 /// What a call runs, before the definition-time values are known.
 enum Code {
     /// An atomic task's `:files` expression.
@@ -373,9 +378,10 @@ impl DefineTask {
             tools: options.tools(has_prompt)?,
             param_types,
             context: self.context(interp, env, &options)?,
-            max_turns: options.count("max-turns", 1)?,
+            max_turns: options.count("max-turns", 1, MAX_TURNS)?,
+            cache: options.get("cache").is_some_and(|(v, _)| v.is_truthy()),
             retries: options
-                .count("retries", 0)?
+                .count("retries", 0, MAX_RETRIES)?
                 .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
             audits: options.audits()?,
             extra_metadata: options.metadata()?,

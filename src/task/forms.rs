@@ -1,5 +1,5 @@
 //! The task special forms: `deftask`, `sequential`, `step`, `cond-output`,
-//! `with-provider`, `with-fallback`.
+//! `with-provider`, `with-fallback`, `with-budget`, `with-cache`.
 
 use super::session::ProviderChoice;
 use crate::env::Env;
@@ -21,6 +21,8 @@ pub fn special_form(name: &str) -> Option<SpecialForm> {
         "cond-output" => super::cond_output::cond_output,
         "with-provider" => with_provider,
         "with-fallback" => with_fallback,
+        "with-budget" => super::scopes::with_budget,
+        "with-cache" => super::scopes::with_cache,
         _ => return None,
     })
 }
@@ -58,7 +60,7 @@ fn with_provider(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Resul
         options.push((name, compiler.compile(value)?));
         body = rest;
     }
-    let body = body_node(compiler, body)?;
+    let body = compile_body(compiler, body)?;
     Ok(Node::Extension(Box::new(WithProvider {
         provider,
         options,
@@ -84,7 +86,7 @@ fn with_fallback(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Resul
     })?;
     Ok(Node::Extension(Box::new(WithFallback {
         providers: compiler.compile(providers)?,
-        body: body_node(compiler, items.get(2..).unwrap_or_default())?,
+        body: compile_body(compiler, items.get(2..).unwrap_or_default())?,
         span,
     })))
 }
@@ -110,8 +112,8 @@ impl Extension for WithFallback {
     }
 }
 
-/// A body of forms as one node.
-fn body_node(compiler: &mut Compiler, body: &[Syntax]) -> Result<Node> {
+/// A form's body: its expressions in sequence (nil when there are none).
+pub fn compile_body(compiler: &mut Compiler, body: &[Syntax]) -> Result<Node> {
     Ok(match body {
         [] => Node::Const(Value::Nil),
         [only] => compiler.compile(only)?,

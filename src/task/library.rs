@@ -109,6 +109,7 @@ mod tests {
             param_types: std::collections::HashMap::new(),
             context: InheritContext::Full,
             max_turns: None,
+            cache: false,
             retries: 0,
             audits: Vec::new(),
             extra_metadata: Entries::new(),

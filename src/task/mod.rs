@@ -19,10 +19,12 @@ mod library;
 mod loops;
 pub mod memory;
 pub mod metrics;
+pub mod observe;
 mod options;
 pub mod pmap;
 pub mod result;
 mod schema;
+mod scopes;
 pub mod script;
 mod sequential;
 mod session;
@@ -62,6 +64,9 @@ pub struct Runtime {
     flags: RefCell<ProviderSettings>,
     /// `--rate-limit RPM`, for sessions without a `:rate-limit` of their own.
     flag_rate: RefCell<Option<Arc<RateLimit>>>,
+    /// The run log, cost, usage, budgets and cache (their per-evaluation part is
+    /// `EvalState::observe`).
+    pub observer: observe::Observer,
     /// The memory system's indexes, kept while their files are unchanged.
     memory: RefCell<memory::Indexes>,
     /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.
@@ -107,6 +112,10 @@ impl Runtime {
     /// At the REPL a redefinition replaces the old task (with a note) instead of failing.
     pub fn set_replace_on_redefine(&self, replace: bool) {
         self.library.borrow_mut().replace_on_redefine = replace;
+    }
+
+    pub fn replaces_on_redefine(&self) -> bool {
+        self.library.borrow().replace_on_redefine
     }
 }
 

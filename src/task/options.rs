@@ -12,6 +12,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
 
+/// The longest `:timeout` (about 31 years): any deadline it sets is representable.
+pub const MAX_TIMEOUT_SECONDS: f64 = 1e9;
+
 pub fn name_of_value(value: &Value) -> Option<Sym> {
     match value {
         Value::Symbol(s) | Value::Keyword(s) => Some(*s),
@@ -113,14 +116,16 @@ impl Options<'_> {
         Ok(types)
     }
 
-    pub fn count(&self, name: &str, min: i64) -> Result<Option<u64>> {
+    /// An integer option between `min` and `max`; nil is absent.
+    pub fn count(&self, name: &str, min: i64, max: i64) -> Result<Option<u64>> {
         match self.get(name) {
             None | Some((Value::Nil, _)) => Ok(None),
-            Some((Value::Int(n), _)) if *n >= min => Ok(u64::try_from(*n).ok()),
-            Some(_) => Err(self.invalid(name, &format!("an integer of at least {min}"))),
+            Some((Value::Int(n), _)) if (min..=max).contains(n) => Ok(u64::try_from(*n).ok()),
+            Some(_) => Err(self.invalid(name, &format!("an integer from {min} to {max}"))),
         }
     }
 
+    /// Seconds, more than zero and at most [`MAX_TIMEOUT_SECONDS`]; nil is absent.
     pub fn timeout(&self) -> Result<Option<Duration>> {
         let seconds = match self.get("timeout") {
             None | Some((Value::Nil, _)) => return Ok(None),
@@ -128,11 +133,17 @@ impl Options<'_> {
             Some((Value::Float(f), _)) => *f,
             Some(_) => return Err(self.invalid("timeout", "a number of seconds")),
         };
-        Duration::try_from_secs_f64(seconds)
-            .ok()
+        Some(seconds)
+            .filter(|s| *s > 0.0 && *s <= MAX_TIMEOUT_SECONDS)
+            .and_then(|s| Duration::try_from_secs_f64(s).ok())
             .filter(|d| !d.is_zero())
             .map(Some)
-            .ok_or_else(|| self.invalid("timeout", "a positive number of seconds"))
+            .ok_or_else(|| {
+                self.invalid(
+                    "timeout",
+                    &format!("a number of seconds above 0 and at most {MAX_TIMEOUT_SECONDS:e}"),
+                )
+            })
     }
 
     pub fn audits(&self) -> Result<Vec<Value>> {

@@ -33,9 +33,14 @@ const MAX_CONCURRENCY: i64 = 256;
 const MAX_BATCH_ITEMS: i64 = 10_000;
 
 /// The stack an item gets is the interpreter's own size within these bounds (reserved
-/// up front, committed as used).
+/// up front, committed as used), and its share of [`ALL_ITEM_STACKS`].
 const MIN_ITEM_STACK: usize = 1 << 20;
 const MAX_ITEM_STACK: usize = 256 << 20;
+
+/// The stack all running items of one `pmap` may use together: items that each recurse
+/// deep commit their whole stacks, so the total is bounded, not each one. An item that
+/// needs more than its share ends in `RESOURCE_EXHAUSTION` (resource `stack`).
+const ALL_ITEM_STACKS: usize = 1 << 30;
 
 fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let (positional, options) = split_options("pmap", args, &["concurrency", "on-error", "batch"])?;
@@ -193,10 +198,7 @@ impl<'a> Scheduler<'a> {
             concurrency,
             on_error,
             batch,
-            stack_size: interp
-                .limits
-                .stack_size
-                .clamp(MIN_ITEM_STACK, MAX_ITEM_STACK),
+            stack_size: item_stack_size(interp.limits.stack_size, concurrency),
         }
     }
 
@@ -296,6 +298,13 @@ impl<'a> Scheduler<'a> {
     }
 }
 
+/// An item's stack: the interpreter's own size, at most its share of all items' stacks.
+fn item_stack_size(interpreter_stack: usize, concurrency: usize) -> usize {
+    (ALL_ITEM_STACKS / concurrency.max(1))
+        .min(interpreter_stack)
+        .clamp(MIN_ITEM_STACK, MAX_ITEM_STACK)
+}
+
 /// Runs a fiber's blocking work on a thread of its own (at most one per running item,
 /// so at most `concurrency` at once), which reports back when done. If no thread can
 /// start, the job is dropped and the fiber, resumed at once, does the work itself.
@@ -318,6 +327,15 @@ fn dispatch(run: &mut Run, index: usize, job: Job) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn items_share_a_bounded_stack() {
+        assert_eq!(item_stack_size(64 << 20, 1), 64 << 20);
+        assert_eq!(item_stack_size(1 << 30, 1), MAX_ITEM_STACK);
+        assert_eq!(item_stack_size(160 << 20, 256), 4 << 20);
+        assert_eq!(item_stack_size(1 << 16, 8), MIN_ITEM_STACK);
+        assert!(item_stack_size(160 << 20, 256) * 256 <= ALL_ITEM_STACKS);
+    }
 
     #[test]
     fn the_builtin_is_documented_with_an_example() {

@@ -1,7 +1,10 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
 use super::blocking::{run_blocking, run_model};
+use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
+use super::observe::CallNotes;
+use super::result::STATUSES;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
@@ -10,7 +13,7 @@ use crate::provider::rate::RateLimit;
 use crate::provider::{Cancel, Echo, ModelOptions, Provider, Request, Response, ToolCall, Usage};
 use crate::value::{from_json, to_json, write_string, Value};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A provider: native (Rust, may run on a worker thread) or a procedure of the program.
 #[derive(Clone)]
@@ -31,10 +34,20 @@ impl ProviderChoice {
 
     /// How `notes.provider` names it.
     pub fn name(&self) -> String {
+        self.identity().0
+    }
+
+    /// Its name and default model, as the run log records them; a fallback chain's are
+    /// its first provider's until another answers.
+    fn identity(&self) -> (String, Option<String>) {
         match self {
-            ProviderChoice::Native(provider) => provider.name().to_owned(),
-            ProviderChoice::Procedure(_) => "procedure".to_owned(),
-            ProviderChoice::Fallback(_) => "fallback".to_owned(),
+            ProviderChoice::Native(p) => {
+                (p.name().to_owned(), p.default_model().map(str::to_owned))
+            }
+            ProviderChoice::Procedure(_) => ("procedure".to_owned(), None),
+            ProviderChoice::Fallback(chain) => chain
+                .first()
+                .map_or(("fallback".to_owned(), None), ProviderChoice::identity),
         }
     }
 
@@ -115,15 +128,23 @@ impl Default for Session {
     }
 }
 
-/// Sends one request to the current provider, within the session's limits. `env` is
-/// where a procedure provider is called from.
-/// `deadline` (from the task's `:timeout`) bounds a native provider's call.
+/// A model's answer and what the call cost.
+pub struct Sent {
+    pub response: Response,
+    pub notes: CallNotes,
+}
+
+/// Sends one request to the current provider, within the session's limits and the
+/// budgets, or answers it from the cache (`cache`: the task asks for it). `env` is where
+/// a procedure provider is called from. `deadline` (from the task's `:timeout`) bounds a
+/// native provider's call.
 pub fn send(
     interp: &Interp,
     request: &Request,
     env: &Env,
-    deadline: Option<std::time::Instant>,
-) -> Result<Response> {
+    deadline: Option<Instant>,
+    cache: bool,
+) -> Result<Sent> {
     let request_tokens: u64 = request
         .messages
         .iter()
@@ -134,20 +155,68 @@ pub fn send(
         options: request.options.over(&session_options),
         ..request.clone()
     };
-    let call = Call {
-        env,
-        deadline,
-        rate,
-        tokens: request_tokens,
+    let (name, model) = provider.identity();
+    let model = request
+        .model
+        .clone()
+        .or(model)
+        .or_else(|| interp.flag_model());
+    let observer = &interp.tasks.observer;
+    let (mut pending, cached) = observer.before_model(
+        interp.state.observe.borrow().clone(),
+        &request,
+        &name,
+        model.as_deref(),
+        cache,
+    )?;
+    let was_cached = cached.is_some();
+    let (outcome, latency) = match cached {
+        Some(answer) => (
+            Ok(Response {
+                content: answer.content,
+                usage: answer.input_tokens.zip(answer.output_tokens).map(
+                    |(input_tokens, output_tokens)| Usage {
+                        input_tokens,
+                        output_tokens,
+                    },
+                ),
+                ..Response::default()
+            }),
+            Duration::ZERO,
+        ),
+        None => {
+            let call = Call {
+                env,
+                deadline,
+                rate,
+                tokens: request_tokens,
+            };
+            let started = Instant::now();
+            let outcome = ask(interp, &provider, request.clone(), &call);
+            (outcome, started.elapsed())
+        }
     };
-    let response = ask(interp, &provider, request, &call)?;
-    let tokens = match response.usage {
-        Some(usage) => usage.input_tokens.saturating_add(usage.output_tokens),
-        None => request_tokens + estimate_tokens(&response.content),
-    };
-    interp.record_turn(tokens)?;
+    if let Ok(Response {
+        fallback: Some((answered, _)),
+        ..
+    }) = &outcome
+    {
+        pending.answered_by(answered);
+    }
+    let outcome = outcome.map(|response| {
+        let usage = response.usage.unwrap_or(Usage {
+            input_tokens: request_tokens,
+            output_tokens: estimate_tokens(&response.content),
+        });
+        (response, usage)
+    });
+    let notes = observer.after_model(pending, &request, &outcome, latency, was_cached);
+    let (response, usage) = outcome?;
+    if !was_cached {
+        interp.record_turn(usage.input_tokens.saturating_add(usage.output_tokens))?;
+    }
     interp.check_interrupt()?;
-    Ok(response)
+    Ok(Sent { response, notes })
 }
 
 /// How one request is sent, whichever provider it goes to.
@@ -278,9 +347,16 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                 None | Some(Value::Nil) => None,
                 Some(_) => return Err(bad()),
             };
+            let status = match map.get("status") {
+                Some(Value::Str(s)) if STATUSES.contains(&s.as_str()) => Some(s.to_string()),
+                None | Some(Value::Nil) => None,
+                Some(_) => return Err(bad()),
+            };
             Ok(Response {
                 content: content.to_owned(),
                 usage,
+                status,
+                criteria: map.get("criteria").map(lossy_json),
                 tool_calls,
                 ..Response::default()
             })

@@ -6,12 +6,12 @@
 use super::call::call;
 use super::definition::{lossy_json, Task};
 use super::result::{field, is_task_result};
-use super::session::send;
+use super::session::{send, Sent};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::provider::http::excerpt;
-use crate::provider::{Message, Request, Response, ToolCall, ToolSpec};
+use crate::provider::{Message, Request, ToolCall, ToolSpec};
 use crate::symbol::Sym;
 use crate::value::{from_json, Entries, Value};
 use serde_json::{json, Map, Value as Json};
@@ -60,18 +60,20 @@ pub fn tool_spec(task: &Task) -> ToolSpec {
 }
 
 /// Sends `request` with `tools` offered and answers the model's tool calls until it
-/// gives its answer. Returns that answer and `notes.toolCalls`.
+/// gives its answer. Returns that answer (its cost the sum of every turn's) and
+/// `notes.toolCalls`.
 pub fn converse(
     interp: &Interp,
     task: &Task,
     mut request: Request,
     frame: &Env,
     deadline: Option<Instant>,
-) -> Result<(Response, Value)> {
+) -> Result<(Sent, Value)> {
     request.tools = task.tools.iter().map(|t| tool_spec(t)).collect();
     let limit = task.max_turns.unwrap_or(DEFAULT_MAX_TURNS);
     let mut log: Vec<Value> = Vec::new();
     let mut turn = 0;
+    let mut cost: Option<f64> = None;
     loop {
         turn += 1;
         if turn > limit {
@@ -86,9 +88,15 @@ pub fn converse(
             )
             .with_detail("toolCalls", lossy_json(&Value::list(log))));
         }
-        let response = send(interp, &request, frame, deadline)?;
+        let mut sent = send(interp, &request, frame, deadline, task.cache)?;
+        if let Some(spent) = sent.notes.cost {
+            cost = Some(cost.unwrap_or(0.0) + spent);
+        }
+        let response = sent.response;
         if response.tool_calls.is_empty() {
-            return Ok((response, Value::list(log)));
+            sent.response = response;
+            sent.notes.cost = cost;
+            return Ok((sent, Value::list(log)));
         }
         let calls = with_ids(response.tool_calls, request.messages.len());
         request

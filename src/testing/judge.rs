@@ -44,7 +44,7 @@ pub fn ask(interp: &Interp, env: &Env, value: &Value, rubric: &str) -> Result<An
         json_mode: true,
         ..Request::default()
     };
-    let response = crate::task::send(interp, &request, env, None)?;
+    let response = crate::task::send(interp, &request, env, None, false)?.response;
     parse_verdict(&response.content)
 }
 

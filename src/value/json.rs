@@ -1,9 +1,14 @@
 //! Lossless conversion between values and JSON (serde_json).
 
 use super::{Entries, List, Value};
+use crate::bounds::Budget;
 use crate::error::{Error, Result};
 use serde_json::{Map as JsonMap, Number, Value as Json};
 use std::rc::Rc;
+
+/// Nodes one conversion to JSON may make: a JSON tree takes several times the memory
+/// of the values it is made from.
+const MAX_JSON_NODES: u64 = 1 << 22;
 
 /// JSON nested deeper than this is refused rather than recursed into.
 const MAX_JSON_DEPTH: usize = 10_000;
@@ -29,11 +34,17 @@ pub fn from_json(json: &Json) -> Value {
 }
 
 /// Data to JSON. Symbols and keywords become their names; procedures have no JSON form.
+/// JSON has no sharing, so data that shares structure is refused past a node budget.
 pub fn to_json(value: &Value) -> Result<Json> {
-    convert(value, 0)
+    convert(
+        value,
+        0,
+        &mut Budget::for_value("JSON", MAX_JSON_NODES, value),
+    )
 }
 
-fn convert(value: &Value, depth: usize) -> Result<Json> {
+fn convert(value: &Value, depth: usize, budget: &mut Budget) -> Result<Json> {
+    budget.visit()?;
     if depth > MAX_JSON_DEPTH {
         return Err(Error::resource(
             "depth",
@@ -56,14 +67,14 @@ fn convert(value: &Value, depth: usize) -> Result<Json> {
             let list = value.as_list().unwrap_or_default();
             let mut items = Vec::with_capacity(list.len());
             for item in list.iter() {
-                items.push(convert(&item, depth + 1)?);
+                items.push(convert(&item, depth + 1, budget)?);
             }
             Json::Array(items)
         }
         Value::Map(map) => {
             let mut out = JsonMap::new();
             for (k, v) in &map.entries {
-                out.insert(k.to_string(), convert(v, depth + 1)?);
+                out.insert(k.to_string(), convert(v, depth + 1, budget)?);
             }
             Json::Object(out)
         }

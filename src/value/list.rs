@@ -174,6 +174,14 @@ impl List {
         }
     }
 
+    /// What makes two views the same list: the block and the view's top.
+    pub fn identity(&self) -> (usize, u32) {
+        match &self.block {
+            None => (0, 0),
+            Some(b) => (Rc::as_ptr(b) as usize, self.top),
+        }
+    }
+
     pub fn ptr_eq(&self, other: &List) -> bool {
         match (&self.block, &other.block) {
             (None, None) => true,

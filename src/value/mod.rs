@@ -11,7 +11,7 @@ mod print;
 
 pub use json::{from_json, to_json};
 pub use list::List;
-pub use print::{display_string, write_string};
+pub use print::{display_string, display_string_checked, write_string, write_string_checked};
 
 use crate::builtins::Builtin;
 use crate::eval::Closure;
@@ -19,6 +19,7 @@ use crate::symbol::Sym;
 use crate::task::Task;
 use indexmap::IndexMap;
 use list::Block;
+use std::collections::HashSet;
 use std::rc::Rc;
 
 /// A map's entries: string keys in insertion order.
@@ -137,6 +138,27 @@ impl Value {
         matches!(self, Value::Closure(_) | Value::Builtin(_) | Value::Task(_))
     }
 
+    /// What identifies a list view or a map (`None` for anything else): equal keys
+    /// mean the same container.
+    pub fn container_identity(&self) -> Option<(usize, u32)> {
+        match self {
+            Value::List(..) => self.as_list().map(|l| l.identity()),
+            Value::Map(m) => Some((Rc::as_ptr(m) as usize, u32::MAX)),
+            _ => None,
+        }
+    }
+
+    /// Whether a container is referred to from more than one place besides this value
+    /// (which the caller holds as its own copy): only such a container can be reached
+    /// twice in one walk.
+    pub fn is_shared(&self) -> bool {
+        match self {
+            Value::List(_, Some(block)) => Rc::strong_count(block) > 2,
+            Value::Map(m) => Rc::strong_count(m) > 2,
+            _ => false,
+        }
+    }
+
     fn is_container(&self) -> bool {
         matches!(self, Value::List(_, Some(_)) | Value::Map(_))
     }
@@ -162,20 +184,46 @@ impl Value {
     }
 
     /// Structural equality (`equal?`): numbers of different types are different.
-    /// Iterative, so data nested a million deep compares without exhausting the stack.
     pub fn equal(&self, other: &Value) -> bool {
+        match self.equal_polled(other, || Ok::<(), std::convert::Infallible>(())) {
+            Ok(same) => same,
+            Err(never) => match never {},
+        }
+    }
+
+    /// Structural equality that calls `poll` now and then, so a long comparison can be
+    /// stopped (Ctrl-C, the time limit). Iterative, so data nested a million deep
+    /// compares without exhausting the stack; pairs of containers already met are not
+    /// compared again, so data that shares structure compares in time proportional to
+    /// its distinct nodes rather than to the tree it describes.
+    pub fn equal_polled<E>(
+        &self,
+        other: &Value,
+        mut poll: impl FnMut() -> std::result::Result<(), E>,
+    ) -> std::result::Result<bool, E> {
         let mut pending = vec![(self.clone(), other.clone())];
+        let mut met: HashSet<((usize, u32), (usize, u32))> = HashSet::new();
+        let mut steps = 0u32;
         while let Some((a, b)) = pending.pop() {
+            steps = steps.wrapping_add(1);
+            if steps.is_multiple_of(4096) {
+                poll()?;
+            }
+            // A pair can come back only if both sides are shared.
+            let may_recur = a.is_shared() && b.is_shared();
             match (&a, &b) {
                 (Value::List(..), Value::List(..)) => {
                     let (Some(x), Some(y)) = (a.as_list(), b.as_list()) else {
-                        return false;
+                        return Ok(false);
                     };
                     if x.ptr_eq(&y) {
                         continue;
                     }
                     if x.len() != y.len() {
-                        return false;
+                        return Ok(false);
+                    }
+                    if may_recur && !met.insert((x.identity(), y.identity())) {
+                        continue;
                     }
                     pending.extend(x.iter().zip(y.iter()));
                 }
@@ -184,20 +232,25 @@ impl Value {
                         continue;
                     }
                     if x.entries.len() != y.entries.len() {
-                        return false;
+                        return Ok(false);
+                    }
+                    if may_recur
+                        && !met.insert(((Rc::as_ptr(x) as usize, 0), (Rc::as_ptr(y) as usize, 0)))
+                    {
+                        continue;
                     }
                     for (k, v) in &x.entries {
                         match y.entries.get(k) {
                             Some(w) => pending.push((v.clone(), w.clone())),
-                            None => return false,
+                            None => return Ok(false),
                         }
                     }
                 }
-                _ if !a.atom_equal(&b) => return false,
+                _ if !a.atom_equal(&b) => return Ok(false),
                 _ => {}
             }
         }
-        true
+        Ok(true)
     }
 
     /// Equality of two values that are not both lists or both maps.
@@ -221,7 +274,7 @@ impl Value {
     pub fn num_equal(&self, other: &Value) -> bool {
         match (self, other) {
             (Value::Int(a), Value::Float(b)) | (Value::Float(b), Value::Int(a)) => {
-                (*a as f64) == *b
+                compare_int_float(*a, *b) == Some(std::cmp::Ordering::Equal)
             }
             _ => self.equal(other),
         }
@@ -239,6 +292,27 @@ impl Value {
             _ => self.equal(other),
         }
     }
+}
+
+/// Orders an integer and a float exactly (no rounding of the integer to f64, so
+/// 2^53 + 1 is greater than 2^53 as a float); `None` when the float is NaN.
+pub fn compare_int_float(int: i64, float: f64) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    // 2^63 as f64: every float at or above it is greater than any i64.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if float.is_nan() {
+        return None;
+    }
+    if float >= TWO_63 {
+        return Some(Ordering::Less);
+    }
+    if float < -TWO_63 {
+        return Some(Ordering::Greater);
+    }
+    let whole = float.trunc();
+    // In range and integral, so the conversion is exact.
+    let by_whole = int.cmp(&(whole as i64));
+    Some(by_whole.then(0.0.partial_cmp(&(float - whole))?))
 }
 
 impl From<List> for Value {

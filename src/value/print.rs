@@ -1,22 +1,51 @@
 //! The canonical printed form (`write`, `prn`, the REPL) and the display form.
 
 use super::Value;
+use crate::bounds::{check_string_length, Budget, MAX_NODES, MAX_STRING_BYTES};
+use crate::error::{Error, Result};
 use std::fmt::Write;
 use std::rc::Rc;
 
-/// The canonical form: strings quoted and escaped, reads back as the same data.
+/// The canonical form: strings quoted and escaped, reads back as the same data. Text
+/// longer than the string limit is cut there and ends with `…`.
 pub fn write_string(value: &Value) -> String {
     let mut out = String::new();
-    print(value, true, &mut out);
+    if !print(value, true, &mut out) {
+        out.push('…');
+    }
     out
 }
 
-/// The display form: strings raw, everything else canonical.
+/// The display form: strings raw, everything else canonical (cut like `write_string`).
 pub fn display_string(value: &Value) -> String {
     match value {
         // Not `to_string`, which goes through the formatter and over-allocates.
         Value::Str(s) => s.as_str().to_owned(),
         _ => write_string(value),
+    }
+}
+
+/// `write_string` for builtins that make strings: text over the string limit (data
+/// that shares structure can describe far more) is a `RESOURCE_EXHAUSTION`.
+pub fn write_string_checked(who: &str, value: &Value) -> Result<String> {
+    let mut out = String::new();
+    if print(value, true, &mut out) {
+        return Ok(out);
+    }
+    check_string_length(who, out.len())?;
+    Err(Error::resource(
+        "size",
+        MAX_NODES + 1,
+        MAX_NODES,
+        format!("{who}: the data has more than {MAX_NODES} nodes to print"),
+    ))
+}
+
+/// `display_string` for builtins that make strings; see [`write_string_checked`].
+pub fn display_string_checked(who: &str, value: &Value) -> Result<String> {
+    match value {
+        Value::Str(s) => Ok(s.as_str().to_owned()),
+        _ => write_string_checked(who, value),
     }
 }
 
@@ -57,10 +86,16 @@ enum Work {
 }
 
 /// Prints with an explicit stack rather than recursion, so data nested a million deep
-/// prints in full without exhausting the stack.
-fn print(value: &Value, quoted: bool, out: &mut String) {
+/// prints in full without exhausting the stack. Stops, returning false, once the text
+/// is longer than the string limit or more nodes were printed than a traversal may
+/// visit (data that shares structure describes more than memory holds).
+fn print(value: &Value, quoted: bool, out: &mut String) -> bool {
     let mut work = vec![Work::Value(value.clone(), quoted)];
+    let mut budget = Budget::new("print", value);
     while let Some(item) = work.pop() {
+        if out.len() > MAX_STRING_BYTES {
+            return false;
+        }
         let (value, quoted) = match item {
             Work::Text(text) => {
                 out.push_str(text);
@@ -73,6 +108,9 @@ fn print(value: &Value, quoted: bool, out: &mut String) {
             }
             Work::Value(value, quoted) => (value, quoted),
         };
+        if budget.visit().is_err() {
+            return false;
+        }
         match &value {
             Value::List(..) => {
                 out.push('(');
@@ -125,6 +163,7 @@ fn print(value: &Value, quoted: bool, out: &mut String) {
             Value::Undefined => out.push_str("#<undefined>"),
         }
     }
+    true
 }
 
 #[cfg(test)]

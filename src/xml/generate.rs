@@ -311,6 +311,7 @@ fn step_form(step: &Step, inputs: &[Input], resolver: &dyn Resolve) -> Result<Sy
             if let Some(callee) = &callee {
                 check_arguments(callee, template, args)?;
             }
+            check_data_arguments(args, inputs, resolver)?;
             let mut call = vec![callee_symbol(callee.as_ref(), template)];
             for arg in args {
                 if let Some(name) = &arg.name {
@@ -382,6 +383,32 @@ fn case_clause(case: &Case, inputs: &[Input], resolver: &dyn Resolve) -> Result<
         clause.push(step_form(step, inputs, resolver)?);
     }
     Ok(list(clause, case.test.span))
+}
+
+/// An `<arg>` that is a bare word naming a task (and no input of this template) would
+/// pass the task itself, whose definition then lands in the prompt: arguments are data.
+fn check_data_arguments(args: &[Arg], inputs: &[Input], resolver: &dyn Resolve) -> Result<()> {
+    for arg in args {
+        let SyntaxKind::Symbol(word) = &arg.expr.kind else {
+            continue;
+        };
+        let word = Name {
+            text: word.name().to_owned(),
+            span: arg.expr.span,
+        };
+        if inputs.iter().any(|i| i.name.text == word.text)
+            || !matches!(resolver.resolve(&word), Ok(Some(_)))
+        {
+            continue;
+        }
+        return Err(Error::validation(format!(
+            "<arg> `{0}` names the task {0}, not data: pass an input, a path such as \
+             step_results[0].content, or \"{0}\" for the word itself",
+            word.text
+        ))
+        .with_span(word.span));
+    }
+    Ok(())
 }
 
 /// Named arguments must name a parameter, and there must not be too many positional ones.

@@ -44,9 +44,9 @@ pub struct Definition {
 }
 
 /// Reads, parses and validates a template file.
-pub fn read_file(path: &Path) -> Result<TemplateFile> {
+pub fn read_file(path: &Path, max_bytes: u64) -> Result<TemplateFile> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| Error::eval(format!("cannot read {name}: {e}")))?;
+    let bytes = crate::bounds::read_file_bytes(path, max_bytes)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         Error::new(
             ErrorKind::XmlParse,

@@ -15,6 +15,7 @@ pub fn run_binary(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         .args(args)
         .current_dir(dir)
         .env_clear()
+        .env("TASKLISP_LOG", "off")
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", dir)
         .env("LC_ALL", "C.UTF-8")

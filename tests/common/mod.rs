@@ -24,3 +24,13 @@ pub fn code_blocks(markdown: &str, language: &str) -> Vec<String> {
     }
     blocks
 }
+
+/// The value a `(prn …) ; value — note` line promises.
+#[allow(dead_code)] // not every test crate that shares this module checks promises
+pub fn promised(line: &str) -> Option<String> {
+    if !line.trim_start().starts_with("(prn ") {
+        return None;
+    }
+    let comment = line.rsplit_once("; ")?.1;
+    Some(comment.split(" — ").next()?.trim().to_owned())
+}

@@ -1,7 +1,7 @@
 //! Anthropic's Message Batches: the requests in one `POST /v1/messages/batches`, the job
 //! polled, and its results read from the `results_url` stream (JSONL).
 
-use super::{jsonl, request_failure, BatchApi, FailureKind, JobState};
+use super::{jsonl, request_failure, string_at, BatchApi, FailureKind, JobState};
 use crate::error::Result;
 use crate::provider::anthropic::Anthropic;
 use crate::provider::http::Body;
@@ -23,7 +23,7 @@ impl BatchApi for Anthropic {
             &json!({"requests": entries}),
             cancel,
         )?;
-        string_at(self, &job, "id")
+        string_at(self.client(), &job, "id")
     }
 
     fn poll(&self, id: &str, cancel: &Cancel) -> Result<JobState> {
@@ -32,7 +32,7 @@ impl BatchApi for Anthropic {
             &self.headers(),
             cancel,
         )?;
-        let status = string_at(self, &job, "processing_status")?;
+        let status = string_at(self.client(), &job, "processing_status")?;
         let count = |key: &str| {
             job.pointer(&format!("/request_counts/{key}"))
                 .and_then(Json::as_u64)
@@ -63,7 +63,7 @@ impl BatchApi for Anthropic {
         jsonl(&text)?
             .iter()
             .map(|line| {
-                let custom_id = string_at(self, line, "custom_id")?;
+                let custom_id = string_at(self.client(), line, "custom_id")?;
                 Ok((custom_id, self.answer(line)))
             })
             .collect()
@@ -109,15 +109,4 @@ impl Anthropic {
             }
         }
     }
-}
-
-fn string_at(provider: &Anthropic, json: &Json, key: &str) -> Result<String> {
-    json.get(key)
-        .and_then(Json::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| {
-            provider
-                .client()
-                .unexpected(&format!("no \"{key}\" string"), json)
-        })
 }

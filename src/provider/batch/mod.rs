@@ -152,6 +152,14 @@ pub fn jsonl(text: &[u8]) -> Result<Vec<Json>> {
         .collect()
 }
 
+/// The string at `key` of a provider's answer, or an `llm_error` quoting the answer.
+fn string_at(client: &super::http::HttpClient, json: &Json, key: &str) -> Result<String> {
+    json.get(key)
+        .and_then(Json::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| client.unexpected(&format!("no \"{key}\" string"), json))
+}
+
 /// Entries as JSONL: one compact JSON value a line.
 pub fn to_jsonl(entries: &[Json]) -> Vec<u8> {
     let mut text = Vec::with_capacity(entries.len() * 256);

@@ -2,7 +2,9 @@
 //! `batch`), a job created at `/v1/batches`, polled, and its output and error files
 //! downloaded from `/v1/files/{id}/content`.
 
-use super::{jsonl, multipart, request_failure, to_jsonl, BatchApi, FailureKind, JobState};
+use super::{
+    jsonl, multipart, request_failure, string_at, to_jsonl, BatchApi, FailureKind, JobState,
+};
 use crate::error::{Error, Reason, Result};
 use crate::provider::http::Body;
 use crate::provider::openai::OpenAi;
@@ -41,14 +43,14 @@ impl BatchApi for OpenAi {
             cancel,
         )?;
         let file = self.client().parse_json(&files_url, &reply)?;
-        let file_id = string_at(self, &file, "id")?;
+        let file_id = string_at(self.client(), &file, "id")?;
         let job = self.client().post_json(
             &self.endpoint().url("batches"),
             &self.headers(),
             &json!({"input_file_id": file_id, "endpoint": ENDPOINT, "completion_window": "24h"}),
             cancel,
         )?;
-        string_at(self, &job, "id")
+        string_at(self.client(), &job, "id")
     }
 
     fn poll(&self, id: &str, cancel: &Cancel) -> Result<JobState> {
@@ -57,7 +59,7 @@ impl BatchApi for OpenAi {
             &self.headers(),
             cancel,
         )?;
-        let status = string_at(self, &job, "status")?;
+        let status = string_at(self.client(), &job, "status")?;
         let count = |key: &str| {
             job.pointer(&format!("/request_counts/{key}"))
                 .and_then(Json::as_u64)
@@ -105,7 +107,7 @@ impl BatchApi for OpenAi {
 impl OpenAi {
     /// One line of an output or error file: its custom id and the answer or failure.
     fn answer(&self, line: &Json) -> Result<(String, Result<Response>)> {
-        let custom_id = string_at(self, line, "custom_id")?;
+        let custom_id = string_at(self.client(), line, "custom_id")?;
         let status = line.pointer("/response/status_code").and_then(Json::as_u64);
         let body = line.pointer("/response/body");
         let outcome = match (status, body) {
@@ -153,15 +155,4 @@ fn job_errors(job: &Json) -> String {
     } else {
         messages.join("; ")
     }
-}
-
-fn string_at(provider: &OpenAi, json: &Json, key: &str) -> Result<String> {
-    json.get(key)
-        .and_then(Json::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| {
-            provider
-                .client()
-                .unexpected(&format!("no \"{key}\" string"), json)
-        })
 }

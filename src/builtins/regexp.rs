@@ -1,0 +1,105 @@
+//! Regular expressions on the `regex` crate: linear-time matching, no backtracking, so a
+//! pattern from a model or a user cannot hang the interpreter.
+
+use super::{builtin_table, str_arg};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::value::Value;
+use regex::{Captures, Regex, RegexBuilder};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+builtin_table! {
+    /// `(re-find re s)`: the first match: its text, or `(whole group…)` when the pattern has groups; nil if none. `(re-find "\\d+" "ab12c3")` ⇒ `"12"`
+    "re-find", 2, Some(2) => re_find;
+    /// `(re-matches re s)`: the match when the whole string matches (shaped as `re-find`), else nil. `(re-matches "(\\w+)@(\\w+)" "me@host")` ⇒ `("me@host" "me" "host")`
+    "re-matches", 2, Some(2) => re_matches;
+    /// `(re-seq re s)`: every match, in order, each shaped as `re-find`. `(re-seq "\\d" "a1b2")` ⇒ `("1" "2")`
+    "re-seq", 2, Some(2) => re_seq;
+    /// `(re-replace re s replacement)`: every match replaced; `$1` and `${name}` insert groups. `(re-replace "(\\w+)@" "me@host" "$1 at ")` ⇒ `"me at host"`
+    "re-replace", 3, Some(3) => re_replace;
+}
+
+/// Compiled patterns, so a pattern used in a loop is compiled once. Bounded: cleared
+/// when full, since programs may build patterns from data.
+const CACHE_SIZE: usize = 64;
+
+/// The compiled program may use at most this much memory.
+const SIZE_LIMIT: usize = 1 << 20;
+
+thread_local! {
+    static CACHE: RefCell<HashMap<String, Regex>> = RefCell::new(HashMap::new());
+}
+
+fn compile(who: &str, pattern: &str) -> Result<Regex> {
+    if let Some(re) = CACHE.with(|c| c.borrow().get(pattern).cloned()) {
+        return Ok(re);
+    }
+    let re = RegexBuilder::new(pattern)
+        .size_limit(SIZE_LIMIT)
+        .build()
+        .map_err(|e| Error::eval(format!("{who}: invalid regular expression: {e}")))?;
+    CACHE.with(|c| {
+        let mut cache = c.borrow_mut();
+        if cache.len() >= CACHE_SIZE {
+            cache.clear();
+        }
+        cache.insert(pattern.to_owned(), re.clone());
+    });
+    Ok(re)
+}
+
+fn pattern_and_text<'a>(who: &str, args: &'a [Value]) -> Result<(Regex, &'a str)> {
+    Ok((
+        compile(who, str_arg(who, &args[0])?)?,
+        str_arg(who, &args[1])?,
+    ))
+}
+
+/// A match as the program sees it: the text, or the whole text and each group (nil when
+/// a group took no part).
+fn shaped(re: &Regex, caps: &Captures) -> Value {
+    if re.captures_len() == 1 {
+        return caps.get(0).map_or(Value::Nil, |m| Value::from(m.as_str()));
+    }
+    Value::list(
+        caps.iter()
+            .map(|g| g.map_or(Value::Nil, |m| Value::from(m.as_str())))
+            .collect(),
+    )
+}
+
+fn re_find(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let (re, text) = pattern_and_text("re-find", args)?;
+    Ok(re
+        .captures(text)
+        .map_or(Value::Nil, |caps| shaped(&re, &caps)))
+}
+
+fn re_matches(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let pattern = str_arg("re-matches", &args[0])?;
+    // Checked alone first: wrapping can make an invalid pattern (`a)|(b`) valid.
+    compile("re-matches", pattern)?;
+    let whole = compile("re-matches", &format!(r"\A(?:{pattern})\z"))?;
+    let text = str_arg("re-matches", &args[1])?;
+    Ok(whole.captures(text).map_or(Value::Nil, |caps| {
+        // The anchored pattern adds no group, so the shape is the user's pattern's.
+        shaped(&whole, &caps)
+    }))
+}
+
+fn re_seq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let (re, text) = pattern_and_text("re-seq", args)?;
+    Ok(Value::list(
+        re.captures_iter(text)
+            .map(|caps| shaped(&re, &caps))
+            .collect(),
+    ))
+}
+
+fn re_replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let (re, text) = pattern_and_text("re-replace", args)?;
+    let replacement = str_arg("re-replace", &args[2])?;
+    Ok(Value::from(re.replace_all(text, replacement).into_owned()))
+}

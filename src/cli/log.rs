@@ -1,0 +1,103 @@
+//! The run log on the command line: opening it for a run, closing it, and
+//! `tasklisp log`.
+
+use super::Options;
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::runlog::{self, query, view, RunLog, RunRow};
+use crate::task::observe::BudgetLimits;
+use std::rc::Rc;
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Sets up the cache, the budget flags and (unless turned off) the log of this run. The
+/// database is only created when the first call is recorded.
+pub fn install(interp: &Interp, options: &Options) {
+    let observer = &interp.tasks.observer;
+    let cache_env =
+        env_var("TASKLISP_CACHE").is_some_and(|v| matches!(v.as_str(), "on" | "1" | "true"));
+    observer.set_cache_everything(options.cache || cache_env);
+    if options.budget_usd.is_some() || options.budget_calls.is_some() {
+        interp.state.observe.borrow_mut().add_budget(BudgetLimits {
+            usd: options.budget_usd,
+            tokens: None,
+            calls: options.budget_calls,
+        });
+    }
+    if options.no_log {
+        return;
+    }
+    let (command, script) = match &options.command {
+        Some(super::Command::Run { file, .. }) => ("run", file.display().to_string()),
+        Some(super::Command::Eval { exprs }) => ("eval", exprs.join(" ")),
+        Some(super::Command::Prompt { text, .. }) => ("prompt", text.join(" ")),
+        Some(
+            super::Command::Check { .. } | super::Command::Log { .. } | super::Command::Test(_),
+        ) => return,
+        None => ("repl", String::new()),
+    };
+    if let Some(path) = runlog::location(&env_var) {
+        let log = RunLog::new(path, RunRow::start(command, &script));
+        observer.set_log(Some(Rc::new(log)));
+    }
+}
+
+/// Marks the run ended and waits until every call is written.
+pub fn finish(interp: &Interp, result: &Result<i32>) {
+    let Some(log) = interp.tasks.observer.log() else {
+        return;
+    };
+    let status = match result {
+        Ok(0) => "ok",
+        Err(e) if e.reason() == Some("execution_halted") => "interrupted",
+        Err(e) if e.exit_code() == Some(0) => "ok",
+        _ => "error",
+    };
+    log.finish(status);
+}
+
+/// `tasklisp log [RUN] [-n N] [--json]`.
+pub fn show(options: &Options, run: Option<&str>, limit: usize) -> i32 {
+    match listing(options, run, limit) {
+        Ok(text) => {
+            print!("{text}");
+            0
+        }
+        Err(e) => super::report(options, &e),
+    }
+}
+
+fn listing(options: &Options, run: Option<&str>, limit: usize) -> Result<String> {
+    let failure = |e: String| Error::eval(format!("run log: {e}"));
+    let path = runlog::location(&env_var)
+        .ok_or_else(|| failure("off (TASKLISP_LOG=off, or no home directory)".into()))?;
+    let Some(conn) = query::open(&path).map_err(failure)? else {
+        return match run {
+            Some(id) => Err(failure(format!("no run `{id}` in the log"))),
+            None if options.json => Ok("[]\n".into()),
+            None => Ok(format!("no runs yet in {}\n", path.display())),
+        };
+    };
+    let sql = |e: rusqlite::Error| failure(e.to_string());
+    match run {
+        None => {
+            let runs = query::runs(&conn, limit).map_err(sql)?;
+            Ok(if options.json {
+                format!("{}\n", serde_json::Value::Array(runs))
+            } else {
+                view::runs_table(&runs)
+            })
+        }
+        Some(id) => {
+            let id = query::find_run(&conn, id).map_err(failure)?;
+            let calls = query::calls(&conn, &id).map_err(sql)?;
+            Ok(if options.json {
+                format!("{}\n", serde_json::json!({"run": id, "calls": calls}))
+            } else {
+                format!("run {id}\n{}", view::call_tree(&calls))
+            })
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! `tasklisp prompt`: one request through the configured provider, as an atomic task
+//! (so it is logged, priced, cached and budgeted like any other).
+
+use super::Options;
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::symbol::Sym;
+use crate::value::{from_json, to_json, Value};
+use std::io::{IsTerminal, Read, Write};
+
+/// Sends TEXT (with stdin joined after it when stdin is not a terminal) and prints the
+/// answer, or with `--json` the TaskResult.
+pub fn run(
+    interp: &Interp,
+    options: &Options,
+    text: &[String],
+    system: Option<&str>,
+    schema: Option<&str>,
+) -> Result<i32> {
+    let text = with_stdin(text.join(" "))?;
+    if text.trim().is_empty() {
+        return Err(Error::eval(
+            "prompt: nothing to ask: give TEXT or pipe it on stdin",
+        ));
+    }
+    let mut options_source = String::new();
+    interp.define_global(Sym::new("*prompt-text*"), Value::from(text.as_str()));
+    interp.define_global(
+        Sym::new("*prompt-system*"),
+        system.map_or(Value::Nil, Value::from),
+    );
+    if system.is_some() {
+        options_source.push_str(" :system \"{{system}}\"");
+    }
+    if let Some(schema) = schema {
+        // A JSON Schema, or a type name such as `object`.
+        let value = serde_json::from_str(schema)
+            .map(|json| from_json(&json))
+            .unwrap_or_else(|_| Value::from(schema));
+        interp.define_global(Sym::new("*prompt-schema*"), value);
+        options_source.push_str(" :schema *prompt-schema*");
+    }
+    let source = format!(
+        "(deftask prompt (text system){options_source} :prompt \"{{{{text}}}}\")
+         (prompt *prompt-text* *prompt-system*)"
+    );
+    let result = interp.run_source("<prompt>", &source)?;
+    let shown = if options.json {
+        to_json(&result)?.to_string()
+    } else {
+        crate::task::result::field(&result, "content")
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let mut out = interp.out();
+    writeln!(out, "{shown}").map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
+    Ok(0)
+}
+
+/// TEXT, then what stdin holds when it is not a terminal, separated by a blank line.
+fn with_stdin(text: String) -> Result<String> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Ok(text);
+    }
+    let mut piped = String::new();
+    stdin
+        .lock()
+        .read_to_string(&mut piped)
+        .map_err(|e| Error::eval(format!("prompt: cannot read stdin: {e}")))?;
+    let piped = piped.trim_end();
+    Ok(match (text.is_empty(), piped.is_empty()) {
+        (_, true) => text,
+        (true, false) => piped.to_owned(),
+        (false, false) => format!("{text}\n\n{piped}"),
+    })
+}

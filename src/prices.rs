@@ -1,0 +1,169 @@
+//! The price table: USD per million input and output tokens, per model. Embedded for
+//! common OpenAI and Anthropic models; `$TASKLISP_PRICES` or
+//! `~/.config/tasklisp/prices.json` adds models or overrides them:
+//! `{"my-model": {"input": 0.5, "output": 1.5}}`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Price {
+    /// USD per million input tokens.
+    pub input: f64,
+    /// USD per million output tokens.
+    pub output: f64,
+}
+
+impl Price {
+    pub fn cost(&self, input_tokens: u64, output_tokens: u64) -> f64 {
+        (input_tokens as f64 * self.input + output_tokens as f64 * self.output) / 1e6
+    }
+}
+
+/// List prices (USD per million tokens, input then output).
+const EMBEDDED: &[(&str, f64, f64)] = &[
+    ("gpt-5", 1.25, 10.0),
+    ("gpt-5-mini", 0.25, 2.0),
+    ("gpt-5-nano", 0.05, 0.40),
+    ("gpt-4.1", 2.0, 8.0),
+    ("gpt-4.1-mini", 0.40, 1.60),
+    ("gpt-4.1-nano", 0.10, 0.40),
+    ("gpt-4o", 2.50, 10.0),
+    ("gpt-4o-mini", 0.15, 0.60),
+    ("gpt-4-turbo", 10.0, 30.0),
+    ("gpt-4", 30.0, 60.0),
+    ("gpt-3.5-turbo", 0.50, 1.50),
+    ("o1", 15.0, 60.0),
+    ("o1-mini", 1.10, 4.40),
+    ("o3", 2.0, 8.0),
+    ("o3-mini", 1.10, 4.40),
+    ("o4-mini", 1.10, 4.40),
+    ("claude-opus-4-5", 5.0, 25.0),
+    ("claude-opus-4-1", 15.0, 75.0),
+    ("claude-opus-4", 15.0, 75.0),
+    ("claude-sonnet-4-5", 3.0, 15.0),
+    ("claude-sonnet-4", 3.0, 15.0),
+    ("claude-haiku-4-5", 1.0, 5.0),
+    ("claude-3-7-sonnet", 3.0, 15.0),
+    ("claude-3-5-sonnet", 3.0, 15.0),
+    ("claude-3-5-haiku", 0.80, 4.0),
+    ("claude-3-opus", 15.0, 75.0),
+    ("claude-3-haiku", 0.25, 1.25),
+];
+
+pub struct Prices {
+    table: HashMap<String, Price>,
+}
+
+impl Prices {
+    /// The embedded table with the user's file over it. A file that cannot be read or
+    /// parsed is reported once on stderr and ignored.
+    pub fn load(env: &dyn Fn(&str) -> Option<String>) -> Prices {
+        let mut prices = Prices::embedded();
+        let file = env("TASKLISP_PRICES").map(PathBuf::from).or_else(|| {
+            dirs::config_dir()
+                .map(|d| d.join("tasklisp/prices.json"))
+                .filter(|p| p.exists())
+        });
+        if let Some(path) = file {
+            match std::fs::read_to_string(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| prices.add_json(&text))
+            {
+                Ok(()) => {}
+                Err(e) => eprintln!("tasklisp: ignoring prices in {}: {e}", path.display()),
+            }
+        }
+        prices
+    }
+
+    pub fn embedded() -> Prices {
+        Prices {
+            table: EMBEDDED
+                .iter()
+                .map(|&(model, input, output)| (model.to_owned(), Price { input, output }))
+                .collect(),
+        }
+    }
+
+    /// Adds or replaces prices from `{"model": {"input": n, "output": n}}`.
+    pub fn add_json(&mut self, text: &str) -> Result<(), String> {
+        let json: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let map = json.as_object().ok_or("expected a map of models")?;
+        for (model, price) in map {
+            let rate = |key: &str| {
+                price[key]
+                    .as_f64()
+                    .filter(|n| n.is_finite() && *n >= 0.0)
+                    .ok_or_else(|| {
+                        format!("`{model}` needs a number \"{key}\" (USD per million tokens)")
+                    })
+            };
+            let price = Price {
+                input: rate("input")?,
+                output: rate("output")?,
+            };
+            self.table.insert(model.clone(), price);
+        }
+        Ok(())
+    }
+
+    /// The price of `model`: its own entry, else the longest entry it extends with a
+    /// dated or other suffix (`gpt-4o-mini-2024-07-18` is `gpt-4o-mini`).
+    pub fn get(&self, model: &str) -> Option<Price> {
+        if let Some(price) = self.table.get(model) {
+            return Some(*price);
+        }
+        self.table
+            .iter()
+            .filter(|(name, _)| {
+                model
+                    .strip_prefix(name.as_str())
+                    .is_some_and(|rest| rest.starts_with(['-', '@', ':']))
+            })
+            .max_by_key(|(name, _)| name.len())
+            .map(|(_, price)| *price)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dated_models_take_the_longest_matching_entry() {
+        let prices = Prices::embedded();
+        assert_eq!(
+            prices.get("gpt-4o-mini-2024-07-18"),
+            prices.get("gpt-4o-mini")
+        );
+        assert_eq!(prices.get("gpt-4o-2024-08-06"), prices.get("gpt-4o"));
+        assert_ne!(prices.get("gpt-4o"), prices.get("gpt-4"));
+        assert!(prices.get("claude-sonnet-4-5-20250929").is_some());
+        assert_eq!(prices.get("llama3"), None);
+        assert_eq!(prices.get("gpt-4omega"), None);
+    }
+
+    #[test]
+    fn cost_is_per_million_tokens() {
+        let price = Price {
+            input: 2.0,
+            output: 10.0,
+        };
+        assert!((price.cost(1_000_000, 500_000) - 7.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_file_adds_and_overrides() {
+        let mut prices = Prices::embedded();
+        prices
+            .add_json(
+                r#"{"local": {"input": 1, "output": 2}, "gpt-4o": {"input": 0, "output": 0}}"#,
+            )
+            .unwrap();
+        assert_eq!(prices.get("local").map(|p| p.output), Some(2.0));
+        assert_eq!(prices.get("gpt-4o").map(|p| p.input), Some(0.0));
+        assert!(prices.add_json(r#"{"x": {"input": "cheap"}}"#).is_err());
+        assert!(prices.add_json("[1]").is_err());
+    }
+}

@@ -1,0 +1,207 @@
+//! The run log: every model call of a run (and the task calls around it) in a SQLite
+//! database, for `tasklisp log`, the cache and tools. See `docs/OBSERVABILITY.md`.
+//!
+//! Nothing touches the disk until the first call is recorded, so a program that calls
+//! no model starts as fast as without a log. Rows go to one writer thread
+//! ([`writer`]); the cache reads through a connection of its own.
+
+pub mod query;
+mod schema;
+pub mod view;
+mod writer;
+
+use serde_json::Value as Json;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// One run of tasklisp: a script, an `eval`, a REPL session, a `prompt`.
+#[derive(Clone, Debug)]
+pub struct RunRow {
+    pub id: String,
+    pub started_ms: i64,
+    /// `run`, `eval`, `repl`, `prompt`, `test`.
+    pub command: String,
+    /// The script's path, or the text evaluated (shortened).
+    pub script: String,
+}
+
+impl RunRow {
+    /// A run starting now, with a fresh id.
+    pub fn start(command: &str, script: &str) -> RunRow {
+        RunRow {
+            id: new_run_id(),
+            started_ms: now_ms(),
+            command: command.to_owned(),
+            script: crate::eval::truncate_text(script, 200),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallKind {
+    /// A call of a task, the parent of the calls made inside it.
+    Task,
+    /// One request to a model.
+    Model,
+}
+
+impl CallKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallKind::Task => "task",
+            CallKind::Model => "model",
+        }
+    }
+}
+
+/// One row of the `calls` table. `seq` numbers the calls of a run; `parent` is the
+/// `seq` of the task call it was made in.
+#[derive(Clone, Debug)]
+pub struct CallRow {
+    pub run_id: String,
+    pub seq: u64,
+    pub parent: Option<u64>,
+    pub kind: CallKind,
+    pub task: String,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub options: Option<Json>,
+    pub messages: Option<Json>,
+    pub answer: Option<String>,
+    pub tool_calls: Option<Json>,
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub latency_ms: Option<f64>,
+    pub cost: Option<f64>,
+    /// `ok` or `error`.
+    pub status: String,
+    /// The error as its map (`type`, `reason`, `message`, `details`).
+    pub error: Option<Json>,
+    pub cache_hit: bool,
+    pub cache_key: Option<String>,
+    pub started_ms: i64,
+}
+
+/// An answer found in the log for a cache key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CachedAnswer {
+    pub content: String,
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+}
+
+/// The log of this run. Cheap until the first row is recorded.
+pub struct RunLog {
+    path: PathBuf,
+    run: RunRow,
+    writer: RefCell<Option<writer::Writer>>,
+    /// A read connection for cache look-ups (`None` inside when it cannot be opened).
+    reader: OnceCell<Option<rusqlite::Connection>>,
+    /// Answers recorded by this run, which the writer may not have written yet.
+    recent: RefCell<HashMap<String, CachedAnswer>>,
+}
+
+impl RunLog {
+    pub fn new(path: PathBuf, run: RunRow) -> RunLog {
+        RunLog {
+            path,
+            run,
+            writer: RefCell::new(None),
+            reader: OnceCell::new(),
+            recent: RefCell::new(HashMap::new()),
+        }
+    }
+
+    pub fn run_id(&self) -> &str {
+        &self.run.id
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Queues a row; the first one starts the writer (and creates the database).
+    pub fn record(&self, row: CallRow) {
+        if row.status == "ok" && !row.cache_hit {
+            if let (Some(key), Some(answer)) = (&row.cache_key, &row.answer) {
+                self.recent.borrow_mut().insert(
+                    key.clone(),
+                    CachedAnswer {
+                        content: answer.clone(),
+                        input_tokens: row.input_tokens,
+                        output_tokens: row.output_tokens,
+                    },
+                );
+            }
+        }
+        let mut writer = self.writer.borrow_mut();
+        writer
+            .get_or_insert_with(|| writer::Writer::start(self.path.clone(), self.run.clone()))
+            .send(writer::Message::Call(Box::new(row)));
+    }
+
+    /// The answer of an earlier successful model call with this cache key, from this run
+    /// or an earlier one.
+    pub fn cached(&self, key: &str) -> Option<CachedAnswer> {
+        if let Some(found) = self.recent.borrow().get(key) {
+            return Some(found.clone());
+        }
+        let reader = self
+            .reader
+            .get_or_init(|| schema::open(&self.path).ok())
+            .as_ref()?;
+        query::cached_answer(reader, key)
+    }
+
+    /// Marks the run ended with `status` (`ok`, `error`, `interrupted`) and waits for
+    /// every row to be written. Does nothing if nothing was recorded.
+    pub fn finish(&self, status: &str) {
+        if let Some(mut writer) = self.writer.borrow_mut().take() {
+            writer.send(writer::Message::End {
+                run_id: self.run.id.clone(),
+                status: status.to_owned(),
+                ended_ms: now_ms(),
+            });
+            writer.finish();
+        }
+    }
+}
+
+impl Drop for RunLog {
+    fn drop(&mut self) {
+        self.finish("error");
+    }
+}
+
+/// Where the log lives: `TASKLISP_LOG` (`off` for none), else
+/// `$XDG_STATE_HOME/tasklisp/log.db`, else `~/.local/state/tasklisp/log.db`.
+pub fn location(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    if let Some(path) = env("TASKLISP_LOG") {
+        return (!matches!(path.as_str(), "off" | "0" | "false")).then(|| PathBuf::from(path));
+    }
+    let state = env("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| env("HOME").map(|home| Path::new(&home).join(".local/state")))?;
+    Some(state.join("tasklisp/log.db"))
+}
+
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+/// Twelve hex digits: random (std's hasher keys are), so runs never collide in practice.
+fn new_run_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_i64(now_ms());
+    hasher.write_u32(std::process::id());
+    format!("{:012x}", hasher.finish() >> 16)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,121 @@
+//! Reading the log: the cache look-up, the list of runs and one run's calls.
+
+use super::CachedAnswer;
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde_json::{json, Value as Json};
+use std::path::Path;
+
+/// The newest successful answer to a model call with `key` (cache hits excluded, so an
+/// answer is always the provider's own).
+pub fn cached_answer(conn: &Connection, key: &str) -> Option<CachedAnswer> {
+    conn.query_row(
+        "SELECT answer, input_tokens, output_tokens FROM calls
+         WHERE cache_key = ?1 AND status = 'ok' AND cache_hit = 0 AND answer IS NOT NULL
+         ORDER BY started_ms DESC LIMIT 1",
+        params![key],
+        |row| {
+            Ok(CachedAnswer {
+                content: row.get(0)?,
+                input_tokens: row.get::<_, Option<i64>>(1)?.map(|n| n.max(0) as u64),
+                output_tokens: row.get::<_, Option<i64>>(2)?.map(|n| n.max(0) as u64),
+            })
+        },
+    )
+    .optional()
+    .ok()
+    .flatten()
+}
+
+/// Opens the log for reading; a log that does not exist yet is an empty one.
+pub fn open(path: &Path) -> Result<Option<Connection>, String> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    super::schema::open(path).map(Some)
+}
+
+/// The latest `limit` runs, newest first: `id`, `started` (UTC), `command`, `script`,
+/// `calls` (model calls), `input_tokens`, `output_tokens`, `cost`, `status`.
+pub fn runs(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<Json>> {
+    let mut statement = conn.prepare(
+        "SELECT r.id, strftime('%Y-%m-%d %H:%M:%S', r.started_ms / 1000, 'unixepoch'),
+                r.command, r.script, r.status,
+                count(c.seq), sum(c.input_tokens), sum(c.output_tokens), sum(c.cost)
+         FROM runs r LEFT JOIN calls c ON c.run_id = r.id AND c.kind = 'model'
+         GROUP BY r.id ORDER BY r.started_ms DESC, r.rowid DESC LIMIT ?1",
+    )?;
+    let rows = statement.query_map(params![limit as i64], |row| {
+        Ok(json!({
+            "id": row.get::<_, String>(0)?,
+            "started": row.get::<_, Option<String>>(1)?,
+            "command": row.get::<_, String>(2)?,
+            "script": row.get::<_, String>(3)?,
+            "status": row.get::<_, String>(4)?,
+            "calls": row.get::<_, i64>(5)?,
+            "input_tokens": row.get::<_, Option<i64>>(6)?.unwrap_or(0),
+            "output_tokens": row.get::<_, Option<i64>>(7)?.unwrap_or(0),
+            "cost": row.get::<_, Option<f64>>(8)?,
+        }))
+    })?;
+    rows.collect()
+}
+
+/// The run whose id is `id` or starts with it (`Err` names the problem).
+pub fn find_run(conn: &Connection, id: &str) -> Result<String, String> {
+    let pattern = format!("{}%", id.replace(['%', '_'], ""));
+    let mut statement = conn
+        .prepare("SELECT id FROM runs WHERE id LIKE ?1 ORDER BY started_ms DESC LIMIT 2")
+        .map_err(|e| e.to_string())?;
+    let ids: Vec<String> = statement
+        .query_map(params![pattern], |row| row.get(0))
+        .and_then(Iterator::collect)
+        .map_err(|e| e.to_string())?;
+    match ids.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(format!("no run `{id}` in the log")),
+        _ => Err(format!(
+            "`{id}` names more than one run: give more of the id"
+        )),
+    }
+}
+
+/// Every call of a run in order, each a map with all its columns (JSON columns parsed).
+pub fn calls(conn: &Connection, run_id: &str) -> rusqlite::Result<Vec<Json>> {
+    let mut statement = conn.prepare(
+        "SELECT seq, parent, kind, task, provider, model, options, messages, answer,
+                tool_calls, input_tokens, output_tokens, latency_ms, cost, status, error,
+                cache_hit, started_ms
+         FROM calls WHERE run_id = ?1 ORDER BY seq",
+    )?;
+    let rows = statement.query_map(params![run_id], call_json)?;
+    rows.collect()
+}
+
+fn call_json(row: &Row) -> rusqlite::Result<Json> {
+    let parsed = |index: usize| -> rusqlite::Result<Json> {
+        Ok(row
+            .get::<_, Option<String>>(index)?
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(Json::Null))
+    };
+    Ok(json!({
+        "seq": row.get::<_, i64>(0)?,
+        "parent": row.get::<_, Option<i64>>(1)?,
+        "kind": row.get::<_, String>(2)?,
+        "task": row.get::<_, String>(3)?,
+        "provider": row.get::<_, Option<String>>(4)?,
+        "model": row.get::<_, Option<String>>(5)?,
+        "options": parsed(6)?,
+        "messages": parsed(7)?,
+        "answer": row.get::<_, Option<String>>(8)?,
+        "tool_calls": parsed(9)?,
+        "input_tokens": row.get::<_, Option<i64>>(10)?,
+        "output_tokens": row.get::<_, Option<i64>>(11)?,
+        "latency_ms": row.get::<_, Option<f64>>(12)?,
+        "cost": row.get::<_, Option<f64>>(13)?,
+        "status": row.get::<_, String>(14)?,
+        "error": parsed(15)?,
+        "cache_hit": row.get::<_, bool>(16)?,
+        "started_ms": row.get::<_, i64>(17)?,
+    }))
+}

@@ -1,0 +1,111 @@
+//! The log's tables and their migrations. `PRAGMA user_version` is the schema version:
+//! each entry of `MIGRATIONS` takes the database from version `i` to `i + 1`, so a new
+//! version is one more entry, and an old database is brought up to date when opened.
+
+use rusqlite::Connection;
+
+const MIGRATIONS: &[&str] = &[
+    // 1: runs and their calls (task calls and the model calls inside them).
+    "CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        started_ms INTEGER NOT NULL,
+        ended_ms INTEGER,
+        command TEXT NOT NULL,
+        script TEXT NOT NULL,
+        status TEXT NOT NULL
+     );
+     CREATE INDEX runs_by_start ON runs (started_ms);
+     CREATE TABLE calls (
+        run_id TEXT NOT NULL REFERENCES runs (id),
+        seq INTEGER NOT NULL,
+        parent INTEGER,
+        kind TEXT NOT NULL,
+        task TEXT NOT NULL,
+        provider TEXT,
+        model TEXT,
+        options TEXT,
+        messages TEXT,
+        answer TEXT,
+        tool_calls TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        latency_ms REAL,
+        cost REAL,
+        status TEXT NOT NULL,
+        error TEXT,
+        cache_hit INTEGER NOT NULL DEFAULT 0,
+        cache_key TEXT,
+        started_ms INTEGER NOT NULL,
+        PRIMARY KEY (run_id, seq)
+     );
+     CREATE INDEX calls_by_cache_key ON calls (cache_key) WHERE cache_key IS NOT NULL;",
+];
+
+/// The schema version this build writes.
+pub const VERSION: usize = MIGRATIONS.len();
+
+/// Brings the database up to `VERSION`; refuses one written by a newer tasklisp.
+pub fn migrate(conn: &mut Connection) -> Result<(), String> {
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(|e| e.to_string())?;
+    let found: usize = tx
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(|e| e.to_string())?;
+    if found > VERSION {
+        return Err(format!(
+            "the log has schema version {found}, newer than this tasklisp's {VERSION}"
+        ));
+    }
+    for (version, sql) in MIGRATIONS.iter().enumerate().skip(found) {
+        tx.execute_batch(sql).map_err(|e| e.to_string())?;
+        tx.pragma_update(None, "user_version", version + 1)
+            .map_err(|e| e.to_string())?;
+    }
+    tx.commit().map_err(|e| e.to_string())
+}
+
+/// Opens (creating) the database at `path` in WAL mode, migrated.
+pub fn open(path: &std::path::Path) -> Result<Connection, String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let mut conn = Connection::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))
+        .map_err(|e| e.to_string())?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .map_err(|e| e.to_string())?;
+    conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(|e| e.to_string())?;
+    migrate(&mut conn)?;
+    Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_database_is_migrated_and_migrating_again_is_a_no_op() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/log.db");
+        drop(open(&path).unwrap());
+        let mut conn = open(&path).unwrap();
+        migrate(&mut conn).unwrap();
+        let version: usize = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, VERSION);
+    }
+
+    #[test]
+    fn a_newer_database_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", VERSION + 1)
+            .unwrap();
+        drop(conn);
+        assert!(open(&path).unwrap_err().contains("newer"));
+    }
+}

@@ -1,0 +1,102 @@
+use super::*;
+
+fn row(run: &str, seq: u64, parent: Option<u64>, kind: CallKind, answer: &str) -> CallRow {
+    CallRow {
+        run_id: run.to_owned(),
+        seq,
+        parent,
+        kind,
+        task: format!("t{seq}"),
+        provider: Some("openai".into()),
+        model: Some("gpt-4o".into()),
+        options: None,
+        messages: Some(serde_json::json!([{"role": "user", "content": "hi"}])),
+        answer: Some(answer.to_owned()),
+        tool_calls: None,
+        input_tokens: Some(3),
+        output_tokens: Some(4),
+        latency_ms: Some(1.5),
+        cost: Some(0.25),
+        status: "ok".into(),
+        error: None,
+        cache_hit: false,
+        cache_key: Some(format!("key{seq}")),
+        started_ms: now_ms(),
+    }
+}
+
+#[test]
+fn rows_written_by_one_run_are_read_back_as_runs_and_a_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.db");
+    let log = RunLog::new(path.clone(), RunRow::start("run", "demo.sexp"));
+    log.record(row(
+        log.run_id(),
+        2,
+        Some(1),
+        CallKind::Model,
+        "inner answer",
+    ));
+    log.record(row(log.run_id(), 1, None, CallKind::Task, "outer"));
+    assert_eq!(
+        log.cached("key2").map(|a| a.content),
+        Some("inner answer".into())
+    );
+    log.finish("ok");
+
+    let conn = query::open(&path).unwrap().unwrap();
+    let runs = query::runs(&conn, 10).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["calls"], 1);
+    assert_eq!(runs[0]["status"], "ok");
+    assert_eq!(runs[0]["script"], "demo.sexp");
+    let id = query::find_run(&conn, &log.run_id()[..4]).unwrap();
+    let calls = query::calls(&conn, &id).unwrap();
+    let tree = view::call_tree(&calls);
+    assert!(tree.starts_with("#1 task t1"), "{tree}");
+    assert!(
+        tree.contains("\n  #2 model t2  openai/gpt-4o  3+4 tokens  $0.2500"),
+        "{tree}"
+    );
+
+    let later = RunLog::new(path, RunRow::start("run", "again"));
+    assert_eq!(later.cached("key2").map(|a| a.output_tokens), Some(Some(4)));
+    assert_eq!(later.cached("key9"), None);
+}
+
+#[test]
+fn a_run_that_records_nothing_creates_no_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.db");
+    RunLog::new(path.clone(), RunRow::start("eval", "(+ 1 2)")).finish("ok");
+    assert!(!path.exists());
+    assert!(query::open(&path).unwrap().is_none());
+}
+
+#[test]
+fn the_location_follows_the_environment() {
+    let env = |vars: &'static [(&'static str, &'static str)]| {
+        move |name: &str| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    };
+    assert_eq!(
+        location(&env(&[("TASKLISP_LOG", "off"), ("HOME", "/h")])),
+        None
+    );
+    assert_eq!(
+        location(&env(&[("TASKLISP_LOG", "/tmp/x.db")])),
+        Some(PathBuf::from("/tmp/x.db"))
+    );
+    assert_eq!(
+        location(&env(&[("XDG_STATE_HOME", "/s"), ("HOME", "/h")])),
+        Some(PathBuf::from("/s/tasklisp/log.db"))
+    );
+    assert_eq!(
+        location(&env(&[("HOME", "/h")])),
+        Some(PathBuf::from("/h/.local/state/tasklisp/log.db"))
+    );
+    assert_eq!(location(&env(&[])), None);
+}

@@ -1,0 +1,140 @@
+//! The one thread that writes the log, so a model call never waits on the disk: calls
+//! hand it rows over a channel; it writes whatever is queued in one transaction.
+
+use super::schema;
+use super::{CallRow, RunRow};
+use rusqlite::{params, Connection};
+use std::path::PathBuf;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::thread::JoinHandle;
+
+pub enum Message {
+    Call(Box<CallRow>),
+    End {
+        run_id: String,
+        status: String,
+        ended_ms: i64,
+    },
+}
+
+pub struct Writer {
+    sender: Option<Sender<Message>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Writer {
+    /// Starts the thread; it opens the database and writes `run` first. If the database
+    /// cannot be opened, it says so once on stderr and drops what it is sent.
+    pub fn start(path: PathBuf, run: RunRow) -> Writer {
+        let (sender, receiver) = channel();
+        let thread = std::thread::Builder::new()
+            .name("tasklisp-log".into())
+            .spawn(
+                move || match schema::open(&path).and_then(|c| insert_run(c, &run)) {
+                    Ok(conn) => write_loop(conn, &receiver),
+                    Err(e) => eprintln!("tasklisp: the run log is off: {e}"),
+                },
+            )
+            .ok();
+        Writer {
+            sender: thread.is_some().then_some(sender),
+            thread,
+        }
+    }
+
+    pub fn send(&self, message: Message) {
+        if let Some(sender) = &self.sender {
+            let _ = sender.send(message);
+        }
+    }
+
+    /// Waits until everything sent has been written.
+    pub fn finish(&mut self) {
+        self.sender = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+fn insert_run(conn: Connection, run: &RunRow) -> Result<Connection, String> {
+    conn.execute(
+        "INSERT OR IGNORE INTO runs (id, started_ms, command, script, status)
+         VALUES (?1, ?2, ?3, ?4, 'running')",
+        params![run.id, run.started_ms, run.command, run.script],
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(conn)
+}
+
+fn write_loop(mut conn: Connection, receiver: &Receiver<Message>) {
+    while let Ok(first) = receiver.recv() {
+        let batch: Vec<Message> = std::iter::once(first)
+            .chain(receiver.try_iter().take(255))
+            .collect();
+        if let Err(e) = write_batch(&mut conn, batch) {
+            eprintln!("tasklisp: cannot write the run log: {e}");
+        }
+    }
+}
+
+fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
+    for message in batch {
+        match message {
+            Message::Call(call) => insert_call(&tx, &call)?,
+            Message::End {
+                run_id,
+                status,
+                ended_ms,
+            } => {
+                tx.execute(
+                    "UPDATE runs SET status = ?2, ended_ms = ?3 WHERE id = ?1",
+                    params![run_id, status, ended_ms],
+                )?;
+            }
+        }
+    }
+    tx.commit()
+}
+
+fn insert_call(tx: &rusqlite::Transaction, call: &CallRow) -> rusqlite::Result<()> {
+    let json = |v: &Option<serde_json::Value>| v.as_ref().map(serde_json::Value::to_string);
+    let tokens = |n: Option<u64>| n.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+    let mut statement = tx.prepare_cached(
+        "INSERT OR REPLACE INTO calls (run_id, seq, parent, kind, task, provider, model,
+            options, messages, answer, tool_calls, input_tokens, output_tokens, latency_ms,
+            cost, status, error, cache_hit, cache_key, started_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+            ?18, ?19, ?20)",
+    )?;
+    statement.execute(params![
+        call.run_id,
+        call.seq,
+        call.parent,
+        call.kind.as_str(),
+        call.task,
+        call.provider,
+        call.model,
+        json(&call.options),
+        json(&call.messages),
+        call.answer,
+        json(&call.tool_calls),
+        tokens(call.input_tokens),
+        tokens(call.output_tokens),
+        call.latency_ms,
+        call.cost,
+        call.status,
+        json(&call.error),
+        call.cache_hit,
+        call.cache_key,
+        call.started_ms,
+    ])?;
+    Ok(())
+}

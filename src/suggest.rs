@@ -1,0 +1,87 @@
+//! "Did you mean …?": the nearest name in scope to one that is not, for unbound symbols,
+//! unknown named arguments, unknown task references and unknown REPL commands.
+
+/// Names other Lisps use for what tasklisp spells differently; edit distance would not
+/// find these (`string-append` is far from `str`).
+const OTHER_LISPS: &[(&str, &str)] = &[
+    ("string-append", "str"),
+    ("concat", "str"),
+    ("list-ref", "nth"),
+    ("vector-ref", "nth"),
+    ("list-tail", "drop"),
+    ("displayln", "println"),
+    ("print-line", "println"),
+    ("puts", "println"),
+    ("printf", "format"),
+    ("len", "length"),
+    ("hash-ref", "get"),
+    ("hash-set", "assoc"),
+    ("fold", "reduce"),
+    ("foldl", "reduce"),
+    ("fold-left", "reduce"),
+    ("string=?", "equal?"),
+    ("eqv?", "eq?"),
+    ("defun", "define"),
+    ("defn", "define"),
+    ("def", "define"),
+    ("progn", "begin"),
+    ("do-list", "for-each"),
+    ("dolist", "for-each"),
+];
+
+/// The name in `candidates` that `name` most likely meant, if one is close enough: a
+/// known spelling from another Lisp first, then the nearest by edit distance (at most a
+/// third of the name's length, and at least one edit allowed).
+pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let candidates: Vec<&str> = candidates.into_iter().collect();
+    if let Some((_, ours)) = OTHER_LISPS.iter().find(|(theirs, _)| *theirs == name) {
+        if candidates.contains(ours) || is_special_form(ours) {
+            return Some((*ours).to_owned());
+        }
+    }
+    let allowed = (name.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .filter(|c| *c != name)
+        .map(|c| (strsim::damerau_levenshtein(name, c), c))
+        .filter(|(distance, _)| *distance <= allowed)
+        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))
+        .map(|(_, c)| c.to_owned())
+}
+
+fn is_special_form(name: &str) -> bool {
+    matches!(name, "define" | "begin")
+}
+
+/// `did you mean `x`?` for an error's help line, or `None`.
+pub fn hint<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    nearest(name, candidates).map(|n| format!("did you mean `{n}`?"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typo_finds_the_nearest_name() {
+        let names = ["length", "list", "lambda", "reverse"];
+        assert_eq!(nearest("lenght", names).as_deref(), Some("length"));
+        assert_eq!(nearest("revrse", names).as_deref(), Some("reverse"));
+        assert_eq!(nearest("xyzzy", names), None);
+    }
+
+    #[test]
+    fn names_from_other_lisps_map_to_ours() {
+        let names = ["str", "nth", "println"];
+        assert_eq!(nearest("string-append", names).as_deref(), Some("str"));
+        assert_eq!(nearest("list-ref", names).as_deref(), Some("nth"));
+        assert_eq!(nearest("displayln", names).as_deref(), Some("println"));
+        assert_eq!(nearest("defun", names).as_deref(), Some("define"));
+    }
+
+    #[test]
+    fn short_names_allow_one_edit() {
+        assert_eq!(nearest("cr", ["car", "cdr"]).as_deref(), Some("car"));
+        assert_eq!(nearest("ab", ["xyz"]), None);
+    }
+}

@@ -1,0 +1,513 @@
+//! Watching and limiting model calls: the run log's rows, cost, the run's usage,
+//! budgets and the cache. `session::send` calls [`Observer::before_model`] and
+//! [`Observer::after_model`] around every model call; task calls open and close a row
+//! that the model calls made inside them point to. See `docs/OBSERVABILITY.md`.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::prices::Prices;
+use crate::provider::{Request, Response, Usage};
+use crate::runlog::{now_ms, CachedAnswer, CallKind, CallRow, RunLog};
+use serde_json::{json, Value as Json};
+use sha2::{Digest, Sha256};
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// What a run has spent: model calls that reached a provider, their tokens and cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spent {
+    pub calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost: f64,
+}
+
+impl Spent {
+    fn tokens(&self) -> u64 {
+        self.input_tokens.saturating_add(self.output_tokens)
+    }
+
+    fn add(&mut self, usage: Usage, cost: Option<f64>) {
+        self.input_tokens = self.input_tokens.saturating_add(usage.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(usage.output_tokens);
+        self.cost += cost.unwrap_or(0.0);
+    }
+
+    /// `{"calls" n "input_tokens" n "output_tokens" n "cost" usd}`.
+    pub fn to_json(&self) -> Json {
+        json!({
+            "calls": self.calls,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost": self.cost,
+        })
+    }
+}
+
+/// The limits of a `with-budget` (or of `--budget-usd`/`--budget-calls`); any may be
+/// absent.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BudgetLimits {
+    pub usd: Option<f64>,
+    pub tokens: Option<u64>,
+    pub calls: Option<u64>,
+}
+
+/// A budget in force: its limits and what the calls inside it have spent so far.
+/// Shared (`Rc`) by every `pmap` item started inside it.
+#[derive(Debug)]
+pub struct Budget {
+    limits: BudgetLimits,
+    spent: Cell<Spent>,
+}
+
+impl Budget {
+    pub fn new(limits: BudgetLimits) -> Rc<Budget> {
+        Rc::new(Budget {
+            limits,
+            spent: Cell::new(Spent::default()),
+        })
+    }
+
+    /// Refuses a call that would start past a limit.
+    fn check(&self) -> Result<()> {
+        let spent = self.spent.get();
+        let over = |what: &str, used: Json, limit: Json| {
+            Err(Error::new(
+                ErrorKind::ResourceExhaustion,
+                format!("the budget of {limit} {what} is used up ({used} spent)"),
+            )
+            .with_details(
+                json!({"resource": "budget", "unit": what, "used": used, "limit": limit}),
+            ))
+        };
+        if let Some(limit) = self.limits.calls.filter(|&l| spent.calls >= l) {
+            return over("calls", json!(spent.calls), json!(limit));
+        }
+        if let Some(limit) = self.limits.tokens.filter(|&l| spent.tokens() >= l) {
+            return over("tokens", json!(spent.tokens()), json!(limit));
+        }
+        if let Some(limit) = self.limits.usd.filter(|&l| spent.cost >= l) {
+            return over("usd", json!(spent.cost), json!(limit));
+        }
+        Ok(())
+    }
+
+    /// Counts a call as it starts, so `pmap` items starting together cannot all pass.
+    fn count_call(&self) {
+        let mut spent = self.spent.get();
+        spent.calls += 1;
+        self.spent.set(spent);
+    }
+
+    fn charge(&self, usage: Usage, cost: Option<f64>) {
+        let mut spent = self.spent.get();
+        spent.add(usage, cost);
+        self.spent.set(spent);
+    }
+}
+
+/// The part of the observer that belongs to one thread of evaluation (the program or a
+/// `pmap` item): switched as a unit when `pmap` switches items.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    /// The innermost task call in progress: the parent of the next call's row.
+    pub call: Option<u64>,
+    /// Budgets in force, outermost first.
+    pub budgets: Vec<Rc<Budget>>,
+    /// Inside `with-cache`.
+    pub cache: bool,
+}
+
+impl Scope {
+    /// A budget over everything evaluated with this scope (`--budget-usd`,
+    /// `--budget-calls` put one around the whole run).
+    pub fn add_budget(&mut self, limits: BudgetLimits) {
+        self.budgets.insert(0, Budget::new(limits));
+    }
+}
+
+/// Runs `body` with a budget added inside the ones of `scope`.
+pub fn with_budget<T>(scope: &RefCell<Scope>, limits: BudgetLimits, body: impl FnOnce() -> T) -> T {
+    scope.borrow_mut().budgets.push(Budget::new(limits));
+    let result = body();
+    scope.borrow_mut().budgets.pop();
+    result
+}
+
+/// Runs `body` with the cache on in `scope`.
+pub fn with_cache<T>(scope: &RefCell<Scope>, body: impl FnOnce() -> T) -> T {
+    let outer = std::mem::replace(&mut scope.borrow_mut().cache, true);
+    let result = body();
+    scope.borrow_mut().cache = outer;
+    result
+}
+
+/// A task call in progress, kept until it ends; it gets a row only if a model call was
+/// made inside it, so the log holds model calls and the task calls around them.
+struct OpenTask {
+    parent: Option<u64>,
+    task: String,
+    started_ms: i64,
+    started: std::time::Instant,
+    has_model_calls: bool,
+}
+
+/// A model call about to be made, from `before_model` to `after_model`.
+pub struct PendingCall {
+    seq: u64,
+    parent: Option<u64>,
+    provider: String,
+    model: Option<String>,
+    cache_key: Option<String>,
+    started_ms: i64,
+    budgets: Vec<Rc<Budget>>,
+}
+
+impl PendingCall {
+    /// Under a fallback chain, the provider that answered is the one logged.
+    pub fn answered_by(&mut self, provider: &str) {
+        provider.clone_into(&mut self.provider);
+    }
+}
+
+/// The outcome of a model call as the result's notes report it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CallNotes {
+    /// USD; `None` when the model's price is unknown (or the answer was replayed).
+    pub cost: Option<f64>,
+    pub cached: bool,
+}
+
+#[derive(Default)]
+pub struct Observer {
+    log: RefCell<Option<Rc<RunLog>>>,
+    prices: OnceCell<Prices>,
+    spent: Cell<Spent>,
+    next_seq: Cell<u64>,
+    open_tasks: RefCell<HashMap<u64, OpenTask>>,
+    /// `--cache` or `TASKLISP_CACHE=on`: every call may be answered from the log.
+    cache_everything: Cell<bool>,
+}
+
+impl Observer {
+    pub fn set_log(&self, log: Option<Rc<RunLog>>) {
+        *self.log.borrow_mut() = log;
+    }
+
+    pub fn log(&self) -> Option<Rc<RunLog>> {
+        self.log.borrow().clone()
+    }
+
+    pub fn set_cache_everything(&self, on: bool) {
+        self.cache_everything.set(on);
+    }
+
+    /// What the run has spent so far (`(run-usage)`).
+    pub fn spent(&self) -> Spent {
+        self.spent.get()
+    }
+
+    /// A task call starts in the evaluation whose scope is `scope`: the calls made until
+    /// `end_task` are its children.
+    pub fn begin_task(&self, scope: &RefCell<Scope>, task: &str) -> Option<u64> {
+        self.log.borrow().as_ref()?;
+        let seq = self.next_seq();
+        let parent = scope.borrow_mut().call.replace(seq);
+        self.open_tasks.borrow_mut().insert(
+            seq,
+            OpenTask {
+                parent,
+                task: task.to_owned(),
+                started_ms: now_ms(),
+                started: std::time::Instant::now(),
+                has_model_calls: false,
+            },
+        );
+        Some(seq)
+    }
+
+    /// The task call `seq` ended with `outcome`; its row is written if it made model
+    /// calls.
+    pub fn end_task<T>(&self, scope: &RefCell<Scope>, seq: Option<u64>, outcome: &Result<T>) {
+        let Some(seq) = seq else { return };
+        let Some(open) = self.open_tasks.borrow_mut().remove(&seq) else {
+            return;
+        };
+        scope.borrow_mut().call = open.parent;
+        if !open.has_model_calls {
+            return;
+        }
+        let (run_id, log) = match self.log.borrow().as_ref() {
+            Some(log) => (log.run_id().to_owned(), log.clone()),
+            None => return,
+        };
+        log.record(CallRow {
+            run_id,
+            seq,
+            parent: open.parent,
+            kind: CallKind::Task,
+            task: open.task,
+            provider: None,
+            model: None,
+            options: None,
+            messages: None,
+            answer: None,
+            tool_calls: None,
+            input_tokens: None,
+            output_tokens: None,
+            latency_ms: Some(open.started.elapsed().as_secs_f64() * 1000.0),
+            cost: None,
+            status: status(outcome).to_owned(),
+            error: outcome.as_ref().err().map(Error::to_json),
+            cache_hit: false,
+            cache_key: None,
+            started_ms: open.started_ms,
+        });
+    }
+
+    /// Before a model call: answers it from the cache when the cache is on and has it,
+    /// else checks the budgets (counting the call against them).
+    pub fn before_model(
+        &self,
+        scope: Scope,
+        request: &Request,
+        provider: &str,
+        model: Option<&str>,
+        task_cache: bool,
+    ) -> Result<(PendingCall, Option<CachedAnswer>)> {
+        let caching = task_cache || scope.cache || self.cache_everything.get();
+        let log = self.log();
+        let cache_key = log.as_ref().map(|_| cache_key(request, provider, model));
+        let pending = PendingCall {
+            seq: self.next_seq(),
+            parent: scope.call,
+            provider: provider.to_owned(),
+            model: model.map(str::to_owned),
+            cache_key,
+            started_ms: now_ms(),
+            budgets: scope.budgets,
+        };
+        let cached = match (&log, &pending.cache_key) {
+            (Some(log), Some(key)) if caching => log.cached(key),
+            _ => None,
+        };
+        if cached.is_none() {
+            // Every budget is checked before any counts the call: a call refused by an
+            // inner budget is not counted by the outer ones.
+            for budget in &pending.budgets {
+                budget.check()?;
+            }
+            for budget in &pending.budgets {
+                budget.count_call();
+            }
+        }
+        Ok((pending, cached))
+    }
+
+    /// After a model call (made, or answered from the cache): counts it and logs it.
+    pub fn after_model(
+        &self,
+        pending: PendingCall,
+        request: &Request,
+        outcome: &Result<(Response, Usage)>,
+        latency: std::time::Duration,
+        cached: bool,
+    ) -> CallNotes {
+        let usage = outcome.as_ref().ok().map(|(_, usage)| *usage);
+        let cost = match (usage, &pending.model) {
+            (Some(usage), Some(model)) if !cached && pending.provider != "replay" => self
+                .prices()
+                .get(model)
+                .map(|price| price.cost(usage.input_tokens, usage.output_tokens)),
+            _ => None,
+        };
+        if !cached {
+            let mut spent = self.spent.get();
+            spent.calls += 1;
+            spent.add(usage.unwrap_or_default(), cost);
+            self.spent.set(spent);
+            for budget in &pending.budgets {
+                budget.charge(usage.unwrap_or_default(), cost);
+            }
+        }
+        self.log_model_call(pending, request, outcome, latency, cost, cached);
+        CallNotes { cost, cached }
+    }
+
+    fn log_model_call(
+        &self,
+        pending: PendingCall,
+        request: &Request,
+        outcome: &Result<(Response, Usage)>,
+        latency: std::time::Duration,
+        cost: Option<f64>,
+        cached: bool,
+    ) {
+        let Some(log) = self.log() else { return };
+        self.mark_ancestors(pending.parent);
+        let (answer, usage) = match outcome {
+            Ok((response, usage)) => (Some(response.content.clone()), Some(*usage)),
+            Err(_) => (None, None),
+        };
+        log.record(CallRow {
+            run_id: log.run_id().to_owned(),
+            seq: pending.seq,
+            parent: pending.parent,
+            kind: CallKind::Model,
+            task: request.task.clone(),
+            provider: Some(pending.provider),
+            model: pending.model,
+            options: Some(logged_options(request)),
+            messages: Some(logged_messages(request)),
+            answer,
+            tool_calls: None,
+            input_tokens: usage.map(|u| u.input_tokens),
+            output_tokens: usage.map(|u| u.output_tokens),
+            latency_ms: Some(latency.as_secs_f64() * 1000.0),
+            cost,
+            status: status(outcome).to_owned(),
+            error: outcome.as_ref().err().map(Error::to_json),
+            cache_hit: cached,
+            cache_key: pending.cache_key,
+            started_ms: pending.started_ms,
+        });
+    }
+
+    /// The task calls around a model call get rows when they end.
+    fn mark_ancestors(&self, mut parent: Option<u64>) {
+        let mut open = self.open_tasks.borrow_mut();
+        while let Some(task) = parent.and_then(|seq| open.get_mut(&seq)) {
+            if task.has_model_calls {
+                break;
+            }
+            task.has_model_calls = true;
+            parent = task.parent;
+        }
+    }
+
+    fn next_seq(&self) -> u64 {
+        let seq = self.next_seq.get() + 1;
+        self.next_seq.set(seq);
+        seq
+    }
+
+    fn prices(&self) -> &Prices {
+        self.prices.get_or_init(|| {
+            Prices::load(&|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        })
+    }
+}
+
+fn status<T>(outcome: &Result<T>) -> &'static str {
+    match outcome {
+        Ok(_) => "ok",
+        Err(e) if e.reason() == Some("execution_halted") => "interrupted",
+        Err(_) => "error",
+    }
+}
+
+/// The messages as sent, in the chat form every provider understands.
+fn logged_messages(request: &Request) -> Json {
+    let mut messages = Vec::new();
+    if let Some(system) = &request.system {
+        messages.push(json!({"role": "system", "content": system}));
+    }
+    messages.push(json!({"role": "user", "content": request.prompt}));
+    Json::Array(messages)
+}
+
+fn logged_options(request: &Request) -> Json {
+    json!({"json_mode": request.json_mode, "round": request.round})
+}
+
+/// The cache key: a digest of what reaches the model (provider, model, and the request
+/// without the task's name, arguments and round, which only shape the text).
+pub fn cache_key(request: &Request, provider: &str, model: Option<&str>) -> String {
+    let mut canonical = crate::provider::cassette::canonical_request(request);
+    if let Some(map) = canonical.as_object_mut() {
+        for key in ["task", "params", "round", "issues"] {
+            map.remove(key);
+        }
+        map.insert("provider".into(), json!(provider));
+        map.insert("model".into(), json!(model));
+    }
+    let digest = Sha256::digest(canonical.to_string().as_bytes());
+    digest.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(prompt: &str) -> Request {
+        Request {
+            task: "t".into(),
+            prompt: prompt.into(),
+            round: 1,
+            ..Request::default()
+        }
+    }
+
+    #[test]
+    fn the_cache_key_is_what_reaches_the_model() {
+        let a = cache_key(&request("hi"), "openai", Some("m"));
+        let mut renamed = request("hi");
+        renamed.task = "other".into();
+        renamed.round = 2;
+        assert_eq!(a, cache_key(&renamed, "openai", Some("m")));
+        assert_ne!(a, cache_key(&request("ho"), "openai", Some("m")));
+        assert_ne!(a, cache_key(&request("hi"), "anthropic", Some("m")));
+        assert_ne!(a, cache_key(&request("hi"), "openai", Some("n")));
+        assert_eq!(a.len(), 64);
+    }
+
+    #[test]
+    fn a_budget_refuses_the_call_after_its_last() {
+        let budget = Budget::new(BudgetLimits {
+            calls: Some(2),
+            ..BudgetLimits::default()
+        });
+        for _ in 0..2 {
+            budget.check().unwrap();
+            budget.count_call();
+        }
+        let e = budget.check().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ResourceExhaustion);
+        assert_eq!(e.details()["resource"], "budget");
+        assert_eq!(
+            (e.details()["used"].clone(), e.details()["limit"].clone()),
+            (json!(2), json!(2))
+        );
+    }
+
+    #[test]
+    fn a_budget_in_usd_or_tokens_stops_once_spent() {
+        let budget = Budget::new(BudgetLimits {
+            usd: Some(0.01),
+            tokens: Some(100),
+            calls: None,
+        });
+        budget.check().unwrap();
+        budget.charge(
+            Usage {
+                input_tokens: 10,
+                output_tokens: 10,
+            },
+            Some(0.02),
+        );
+        assert_eq!(budget.check().unwrap_err().details()["unit"], "usd");
+        let tokens = Budget::new(BudgetLimits {
+            tokens: Some(100),
+            ..BudgetLimits::default()
+        });
+        tokens.charge(
+            Usage {
+                input_tokens: 60,
+                output_tokens: 40,
+            },
+            None,
+        );
+        assert_eq!(tokens.check().unwrap_err().details()["unit"], "tokens");
+    }
+}

@@ -1,0 +1,3 @@
+;; error: EVAL_ERROR unbound symbol: string-append did you mean `str`?
+(define (greet name) (string-append "hi " name))
+(greet "x")

@@ -1,0 +1,8 @@
+;; stdout: (a 1)
+;; stdout: (a b)
+;; stdout: (1 2)
+;; stdout: (a (b 3) "s")
+(prn `(a ,1))
+(prn `(a ,'b))
+(prn (quasiquote ((unquote 1) (unquote 2))))
+(prn `(a (b ,3) ,"s"))

@@ -246,6 +246,7 @@ fn schema_request() -> Request {
         json_mode: true,
         schema: Some(label_schema()),
         system: None,
+        messages: vec![Message::user("Classify: crash")],
         ..request("Classify: crash")
     }
 }
@@ -754,6 +755,63 @@ fn a_conversation_sends_every_message_so_far() {
     assert_eq!(
         seen[1].body,
         r#"{"model":"chat-model","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello."},{"role":"user","content":"How are you?"}],"temperature":0}"#
+    );
+}
+
+/// The re-asking program both wire-format tests run: a schema, one retry.
+const REASK_PROGRAM: &str = r#"
+    (deftask label (text) :system "Label reports." :prompt "Label: {{text}}" :retries 1
+      :schema {"type" "object" "properties" {"label" {"type" "string"}} "required" ["label"]})
+    (define r (label "crash"))
+    [r.parsedContent.label r.notes.rounds]"#;
+
+/// The user message of the second round, after an answer whose `label` is a number.
+const REASK_PROBLEMS: &str = r#"Your answer has these problems:\n- /label: 5 is not of type \"string\"\nAnswer again, with every problem fixed."#;
+
+#[test]
+fn openai_reasks_with_the_answer_and_its_problems_as_messages() {
+    let server = FakeServer::start(vec![
+        reply(200, chat_answer("{\"label\": 5}")),
+        reply(200, chat_answer("{\"label\": \"bug\"}")),
+    ]);
+    let out = run_with_openai(&server, &["-m", "m"], REASK_PROGRAM);
+    assert_eq!(out.trim(), r#"("bug" 2)"#);
+    let seen = server.finish();
+    let format = r#""response_format":{"type":"json_schema","json_schema":{"name":"label","schema":{"type":"object","properties":{"label":{"type":"string"}},"required":["label"]},"strict":false}}"#;
+    assert_eq!(
+        seen[1].body,
+        format!(
+            r#"{{"model":"m","messages":[{{"role":"system","content":"Label reports."}},{{"role":"user","content":"Label: crash"}},{{"role":"assistant","content":"{{\"label\": 5}}"}},{{"role":"user","content":"{REASK_PROBLEMS}"}}],{format}}}"#
+        )
+    );
+}
+
+#[test]
+fn anthropic_reasks_with_the_answer_and_its_problems_as_messages() {
+    let answer = |label: Json| {
+        json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "stop_reason": "tool_use",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "label", "input": {"label": label}}],
+        })
+    };
+    let server = FakeServer::start(vec![
+        reply(200, answer(json!(5))),
+        reply(200, answer(json!("bug"))),
+    ]);
+    let out = run_with(
+        "anthropic",
+        &server.base,
+        &["-m", "claude-m"],
+        REASK_PROGRAM,
+    );
+    assert_eq!(out.trim(), r#"("bug" 2)"#);
+    let seen = server.finish();
+    let tools = r#""tools":[{"name":"label","description":"Give the answer as this tool's input.","input_schema":{"type":"object","properties":{"label":{"type":"string"}},"required":["label"]}}],"tool_choice":{"type":"tool","name":"label"}"#;
+    assert_eq!(
+        seen[1].body,
+        format!(
+            r#"{{"model":"claude-m","max_tokens":4096,"system":"Label reports.","messages":[{{"role":"user","content":"Label: crash"}},{{"role":"assistant","content":"{{\"label\":5}}"}},{{"role":"user","content":"{REASK_PROBLEMS}"}}],{tools}}}"#
+        )
     );
 }
 

@@ -35,6 +35,8 @@ fn play(dir: &Path, steps: &[Step]) -> String {
     command
         .current_dir(dir)
         .env("TASKLISP_HISTORY", dir.join("history"))
+        // Not the user's log, which may belong to another tasklisp version.
+        .env("TASKLISP_LOG", "off")
         .env("TERM", "xterm")
         .env("NO_COLOR", "1");
     let mut repl = Session::spawn(command).expect("the REPL starts");

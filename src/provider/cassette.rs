@@ -4,8 +4,8 @@
 //! the request is the canonical form of `Request` (keys sorted at every level) and
 //! also the key replay looks answers up by.
 
-use super::message::tool_call_from_json;
-use super::{Cancel, Provider, Request, Response, ToolCall, Usage};
+use super::message::{single_turn, tool_call_from_json};
+use super::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
 use crate::error::{Error, Reason, Result};
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
@@ -14,15 +14,40 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The request in the form cassettes store and match: every field but `schema` (it
-/// follows from the task's definition, and leaving it out keeps cassettes recorded
-/// before it was sent valid), keys sorted.
+/// The request in the form cassettes store and match: keys sorted, and only what does
+/// not follow from the rest (see [`canonical`]).
 pub fn canonical_request(request: &Request) -> Json {
-    let mut map = request.to_json_with_mode();
-    if let Some(fields) = map.as_object_mut() {
+    canonical(request.to_json_with_mode())
+}
+
+/// Leaves out what follows from the other fields, so cassettes recorded before those
+/// fields were sent stay valid: `schema` (from the task's definition), empty `options`
+/// and `tools`, and `messages` when they are just the system and user message of
+/// `system` and `prompt`. Applied to recorded requests too, so both forms match.
+fn canonical(mut request: Json) -> Json {
+    if let Some(fields) = request.as_object_mut() {
         fields.remove("schema");
+        let empty = |value: Option<&Json>| match value {
+            Some(Json::Object(map)) => map.is_empty(),
+            Some(Json::Array(list)) => list.is_empty(),
+            _ => false,
+        };
+        for key in ["options", "tools"] {
+            if empty(fields.get(key)) {
+                fields.remove(key);
+            }
+        }
+        let system = fields.get("system").and_then(Json::as_str);
+        let prompt = fields.get("prompt").and_then(Json::as_str).unwrap_or("");
+        let single: Vec<Json> = single_turn(system, prompt)
+            .iter()
+            .map(Message::to_json)
+            .collect();
+        if fields.get("messages") == Some(&Json::Array(single)) {
+            fields.remove("messages");
+        }
     }
-    sorted(map)
+    sorted(request)
 }
 
 fn sorted(value: Json) -> Json {
@@ -176,7 +201,7 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
             .collect::<std::result::Result<_, _>>()?,
         _ => Vec::new(),
     };
-    let key = sorted(request.clone()).to_string();
+    let key = canonical(request.clone()).to_string();
     Ok((
         key,
         Response {

@@ -11,20 +11,27 @@ use crate::env::{Env, Frame, Scope, Slots};
 use crate::error::Result;
 use crate::eval::Interp;
 use crate::provider::message::single_turn;
-use crate::provider::{Request, Response, Usage};
+use crate::provider::{Message, Request, Response, Usage};
 use crate::symbol::Sym;
 use crate::value::{from_json, Entries, Value};
 use std::rc::Rc;
 
-/// One round of an atomic task: the templates are rendered in the call's `frame`;
-/// `issues` are the previous round's audit issues.
+/// A round of an atomic task: its number (1-based), the previous round's problems, and
+/// the conversation so far — empty in round 1, when the call fills in what it sends.
+pub struct Round<'a> {
+    pub number: u32,
+    pub issues: &'a [Value],
+    pub conversation: &'a mut Vec<Message>,
+}
+
+/// One round of an atomic task: the templates are rendered in the call's `frame`. A
+/// further round sends the conversation so far instead of the rendered messages.
 pub fn run(
     interp: &Interp,
     task: &Task,
     parts: &PromptParts,
     frame: &Env,
-    round: u32,
-    issues: &[Value],
+    round: Round,
 ) -> Result<Value> {
     let templates_env = memory_frame(interp, &parts.memory, frame)?;
     let system = parts
@@ -34,15 +41,19 @@ pub fn run(
         .transpose()?;
     let system = join_system(interp.base_system(), system);
     let prompt = parts.prompt.render(interp, &templates_env)?;
-    let request = Request {
+    let messages = match round.conversation.is_empty() {
+        true => single_turn(system.as_deref(), &prompt),
+        false => round.conversation.clone(),
+    };
+    let mut request = Request {
         task: task.name.clone(),
-        messages: single_turn(system.as_deref(), &prompt),
+        messages,
         system,
         prompt,
         model: task.model.clone(),
         params: arguments(task, frame),
-        round,
-        issues: issues.iter().map(lossy_json).collect(),
+        round: round.number,
+        issues: round.issues.iter().map(lossy_json).collect(),
         json_mode: task.json_output,
         options: task.options.clone(),
         tools: Vec::new(),
@@ -55,9 +66,11 @@ pub fn run(
     let (sent, tool_calls) = if task.tools.is_empty() {
         (send(interp, &request, frame, deadline, task.cache)?, None)
     } else {
-        let (sent, calls) = super::tools::converse(interp, task, request, frame, deadline)?;
+        let (sent, calls) = super::tools::converse(interp, task, &mut request, frame, deadline)?;
         (sent, Some(calls))
     };
+    // What this round sent, for a further round to continue from.
+    *round.conversation = request.messages;
     let response = sent.response;
     let mut notes = Entries::new();
     if let Some(calls) = tool_calls {
@@ -72,7 +85,7 @@ pub fn run(
         content: &response.content,
         provider: Some(&provider),
         model: model.as_deref(),
-        round,
+        round: round.number,
     };
     let parsed = parse_output(task, &answer, &mut notes)?;
     let mut result = task_result(&task.name, response.content, parsed, notes);

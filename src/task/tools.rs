@@ -65,7 +65,7 @@ pub fn tool_spec(task: &Task) -> ToolSpec {
 pub fn converse(
     interp: &Interp,
     task: &Task,
-    mut request: Request,
+    request: &mut Request,
     frame: &Env,
     deadline: Option<Instant>,
 ) -> Result<(Sent, Value)> {
@@ -88,7 +88,7 @@ pub fn converse(
             )
             .with_detail("toolCalls", lossy_json(&Value::list(log))));
         }
-        let mut sent = send(interp, &request, frame, deadline, task.cache)?;
+        let mut sent = send(interp, request, frame, deadline, task.cache)?;
         if let Some(spent) = sent.notes.cost {
             cost = Some(cost.unwrap_or(0.0) + spent);
         }

@@ -296,8 +296,23 @@ mod tests {
     fn the_canonical_request_sorts_keys_at_every_level() {
         let text = canonical_request(&request("p")).to_string();
         assert!(text.starts_with(
-            r#"{"issues":[],"json_mode":false,"messages":[{"content":"p","role":"user"}],"model":null,"options":{},"params":{"a":{"b":3,"y":2},"z":1}"#
+            r#"{"issues":[],"json_mode":false,"model":null,"params":{"a":{"b":3,"y":2},"z":1}"#
         ));
+    }
+
+    #[test]
+    fn what_follows_from_the_rest_is_left_out_but_other_messages_are_kept() {
+        let plain = canonical_request(&request("p"));
+        for key in ["messages", "options", "tools", "schema"] {
+            assert!(plain.get(key).is_none(), "{key}");
+        }
+        let mut continued = request("p");
+        continued.messages.push(Message::assistant("a"));
+        let kept = canonical_request(&continued);
+        assert_eq!(kept["messages"].as_array().map(Vec::len), Some(2));
+        // A recorded request written with every field matches the short form.
+        let full = sorted(request("p").to_json_with_mode());
+        assert_eq!(canonical(full), plain);
     }
 
     #[test]

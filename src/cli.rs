@@ -1,6 +1,7 @@
 //! The command line: `run`, `eval`, `check`, and the REPL when no command is given.
 
 use crate::bounds::read_file_bytes;
+use crate::capabilities::Capabilities;
 use crate::error::{Error, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
 use crate::provider::options::parse_flag_value;
@@ -64,7 +65,7 @@ pub struct Options {
     #[arg(long = "max-file-size", value_name = "SIZE", default_value = "64M", global = true,
           value_parser = crate::memory::parse_size)]
     pub max_file_size: u64,
-    /// Print `eval` results as JSON.
+    /// Print results as JSON (`eval`'s value, `log`'s runs and calls).
     #[arg(long, global = true)]
     pub json: bool,
     /// How errors are printed on stderr.
@@ -77,6 +78,51 @@ pub struct Options {
     /// No start-up banner in the REPL.
     #[arg(long, short, global = true)]
     pub quiet: bool,
+    /// Run code you did not write: no programs, files outside allowed directories,
+    /// environment variables or providers chosen by the code, unless an --allow flag
+    /// allows them.
+    #[arg(long, global = true)]
+    pub sandbox: bool,
+    /// With --sandbox: the programs code may run (every program when none are named).
+    #[arg(long = "allow-exec", value_name = "PROG,…", num_args = 0.., require_equals = true,
+          value_delimiter = ',', requires = "sandbox", global = true)]
+    pub allow_exec: Option<Vec<String>>,
+    /// With --sandbox: a directory whose files code may read (repeatable).
+    #[arg(
+        long = "allow-read",
+        value_name = "DIR",
+        value_delimiter = ',',
+        requires = "sandbox",
+        global = true
+    )]
+    pub allow_read: Vec<PathBuf>,
+    /// With --sandbox: a directory whose files code may write (repeatable).
+    #[arg(
+        long = "allow-write",
+        value_name = "DIR",
+        value_delimiter = ',',
+        requires = "sandbox",
+        global = true
+    )]
+    pub allow_write: Vec<PathBuf>,
+    /// With --sandbox: environment variables `getenv` may read.
+    #[arg(
+        long = "allow-env",
+        value_name = "NAME,…",
+        value_delimiter = ',',
+        requires = "sandbox",
+        global = true
+    )]
+    pub allow_env: Vec<String>,
+    /// With --sandbox: providers code may choose by name (set-provider!, with-provider).
+    #[arg(
+        long = "allow-provider",
+        value_name = "NAME,…",
+        value_delimiter = ',',
+        requires = "sandbox",
+        global = true
+    )]
+    pub allow_provider: Vec<String>,
     /// Record nothing in the run log (also TASKLISP_LOG=off).
     #[arg(long = "no-log", global = true)]
     pub no_log: bool,
@@ -116,6 +162,7 @@ pub enum Command {
     },
     /// Show the run log: recent runs, or the call tree of RUN (an id or its start).
     Log {
+        /// A run's id, or its first characters: show that run's call tree.
         run: Option<String>,
         /// How many runs to list.
         #[arg(short = 'n', default_value_t = 20)]
@@ -146,9 +193,29 @@ impl Options {
         Limits {
             max_depth: self.max_depth.max(1),
             max_task_depth: self.max_task_depth.max(1),
+            capabilities: self.capabilities(),
             max_memory: self.max_memory.or(Limits::default().max_memory),
             max_file_bytes: self.max_file_size,
             ..Limits::default()
+        }
+    }
+
+    /// Everything without `--sandbox`; with it, what the `--allow-…` flags name.
+    pub fn capabilities(&self) -> Capabilities {
+        if !self.sandbox {
+            return Capabilities::all();
+        }
+        Capabilities {
+            exec: match &self.allow_exec {
+                None => Some(Vec::new()),
+                // `--allow-exec` alone allows every program.
+                Some(programs) if programs.is_empty() => None,
+                Some(programs) => Some(programs.clone()),
+            },
+            read: Some(self.allow_read.clone()),
+            write: Some(self.allow_write.clone()),
+            env: Some(self.allow_env.clone()),
+            providers: Some(self.allow_provider.clone()),
         }
     }
 
@@ -175,6 +242,7 @@ impl Options {
 /// Parses the arguments and runs; returns the process exit status.
 pub fn main() -> i32 {
     let (argv, script_args) = split_script_args(std::env::args_os().collect());
+    let help = subcommand_help(&argv);
     let parsed = Options::try_parse_from(argv).map(|mut options| {
         if let Some(Command::Run { args, .. }) = &mut options.command {
             *args = script_args;
@@ -184,7 +252,12 @@ pub fn main() -> i32 {
     let options = match parsed {
         Ok(o) => o,
         Err(e) => {
-            let _ = e.print();
+            match help {
+                Some(help) if e.kind() == clap::error::ErrorKind::DisplayHelp => print!("{help}"),
+                _ => {
+                    let _ = e.print();
+                }
+            }
             return if e.use_stderr() { USAGE } else { 0 };
         }
     };
@@ -201,6 +274,39 @@ pub fn main() -> i32 {
             1
         }
     }
+}
+
+/// The global flags a subcommand's `--help` lists; it accepts the others too (they may
+/// come before or after it) but they do nothing for it. Subcommands not listed show all.
+const HELP_FLAGS: &[(&str, &[&str])] = &[
+    (
+        "check",
+        &["imports", "max_memory", "max_file_size", "error_format"],
+    ),
+    ("log", &["json", "error_format"]),
+];
+
+/// The help of a subcommand that lists only some global flags (see [`HELP_FLAGS`]), for
+/// a command line asking for it; other help is clap's own. Parsing is left to clap's
+/// parser as derived: this command only prints.
+fn subcommand_help(argv: &[OsString]) -> Option<String> {
+    let name = argv.iter().skip(1).find_map(|word| {
+        let word = word.to_str()?;
+        HELP_FLAGS.iter().find(|(name, _)| *name == word)
+    })?;
+    let (name, shown) = name;
+    let mut command = Options::command();
+    let unshown: Vec<clap::Id> = command
+        .get_arguments()
+        .filter(|a| a.is_global_set() && !shown.contains(&a.get_id().as_str()))
+        .map(|a| a.get_id().clone())
+        .collect();
+    for id in unshown {
+        command = command.mut_arg(id, |a| a.global(false));
+    }
+    command.build();
+    let sub = command.find_subcommand_mut(name)?;
+    Some(sub.render_help().to_string())
 }
 
 /// Splits `tasklisp … run … FILE ARGS…` before FILE's arguments, so that every one of
@@ -442,8 +548,8 @@ fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
     for file in files {
         match crate::module::check_file(interp, file) {
             Ok(code) => {
-                readable.push((file, analysed.len(), code.is_some()));
-                analysed.extend(code);
+                readable.push((file, analysed.len()));
+                analysed.push(code);
             }
             Err(e) => {
                 interp.flush();
@@ -451,13 +557,11 @@ fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
             }
         }
     }
-    // Names and arities are checked across all the files at once, after each was read.
+    // Names, arguments and template tags are checked across all the files at once,
+    // after each was read.
     let problems = crate::module::check_names(interp, &analysed);
-    for (file, index, has_code) in readable {
-        let mine: Vec<_> = problems
-            .iter()
-            .filter(|(i, _)| has_code && *i == index)
-            .collect();
+    for (file, index) in readable {
+        let mine: Vec<_> = problems.iter().filter(|(i, _)| *i == index).collect();
         if mine.is_empty() {
             let _ = writeln!(interp.out(), "{}: ok", file.display());
         }

@@ -17,6 +17,7 @@
 
 pub mod bounds;
 pub mod builtins;
+pub mod capabilities;
 pub mod cli;
 pub mod env;
 pub mod error;
@@ -25,10 +26,12 @@ pub mod interrupt;
 pub mod memory;
 pub mod module;
 pub mod prices;
+pub mod process;
 pub mod provider;
 pub mod reader;
 pub mod repl;
 pub mod runlog;
+pub mod secrets;
 pub mod source;
 pub mod stdlib;
 pub mod suggest;
@@ -38,6 +41,7 @@ pub mod testing;
 pub mod value;
 pub mod xml;
 
+pub use capabilities::Capabilities;
 pub use error::{Error, ErrorKind, Result};
 pub use eval::{run_on_large_stack, Interp, Limits};
 pub use value::Value;

@@ -24,6 +24,7 @@ use registry::{
 };
 
 use crate::bounds::read_file_text;
+use crate::capabilities::Access;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::{Extension, Node};
@@ -138,13 +139,14 @@ struct ImportNode {
 
 impl Extension for ImportNode {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let file = file_name(interp, &self.file, env, "import")?;
+        let path =
+            readable_path(interp, &self.file, env, "import").map_err(|e| e.or_span(self.span))?;
         let how = Import {
             alias: self.alias.as_deref(),
             only: self.only.as_deref(),
             reload: self.reload,
         };
-        import(interp, &interp.resolve_path(&file), &how).map_err(|e| e.or_span(self.span))
+        import(interp, &path, &how).map_err(|e| e.or_span(self.span))
     }
 }
 
@@ -169,9 +171,18 @@ struct LoadNode {
 
 impl Extension for LoadNode {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let file = file_name(interp, &self.file, env, "load")?;
-        load(interp, &interp.resolve_path(&file)).map_err(|e| e.or_span(self.span))
+        let path =
+            readable_path(interp, &self.file, env, "load").map_err(|e| e.or_span(self.span))?;
+        load(interp, &path).map_err(|e| e.or_span(self.span))
     }
+}
+
+/// The file a program names for `import` or `load`, resolved, if the program may read it
+/// (the flags' own `--import`s and the REPL's `:load` are the user's and not checked).
+fn readable_path(interp: &Interp, node: &Node, env: &Env, who: &str) -> Result<PathBuf> {
+    let path = interp.resolve_path(&file_name(interp, node, env, who)?);
+    interp.limits.capabilities.check_path(&path, Access::Read)?;
+    Ok(path)
 }
 
 fn file_name(interp: &Interp, node: &Node, env: &Env, who: &str) -> Result<String> {

@@ -65,6 +65,13 @@ impl Syntax {
         }
     }
 
+    pub fn as_keyword(&self) -> Option<Sym> {
+        match self.kind {
+            SyntaxKind::Keyword(k) => Some(k),
+            _ => None,
+        }
+    }
+
     pub fn as_list(&self) -> Option<&[Syntax]> {
         match &self.kind {
             SyntaxKind::List(items) => Some(items),

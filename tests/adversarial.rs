@@ -518,6 +518,7 @@ fn run_bounded(program: &str, args: &[&str]) -> Outcome {
     let file = dir.path().join("input.sexp");
     std::fs::write(&file, program).expect("write input");
     let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+    command.env("TASKLISP_LOG", "off");
     command.args(args).arg("run").arg(&file);
     run_bounded_command(command, dir.path())
 }
@@ -703,6 +704,7 @@ fn files_that_never_end_or_block_are_refused() {
         let program = dir.path().join("main.sexp");
         std::fs::write(&program, form).expect("write");
         let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+        command.env("TASKLISP_LOG", "off");
         command.args(["--max-file-size", "1M", "run"]).arg(&program);
         let outcome = run_bounded_command(command, dir.path());
         assert_eq!(outcome.status, Some(1), "{form}: {}", head(&outcome.stderr));
@@ -715,11 +717,13 @@ fn files_that_never_end_or_block_are_refused() {
     // The flag raises the limit.
     std::fs::write(dir.path().join("main.sexp"), "(load \"big.sexp\")").expect("write");
     let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+    command.env("TASKLISP_LOG", "off");
     command.args(["--max-file-size", "2M", "run", "main.sexp"]);
     let outcome = run_bounded_command(command, dir.path());
     assert_eq!(outcome.status, Some(0), "{}", head(&outcome.stderr));
     // A script that is not a regular file is bad usage.
     let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+    command.env("TASKLISP_LOG", "off");
     command.args(["run", "/dev/zero"]);
     let outcome = run_bounded_command(command, dir.path());
     assert_eq!(outcome.status, Some(2), "{}", head(&outcome.stderr));
@@ -728,6 +732,7 @@ fn files_that_never_end_or_block_are_refused() {
 #[test]
 fn the_frame_limit_is_capped() {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+    command.env("TASKLISP_LOG", "off");
     command.args(["--max-depth", "1000000000", "eval", "1"]);
     let outcome = run_bounded_command(command, Path::new("."));
     assert_eq!(outcome.status, Some(2), "{}", head(&outcome.stderr));
@@ -737,6 +742,7 @@ fn the_frame_limit_is_capped() {
         head(&outcome.stderr)
     );
     let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+    command.env("TASKLISP_LOG", "off");
     command.args([
         "--max-depth",
         "100000",

@@ -75,6 +75,7 @@ fn run_passes_every_argument_after_the_script_flags_included() {
 fn run_dash_reads_the_script_from_stdin() {
     let dir = tempfile::tempdir().expect("temp dir");
     let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .args(["run", "-", "a"])
         .current_dir(dir.path())
         .stdin(Stdio::piped())
@@ -118,6 +119,61 @@ fn an_unknown_provider_is_bad_usage_with_a_hint() {
 }
 
 #[test]
+fn check_and_log_help_list_only_the_flags_that_apply() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (command, shown, unshown) in [
+        (
+            "check",
+            &["--import", "--max-file-size", "--error-format"][..],
+            &["--provider", "--budget-usd", "--cache", "--batch", "--json"][..],
+        ),
+        (
+            "log",
+            &["--json", "-n"][..],
+            &["--provider", "--cache", "--import"][..],
+        ),
+    ] {
+        for help in ["--help", "-h"] {
+            let r = tasklisp(dir.path(), &[command, help]);
+            assert_eq!(r.status, Some(0), "{}", r.stderr);
+            assert!(
+                r.stdout.contains(&format!("Usage: tasklisp {command}")),
+                "{}",
+                r.stdout
+            );
+            for flag in shown {
+                assert!(
+                    r.stdout.contains(flag),
+                    "{command} {help} lists {flag}: {}",
+                    r.stdout
+                );
+            }
+            for flag in unshown {
+                assert!(
+                    !r.stdout.contains(flag),
+                    "{command} {help} hides {flag}: {}",
+                    r.stdout
+                );
+            }
+        }
+    }
+    // The flags still parse wherever they are written.
+    std::fs::write(dir.path().join("a.sexp"), "(+ 1 2)\n").expect("write");
+    let r = tasklisp(
+        dir.path(),
+        &["check", "--provider", "echo", "--cache", "a.sexp"],
+    );
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (Some(0), "a.sexp: ok\n"),
+        "{}",
+        r.stderr
+    );
+    let r = tasklisp(dir.path(), &["eval", "--help"]);
+    assert!(r.stdout.contains("--provider"), "{}", r.stdout);
+}
+
+#[test]
 fn every_subcommand_argument_has_help() {
     let dir = tempfile::tempdir().expect("temp dir");
     for (command, argument) in [
@@ -125,6 +181,7 @@ fn every_subcommand_argument_has_help() {
         ("run", "ARGS"),
         ("eval", "EXPRS"),
         ("check", "FILES"),
+        ("log", "RUN"),
     ] {
         let r = tasklisp(dir.path(), &[command, "--help"]);
         let line = r
@@ -377,6 +434,128 @@ fn check_does_not_depend_on_the_order_of_files() {
 }
 
 #[test]
+fn check_reports_task_calls_whose_arguments_do_not_fit() {
+    let (dir, _) = script(
+        "(deftask greet (name (tone \"warm\")) :prompt \"Hi {{name}}, {{tone}}\")\n\
+         (greet \"Al\" :tnoe \"cold\")\n\
+         (greet \"Al\" \"b\" \"c\")\n\
+         (greet :tone \"dry\")\n\
+         (greet \"Al\" :tone \"dry\")\n",
+    );
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(1));
+    for expected in [
+        "task `greet`: unknown named argument :tnoe",
+        "main.sexp:2:1",
+        "did you mean `tone`?",
+        "task `greet`: too many arguments: it takes 2 and argument 3 is extra",
+        "main.sexp:3:1",
+        "task `greet`: missing required argument `name`",
+        "main.sexp:4:1",
+    ] {
+        assert!(r.stderr.contains(expected), "{expected}: {}", r.stderr);
+    }
+    assert!(!r.stderr.contains("main.sexp:5:"), "{}", r.stderr);
+}
+
+#[test]
+fn check_reports_template_tags_that_name_nothing() {
+    let (dir, _) = script(
+        "(deftask greet (name) :prompt \"Hi {{nmae}} and {{topic}}\" :system \"{{issues}}\")\n\
+         (let ((topic \"bread\")) (greet \"Al\"))\n",
+    );
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(1));
+    for expected in [
+        "task `greet`: template tag {{nmae}} names no parameter or binding",
+        "main.sexp:1:31",
+        "did you mean `name`?",
+    ] {
+        assert!(r.stderr.contains(expected), "{expected}: {}", r.stderr);
+    }
+    // `topic` may come from a caller's environment, `issues` from audit retries.
+    assert!(!r.stderr.contains("tag {{topic}}"), "{}", r.stderr);
+    assert!(!r.stderr.contains("tag {{issues}}"), "{}", r.stderr);
+}
+
+#[test]
+fn check_suggests_names_for_xml_arguments_references_and_tags() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let xml = |body: &str| {
+        format!(
+            "<tasks>\n<task name=\"summ\" type=\"atomic\"><inputs><input name=\"text\"/></inputs>\
+             <instructions>Summarise {{{{text}}}}</instructions></task>\n{body}\n</tasks>\n"
+        )
+    };
+    let cases = [
+        (
+            "<task name=\"p\" type=\"sequential\"><steps><call template=\"summ\">\
+             <arg name=\"txt\">\"x\"</arg></call></steps></task>",
+            "task `summ` has no input `txt`",
+            "did you mean `text`?",
+        ),
+        (
+            "<task name=\"p\" type=\"sequential\"><steps><task ref=\"sum\"/></steps></task>",
+            "unknown task `sum`",
+            "did you mean `summ`?",
+        ),
+        (
+            "<task name=\"p\" type=\"atomic\"><inputs><input name=\"text\"/></inputs>\
+             <instructions>{{txet}}</instructions></task>",
+            "task `p`: template tag {{txet}} names no parameter or binding",
+            "did you mean `text`?",
+        ),
+    ];
+    for (body, error, hint) in cases {
+        std::fs::write(dir.path().join("t.xml"), xml(body)).expect("write");
+        let r = tasklisp(dir.path(), &["check", "t.xml"]);
+        assert_eq!(r.status, Some(1), "{body}");
+        assert!(r.stderr.contains(error), "{error}: {}", r.stderr);
+        assert!(r.stderr.contains(hint), "{hint}: {}", r.stderr);
+        assert!(r.stderr.contains("t.xml:3:"), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn check_follows_the_xml_imports_of_a_script_in_any_order() {
+    // alias.xml names `draft`, which draft.xml, imported after it, defines.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/xml");
+    let r = tasklisp(&dir, &["check", "alias_resolved_at_call_time.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "alias_resolved_at_call_time.sexp: ok\n");
+    let r = tasklisp(&dir, &["check", "templates/late/alias.xml"]);
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.contains("unknown task `draft`"), "{}", r.stderr);
+}
+
+#[test]
+fn unknown_named_arguments_and_tasks_suggest_the_nearest_name() {
+    let task = "(deftask greet (name (tone \"warm\")) :prompt \"Hi {{name}}\")\n";
+    for (call, error, hint) in [
+        (
+            "(greet \"Al\" :tnoe 1)",
+            "unknown named argument :tnoe",
+            "did you mean `tone`?",
+        ),
+        (
+            "(get-task \"gret\")",
+            "no task named `gret`",
+            "did you mean `greet`?",
+        ),
+        (
+            "(call-task \"gret\" {})",
+            "no task named `gret`",
+            "did you mean `greet`?",
+        ),
+    ] {
+        let r = run_script(&format!("{task}{call}\n"), &[]);
+        assert_eq!(r.status, Some(1), "{call}");
+        assert!(r.stderr.contains(error), "{error}: {}", r.stderr);
+        assert!(r.stderr.contains(hint), "{hint}: {}", r.stderr);
+    }
+}
+
+#[test]
 fn check_reports_a_syntax_error_and_goes_on() {
     let (dir, _) = script("(println \"fine\")");
     std::fs::write(dir.path().join("broken.sexp"), "(define (f x)\n  (+ x 1)\n").expect("write");
@@ -579,6 +758,7 @@ fn freeing_large_strings_does_not_call_the_kernel_each_time() {
     let out = Command::new("strace")
         .args(["-f", "-c", "-e", "trace=madvise,munmap", "-o", "counts.txt"])
         .arg(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .args(["run", "main.sexp"])
         .current_dir(dir.path())
         .output()

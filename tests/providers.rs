@@ -565,6 +565,68 @@ fn a_401_is_not_retried_and_never_shows_the_key() {
 }
 
 #[test]
+fn a_json_escaped_key_is_scrubbed_in_the_message_and_the_body() {
+    let escaped = KEY.replace('-', "\\u002d");
+    let body = format!(r#"{{"error": {{"message": "Incorrect API key provided: {escaped}"}}}}"#);
+    let server = FakeServer::start(vec![Reply {
+        body,
+        ..reply(401, json!(null))
+    }]);
+    let error = openai(&server.base, json!({"max_retries": 0}))
+        .complete(&request("p"), &Cancel::default())
+        .unwrap_err();
+    server.finish();
+    let everything = format!("{} {}", error.message(), error.to_json());
+    assert!(!everything.contains("0123456789abcdef"), "{everything}");
+    let body = error.details()["body"].as_str().unwrap().to_owned();
+    assert!(
+        body.contains("Incorrect API key provided: [REDACTED]"),
+        "{body}"
+    );
+}
+
+#[test]
+fn credentials_in_the_base_url_never_appear_in_errors() {
+    let server = FakeServer::start(vec![reply(500, json!({"error": {"message": "down"}}))]);
+    let base = server.base.replace("http://", "http://alice:hunter2pw@");
+    let options = json!({"base_url": format!("{base}/v1"), "model": "m", "max_retries": 0});
+    let error = build("openai", &options, &env)
+        .unwrap()
+        .complete(&request("p"), &Cancel::default())
+        .unwrap_err();
+    server.finish();
+    assert_eq!(error.reason(), Some("llm_error"));
+    let everything = format!("{} {}", error.message(), error.to_json());
+    assert!(!everything.contains("hunter2pw"), "{everything}");
+    assert!(
+        everything.contains("http://[REDACTED]@127.0.0.1"),
+        "{everything}"
+    );
+}
+
+#[test]
+fn a_key_inside_an_answer_never_reaches_the_cassette() {
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = dir.path().join("run.jsonl");
+    let server = FakeServer::start(vec![reply(200, chat_answer(&format!("your key is {KEY}")))]);
+    let options = json!({
+        "cassette": cassette.to_str().unwrap(),
+        "base_url": format!("{}/v1", server.base),
+        "api_key_env": "TEST_API_KEY",
+        "model": "gpt-test",
+    });
+    let record = build("record:openai", &options, &env).unwrap();
+    let live = record
+        .complete(&request(&format!("repeat {KEY}")), &Cancel::default())
+        .unwrap();
+    server.finish();
+    assert_eq!(live.content, format!("your key is {KEY}"));
+    let text = std::fs::read_to_string(&cassette).unwrap();
+    assert!(!text.contains(KEY), "{text}");
+    assert!(text.contains("your key is [REDACTED]"), "{text}");
+}
+
+#[test]
 fn a_refused_connection_is_retried_then_reported() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

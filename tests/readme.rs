@@ -57,6 +57,7 @@ fn the_readme_xml_module_is_shipped_and_imports() {
         .find(|b| b.contains("(import "))
         .expect("the README imports the module");
     let out = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .args(["eval", &block])
         .current_dir(root)
         .output()

@@ -2,8 +2,9 @@
 //! so the process's peak memory says what reading the output cost.
 
 use std::time::Duration;
+use tasklisp::process::ProcessSpec;
 use tasklisp::provider::Cancel;
-use tasklisp::task::script::{run_script, ScriptSpec};
+use tasklisp::task::script::run_script;
 
 /// The process's peak resident memory in kB (`VmHWM`).
 fn peak_memory_kb() -> u64 {
@@ -18,10 +19,10 @@ fn peak_memory_kb() -> u64 {
 #[test]
 fn a_program_printing_100_mb_is_capped_without_blocking_or_growing_memory() {
     let before = peak_memory_kb();
-    let spec = ScriptSpec {
+    let spec = ProcessSpec {
         max_output: 1 << 20,
         timeout: Some(Duration::from_secs(60)),
-        ..ScriptSpec::new(vec![
+        ..ProcessSpec::new(vec![
             "head".into(),
             "-c".into(),
             "100000000".into(),
@@ -45,31 +46,49 @@ fn running(command_line: &str) -> bool {
         .unwrap_or(false)
 }
 
-#[test]
-fn a_killed_interpreter_takes_its_running_script_with_it() {
+/// Runs `tasklisp run` on `program` (with the environment `env`), waits until a process
+/// with the command line `marker` runs, kills the interpreter, and asserts that the
+/// process died with it.
+fn assert_dies_with_the_interpreter(program: &str, env: &[(&str, &str)], marker: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let program = dir.path().join("nap.sexp");
-    std::fs::write(
-        &program,
-        r#"(deftask nap () :command ["sleep" "31.4159"]) (nap)"#,
-    )
-    .unwrap();
+    let file = dir.path().join("nap.sexp");
+    std::fs::write(&file, program).unwrap();
     let mut interpreter = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
         .env("TASKLISP_LOG", "off")
         .arg("run")
-        .arg(&program)
+        .arg(&file)
+        .envs(env.iter().copied())
         .spawn()
         .unwrap();
     let started = std::time::Instant::now();
-    while !running("sleep 31.4159") && started.elapsed() < Duration::from_secs(10) {
+    while !running(marker) && started.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(running("sleep 31.4159"), "the script never started");
+    assert!(running(marker), "the program never started");
     interpreter.kill().unwrap();
     interpreter.wait().unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(
-        !running("sleep 31.4159"),
-        "the script outlived the interpreter"
+    let killed = std::time::Instant::now();
+    while running(marker) && killed.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!running(marker), "the program outlived the interpreter");
+}
+
+#[test]
+fn a_killed_interpreter_takes_its_running_script_with_it() {
+    assert_dies_with_the_interpreter(
+        r#"(deftask nap () :command ["sleep" "31.4159"]) (nap)"#,
+        &[],
+        "sleep 31.4159",
+    );
+}
+
+#[test]
+fn a_killed_interpreter_takes_its_command_provider_with_it() {
+    assert_dies_with_the_interpreter(
+        r#"(set-provider! "command" {"command" ["sleep" "27.1828"]})
+           (deftask ask () :prompt "hi") (ask)"#,
+        &[],
+        "sleep 27.1828",
     );
 }

@@ -283,16 +283,38 @@ fn the_key_never_reaches_the_database() {
     let sandbox = Sandbox::new();
     let output = sandbox.run(Some(&server), NESTED, &[]);
     assert!(output.status.success());
-    let mut bytes = Vec::new();
-    for entry in std::fs::read_dir(sandbox.log().parent().unwrap()).unwrap() {
-        bytes.extend(std::fs::read(entry.unwrap().path()).unwrap());
-    }
+    let bytes = log_bytes(&sandbox);
     assert!(
         bytes.windows(6).any(|w| w == b"Q: one"),
         "the log holds the prompts"
     );
     assert!(!bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()));
     assert!(!bytes.windows(6).any(|w| w.eq_ignore_ascii_case(b"Bearer")));
+}
+
+/// Every file the run log wrote, as bytes.
+fn log_bytes(sandbox: &Sandbox) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for entry in std::fs::read_dir(sandbox.log().parent().unwrap()).unwrap() {
+        bytes.extend(std::fs::read(entry.unwrap().path()).unwrap());
+    }
+    bytes
+}
+
+#[test]
+fn a_key_in_a_prompt_or_an_answer_is_redacted_in_the_log() {
+    let server = Server::start();
+    let sandbox = Sandbox::new();
+    // The fake server echoes the prompt: the key is in the request and in the answer.
+    let script = r#"(deftask ask (q) :prompt "Q: {{q}}")
+                    (println (get (ask (getenv "OPENAI_API_KEY")) "content"))"#;
+    let output = sandbox.run(Some(&server), script, &[]);
+    assert_eq!(stdout(&output), format!("answer: Q: {KEY}\n"));
+    let bytes = log_bytes(&sandbox);
+    assert!(!bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()));
+    let (_, calls) = sandbox.last_calls();
+    let model = calls.iter().find(|c| c["kind"] == "model").unwrap();
+    assert_eq!(model["answer"], "answer: Q: [REDACTED]", "{model}");
 }
 
 #[test]

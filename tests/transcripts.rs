@@ -35,7 +35,6 @@ fn play(dir: &Path, steps: &[Step]) -> String {
     command
         .current_dir(dir)
         .env("TASKLISP_HISTORY", dir.join("history"))
-        // Not the user's log, which may belong to another tasklisp version.
         .env("TASKLISP_LOG", "off")
         .env("TERM", "xterm")
         .env("NO_COLOR", "1");

@@ -393,6 +393,7 @@ fn the_complete_example_in_the_docs_runs() {
     write(dir.path(), "triage.xml", xml);
     let script = write(dir.path(), "main.sexp", code);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
         .arg("run")
         .arg(&script)
         .output()

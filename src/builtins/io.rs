@@ -2,6 +2,7 @@
 
 use super::{builtin_table, split_options, str_arg};
 use crate::bounds::read_file_text;
+use crate::capabilities::Access;
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Interp;
@@ -127,6 +128,7 @@ fn read_line(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
 
 fn read_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let path = interp.resolve_path(str_arg("read-file", &args[0])?);
+    interp.limits.capabilities.check_path(&path, Access::Read)?;
     read_file_text(&path, interp.limits.max_file_bytes)
         .map(Value::from)
         .map_err(|e| match e.kind() {
@@ -137,6 +139,10 @@ fn read_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let path = interp.resolve_path(str_arg("write-file", &args[0])?);
+    interp
+        .limits
+        .capabilities
+        .check_path(&path, Access::Write)?;
     std::fs::write(&path, display_string_checked("write-file", &args[1])?)
         .map(|()| Value::Nil)
         .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
@@ -144,6 +150,10 @@ fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let path = interp.resolve_path(str_arg("append-file", &args[0])?);
+    interp
+        .limits
+        .capabilities
+        .check_path(&path, Access::Write)?;
     let cannot = |e: std::io::Error| {
         Error::eval(format!("append-file: cannot write {}: {e}", path.display()))
     };
@@ -160,11 +170,13 @@ fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn file_exists(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let path = interp.resolve_path(str_arg("file-exists?", &args[0])?);
+    interp.limits.capabilities.check_path(&path, Access::Read)?;
     Ok(Value::Bool(path.exists()))
 }
 
 fn list_dir(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let path = interp.resolve_path(str_arg("list-dir", &args[0])?);
+    interp.limits.capabilities.check_path(&path, Access::Read)?;
     let cannot =
         |e: std::io::Error| Error::eval(format!("list-dir: cannot read {}: {e}", path.display()));
     let mut names = Vec::new();
@@ -181,8 +193,10 @@ fn list_dir(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::list(names.into_iter().map(Value::from).collect()))
 }
 
-fn getenv(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(std::env::var(str_arg("getenv", &args[0])?).map_or(Value::Nil, Value::from))
+fn getenv(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let name = str_arg("getenv", &args[0])?;
+    interp.limits.capabilities.check_env(name)?;
+    Ok(std::env::var(name).map_or(Value::Nil, Value::from))
 }
 
 fn json_parse(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

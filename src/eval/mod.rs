@@ -60,6 +60,9 @@ pub struct Limits {
     pub timeout: Option<Duration>,
     /// The usable size of the stack the interpreter runs on; see [`run_on_large_stack`].
     pub stack_size: usize,
+    /// What the program may do outside the interpreter (programs, files, environment,
+    /// providers): everything by default, nothing in a sandbox.
+    pub capabilities: crate::capabilities::Capabilities,
     /// Heap bytes the process may use (`None`: unlimited); enforced where the counting
     /// allocator is installed, see [`crate::memory`].
     pub max_memory: Option<u64>,
@@ -75,6 +78,7 @@ impl Default for Limits {
             fuel: None,
             timeout: None,
             stack_size: 1 << 20,
+            capabilities: crate::capabilities::Capabilities::all(),
             max_memory: Some(crate::memory::default_budget()),
             max_file_bytes: crate::bounds::DEFAULT_MAX_FILE_BYTES,
         }

@@ -1,14 +1,18 @@
 //! `tasklisp check`: files read and checked without running them.
 
-use super::names::Analysed;
+use super::names::{Analysed, TaskTemplate};
 use super::registry::{library_params, params_value, registry_get, registry_insert, CHECKED_TASKS};
 use super::{canonical, duplicate, is_xml, read_module, with_loading};
 use crate::error::Result;
 use crate::eval::ast::Node;
 use crate::eval::{Compiler, Interp};
 use crate::reader::{Syntax, SyntaxKind};
+use crate::symbol::Sym;
+use crate::task::table::{self, When};
+use crate::task::template::Template;
 use crate::value::{Entries, Value};
 use crate::xml::{self, Param};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -16,22 +20,31 @@ use std::rc::Rc;
 /// references resolved (against the files checked before it, then the TaskLibrary); a
 /// `.sexp` file is read and analysed, and the XML files it imports are checked too.
 ///
-/// A `.sexp` file's analysed code is returned, for [`check_names`] to look at with the
-/// code of every other checked file.
-pub fn check_file(interp: &Interp, path: &Path) -> Result<Option<Analysed>> {
+/// What the file's code uses is returned, for [`check_names`] to look at with the code
+/// of every other checked file.
+pub fn check_file(interp: &Interp, path: &Path) -> Result<Analysed> {
     if is_xml(path) {
-        return check_xml(interp, path).map(|()| None);
+        return check_xml(interp, path);
     }
     let forms = read_module(interp, path)?;
     let mut analysed = Analysed {
         forms: Vec::with_capacity(forms.len()),
-        opaque: false,
+        ..Analysed::default()
     };
     with_loading(interp, path, || {
+        // The XML files it imports may refer to each other in any order, as at run time.
+        let imported: Vec<PathBuf> = forms
+            .iter()
+            .filter_map(imported_xml)
+            .map(|file| interp.resolve_path(file))
+            .collect();
+        declare_xml_tasks(interp, &imported);
         for form in &forms {
             if let Some(imported) = imported_xml(form) {
-                check_xml(interp, &interp.resolve_path(imported))
+                let checked = check_xml(interp, &interp.resolve_path(imported))
                     .map_err(|e| e.or_span(form.span))?;
+                analysed.templates.extend(checked.templates);
+                analysed.symbols.extend(checked.symbols);
             }
             analysed.opaque |= runs_other_code(form);
             let node = Compiler::new(interp).compile(form)?;
@@ -40,23 +53,86 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<Option<Analysed>> {
                 interp.eval_syntax(form)?;
             }
             analysed.forms.push(node);
+            collect_symbols(form, &mut analysed.symbols);
             if let Some((name, params)) = defined_task(form) {
-                record_checked(interp, &name, path, &params);
+                analysed
+                    .templates
+                    .extend(task_templates(&name, &params, form));
+                record_checked(interp, &name, path, Some(&params));
             }
         }
         Ok(())
     })?;
-    Ok(Some(analysed))
+    Ok(analysed)
 }
 
-/// Names bound nowhere and calls with the wrong number of arguments in the checked
-/// files, each with the index of its file. Tasks any checked file defines count as bound.
+/// Names bound nowhere, calls whose arguments do not fit, and template tags naming
+/// nothing in the checked files, each with the index of its file. Tasks any checked file
+/// defines count as bound.
 pub fn check_names(interp: &Interp, files: &[Analysed]) -> Vec<(usize, crate::error::Error)> {
-    let mut tasks = interp.tasks.names();
-    if let Some(Value::Map(checked)) = interp.global(crate::symbol::Sym::new(CHECKED_TASKS)) {
-        tasks.extend(checked.entries.keys().map(|k| k.to_string()));
-    }
+    let tasks: HashMap<String, Option<Vec<Param>>> = known_tasks(interp)
+        .into_iter()
+        .map(|name| {
+            let params = library_params(interp, &name).flatten();
+            (name, params)
+        })
+        .collect();
     super::names::problems(interp, files, &tasks)
+}
+
+/// The tasks of the library and of the files checked so far.
+fn known_tasks(interp: &Interp) -> Vec<String> {
+    let mut names = interp.tasks.names();
+    if let Some(Value::Map(checked)) = interp.global(Sym::new(CHECKED_TASKS)) {
+        names.extend(checked.entries.keys().map(|k| k.to_string()));
+    }
+    names
+}
+
+/// Every symbol written in `form`, and the base of every path.
+fn collect_symbols(form: &Syntax, out: &mut HashSet<Sym>) {
+    let mut pending = vec![form];
+    while let Some(syntax) = pending.pop() {
+        match &syntax.kind {
+            SyntaxKind::Symbol(name) => {
+                out.insert(*name);
+            }
+            SyntaxKind::Path(path) => {
+                out.insert(path.base);
+            }
+            SyntaxKind::List(items) | SyntaxKind::Vector(items) | SyntaxKind::Map(items) => {
+                pending.extend(items)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The templates a `(deftask name (params…) :option value …)` form writes as strings.
+fn task_templates(name: &str, params: &[Param], form: &Syntax) -> Vec<TaskTemplate> {
+    let Some(options) = form.as_list().and_then(|items| items.get(3..)) else {
+        return Vec::new();
+    };
+    options
+        .chunks(2)
+        .map_while(|pair| match pair {
+            [keyword, value] => keyword
+                .as_keyword()
+                .map(|keyword| (table::option_spelled(keyword.name()), value)),
+            _ => None,
+        })
+        .filter_map(|(option, value)| match (option, &value.kind) {
+            (Some(option), SyntaxKind::Str(text)) if option.when == When::Template => {
+                Some(TaskTemplate {
+                    task: name.to_owned(),
+                    params: params.iter().map(|p| p.name.clone()).collect(),
+                    tags: Template::parse(text).names().collect(),
+                    span: value.span,
+                })
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// `(load …)`, or `(import …)` of something other than an XML file: definitions the
@@ -103,11 +179,12 @@ fn defined_task(form: &Syntax) -> Option<(String, Vec<Param>)> {
 
 /// Records a task a checked file defines: its file (canonical, and as written) and its
 /// parameters.
-fn record_checked(interp: &Interp, name: &str, path: &Path, params: &[Param]) {
+fn record_checked(interp: &Interp, name: &str, path: &Path, params: Option<&[Param]>) {
     let mut entry = Entries::new();
     entry.insert(Rc::from("file"), Value::str(canonical(path)));
     entry.insert(Rc::from("shown"), Value::str(path.display().to_string()));
-    entry.insert(Rc::from("params"), params_value(params));
+    // Unknown parameters (an alias of a task not known yet) leave its calls unchecked.
+    entry.insert(Rc::from("params"), params.map_or(Value::Nil, params_value));
     registry_insert(interp, CHECKED_TASKS, name, Value::map(entry));
 }
 
@@ -121,19 +198,20 @@ pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
         };
         for template in &file.templates {
             let params = xml::generate::template_params(template);
-            record_checked(interp, &template.name.text, path, &params);
+            record_checked(interp, &template.name.text, path, params.as_deref());
         }
     }
 }
 
-fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
+fn check_xml(interp: &Interp, path: &Path) -> Result<Analysed> {
     let file = xml::read_file(path, interp.limits.max_file_bytes)?;
+    let known = known_tasks(interp);
     let definitions = xml::definitions(
         &file,
         None,
         None,
         &|name| library_params(interp, name),
-        xml::Unknown::Error,
+        xml::Unknown::Error(&known),
     )?;
     let this_file = canonical(path);
     for definition in &definitions {
@@ -149,9 +227,16 @@ fn check_xml(interp: &Interp, path: &Path) -> Result<()> {
             }
         }
         Compiler::new(interp).compile(&definition.form)?;
-        record_checked(interp, &definition.name, path, &definition.params);
+        record_checked(interp, &definition.name, path, definition.params.as_deref());
     }
-    Ok(())
+    let mut analysed = Analysed::default();
+    for definition in &definitions {
+        collect_symbols(&definition.form, &mut analysed.symbols);
+        let params = definition.params.as_deref().unwrap_or_default();
+        let templates = task_templates(&definition.name, params, &definition.form);
+        analysed.templates.extend(templates);
+    }
+    Ok(analysed)
 }
 
 /// The file of a top-level `(import "x.xml" …)` form.

@@ -92,6 +92,10 @@ impl Provider for Anthropic {
         "anthropic"
     }
 
+    fn secrets(&self) -> crate::secrets::Secrets {
+        self.endpoint.secrets()
+    }
+
     fn default_model(&self) -> Option<&str> {
         self.endpoint.model.as_deref()
     }

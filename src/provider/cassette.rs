@@ -100,11 +100,17 @@ impl Provider for Record {
         "record"
     }
 
+    fn secrets(&self) -> crate::secrets::Secrets {
+        self.inner.secrets()
+    }
+
     fn default_model(&self) -> Option<&str> {
         self.inner.default_model()
     }
 
     /// Failed calls are not recorded: replaying them would only repeat the failure.
+    /// The line is scrubbed of the inner provider's secrets: a key never reaches the
+    /// cassette, even when a server puts it in an answer.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let response = self.inner.complete(request, cancel)?;
         let usage = response
@@ -115,7 +121,10 @@ impl Provider for Record {
             let calls = response.tool_calls.iter().map(ToolCall::to_json).collect();
             answer["tool_calls"] = Json::Array(calls);
         }
-        let line = json!({"request": canonical_request(request), "response": answer});
+        let line = self.inner.secrets().scrub_json(&json!({
+            "request": canonical_request(request),
+            "response": answer,
+        }));
         let written = match self.file.lock() {
             Ok(mut file) => writeln!(file, "{line}").and_then(|()| file.flush()),
             Err(_) => Err(std::io::Error::other("an earlier write panicked")),

@@ -1,28 +1,19 @@
 //! The `command` provider: a local program answers. The prompt goes to its stdin (or,
 //! with `"input" "request"`, the whole request as JSON) and its stdout is the content.
-//! The program runs in its own process group so a timeout or Ctrl-C ends it and
-//! everything it started.
+//! It runs through [`crate::process`], like script tasks: its own process group (a
+//! timeout or Ctrl-C ends it and everything it started), death with the interpreter,
+//! capped output, a short drain after it exits.
 
 use super::http::{check_cancel, excerpt, EXCERPT_BYTES};
 use super::message::tool_call_from_json;
 use super::{Cancel, Provider, Request, Response, ToolCall};
 use crate::error::{Error, Reason, Result};
+use crate::process::{ProcessSpec, StopReason, Stopped};
 use serde_json::json;
-use std::io::{Read, Write};
-use std::process::{Child, Command as Process, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Standard output beyond this is refused: the program is ended and the call fails.
 const MAX_STDOUT: usize = 16 * 1024 * 1024;
-/// Standard error is kept up to this much, for the error details.
-const MAX_STDERR: usize = 64 * 1024;
-/// How often the running program is checked on.
-const POLL: Duration = Duration::from_millis(20);
-/// How long to wait for the pipes to close once the program has ended.
-const CAPTURE_GRACE: Duration = Duration::from_secs(1);
 
 /// What to run.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,35 +69,34 @@ impl CommandProvider {
         excerpt(&text, 200)
     }
 
-    fn process(&self, request: &Request) -> Process {
-        let mut process = match &self.program {
-            Program::Argv(argv) => {
-                let (program, args) = argv
-                    .split_first()
-                    .map_or(("", &[][..]), |(p, a)| (p.as_str(), a));
-                let mut process = Process::new(program);
-                process.args(args);
-                process
-            }
-            Program::Shell(line) => {
-                let mut process = Process::new("sh");
-                process.arg("-c").arg(line);
-                process
-            }
+    /// The run of the program for `request`, its input `input`.
+    fn spec(&self, request: &Request, input: Vec<u8>) -> ProcessSpec {
+        let (argv, shell) = match &self.program {
+            Program::Argv(argv) => (argv.clone(), false),
+            Program::Shell(line) => (vec![line.clone()], true),
         };
-        process.env("TASKLISP_TASK", &request.task);
-        process.env("TASKLISP_OPTIONS", request.options.to_json().to_string());
+        let mut env = vec![
+            ("TASKLISP_TASK".to_owned(), request.task.clone()),
+            (
+                "TASKLISP_OPTIONS".to_owned(),
+                request.options.to_json().to_string(),
+            ),
+        ];
+        let mut env_remove = Vec::new();
         match request.model.as_ref().or(self.model.as_ref()) {
-            Some(model) => process.env("TASKLISP_MODEL", model),
-            None => process.env_remove("TASKLISP_MODEL"),
-        };
-        process
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut process, 0);
-        process
+            Some(model) => env.push(("TASKLISP_MODEL".to_owned(), model.clone())),
+            None => env_remove.push("TASKLISP_MODEL".to_owned()),
+        }
+        ProcessSpec {
+            stdin: Some(input),
+            env,
+            env_remove,
+            shell,
+            timeout: Some(self.timeout),
+            max_output: MAX_STDOUT,
+            stop_at_cap: true,
+            ..ProcessSpec::new(argv)
+        }
     }
 
     fn failure(&self, message: String) -> Error {
@@ -124,44 +114,26 @@ impl Provider for CommandProvider {
             Input::Prompt => request.prompt.clone().into_bytes(),
             Input::Request => request.to_json_with_mode().to_string().into_bytes(),
         };
-        let mut child = self
-            .process(request)
-            .spawn()
-            .map_err(|e| self.failure(format!("cannot run `{}`: {e}", self.label())))?;
-        if let Some(mut stdin) = child.stdin.take() {
-            // Not joined: it ends when the pipe closes. A program that exits without
-            // reading its input is not an error here.
-            std::thread::spawn(move || drop(stdin.write_all(&input)));
+        match crate::process::run(&self.spec(request, input), cancel) {
+            Ok(output) if output.exit_code == 0 => Ok(match self.input {
+                Input::Request => answer_with_tool_calls(output.stdout),
+                Input::Prompt => Response {
+                    content: output.stdout,
+                    ..Response::default()
+                },
+            }),
+            Ok(output) => Err(self
+                .failure(format!(
+                    "`{}` failed with exit status {}",
+                    self.label(),
+                    output.exit_code
+                ))
+                .with_details(json!({
+                    "exit_code": output.exit_code,
+                    "stderr": excerpt(&output.stderr, EXCERPT_BYTES),
+                }))),
+            Err(stopped) => Err(self.stopped(stopped, cancel)),
         }
-        let overflow = Arc::new(AtomicBool::new(false));
-        let stdout = child
-            .stdout
-            .take()
-            .map(|out| capture(out, MAX_STDOUT, Some(overflow.clone())));
-        let stderr = child
-            .stderr
-            .take()
-            .map(|err| capture(err, MAX_STDERR, None));
-        let waited = self.wait(&mut child, cancel, &overflow);
-        // Whatever the program left running would hold the pipes open.
-        end_group(&mut child);
-        let stdout = collect(stdout);
-        let stderr = collect(stderr);
-        let status = waited?;
-        if !status.success() {
-            return Err(self
-                .failure(format!("`{}` failed with {status}", self.label()))
-                .with_details(
-                    json!({"exit_code": status.code(), "stderr": excerpt(&stderr, EXCERPT_BYTES)}),
-                ));
-        }
-        Ok(match self.input {
-            Input::Request => answer_with_tool_calls(stdout),
-            Input::Prompt => Response {
-                content: stdout,
-                ..Response::default()
-            },
-        })
     }
 }
 
@@ -195,100 +167,28 @@ fn answer_with_tool_calls(stdout: String) -> Response {
 }
 
 impl CommandProvider {
-    /// Waits for the program within the timeout, the `Cancel` and the output cap.
-    fn wait(
-        &self,
-        child: &mut Child,
-        cancel: &Cancel,
-        overflow: &AtomicBool,
-    ) -> Result<std::process::ExitStatus> {
-        let started = Instant::now();
-        loop {
-            if let Some(status) = child
-                .try_wait()
-                .map_err(|e| self.failure(format!("cannot wait for `{}`: {e}", self.label())))?
-            {
-                return Ok(status);
-            }
-            check_cancel(cancel)?;
-            if overflow.load(Ordering::Relaxed) {
-                return Err(self.failure(format!(
-                    "`{}` wrote more than {MAX_STDOUT} bytes",
-                    self.label()
-                )));
-            }
-            if started.elapsed() >= self.timeout {
-                return Err(self.failure(format!(
-                    "`{}` did not finish within {:.3}s",
-                    self.label(),
-                    self.timeout.as_secs_f64()
-                )));
-            }
-            std::thread::sleep(POLL);
-        }
-    }
-}
-
-/// A pipe being read to its end on a thread of its own.
-struct Capture {
-    kept: Arc<Mutex<Vec<u8>>>,
-    finished: Receiver<()>,
-}
-
-/// Reads a pipe on a thread, keeping at most `cap` bytes; past the cap it raises
-/// `overflow` (if given) and goes on draining so the writer never blocks.
-fn capture(
-    mut pipe: impl Read + Send + 'static,
-    cap: usize,
-    overflow: Option<Arc<AtomicBool>>,
-) -> Capture {
-    let kept = Arc::new(Mutex::new(Vec::new()));
-    let (done, finished) = mpsc::channel();
-    let buffer = kept.clone();
-    std::thread::spawn(move || {
-        let mut chunk = [0u8; 8192];
-        while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-            let Ok(mut kept) = buffer.lock() else { break };
-            let room = cap.saturating_sub(kept.len());
-            kept.extend_from_slice(chunk.get(..n.min(room)).unwrap_or_default());
-            if n > room {
-                if let Some(flag) = &overflow {
-                    flag.store(true, Ordering::Relaxed);
+    /// The error for a run that did not finish on its own: the caller's cancellation
+    /// or deadline as such, anything else an `llm_error`.
+    fn stopped(&self, Stopped { why, output }: Stopped, cancel: &Cancel) -> Error {
+        let label = self.label();
+        let message = match why {
+            StopReason::Cancelled | StopReason::DeadlinePassed => {
+                if let Err(error) = check_cancel(cancel) {
+                    return error;
                 }
+                format!("`{label}` was stopped")
             }
-        }
-        let _ = done.send(());
-    });
-    Capture { kept, finished }
-}
-
-/// What a capture read. A process that escaped the group (a daemon) may still hold
-/// the pipe open: after `CAPTURE_GRACE` what was read so far is the output.
-fn collect(capture: Option<Capture>) -> String {
-    let Some(capture) = capture else {
-        return String::new();
-    };
-    let _ = capture.finished.recv_timeout(CAPTURE_GRACE);
-    let bytes = capture
-        .kept
-        .lock()
-        .map(|kept| kept.clone())
-        .unwrap_or_default();
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-/// Kills the program's process group (the program and its children) and reaps it.
-fn end_group(child: &mut Child) {
-    #[cfg(unix)]
-    if let Ok(group) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: kill(2) with a negative pid only sends a signal to the group the
-        // program was started in (`process_group(0)` made its pid the group id).
-        unsafe {
-            libc::kill(-group, libc::SIGKILL);
-        }
+            StopReason::NotStarted(os_error) => format!("cannot run `{label}`: {os_error}"),
+            StopReason::TimedOut(limit) => format!(
+                "`{label}` did not finish within {:.3}s",
+                limit.as_secs_f64()
+            ),
+            StopReason::OutputOverflow => format!("`{label}` wrote more than {MAX_STDOUT} bytes"),
+            StopReason::Failed(message) => format!("cannot wait for `{label}`: {message}"),
+        };
+        self.failure(message)
+            .with_detail("stderr", json!(excerpt(&output.stderr, EXCERPT_BYTES)))
     }
-    drop(child.kill());
-    drop(child.wait());
 }
 
 #[cfg(test)]
@@ -388,20 +288,20 @@ mod tests {
 
     #[test]
     fn a_slow_program_and_its_children_are_ended_at_the_timeout() {
-        let started = Instant::now();
-        let error = run(
-            shell("sleep 30 | cat"),
-            Input::Prompt,
-            Duration::from_millis(200),
-            &prompt(""),
-        )
-        .unwrap_err();
+        let dir = tempfile::tempdir().unwrap();
+        let finished = dir.path().join("slow-finished");
+        let line = shell(&format!(
+            "{{ sleep 30; touch {}; }} | cat",
+            finished.display()
+        ));
+        let error = run(line, Input::Prompt, Duration::from_millis(200), &prompt("")).unwrap_err();
         assert!(
             error.message().contains("did not finish"),
             "{}",
             error.message()
         );
-        assert!(started.elapsed() < Duration::from_secs(5));
+        // Uncancelled, the program would have finished (and touched the file) first.
+        assert!(!finished.exists(), "the call waited for the program");
     }
 
     #[test]

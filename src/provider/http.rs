@@ -7,6 +7,7 @@
 
 use super::Cancel;
 use crate::error::{Error, Reason, Result};
+use crate::secrets::Secrets;
 use serde_json::{json, Value as Json};
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -21,8 +22,6 @@ pub const EXCERPT_BYTES: usize = 2048;
 pub const MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
 /// A server's `Retry-After` is honoured up to this long.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
-/// What replaces a secret in any text that leaves this module.
-const REDACTED: &str = "[REDACTED]";
 
 /// Timeouts and the retry policy of one provider.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,9 +86,14 @@ impl Endpoint {
         HttpClient::new(
             provider,
             self.http.clone(),
-            self.api_key.iter().cloned().collect(),
+            self.secrets(),
             is_loopback(&self.base_url),
         )
+    }
+
+    /// What must never be shown or written: the key and the base URL's credentials.
+    pub fn secrets(&self) -> Secrets {
+        Secrets::new(self.api_key.iter().cloned()).with(&Secrets::of_url(&self.base_url))
     }
 }
 
@@ -116,7 +120,7 @@ pub struct HttpClient {
     provider: &'static str,
     agent: ureq::Agent,
     settings: HttpSettings,
-    secrets: Vec<String>,
+    secrets: Secrets,
 }
 
 /// What one attempt brought back from the server.
@@ -156,7 +160,7 @@ impl HttpClient {
     pub fn new(
         provider: &'static str,
         settings: HttpSettings,
-        secrets: Vec<String>,
+        secrets: Secrets,
         direct: bool,
     ) -> HttpClient {
         let mut config = ureq::Agent::config_builder();
@@ -173,7 +177,7 @@ impl HttpClient {
             provider,
             agent: ureq::Agent::new_with_config(config),
             settings,
-            secrets: secrets.into_iter().filter(|s| !s.is_empty()).collect(),
+            secrets,
         }
     }
 
@@ -361,9 +365,10 @@ impl HttpClient {
         .with_details(json!({"status": status, "body": excerpt(&self.scrub(body), EXCERPT_BYTES)}))
     }
 
-    /// The text with every secret this client knows replaced by `[REDACTED]`.
+    /// The text with every secret this client knows, and any URL's credentials,
+    /// replaced by `[REDACTED]`.
     fn scrub(&self, text: &str) -> String {
-        scrub(text, &self.secrets)
+        self.secrets.scrub(text)
     }
 
     /// How long to wait before retry number `retry + 1`.
@@ -469,16 +474,6 @@ fn jitter() -> f64 {
     (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// `text` with each secret replaced by `[REDACTED]`.
-pub fn scrub(text: &str, secrets: &[String]) -> String {
-    secrets
-        .iter()
-        .filter(|s| !s.is_empty())
-        .fold(text.to_owned(), |acc, secret| {
-            acc.replace(secret.as_str(), REDACTED)
-        })
-}
-
 /// At most `max` bytes of `text`, cut at a character boundary, marked when cut.
 pub fn excerpt(text: &str, max: usize) -> String {
     if text.len() <= max {
@@ -499,11 +494,15 @@ mod tests {
     use std::sync::Arc;
 
     #[test]
-    fn scrub_replaces_every_occurrence_of_every_secret() {
-        let secrets = vec!["sk-123".to_owned(), String::new(), "abc".to_owned()];
+    fn an_endpoint_hides_its_key_and_its_urls_password() {
+        let endpoint = Endpoint {
+            base_url: "http://u:pw9@host/v1".into(),
+            api_key: Some("sk-123".into()),
+            ..Endpoint::default()
+        };
         assert_eq!(
-            scrub("key sk-123 and sk-123, abc", &secrets),
-            "key [REDACTED] and [REDACTED], [REDACTED]"
+            endpoint.secrets().scrub("sk-123 pw9 http://u:pw9@host/v1"),
+            "[REDACTED] [REDACTED] http://[REDACTED]@host/v1"
         );
     }
 
@@ -531,7 +530,7 @@ mod tests {
 
     #[test]
     fn backoff_doubles_within_jitter_and_honours_retry_after() {
-        let client = HttpClient::new("test", HttpSettings::default(), vec![], true);
+        let client = HttpClient::new("test", HttpSettings::default(), Secrets::default(), true);
         for retry in 0..3 {
             let full = Duration::from_millis(500 * 2u64.pow(retry));
             let wait = client.backoff(retry, None);

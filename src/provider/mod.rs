@@ -136,6 +136,11 @@ pub trait Provider: Send + Sync {
     }
     /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response>;
+    /// What this provider must keep out of everything written (its API key, the
+    /// credentials of its base URL): cassettes and run logs scrub with it.
+    fn secrets(&self) -> crate::secrets::Secrets {
+        crate::secrets::Secrets::default()
+    }
     /// The provider's batch API, for `pmap :batch true`; providers without one answer
     /// each call directly.
     fn batch(&self) -> Option<&dyn batch::BatchApi> {

@@ -74,6 +74,10 @@ impl Provider for OpenAi {
         self.name
     }
 
+    fn secrets(&self) -> crate::secrets::Secrets {
+        self.endpoint.secrets()
+    }
+
     fn default_model(&self) -> Option<&str> {
         self.endpoint.model.as_deref()
     }

@@ -152,17 +152,20 @@ fn memory_frame(interp: &Interp, memory: &Memory, frame: &Env) -> Result<Env> {
     if let Some(files) = &memory.files {
         let paths = string_list(":files", &interp.eval(files, frame)?)?;
         names.push(Sym::new("files"));
-        values.push(Value::str(files_text(&paths)?));
+        values.push(Value::str(files_text(&paths, &interp.limits.capabilities)?));
     }
     if let Some(query) = &memory.query {
         let text = query.render(interp, frame)?;
-        let matches = interp.tasks.get_context(&Query {
-            text: &text,
-            dir: memory.dir.as_deref(),
-            files: None,
-            limit: 5,
-            strategy: Strategy::Content,
-        })?;
+        let matches = interp.tasks.get_context(
+            &Query {
+                text: &text,
+                dir: memory.dir.as_deref(),
+                files: None,
+                limit: 5,
+                strategy: Strategy::Content,
+            },
+            &interp.limits.capabilities,
+        )?;
         names.push(Sym::new("context"));
         values.push(Value::str(context_text(&matches)));
     }

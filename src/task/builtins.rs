@@ -1,6 +1,6 @@
-//! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `set-provider!`,
-//! `resource-metrics`, `run-usage`.
-//! `resource-metrics`, `get-context`, `director-evaluator-loop`.
+//! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `task-result`,
+//! `set-provider!`, `resource-metrics`, `run-usage`, `get-context`,
+//! `director-evaluator-loop`, `call-task`, `task-alias`.
 
 use super::definition::lossy_json;
 use super::memory::{match_result, Query, Strategy};
@@ -41,6 +41,15 @@ builtin_table! {
     "director-evaluator-loop", 0, Some(8) => super::loops::director_evaluator_loop;
     /// `(call-task name bindings)`: calls the task registered as `name`, when the call runs, with the entries of the map `bindings` that name its parameters (others are ignored; a nil one for a parameter with a default is left out). XML references to tasks not known at import compile to it. `(call-task "summarize" {"text" t "unrelated" 1})`
     "call-task", 2, Some(2) => call_task;
+    /// `(task-alias name target)`: registers `name` as another name for the task `target`, looked up at each call (so `target` may be registered later; `get-task` and calls of `name` reach it); returns `name`. XML aliases of tasks not known at import compile to it. `(task-alias "write" "draft")` ⇒ `write`
+    "task-alias", 2, Some(2) => task_alias;
+}
+
+fn task_alias(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let name = name_arg("task-alias", &args[0])?;
+    let target = name_arg("task-alias", &args[1])?;
+    interp.tasks.register_alias(&name, &target)?;
+    Ok(Value::Symbol(crate::symbol::Sym::new(&name)))
 }
 
 fn name_arg(who: &str, value: &Value) -> Result<String> {
@@ -90,12 +99,20 @@ fn task_names(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn get_task(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let name = name_arg("get-task", &args[0])?;
-    interp.tasks.task_value(&name).ok_or_else(|| {
-        Error::task_failure(
-            Reason::TemplateNotFound,
-            format!("no task named `{name}` is registered"),
-        )
-    })
+    interp
+        .tasks
+        .task_value(&name)
+        .ok_or_else(|| task_not_found(interp, &name))
+}
+
+/// `template_not_found`, with the nearest registered name as a hint.
+fn task_not_found(interp: &Interp, name: &str) -> Error {
+    let names = interp.tasks.names();
+    Error::task_failure(
+        Reason::TemplateNotFound,
+        format!("no task named `{name}` is registered"),
+    )
+    .with_hint(crate::suggest::hint(name, names.iter().map(String::as_str)))
 }
 
 fn is_task(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -197,7 +214,11 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             "set-provider!: expected a provider (a procedure, or a name and an options map) and options :max-turns, :max-context, :system or model options",
         ));
     }
-    let provider = ProviderChoice::from_spec(&args[0], args.get(1).filter(|_| named_with_options))?;
+    let provider = ProviderChoice::from_spec(
+        &args[0],
+        args.get(1).filter(|_| named_with_options),
+        &interp.limits.capabilities,
+    )?;
     let mut metrics = Metrics::default();
     let mut model_options = ModelOptions::default();
     let mut system = None;
@@ -280,13 +301,16 @@ fn get_context(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             }
         }
     }
-    let matches = interp.tasks.get_context(&Query {
-        text: query,
-        dir: dir.as_deref(),
-        files,
-        limit,
-        strategy,
-    })?;
+    let matches = interp.tasks.get_context(
+        &Query {
+            text: query,
+            dir: dir.as_deref(),
+            files,
+            limit,
+            strategy,
+        },
+        &interp.limits.capabilities,
+    )?;
     Ok(match_result(&matches))
 }
 
@@ -304,12 +328,10 @@ fn call_task(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let bindings = args[1]
         .as_map()
         .ok_or_else(|| type_error(who, "a map of arguments", &args[1]))?;
-    let task = interp.tasks.get(&name).ok_or_else(|| {
-        Error::task_failure(
-            Reason::TemplateNotFound,
-            format!("no task named `{name}` is registered"),
-        )
-    })?;
+    let task = interp
+        .tasks
+        .get(&name)
+        .ok_or_else(|| task_not_found(interp, &name))?;
     let mut call_args = Vec::with_capacity(task.params.len() * 2);
     for param in &task.params {
         let value = bindings.get(param.name.name()).cloned();

@@ -134,10 +134,25 @@ fn check_body_output(task: &Task, result: Value, round: u32) -> Result<Value> {
 }
 
 fn invalid_input(task: &Task, message: String) -> Error {
+    input_error(&task.name, message)
+}
+
+/// A call's arguments do not fit the task's parameters (also reported by `check`).
+pub fn input_error(task: &str, message: String) -> Error {
     Error::task_failure(
         Reason::InputValidationFailure,
-        format!("task `{}`: {message}", task.name),
+        format!("task `{task}`: {message}"),
     )
+}
+
+/// An unknown named argument, with the nearest parameter name as a hint.
+pub fn unknown_named_argument<'a>(
+    task: &str,
+    name: &str,
+    params: impl IntoIterator<Item = &'a str>,
+) -> Error {
+    input_error(task, format!("unknown named argument :{name}"))
+        .with_hint(crate::suggest::hint(name, params))
 }
 
 /// Matches arguments to parameters: positional ones in order, `:name value` pairs by
@@ -156,7 +171,8 @@ pub fn bind_arguments(task: &Task, args: &[Value]) -> Result<Slots> {
                     .iter()
                     .position(|p| p.name == *name)
                     .ok_or_else(|| {
-                        invalid_input(task, format!("unknown named argument :{name}"))
+                        let params = task.params.iter().map(|p| p.name.name());
+                        unknown_named_argument(&task.name, name.name(), params)
                     })?;
                 let value = rest.next().ok_or_else(|| {
                     invalid_input(task, format!("named argument :{name} has no value"))

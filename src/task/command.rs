@@ -5,10 +5,11 @@ use super::answer::{parse_output, Answer};
 use super::blocking::run_blocking;
 use super::definition::{ScriptParts, Task};
 use super::result::task_result;
-use super::script::{run_script, ScriptOutput, ScriptSpec};
+use super::script::run_script;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
+use crate::process::{ProcessOutput, ProcessSpec, DEFAULT_MAX_OUTPUT};
 use crate::provider::Cancel;
 use crate::value::{display_string, write_string, Entries, Value};
 use serde_json::json;
@@ -16,7 +17,12 @@ use std::rc::Rc;
 
 pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Result<Value> {
     let command = interp.eval(&parts.code.command, frame)?;
-    let argv = argv(&command, parts.shell)?;
+    let argv = argv(&command)?;
+    let program = match argv.first() {
+        Some(first) if !parts.shell => first.as_str(),
+        _ => "sh",
+    };
+    interp.limits.capabilities.check_exec(program)?;
     let stdin = match &parts.code.stdin {
         Some(node) => match interp.eval(node, frame)? {
             Value::Nil => None,
@@ -28,14 +34,13 @@ pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Re
         Some(node) => environment(&interp.eval(node, frame)?)?,
         None => Vec::new(),
     };
-    let spec = ScriptSpec {
-        argv,
+    let spec = ProcessSpec {
         stdin,
         env,
-        shell: false,
+        shell: parts.shell,
         timeout: parts.timeout,
-        cwd: None,
-        max_output: super::script::DEFAULT_MAX_OUTPUT,
+        max_output: DEFAULT_MAX_OUTPUT,
+        ..ProcessSpec::new(argv)
     };
     let cancel = Cancel {
         flag: interp.interrupt_flag(),
@@ -71,9 +76,10 @@ pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Re
     Ok(task_result(&task.name, output.stdout, parsed, notes))
 }
 
-/// The program and its arguments. With `:shell true` the command (a string, or a list
-/// joined with spaces) is run by `sh -c`.
-fn argv(command: &Value, shell: bool) -> Result<Vec<String>> {
+/// The program and its arguments (never empty). With `:shell true` the first word is the
+/// shell script and the others its positional parameters `$1`…: arguments are never
+/// spliced into the script's text, so they cannot inject commands.
+fn argv(command: &Value) -> Result<Vec<String>> {
     let words: Vec<String> = match command {
         Value::Str(s) => vec![s.to_string()],
         Value::List(..) => command
@@ -98,9 +104,6 @@ fn argv(command: &Value, shell: bool) -> Result<Vec<String>> {
             ":command is empty",
         ));
     }
-    if shell {
-        return Ok(vec!["sh".to_owned(), "-c".to_owned(), words.join(" ")]);
-    }
     Ok(words)
 }
 
@@ -123,7 +126,7 @@ fn environment(value: &Value) -> Result<Vec<(String, String)>> {
     }
 }
 
-fn failure(task: &Task, argv: &[String], output: &ScriptOutput) -> Error {
+fn failure(task: &Task, argv: &[String], output: &ProcessOutput) -> Error {
     let program = argv.first().map_or("", String::as_str);
     let mut message = format!(
         "task `{}`: {program} exited with status {}",
@@ -145,12 +148,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn argv_from_lists_strings_and_shell() {
+    fn argv_from_lists_and_strings() {
         let list = Value::list(vec![Value::from("wc"), Value::from("-l"), Value::Int(3)]);
-        assert_eq!(argv(&list, false).unwrap(), ["wc", "-l", "3"]);
-        assert_eq!(argv(&Value::from("ls"), false).unwrap(), ["ls"]);
-        assert_eq!(argv(&list, true).unwrap(), ["sh", "-c", "wc -l 3"]);
-        assert!(argv(&Value::empty_list(), false).is_err());
-        assert!(argv(&Value::Int(1), false).is_err());
+        assert_eq!(argv(&list).unwrap(), ["wc", "-l", "3"]);
+        assert_eq!(argv(&Value::from("ls")).unwrap(), ["ls"]);
+        assert!(argv(&Value::empty_list()).is_err());
+        assert!(argv(&Value::Int(1)).is_err());
     }
 }

@@ -205,17 +205,18 @@ fn parse_options<'s>(compiler: &mut Compiler, forms: &'s [Syntax]) -> Result<Par
 
 /// `:inherit_context` and `:inherit-context` are the same option (XML spells it with `_`).
 fn option_name(keyword: Sym, span: Span) -> Result<&'static str> {
-    let spelled = keyword.name().replace('_', "-");
-    table::option(&spelled).map(|o| o.name).ok_or_else(|| {
-        let known: Vec<&str> = table::TASK_OPTIONS.iter().map(|o| o.name).collect();
-        Error::syntax(
-            format!(
-                "unknown deftask option :{keyword} (known: :{})",
-                known.join(", :")
-            ),
-            span,
-        )
-    })
+    table::option_spelled(keyword.name())
+        .map(|o| o.name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = table::TASK_OPTIONS.iter().map(|o| o.name).collect();
+            Error::syntax(
+                format!(
+                    "unknown deftask option :{keyword} (known: :{})",
+                    known.join(", :")
+                ),
+                span,
+            )
+        })
 }
 
 fn parse_params(compiler: &mut Compiler, syntax: &Syntax) -> Result<Vec<(Sym, Option<Node>)>> {

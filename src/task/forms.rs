@@ -102,7 +102,10 @@ impl Extension for WithFallback {
                     .with_span(self.span)
             })?
             .iter()
-            .map(|p| ProviderChoice::from_value(&p).map_err(|e| e.with_span(self.span)))
+            .map(|p| {
+                ProviderChoice::from_value(&p, &interp.limits.capabilities)
+                    .map_err(|e| e.with_span(self.span))
+            })
             .collect::<Result<Vec<_>>>()?;
         let previous =
             interp.set_provider(ProviderChoice::Fallback(chain), interp.metrics().fresh());
@@ -128,8 +131,11 @@ pub fn compile_body(compiler: &mut Compiler, body: &[Syntax]) -> Result<Node> {
 
 impl Extension for WithProvider {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let provider = ProviderChoice::from_value(&interp.eval(&self.provider, env)?)
-            .map_err(|e| e.with_span(self.span))?;
+        let provider = ProviderChoice::from_value(
+            &interp.eval(&self.provider, env)?,
+            &interp.limits.capabilities,
+        )
+        .map_err(|e| e.with_span(self.span))?;
         let mut scope = ModelOptions::default();
         for (name, node) in &self.options {
             scope

@@ -14,9 +14,15 @@ pub enum Registered {
     Replaced,
 }
 
+/// Aliases followed before a lookup gives up: an alias of an alias is fine, a cycle is not.
+const MAX_ALIAS_HOPS: usize = 16;
+
 #[derive(Default)]
 pub struct TaskLibrary {
     tasks: IndexMap<String, Rc<Task>>,
+    /// `name → target`: another name for a task, looked up at each call, so the target
+    /// may be registered after the alias.
+    aliases: IndexMap<String, String>,
     /// At the REPL a redefinition replaces the old task instead of failing.
     pub replace_on_redefine: bool,
 }
@@ -25,6 +31,14 @@ impl TaskLibrary {
     /// Adds `task`; a name already registered is a `VALIDATION_ERROR` naming the task and,
     /// when they are known, the files of both definitions.
     pub fn register(&mut self, task: Rc<Task>) -> Result<Registered> {
+        if self.aliases.contains_key(&task.name) {
+            if !self.replace_on_redefine {
+                return Err(alias_taken(&task.name));
+            }
+            self.aliases.shift_remove(&task.name);
+            self.tasks.insert(task.name.clone(), task);
+            return Ok(Registered::Replaced);
+        }
         if let Some(old) = self.tasks.get(&task.name) {
             if !self.replace_on_redefine {
                 return Err(duplicate_error(old, &task));
@@ -36,8 +50,32 @@ impl TaskLibrary {
         Ok(Registered::New)
     }
 
+    /// Registers `name` as another name for the task `target`, which need not be
+    /// registered yet: each lookup of `name` follows it.
+    pub fn register_alias(&mut self, name: &str, target: &str) -> Result<Registered> {
+        let taken = self.tasks.contains_key(name) || self.aliases.contains_key(name);
+        if taken && !self.replace_on_redefine {
+            return Err(alias_taken(name));
+        }
+        self.tasks.shift_remove(name);
+        self.aliases.insert(name.to_owned(), target.to_owned());
+        Ok(if taken {
+            Registered::Replaced
+        } else {
+            Registered::New
+        })
+    }
+
+    /// The task registered as `name`, following aliases.
     pub fn get(&self, name: &str) -> Option<Rc<Task>> {
-        self.tasks.get(name).cloned()
+        let mut name = name;
+        for _ in 0..=MAX_ALIAS_HOPS {
+            if let Some(task) = self.tasks.get(name) {
+                return Some(task.clone());
+            }
+            name = self.aliases.get(name)?;
+        }
+        None
     }
 
     /// The tasks of a type (and subtype, if given), in registration order.
@@ -50,12 +88,23 @@ impl TaskLibrary {
             .collect()
     }
 
-    /// Every registered name, sorted.
+    /// Every registered name (aliases too), sorted.
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.tasks.keys().cloned().collect();
+        let mut names: Vec<String> = self
+            .tasks
+            .keys()
+            .chain(self.aliases.keys())
+            .cloned()
+            .collect();
         names.sort();
         names
     }
+}
+
+fn alias_taken(name: &str) -> Error {
+    Error::validation(format!(
+        "task `{name}` is already registered (as a task or an alias)"
+    ))
 }
 
 fn duplicate_error(old: &Task, new: &Task) -> Error {
@@ -138,6 +187,46 @@ mod tests {
             same_file.unwrap_err().message(),
             "task `t` is already registered (in a.xml)"
         );
+    }
+
+    #[test]
+    fn aliases_are_followed_at_each_lookup() {
+        let mut library = TaskLibrary::default();
+        assert_eq!(
+            library.register_alias("write", "draft").unwrap(),
+            Registered::New
+        );
+        library.register_alias("pen", "write").unwrap();
+        assert!(
+            library.get("write").is_none(),
+            "the target is not registered yet"
+        );
+        library
+            .register(task("draft", TaskKind::Atomic, None, None))
+            .unwrap();
+        assert_eq!(
+            library.get("pen").map(|t| t.name.clone()).as_deref(),
+            Some("draft")
+        );
+        assert_eq!(library.names(), ["draft", "pen", "write"]);
+        assert!(
+            library.register_alias("draft", "x").is_err(),
+            "a task's name"
+        );
+        assert!(
+            library.register_alias("write", "x").is_err(),
+            "an alias's name"
+        );
+        let e = library
+            .register(task("write", TaskKind::Atomic, None, None))
+            .unwrap_err();
+        assert_eq!(
+            e.message(),
+            "task `write` is already registered (as a task or an alias)"
+        );
+        library.register_alias("a", "b").unwrap();
+        library.register_alias("b", "a").unwrap();
+        assert!(library.get("a").is_none(), "a cycle ends");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! prompt. The index of a directory is built once and reused while no file in it has
 //! changed (same paths, sizes and modification times).
 
+use crate::capabilities::{Access, Capabilities};
 use crate::error::{Error, Reason, Result};
 use crate::value::{Entries, Value};
 use bm25::{Document, Language, SearchEngine, SearchEngineBuilder};
@@ -69,6 +70,17 @@ struct Index {
 #[derive(Default)]
 pub struct Indexes {
     by_dir: HashMap<(PathBuf, Strategy), Rc<Index>>,
+}
+
+impl Query<'_> {
+    /// The files (or the directory) the query reads.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        let dir = Path::new(self.dir.unwrap_or("."));
+        match &self.files {
+            Some(files) => files.iter().map(|file| dir.join(file)).collect(),
+            None => vec![dir.to_path_buf()],
+        }
+    }
 }
 
 impl Indexes {
@@ -175,9 +187,12 @@ fn read_listed(dir: Option<&str>, files: &[String]) -> Result<Vec<Entry>> {
 /// `skip_non_text` (ranking skips them), an error otherwise.
 fn read_text(path: &Path, shown: &str, skip_non_text: bool) -> Result<Option<String>> {
     let fail = |why: String| retrieval(format!("cannot read {shown}: {why}"));
-    let size = std::fs::metadata(path)
-        .map_err(|e| fail(e.to_string()))?
-        .len();
+    let metadata = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
+    // A FIFO or a device would block or never end.
+    if !metadata.is_file() {
+        return Err(fail("it is not a regular file".to_owned()));
+    }
+    let size = metadata.len();
     if size > MAX_FILE_BYTES {
         return if skip_non_text {
             Ok(None)
@@ -329,10 +344,12 @@ pub fn context_text(matches: &[Match]) -> String {
     parts.join("\n\n")
 }
 
-/// The text of the files a task names in `:files`, each as `--- path ---` then its text.
-pub fn files_text(paths: &[String]) -> Result<String> {
+/// The text of the files a task names in `:files`, each as `--- path ---` then its text,
+/// if `capabilities` allow reading them.
+pub fn files_text(paths: &[String], capabilities: &Capabilities) -> Result<String> {
     let mut parts = Vec::with_capacity(paths.len());
     for path in paths {
+        capabilities.check_path(Path::new(path), Access::Read)?;
         let text = read_text(Path::new(path), path, false)?.unwrap_or_default();
         parts.push(format!("--- {path} ---\n{text}"));
     }

@@ -6,7 +6,7 @@ mod audit;
 mod batch;
 pub mod blocking;
 pub mod builtins;
-mod call;
+pub(crate) mod call;
 mod coerce;
 mod command;
 mod cond_output;
@@ -29,7 +29,7 @@ pub mod script;
 mod sequential;
 mod session;
 pub mod table;
-mod template;
+pub(crate) mod template;
 pub mod tools;
 mod trace;
 
@@ -39,6 +39,7 @@ pub use definition::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
 pub use library::Registered;
 pub use schema::Schema;
 pub use session::{send, ProviderChoice, Session};
+pub use template::Template;
 
 /// The provider session in force, shared between the program and the `pmap` items that
 /// have not changed it.
@@ -74,8 +75,15 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// Ranks files for `get-context` and `:context-query`.
-    pub fn get_context(&self, query: &memory::Query) -> Result<Vec<memory::Match>> {
+    /// Ranks files for `get-context` and `:context-query`, if the program may read them.
+    pub fn get_context(
+        &self,
+        query: &memory::Query,
+        capabilities: &crate::capabilities::Capabilities,
+    ) -> Result<Vec<memory::Match>> {
+        for path in query.paths() {
+            capabilities.check_path(&path, crate::capabilities::Access::Read)?;
+        }
         self.memory.borrow_mut().search(query)
     }
 
@@ -94,6 +102,10 @@ impl Runtime {
     /// The tasks of a type and subtype, in registration order.
     pub fn by_type(&self, kind: Option<TaskKind>, subtype: Option<&str>) -> Vec<Rc<Task>> {
         self.library.borrow().by_type(kind, subtype)
+    }
+
+    pub fn register_alias(&self, name: &str, target: &str) -> Result<Registered> {
+        self.library.borrow_mut().register_alias(name, target)
     }
 
     pub fn register(&self, task: Rc<Task>) -> Result<Registered> {

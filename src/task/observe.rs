@@ -7,6 +7,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::prices::Prices;
 use crate::provider::{Message, Request, Response, ToolCall, Usage};
 use crate::runlog::{now_ms, CachedAnswer, CallKind, CallRow, RunLog};
+use crate::secrets::Secrets;
 use serde_json::{json, Value as Json};
 use sha2::{Digest, Sha256};
 use std::cell::{Cell, OnceCell, RefCell};
@@ -162,6 +163,8 @@ pub struct PendingCall {
     cache_key: Option<String>,
     started_ms: i64,
     budgets: Vec<Rc<Budget>>,
+    /// The provider's key and credentials, kept out of the call's row.
+    secrets: Secrets,
 }
 
 impl PendingCall {
@@ -267,12 +270,14 @@ impl Observer {
     }
 
     /// Before a model call: answers it from the cache when the cache is on and has it,
-    /// else checks the budgets (counting the call against them).
+    /// else checks the budgets (counting the call against them). `secrets` are the
+    /// provider's, never written to the log.
     pub fn before_model(
         &self,
         scope: Scope,
         request: &Request,
         provider: &str,
+        secrets: Secrets,
         model: Option<&str>,
         task_cache: bool,
     ) -> Result<(PendingCall, Option<CachedAnswer>)> {
@@ -290,6 +295,7 @@ impl Observer {
             cache_key,
             started_ms: now_ms(),
             budgets: scope.budgets,
+            secrets,
         };
         let cached = match (&log, &pending.cache_key) {
             (Some(log), Some(key)) if caching => log.cached(key),
@@ -349,8 +355,9 @@ impl Observer {
     ) {
         let Some(log) = self.log() else { return };
         self.mark_ancestors(pending.parent);
+        let secrets = &pending.secrets;
         let (answer, usage) = match outcome {
-            Ok((response, usage)) => (Some(response.content.clone()), Some(*usage)),
+            Ok((response, usage)) => (Some(secrets.scrub(&response.content)), Some(*usage)),
             Err(_) => (None, None),
         };
         log.record(CallRow {
@@ -361,8 +368,8 @@ impl Observer {
             task: request.task.clone(),
             provider: Some(pending.provider),
             model: pending.model,
-            options: Some(logged_options(request)),
-            messages: Some(logged_messages(request)),
+            options: Some(secrets.scrub_json(&logged_options(request))),
+            messages: Some(secrets.scrub_json(&logged_messages(request))),
             answer,
             tool_calls: logged_tool_calls(outcome),
             input_tokens: usage.map(|u| u.input_tokens),
@@ -370,7 +377,10 @@ impl Observer {
             latency_ms: Some(latency.as_secs_f64() * 1000.0),
             cost,
             status: status(outcome).to_owned(),
-            error: outcome.as_ref().err().map(Error::to_json),
+            error: outcome
+                .as_ref()
+                .err()
+                .map(|e| secrets.scrub_json(&e.to_json())),
             cache_hit: cached,
             cache_key: pending.cache_key,
             started_ms: pending.started_ms,

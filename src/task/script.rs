@@ -1,168 +1,41 @@
-//! Running external programs for script tasks (SPEC §6 "Script").
-//!
-//! A program runs directly from its argv (no shell unless asked), in a process group of
-//! its own so that a timeout or a cancellation can kill it *and everything it spawned*
-//! with one `SIGKILL`. Its output is drained on threads while we wait, keeping at most
-//! `max_output` bytes of each stream, so a chatty program can neither block on a full
-//! pipe nor fill our memory. When the program exits, whatever is left of its process
-//! group is killed too: a script's children do not outlive it (a program that must
-//! leave a daemon behind detaches it with `setsid`).
-//!
-//! This is plain Rust and `Send`: the caller runs it through
-//! [`run_blocking`](super::blocking::run_blocking) so `pmap` items overlap.
+//! Script tasks' view of a program run by [`crate::process`]: a run that did not finish
+//! on its own becomes the task error its reason calls for.
 
 use crate::error::{Error, Reason, Result};
+use crate::process::{ProcessOutput, ProcessSpec, StopReason, Stopped, NOT_STARTED_EXIT_CODE};
 use crate::provider::Cancel;
 use serde_json::json;
-use std::io::{ErrorKind, Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
-/// How much of each output stream is kept unless the caller says otherwise.
-pub const DEFAULT_MAX_OUTPUT: usize = 10 << 20;
-
-/// The exit code reported for a program that could not be started (as shells do).
-const NOT_STARTED_EXIT_CODE: i32 = 127;
-
-/// The longest pause between two checks of the program, the timeout and the cancel flag.
-const MAX_POLL_INTERVAL: Duration = Duration::from_millis(20);
-
-/// What to run and how.
-#[derive(Clone, Debug)]
-pub struct ScriptSpec {
-    /// The program and its arguments. With `shell`, `argv[0]` is the shell script and the
-    /// rest are its positional parameters: `sh -c argv[0] sh argv[1]…`, so `"$1"` is
-    /// `argv[1]` (and `$0` is `sh`).
-    pub argv: Vec<String>,
-    /// Bytes written to the program's standard input; `None` gives it an empty input
-    /// (never the interpreter's own stdin, which the REPL owns).
-    pub stdin: Option<Vec<u8>>,
-    /// Variables added to (or replacing those of) the inherited environment.
-    pub env: Vec<(String, String)>,
-    pub shell: bool,
-    pub timeout: Option<Duration>,
-    pub cwd: Option<PathBuf>,
-    /// The most bytes kept of stdout and of stderr, each; the rest is read and dropped.
-    pub max_output: usize,
-}
-
-impl ScriptSpec {
-    /// A spec that runs `argv` directly, with no input and the default output cap.
-    pub fn new(argv: Vec<String>) -> ScriptSpec {
-        ScriptSpec {
-            argv,
-            stdin: None,
-            env: Vec::new(),
-            shell: false,
-            timeout: None,
-            cwd: None,
-            max_output: DEFAULT_MAX_OUTPUT,
-        }
-    }
-}
-
-/// What a program that ran to its end left behind. A non-zero exit is still `Ok`: the
-/// caller decides what it means.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ScriptOutput {
-    pub stdout: String,
-    pub stderr: String,
-    /// The exit status, or `128 + signal` when a signal ended the program.
-    pub exit_code: i32,
-    pub stdout_truncated: bool,
-    pub stderr_truncated: bool,
-}
-
-/// Runs the program `spec` describes and waits for it, its timeout, or `cancel`.
+/// Runs `spec` for a script task.
 ///
-/// Errors: `execution_timeout` (details `timeout_seconds`, `script_stdout`,
-/// `script_stderr`), `execution_halted` when `cancel` fires, `tool_execution_error` with
-/// `script_exit_code` 127 when the program cannot be started.
-pub fn run_script(spec: &ScriptSpec, cancel: &Cancel) -> Result<ScriptOutput> {
-    let program = spec.argv.first().ok_or_else(|| {
-        Error::task_failure(
+/// Errors: `input_validation_failure` for an empty command, `execution_timeout` (details
+/// `timeout_seconds`, `script_stdout`, `script_stderr`), `execution_halted` when `cancel`
+/// fires, `tool_execution_error` with `script_exit_code` 127 when the program cannot be
+/// started.
+pub fn run_script(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutput> {
+    if spec.argv.is_empty() {
+        return Err(Error::task_failure(
             Reason::InputValidationFailure,
             "the script's command is empty",
-        )
-    })?;
-    let mut child = command(spec)
-        .spawn()
-        .map_err(|e| not_started(program, &e.to_string()))?;
-    let group = ProcessGroup::new(child.id());
-    let watch = Watch {
-        started: Instant::now(),
-        timeout: spec.timeout,
-        cancel,
-    };
-    let (stdout, stderr) = (Capture::shared(), Capture::shared());
-    let io = start_io(&mut child, spec, &stdout, &stderr);
-    let ending = match &io {
-        Ok(_) => watch.until(|| group.leader_exited(), |pause| group.wait_for_exit(pause)),
-        Err(e) => Ending::Failed(e.to_string()),
-    };
-    // The leader has exited (or is about to be killed) but is not reaped, so its id
-    // still names only its own group.
-    group.kill();
-    let status = child.wait();
-    // A process that left the group (setsid) may still hold a pipe open: the same
-    // timeout and cancel flag bound the wait for the streams to end.
-    let ending = match (ending, &io) {
-        (Ending::Exited, Ok(threads)) => watch.until(
-            || Ok(threads.iter().all(JoinHandle::is_finished)),
-            std::thread::sleep,
-        ),
-        (ending, _) => ending,
-    };
-    let output = Capture::output(&stdout, &stderr);
-    outcome(program, ending, status, output)
+        ));
+    }
+    crate::process::run(spec, cancel).map_err(|stopped| script_error(spec.program(), stopped))
 }
 
-/// Starts the threads that feed stdin and drain stdout and stderr.
-fn start_io(
-    child: &mut Child,
-    spec: &ScriptSpec,
-    stdout: &SharedCapture,
-    stderr: &SharedCapture,
-) -> std::io::Result<Vec<JoinHandle<()>>> {
-    let mut threads = Vec::new();
-    if let (Some(input), Some(pipe)) = (spec.stdin.clone(), child.stdin.take()) {
-        threads.push(spawn_thread(move || feed(pipe, &input))?);
-    }
-    if let Some(pipe) = child.stdout.take() {
-        let (capture, cap) = (stdout.clone(), spec.max_output);
-        threads.push(spawn_thread(move || drain(pipe, cap, &capture))?);
-    }
-    if let Some(pipe) = child.stderr.take() {
-        let (capture, cap) = (stderr.clone(), spec.max_output);
-        threads.push(spawn_thread(move || drain(pipe, cap, &capture))?);
-    }
-    Ok(threads)
-}
-
-/// The result for the caller: the output, or the error the ending calls for.
-fn outcome(
-    program: &str,
-    ending: Ending,
-    status: std::io::Result<ExitStatus>,
-    output: ScriptOutput,
-) -> Result<ScriptOutput> {
-    let output = ScriptOutput {
-        exit_code: status.as_ref().map_or(NOT_STARTED_EXIT_CODE, exit_code),
-        ..output
-    };
-    let error = match (ending, status) {
-        (Ending::Exited, Ok(_)) => return Ok(output),
-        (Ending::Exited, Err(e)) => Error::task_failure(
-            Reason::ToolExecutionError,
-            format!("cannot wait for {program}: {e}"),
-        ),
-        (Ending::TimedOut(limit), _) => Error::task_failure(
+fn script_error(program: &str, Stopped { why, output }: Stopped) -> Error {
+    let error = match why {
+        StopReason::NotStarted(os_error) => {
+            return Error::task_failure(
+                Reason::ToolExecutionError,
+                format!("cannot run {program}: {os_error}"),
+            )
+            .with_details(json!({
+                "script_exit_code": NOT_STARTED_EXIT_CODE,
+                "script_stdout": "",
+                "script_stderr": os_error,
+            }))
+        }
+        StopReason::TimedOut(limit) => Error::task_failure(
             Reason::ExecutionTimeout,
             format!(
                 "{program} ran longer than its timeout of {}s",
@@ -170,320 +43,25 @@ fn outcome(
             ),
         )
         .with_detail("timeout_seconds", json!(limit.as_secs_f64())),
-        (Ending::DeadlinePassed, _) => Error::task_failure(
+        StopReason::DeadlinePassed => Error::task_failure(
             Reason::ExecutionTimeout,
             format!("{program} was stopped: the time limit passed"),
         ),
-        (Ending::Cancelled, _) => Error::task_failure(
+        StopReason::Cancelled => Error::task_failure(
             Reason::ExecutionHalted,
             format!("{program} was interrupted"),
         ),
-        (Ending::Failed(message), _) => Error::task_failure(
+        StopReason::OutputOverflow => Error::task_failure(
+            Reason::ToolExecutionError,
+            format!("{program} printed more than its output cap"),
+        ),
+        StopReason::Failed(message) => Error::task_failure(
             Reason::ToolExecutionError,
             format!("cannot run {program}: {message}"),
         ),
     };
-    Err(error.with_details(json!({
+    error.with_details(json!({
         "script_stdout": output.stdout,
         "script_stderr": output.stderr,
-    })))
-}
-
-fn command(spec: &ScriptSpec) -> Command {
-    let mut command = if spec.shell {
-        let mut sh = Command::new("sh");
-        sh.arg("-c")
-            .args(spec.argv.first())
-            .arg("sh")
-            .args(spec.argv.iter().skip(1));
-        sh
-    } else {
-        let mut direct = Command::new(spec.argv.first().map_or("", String::as_str));
-        direct.args(spec.argv.iter().skip(1));
-        direct
-    };
-    command
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if let Some(dir) = &spec.cwd {
-        command.current_dir(dir);
-    }
-    die_with_interpreter(&mut command);
-    command
-}
-
-/// Has the kernel kill the program if the interpreter dies first (killed, or ended by a
-/// signal it does not handle): its own process group does not get the terminal's
-/// Ctrl-C, and nothing else would stop it.
-#[cfg(target_os = "linux")]
-fn die_with_interpreter(command: &mut Command) {
-    let interpreter = std::process::id();
-    // SAFETY: the closure runs in the child between fork and exec; it calls only
-    // async-signal-safe functions and does not allocate.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The interpreter may have died before the request was made.
-            if u32::try_from(libc::getppid()).ok() != Some(interpreter) {
-                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
-            }
-            Ok(())
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn die_with_interpreter(_command: &mut Command) {}
-
-fn not_started(program: &str, os_error: &str) -> Error {
-    Error::task_failure(
-        Reason::ToolExecutionError,
-        format!("cannot run {program}: {os_error}"),
-    )
-    .with_details(json!({
-        "script_exit_code": NOT_STARTED_EXIT_CODE,
-        "script_stdout": "",
-        "script_stderr": os_error,
     }))
 }
-
-fn spawn_thread<T: Send + 'static>(
-    work: impl FnOnce() -> T + Send + 'static,
-) -> std::io::Result<JoinHandle<T>> {
-    std::thread::Builder::new()
-        .name("tasklisp-script-io".into())
-        .spawn(work)
-}
-
-/// Writes the input and closes the pipe. A program that exits without reading it all
-/// breaks the pipe, which is not an error.
-fn feed(mut pipe: std::process::ChildStdin, input: &[u8]) {
-    let _ = pipe.write_all(input);
-}
-
-/// One output stream as far as it has been read; shared so that a stream we stop
-/// waiting for still shows what it printed.
-#[derive(Default)]
-struct Capture {
-    bytes: Vec<u8>,
-    truncated: bool,
-}
-
-type SharedCapture = Arc<Mutex<Capture>>;
-
-impl Capture {
-    fn shared() -> SharedCapture {
-        Arc::new(Mutex::new(Capture::default()))
-    }
-
-    /// The streams decoded; the exit code is filled in by `outcome`.
-    fn output(stdout: &SharedCapture, stderr: &SharedCapture) -> ScriptOutput {
-        let stdout = lock(stdout);
-        let stderr = lock(stderr);
-        ScriptOutput {
-            stdout: decode(&stdout.bytes, stdout.truncated),
-            stderr: decode(&stderr.bytes, stderr.truncated),
-            exit_code: 0,
-            stdout_truncated: stdout.truncated,
-            stderr_truncated: stderr.truncated,
-        }
-    }
-}
-
-fn lock(capture: &SharedCapture) -> MutexGuard<'_, Capture> {
-    capture.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Reads a stream to its end, keeping at most `cap` bytes.
-fn drain(mut pipe: impl Read, cap: usize, capture: &SharedCapture) {
-    let mut chunk = vec![0u8; 64 << 10];
-    loop {
-        match pipe.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => {
-                let mut capture = lock(capture);
-                let room = cap.saturating_sub(capture.bytes.len());
-                let kept = chunk.get(..n.min(room)).unwrap_or_default();
-                capture.bytes.extend_from_slice(kept);
-                capture.truncated |= n > room;
-            }
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        }
-    }
-}
-
-/// Decodes output lossily; a cap that cut a character in two drops its first bytes
-/// rather than showing a replacement character.
-fn decode(bytes: &[u8], truncated: bool) -> String {
-    let end = if truncated {
-        bytes.len() - incomplete_tail(bytes)
-    } else {
-        bytes.len()
-    };
-    String::from_utf8_lossy(bytes.get(..end).unwrap_or(bytes)).into_owned()
-}
-
-/// How many bytes at the end of `bytes` begin a UTF-8 character they do not finish.
-fn incomplete_tail(bytes: &[u8]) -> usize {
-    let tail = &bytes[bytes.len().saturating_sub(3)..];
-    for (from_end, &byte) in tail.iter().rev().enumerate() {
-        let have = from_end + 1;
-        let needed = match byte {
-            0x00..=0x7f => return 0,
-            0x80..=0xbf => continue,
-            0xc0..=0xdf => 2,
-            0xe0..=0xef => 3,
-            _ => 4,
-        };
-        return if have < needed { have } else { 0 };
-    }
-    0
-}
-
-fn exit_code(status: &ExitStatus) -> i32 {
-    status
-        .code()
-        .or_else(|| status.signal().map(|signal| 128 + signal))
-        .unwrap_or(NOT_STARTED_EXIT_CODE)
-}
-
-/// Why we stopped waiting for the program.
-enum Ending {
-    Exited,
-    TimedOut(Duration),
-    DeadlinePassed,
-    Cancelled,
-    /// The runner itself could not go on (no thread for the pipes).
-    Failed(String),
-}
-
-/// The limits a wait is under: the script's timeout and the caller's cancel flag.
-struct Watch<'a> {
-    started: Instant,
-    timeout: Option<Duration>,
-    cancel: &'a Cancel,
-}
-
-impl Watch<'_> {
-    /// Polls `done` until it is true (`Exited`) or a limit ends the wait, waiting with
-    /// `wait` (which may return early) between polls.
-    fn until(
-        &self,
-        mut done: impl FnMut() -> std::io::Result<bool>,
-        wait: impl Fn(Duration),
-    ) -> Ending {
-        let mut pause = Duration::from_millis(1);
-        loop {
-            match done() {
-                Ok(true) => return Ending::Exited,
-                Ok(false) => {}
-                Err(e) => return Ending::Failed(e.to_string()),
-            }
-            if self.cancel.flag.load(Ordering::Relaxed) {
-                return Ending::Cancelled;
-            }
-            // The deadline alone: a Ctrl-C that lands after the flag was read is seen on
-            // the next round, not mistaken for a timeout.
-            if self.cancel.deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ending::DeadlinePassed;
-            }
-            if let Some(limit) = self
-                .timeout
-                .filter(|&limit| self.started.elapsed() >= limit)
-            {
-                return Ending::TimedOut(limit);
-            }
-            wait(pause);
-            pause = (pause * 2).min(MAX_POLL_INTERVAL);
-        }
-    }
-}
-
-/// The process group a program runs in; its id is the program's process id.
-struct ProcessGroup {
-    id: u32,
-    /// Becomes readable when the leader exits (Linux pidfd), so a wait ends at once.
-    exit_fd: Option<OwnedFd>,
-}
-
-impl ProcessGroup {
-    fn new(id: u32) -> ProcessGroup {
-        ProcessGroup {
-            id,
-            exit_fd: open_pidfd(id),
-        }
-    }
-
-    /// Waits up to `pause`, or less if the leader exits meanwhile.
-    fn wait_for_exit(&self, pause: Duration) {
-        let Some(fd) = &self.exit_fd else {
-            return std::thread::sleep(pause);
-        };
-        let mut poll = libc::pollfd {
-            fd: fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        let millis = libc::c_int::try_from(pause.as_millis()).unwrap_or(libc::c_int::MAX);
-        // SAFETY: poll reads and writes only the one pollfd we own.
-        if unsafe { libc::poll(&mut poll, 1, millis) } < 0 {
-            std::thread::sleep(pause);
-        }
-    }
-
-    /// True once the leader has exited. It is left unreaped (`WNOWAIT`), so its id cannot
-    /// be reused by an unrelated process before [`ProcessGroup::kill`].
-    fn leader_exited(&self) -> std::io::Result<bool> {
-        // SAFETY: waitid only writes into the zeroed siginfo_t we own; WNOHANG makes it
-        // return at once and WNOWAIT leaves the child for `Child::wait` to reap.
-        unsafe {
-            let mut info: libc::siginfo_t = std::mem::zeroed();
-            let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-            if libc::waitid(libc::P_PID, self.id as libc::id_t, &mut info, flags) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(info.si_pid() != 0)
-        }
-    }
-
-    /// Kills every process left in the group (the program and all it spawned).
-    fn kill(&self) {
-        let Ok(id) = libc::pid_t::try_from(self.id) else {
-            return;
-        };
-        // SAFETY: killpg only sends a signal; a group that is already gone gives ESRCH.
-        unsafe {
-            libc::killpg(id, libc::SIGKILL);
-        }
-    }
-}
-
-#[cfg(target_os = "linux")]
-fn open_pidfd(id: u32) -> Option<OwnedFd> {
-    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; the
-    // descriptor is ours alone, so OwnedFd may close it.
-    unsafe {
-        let fd = libc::syscall(libc::SYS_pidfd_open, id as libc::pid_t, 0);
-        let fd = libc::c_int::try_from(fd).ok().filter(|&fd| fd >= 0)?;
-        Some(OwnedFd::from_raw_fd(fd))
-    }
-}
-
-/// Without pidfds, waits poll at intervals.
-#[cfg(not(target_os = "linux"))]
-fn open_pidfd(_id: u32) -> Option<OwnedFd> {
-    None
-}
-
-#[cfg(test)]
-mod tests;

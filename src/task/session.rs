@@ -5,12 +5,14 @@ use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
 use super::observe::CallNotes;
 use super::result::STATUSES;
+use crate::capabilities::Capabilities;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::provider::message::tool_call_from_json;
 use crate::provider::rate::RateLimit;
 use crate::provider::{Cancel, Echo, ModelOptions, Provider, Request, Response, ToolCall, Usage};
+use crate::secrets::Secrets;
 use crate::value::{from_json, to_json, write_string, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,8 +30,9 @@ impl ProviderChoice {
     /// Reads a provider the program names: a procedure of one argument (the request), a
     /// provider name (`"echo"`, `:openai`, …) with an optional options map, or one map
     /// naming its provider (`{"provider" "openai" "model" …}`).
-    pub fn from_value(value: &Value) -> Result<ProviderChoice> {
-        ProviderChoice::from_spec(value, None)
+    /// A provider chosen by name must be one `capabilities` allows.
+    pub fn from_value(value: &Value, capabilities: &Capabilities) -> Result<ProviderChoice> {
+        ProviderChoice::from_spec(value, None, capabilities)
     }
 
     /// How `notes.provider` names it.
@@ -51,13 +54,30 @@ impl ProviderChoice {
         }
     }
 
-    pub fn from_spec(value: &Value, options: Option<&Value>) -> Result<ProviderChoice> {
+    /// The values the run log must never show: every native provider's keys (all of a
+    /// fallback chain's, as any of them may answer).
+    fn secrets(&self) -> Secrets {
+        match self {
+            ProviderChoice::Native(p) => p.secrets(),
+            ProviderChoice::Procedure(_) => Secrets::default(),
+            ProviderChoice::Fallback(chain) => chain
+                .iter()
+                .fold(Secrets::default(), |all, p| all.with(&p.secrets())),
+        }
+    }
+
+    pub fn from_spec(
+        value: &Value,
+        options: Option<&Value>,
+        capabilities: &Capabilities,
+    ) -> Result<ProviderChoice> {
         let name = match value {
             v if v.is_procedure() => return Ok(ProviderChoice::Procedure(v.clone())),
             Value::Str(name) => name.to_string(),
             Value::Keyword(k) | Value::Symbol(k) => k.name().to_owned(),
             Value::Map(m) if options.is_none() => match m.get("provider") {
                 Some(Value::Str(name)) => {
+                    capabilities.check_provider(name)?;
                     let mut options = to_json(value)?;
                     if let Some(map) = options.as_object_mut() {
                         map.remove("provider");
@@ -73,6 +93,7 @@ impl ProviderChoice {
                 )))
             }
         };
+        capabilities.check_provider(&name)?;
         if name == "echo" && options.is_none() {
             return Ok(ProviderChoice::Native(Arc::new(Echo)));
         }
@@ -156,6 +177,7 @@ pub fn send(
         ..request.clone()
     };
     let (name, model) = provider.identity();
+    let secrets = provider.secrets();
     let model = request
         .model
         .clone()
@@ -166,6 +188,7 @@ pub fn send(
         interp.state.observe.borrow().clone(),
         &request,
         &name,
+        secrets,
         model.as_deref(),
         cache,
     )?;

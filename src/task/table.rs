@@ -96,6 +96,9 @@ pub fn type_names(xml_only: bool) -> Vec<&'static str> {
 pub enum When {
     /// Once, when the task is defined.
     Definition,
+    /// Once, when the task is defined, as a template whose `{{tags}}` each call fills
+    /// (`tasklisp check` checks the tags name something).
+    Template,
     /// At each call, in the call's environment (it can use the parameters).
     Call,
     /// Read from the form itself, not evaluated (`:context-keys [a b]`).
@@ -188,8 +191,8 @@ options! {
     "description" Definition EVERY Text("description") "what the task does";
     "type" Definition EVERY Attribute("type") "atomic, script, sequential, reduce, director_evaluator_loop or composite";
     "subtype" Definition EVERY Attribute("subtype") "a refinement: standard, director, evaluator, associative_matching, …";
-    "system" Definition ATOMIC Text("system") "the system prompt, a template";
-    "prompt" Definition ATOMIC Text("instructions") "the prompt, a template";
+    "system" Template ATOMIC Text("system") "the system prompt, a template";
+    "prompt" Template ATOMIC Text("instructions") "the prompt, a template";
     "output" Definition RUNS_ITSELF Element("output_format") "\"json\" or \"text\"";
     "schema" Definition RUNS_ITSELF Element("output_format") "a type name or a JSON Schema map";
     "strict-json" Definition RUNS_ITSELF Element("output_format") "true: only exact JSON is accepted (no repair)";
@@ -203,7 +206,7 @@ options! {
     "fresh-context" Definition EVERY Bool("fresh_context") "true: run with nothing inherited (not with :inherit-context \"full\" or \"subset\")";
     "context-keys" Form EVERY Element("context_keys") "the caller's names a subset context copies";
     "files" Call ATOMIC Element("file_paths") "paths whose contents the prompt reaches as {{files}}";
-    "context-query" Definition ATOMIC Text("context_query") "a template; get-context's answer is {{context}}";
+    "context-query" Template ATOMIC Text("context_query") "a template; get-context's answer is {{context}}";
     "context-dir" Definition ATOMIC Text("context_dir") "the directory :context-query searches";
     "command" Call SCRIPT Element("command") "the program and its arguments";
     "stdin" Call SCRIPT Expr("stdin") "text for the program's standard input";
@@ -221,6 +224,12 @@ options! {
 
 pub fn option(name: &str) -> Option<&'static TaskOption> {
     TASK_OPTIONS.iter().find(|o| o.name == name)
+}
+
+/// The option a keyword names, spelled with `-` or with `_` as XML does
+/// (`:inherit_context` is `:inherit-context`).
+pub fn option_spelled(keyword: &str) -> Option<&'static TaskOption> {
+    option(&keyword.replace('_', "-"))
 }
 
 /// The option an XML element written in `container` (`None`: directly in `<task>`)

@@ -58,6 +58,15 @@ impl Template {
         }
     }
 
+    /// The name each tag starts with, in order: what the template needs bound.
+    pub fn names(&self) -> impl Iterator<Item = Sym> + '_ {
+        self.parts.iter().filter_map(|part| match part {
+            Part::Text(_) => None,
+            Part::Name(name) => Some(*name),
+            Part::Path(path) => Some(path.base),
+        })
+    }
+
     /// The template as it was written.
     pub fn source(&self) -> &str {
         &self.source
@@ -145,6 +154,13 @@ mod tests {
                 Part::Path(p) => format!("path:{}", p.text),
             })
             .collect()
+    }
+
+    #[test]
+    fn names_are_each_tags_first_name() {
+        let t = Template::parse("{{a}} {{b.c[0]}} {{ not a tag }} {{a}}");
+        let names: Vec<String> = t.names().map(|n| n.name().to_owned()).collect();
+        assert_eq!(names, ["a", "b", "a"]);
     }
 
     #[test]

@@ -37,15 +37,17 @@ pub trait Resolve {
 }
 
 /// The parameters a template declares.
-pub fn template_params(template: &Template) -> Vec<Param> {
-    template
-        .inputs
-        .iter()
-        .map(|input| Param {
-            name: input.name.text.clone(),
-            optional: input.default.is_some(),
-        })
-        .collect()
+/// A template's parameters: its inputs, or `None` for an alias (`<task name ref/>`),
+/// whose parameters are its target's.
+pub fn template_params(template: &Template) -> Option<Vec<Param>> {
+    if template.alias.is_some() {
+        return None;
+    }
+    let params = template.inputs.iter().map(|input| Param {
+        name: input.name.text.clone(),
+        optional: input.default.is_some(),
+    });
+    Some(params.collect())
 }
 
 /// `(deftask NAME (PARAMS) :option value… BODY?)` for `template`, registered as `name`.
@@ -172,18 +174,21 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
 
 /// `<task name="x" ref="y"/>`: a task `x` with `y`'s parameters that calls `y`. An
 /// optional parameter left out (nil) is left out of the call too, so `y`'s default applies.
+/// When `y` is not known at import, `x` is an alias in the TaskLibrary, followed at each
+/// call.
 fn alias(template: &Template, name: Sym, target: &Name, resolver: &dyn Resolve) -> Result<Syntax> {
     let span = template.span;
-    let params = resolver
-        .resolve(target)?
-        .and_then(|callee| callee.params)
-        .ok_or_else(|| {
-            Error::validation(format!(
-                "the alias `{}` needs `{}` defined in this file or registered before it is imported",
-                template.name.text, target.text
-            ))
-            .with_span(target.span)
-        })?;
+    let Some(params) = resolver.resolve(target)?.and_then(|callee| callee.params) else {
+        // Not known yet: the name is followed at each call.
+        return Ok(list(
+            vec![
+                symbol("task-alias", span),
+                string(name.name(), template.name.span),
+                string(&target.text, target.span),
+            ],
+            span,
+        ));
+    };
     let mut declared = Vec::with_capacity(params.len());
     let mut bindings = Vec::with_capacity(params.len() * 2);
     for param in &params {
@@ -247,7 +252,7 @@ fn step_callee(step: &Step, resolver: &dyn Resolve) -> Result<(Option<Callee>, N
         Step::Inline(template) => Ok((
             Some(Callee {
                 symbol: Sym::new(&resolver.qualified(&template.name.text)),
-                params: Some(template_params(template)),
+                params: template_params(template),
             }),
             template.name.clone(),
         )),
@@ -451,7 +456,11 @@ fn check_arguments(callee: &Callee, template: &Name, args: &[Arg]) -> Result<()>
                 name.text,
                 describe_arity(params)
             ))
-            .with_span(name.span));
+            .with_span(name.span)
+            .with_hint(crate::suggest::hint(
+                &name.text,
+                params.iter().map(|p| p.name.as_str()),
+            )));
         }
     }
     let positional = args.iter().filter(|a| a.name.is_none()).count();

@@ -38,8 +38,9 @@ pub struct TemplateFile {
 pub struct Definition {
     /// The name it is registered under (with the namespace, if any).
     pub name: String,
-    pub params: Vec<Param>,
-    /// The `(deftask …)` form.
+    /// Its parameters; `None` for an alias of a task not known yet.
+    pub params: Option<Vec<Param>>,
+    /// The `(deftask …)` form (or `(task-alias …)`).
     pub form: Syntax,
 }
 
@@ -75,11 +76,11 @@ pub type Library<'a> = dyn Fn(&str) -> Option<Option<Vec<Param>>> + 'a;
 
 /// How references to tasks that neither the file nor the library defines are treated.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Unknown {
+pub enum Unknown<'a> {
     /// Looked up when the task runs (import: the order of imports does not matter).
     AtCallTime,
-    /// An error now (`tasklisp check`).
-    Error,
+    /// An error now (`tasklisp check`), suggesting the nearest of these other names.
+    Error(&'a [String]),
 }
 
 /// The `deftask` forms for the tasks of `file`, namespaced as `alias/name` when `alias`
@@ -124,7 +125,10 @@ fn definition(template: &Template, resolver: &FileResolver) -> Result<Definition
     let name = resolver.qualified(&template.name.text);
     Ok(Definition {
         form: generate::deftask(template, Sym::new(&name), resolver)?,
-        params: generate::template_params(template),
+        params: match &template.alias {
+            Some(target) => resolver.resolve(target)?.and_then(|callee| callee.params),
+            None => generate::template_params(template),
+        },
         name,
     })
 }
@@ -218,7 +222,7 @@ struct FileResolver<'a> {
     local: &'a HashMap<&'a str, &'a Template>,
     alias: Option<&'a str>,
     library: &'a Library<'a>,
-    unknown: Unknown,
+    unknown: Unknown<'a>,
 }
 
 impl Resolve for FileResolver<'_> {
@@ -233,7 +237,7 @@ impl Resolve for FileResolver<'_> {
         if let Some(template) = self.local.get(name.text.as_str()) {
             return Ok(Some(Callee {
                 symbol: Sym::new(&self.qualified(&name.text)),
-                params: Some(generate::template_params(template)),
+                params: generate::template_params(template),
             }));
         }
         match ((self.library)(&name.text), self.unknown) {
@@ -242,11 +246,18 @@ impl Resolve for FileResolver<'_> {
                 params,
             })),
             (None, Unknown::AtCallTime) => Ok(None),
-            (None, Unknown::Error) => Err(Error::validation(format!(
+            (None, Unknown::Error(known)) => Err(Error::validation(format!(
                 "unknown task `{}`: it is neither in the files checked nor in the TaskLibrary",
                 name.text
             ))
-            .with_span(name.span)),
+            .with_span(name.span)
+            .with_hint(crate::suggest::hint(
+                &name.text,
+                self.local
+                    .keys()
+                    .copied()
+                    .chain(known.iter().map(String::as_str)),
+            ))),
         }
     }
 }

@@ -19,7 +19,7 @@ fn library(name: &str) -> Option<Option<Vec<Param>>> {
 
 fn compile(xml: &str, alias: Option<&str>, only: Option<&[(String, Span)]>) -> Result<Vec<String>> {
     let file = read_str("<xml-test>", xml)?;
-    let definitions = definitions(&file, alias, only, &library, super::Unknown::Error)?;
+    let definitions = definitions(&file, alias, only, &library, super::Unknown::Error(&[]))?;
     Ok(definitions
         .iter()
         .map(|d| write_string(&syntax_to_value(&d.form)))
@@ -351,7 +351,7 @@ fn inline_tasks_code_steps_aliases_and_loops() {
     wanted.sort();
     assert_eq!(sorted, wanted, "{forms:#?}");
     // checking strictly, a task no file defines is an error
-    let Err(e) = definitions(&file, None, None, &library, Unknown::Error) else {
+    let Err(e) = definitions(&file, None, None, &library, Unknown::Error(&[])) else {
         panic!("a task no file defines is an error when checking");
     };
     assert!(

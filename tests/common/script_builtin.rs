@@ -3,9 +3,10 @@
 
 use tasklisp::builtins::Builtin;
 use tasklisp::env::Env;
+use tasklisp::process::ProcessSpec;
 use tasklisp::provider::Cancel;
 use tasklisp::task::blocking::run_blocking;
-use tasklisp::task::script::{run_script, ScriptSpec};
+use tasklisp::task::script::run_script;
 use tasklisp::{Interp, Result, Value};
 
 pub static SCRIPT: Builtin = Builtin {
@@ -19,7 +20,7 @@ pub static SCRIPT: Builtin = Builtin {
 fn script(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let argv = args.iter().map(tasklisp::value::display_string).collect();
     let output = run_blocking(interp, move || {
-        run_script(&ScriptSpec::new(argv), &Cancel::default())
+        run_script(&ProcessSpec::new(argv), &Cancel::default())
     })?;
     Ok(Value::from(output.stdout.as_str()))
 }

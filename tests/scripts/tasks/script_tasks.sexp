@@ -1,6 +1,7 @@
 ;; stdout: "3"
 ;; stdout: "hi Ada"
 ;; stdout: "ABC"
+;; stdout: "$(id -u); touch /tmp/tasklisp-injected-marker\n"
 ;; stdout: {"n" 3}
 ;; stdout: ""
 ;; stdout: 0
@@ -17,6 +18,8 @@
 (prn (string-trim (get (greet "Ada") "content")))
 (deftask upper (text) :command (str "printf '%s' " text " | tr a-z A-Z") :shell true)
 (prn (get (upper "abc") "content"))
+(deftask say (x) :command ["echo \"$1\"" x] :shell true)
+(prn (get (say "$(id -u); touch /tmp/tasklisp-injected-marker") "content"))
 (deftask numbers () :command ["echo" "{\"n\": 3}"] :output "json" :timeout 5)
 (define r (numbers))
 (prn r.parsedContent)

@@ -1,0 +1,24 @@
+//! Read and evaluate any text in a sandbox (no programs, files, environment or
+//! providers) under fuel, time and depth limits: a value or a clean error, never a
+//! panic, a hang or runaway memory (libFuzzer's `-rss_limit_mb` and `-timeout` watch).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use std::time::Duration;
+use tasklisp::{Capabilities, Interp, Limits};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let limits = Limits {
+        max_depth: 200,
+        max_task_depth: 10,
+        fuel: Some(50_000),
+        timeout: Some(Duration::from_secs(2)),
+        capabilities: Capabilities::sandbox(),
+        ..Limits::default()
+    };
+    if let Ok(interp) = Interp::with_output(limits, Box::new(std::io::sink())) {
+        let _ = interp.run_source("fuzz", text);
+    }
+});

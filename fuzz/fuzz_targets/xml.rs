@@ -1,0 +1,13 @@
+//! The XML template loader on any text: parse, validate, resolve references and
+//! generate `deftask` forms, or a clean error.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(file) = tasklisp::xml::read_str("fuzz.xml", text) {
+        let _ = tasklisp::xml::definitions(&file, Some("ns"), None, &|_| None);
+    }
+});

@@ -1,0 +1,310 @@
+//! What a program may do beyond computing: run other programs, read and write files,
+//! read the environment, choose a network provider. By default everything is allowed;
+//! [`Capabilities::sandbox`] (the `--sandbox` flag) allows nothing until flags re-allow
+//! it, for code nobody reviewed (a plan a model wrote, a third-party template).
+//!
+//! A denied action is `TASK_FAILURE` / `permission_denied` naming the flag that would
+//! allow it (details `capability` and `flag`).
+//!
+//! ```
+//! use tasklisp::{Capabilities, Interp, Limits};
+//! let limits = Limits {
+//!     fuel: Some(1_000_000),
+//!     capabilities: Capabilities {
+//!         env: Some(vec!["LANG".into()]),
+//!         ..Capabilities::sandbox()
+//!     },
+//!     ..Limits::default()
+//! };
+//! let denied = tasklisp::run_on_large_stack(&limits, |limits| {
+//!     let interp = Interp::new(limits).expect("prelude loads");
+//!     let error = interp.run_source("<plan>", "(getenv \"HOME\")").unwrap_err();
+//!     error.reason().map(str::to_owned)
+//! });
+//! assert_eq!(denied.unwrap().as_deref(), Some("permission_denied"));
+//! ```
+
+use crate::error::{Error, Reason, Result};
+use serde_json::json;
+use std::path::{Component, Path, PathBuf};
+
+/// Which actions a program may take. `None` in a field means any; a list means only
+/// those (an empty list: none).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Programs that script tasks and the `command` provider may run: a name without a
+    /// `/` is found on `PATH` and matches only when the program is named the same way;
+    /// a path matches that path.
+    pub exec: Option<Vec<String>>,
+    /// Directories whose files (at any depth) may be read: `read-file`, `file-exists?`,
+    /// `list-dir`, `load`, `import`, `get-context`, a task's `:files` and `:context-dir`.
+    pub read: Option<Vec<PathBuf>>,
+    /// Directories whose files may be written: `write-file`, `append-file`.
+    pub write: Option<Vec<PathBuf>>,
+    /// Environment variables `getenv` may read.
+    pub env: Option<Vec<String>>,
+    /// Providers a program may choose by name (`set-provider!`, `with-provider`).
+    /// `echo` and providers written as Lisp functions need no network and are always
+    /// allowed; the provider given on the command line is the user's own choice.
+    pub providers: Option<Vec<String>>,
+}
+
+/// A file access being checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+impl Capabilities {
+    /// Everything allowed: the default for code you wrote.
+    pub fn all() -> Capabilities {
+        Capabilities::default()
+    }
+
+    /// Nothing allowed: the start of `--sandbox`.
+    pub fn sandbox() -> Capabilities {
+        Capabilities {
+            exec: Some(Vec::new()),
+            read: Some(Vec::new()),
+            write: Some(Vec::new()),
+            env: Some(Vec::new()),
+            providers: Some(Vec::new()),
+        }
+    }
+
+    /// Whether `program` (a command's first word, or `sh` for a shell command) may run.
+    pub fn check_exec(&self, program: &str) -> Result<()> {
+        check_listed(self.exec.as_deref(), program, "exec", || {
+            format!("running {program}")
+        })
+    }
+
+    /// Whether `path` may be read or written: it must lie inside one of the allowed
+    /// directories once `..` and symbolic links are resolved.
+    pub fn check_path(&self, path: &Path, access: Access) -> Result<()> {
+        let (allowed, capability, flag) = match access {
+            Access::Read => (&self.read, "read", "--allow-read"),
+            Access::Write => (&self.write, "write", "--allow-write"),
+        };
+        let Some(allowed) = allowed else {
+            return Ok(());
+        };
+        let resolved = resolve(path);
+        if allowed.iter().any(|dir| resolved.starts_with(resolve(dir))) {
+            return Ok(());
+        }
+        // The flag names the directory itself, or the one holding the file.
+        let dir = match resolved.parent() {
+            Some(parent) if !resolved.is_dir() => parent,
+            _ => &resolved,
+        };
+        let dir = dir.display().to_string();
+        Err(denied(
+            capability,
+            format!("{}ing {}", capability_verb(access), path.display()),
+            format!("{flag}={dir}"),
+        ))
+    }
+
+    /// Whether `getenv` may read the variable `name`.
+    pub fn check_env(&self, name: &str) -> Result<()> {
+        check_listed(self.env.as_deref(), name, "env", || {
+            format!("reading the environment variable {name}")
+        })
+    }
+
+    /// Whether a program may choose the provider `kind` (`record:openai` counts as
+    /// `record` and `openai`: both must be allowed).
+    pub fn check_provider(&self, kind: &str) -> Result<()> {
+        kind.split(':')
+            .filter(|p| *p != "echo")
+            .try_for_each(|part| {
+                check_listed(self.providers.as_deref(), part, "provider", || {
+                    format!("choosing the provider {kind}")
+                })
+            })
+    }
+}
+
+/// Allowed when `allowed` is `None` or names `name`; otherwise denied with the flag
+/// `--allow-CAPABILITY=name`.
+fn check_listed(
+    allowed: Option<&[String]>,
+    name: &str,
+    capability: &str,
+    action: impl FnOnce() -> String,
+) -> Result<()> {
+    match allowed {
+        Some(names) if !names.iter().any(|n| n == name) => Err(denied(
+            capability,
+            action(),
+            format!("--allow-{capability}={name}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn capability_verb(access: Access) -> &'static str {
+    match access {
+        Access::Read => "read",
+        Access::Write => "writ",
+    }
+}
+
+fn denied(capability: &str, action: String, flag: String) -> Error {
+    Error::task_failure(
+        Reason::PermissionDenied,
+        format!("{action} is not allowed in the sandbox: pass {flag} to allow it"),
+    )
+    .with_details(json!({"capability": capability, "flag": flag}))
+}
+
+/// `path` made absolute with its symbolic links resolved; the part that does not exist
+/// yet (a file about to be written) is appended with `.` and `..` folded away, so no
+/// spelling of a path can leave the directory it names.
+fn resolve(path: &Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            return fold(real, rest.into_iter().rev());
+        }
+        match (existing.components().next_back(), existing.parent()) {
+            (Some(last), Some(parent)) => {
+                rest.push(last);
+                existing = parent;
+            }
+            // Only the root has no parent, and it always exists.
+            _ => return fold(PathBuf::new(), absolute.components()),
+        }
+    }
+}
+
+/// `base` followed by `components`, with `.` dropped and `..` taking one step back.
+fn fold<'a>(mut base: PathBuf, components: impl Iterator<Item = Component<'a>>) -> PathBuf {
+    for component in components {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                base.pop();
+            }
+            other => base.push(other.as_os_str()),
+        }
+    }
+    base
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reason_and_flag(result: Result<()>) -> (String, String) {
+        let error = result.unwrap_err();
+        (
+            error.reason().unwrap_or_default().to_owned(),
+            error.details()["flag"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        )
+    }
+
+    #[test]
+    fn everything_is_allowed_by_default() {
+        let all = Capabilities::all();
+        assert!(all.check_exec("rm").is_ok());
+        assert!(all
+            .check_path(Path::new("/etc/passwd"), Access::Read)
+            .is_ok());
+        assert!(all.check_path(Path::new("/tmp/x"), Access::Write).is_ok());
+        assert!(all.check_env("HOME").is_ok());
+        assert!(all.check_provider("openai").is_ok());
+    }
+
+    #[test]
+    fn the_sandbox_denies_each_capability_and_names_the_flag() {
+        let sandbox = Capabilities::sandbox();
+        assert_eq!(
+            reason_and_flag(sandbox.check_exec("ls")),
+            ("permission_denied".into(), "--allow-exec=ls".into())
+        );
+        assert_eq!(
+            reason_and_flag(sandbox.check_env("HOME")).1,
+            "--allow-env=HOME"
+        );
+        assert_eq!(
+            reason_and_flag(sandbox.check_provider("record:openai")).1,
+            "--allow-provider=record"
+        );
+        assert!(sandbox.check_provider("echo").is_ok());
+        let dir = tempfile::tempdir().unwrap();
+        let real = std::fs::canonicalize(dir.path()).unwrap();
+        let file = dir.path().join("f.txt");
+        assert_eq!(
+            reason_and_flag(sandbox.check_path(&file, Access::Read)).1,
+            format!("--allow-read={}", real.display())
+        );
+        assert_eq!(
+            reason_and_flag(sandbox.check_path(&file, Access::Write)).1,
+            format!("--allow-write={}", real.display())
+        );
+    }
+
+    #[test]
+    fn allowed_directories_hold_their_files_and_no_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let inside = dir.path().join("in");
+        std::fs::create_dir(&inside).unwrap();
+        std::fs::write(dir.path().join("secret"), "s").unwrap();
+        let caps = Capabilities {
+            read: Some(vec![inside.clone()]),
+            ..Capabilities::sandbox()
+        };
+        assert!(caps
+            .check_path(&inside.join("a/b.txt"), Access::Read)
+            .is_ok());
+        for escape in ["../secret", "new/../../secret", "./../in/../secret"] {
+            assert!(
+                caps.check_path(&inside.join(escape), Access::Read).is_err(),
+                "{escape}"
+            );
+        }
+        assert!(caps.check_path(&inside.join("x"), Access::Write).is_err());
+    }
+
+    #[test]
+    fn a_symbolic_link_out_of_an_allowed_directory_is_followed_and_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let inside = dir.path().join("in");
+        std::fs::create_dir(&inside).unwrap();
+        std::fs::write(dir.path().join("secret"), "s").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret"), inside.join("link")).unwrap();
+        let caps = Capabilities {
+            read: Some(vec![inside.clone()]),
+            ..Capabilities::sandbox()
+        };
+        assert!(caps.check_path(&inside.join("link"), Access::Read).is_err());
+    }
+
+    #[test]
+    fn only_the_named_programs_variables_and_providers_are_allowed() {
+        let caps = Capabilities {
+            exec: Some(vec!["wc".into()]),
+            env: Some(vec!["LANG".into()]),
+            providers: Some(vec!["openai".into()]),
+            ..Capabilities::sandbox()
+        };
+        assert!(caps.check_exec("wc").is_ok());
+        assert!(caps.check_exec("/tmp/wc").is_err());
+        assert!(caps.check_env("LANG").is_ok());
+        assert!(caps.check_env("HOME").is_err());
+        assert!(caps.check_provider("openai").is_ok());
+        assert!(caps.check_provider("record:openai").is_err());
+    }
+}

@@ -1,0 +1,232 @@
+//! `--sandbox`: each capability is denied by default, with `permission_denied` naming the
+//! flag, and allowed by that flag; and the examples of docs/SECURITY.md run as shown.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+mod common;
+use common::{lisp_blocks, promised};
+
+/// Runs `tasklisp FLAGS… run` on `program` in `dir`.
+fn run(dir: &Path, flags: &[&str], program: &str) -> Output {
+    let file = dir.join("program.sexp");
+    std::fs::write(&file, program).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .args(flags)
+        .arg("run")
+        .arg(&file)
+        .current_dir(dir)
+        .env("TASKLISP_SANDBOX_TEST", "visible")
+        .env_remove("TASKLISP_PROVIDER")
+        .output()
+        .unwrap()
+}
+
+/// What `program` printed; it must succeed.
+fn printed(dir: &Path, flags: &[&str], program: &str) -> String {
+    let out = run(dir, flags, program);
+    assert!(
+        out.status.success(),
+        "{flags:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Prints the value of `expr`, or the reason and flag of the error it raises.
+fn outcome(expr: &str) -> String {
+    format!("(prn (try {expr} (catch e (list e.reason e.details.flag))))")
+}
+
+fn denied(flag: &str) -> String {
+    format!("(\"permission_denied\" \"{flag}\")\n")
+}
+
+#[test]
+fn running_programs() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = format!(
+        "(deftask hi () :command [\"echo\" \"hi\"]) {}
+         (deftask sh-hi (x) :command [\"echo \\\"$1\\\"\" x] :shell true) {}",
+        outcome("(get (hi) \"content\")"),
+        outcome("(get (sh-hi \"there\") \"content\")"),
+    );
+    let path = dir.path();
+    assert_eq!(
+        printed(path, &["--sandbox"], &program),
+        denied("--allow-exec=echo") + &denied("--allow-exec=sh")
+    );
+    assert_eq!(
+        printed(path, &["--sandbox", "--allow-exec=echo"], &program),
+        "\"hi\\n\"\n".to_owned() + &denied("--allow-exec=sh")
+    );
+    assert_eq!(
+        printed(path, &["--sandbox", "--allow-exec=echo,sh"], &program),
+        "\"hi\\n\"\n\"there\\n\"\n"
+    );
+    assert_eq!(
+        printed(path, &["--sandbox", "--allow-exec"], &program),
+        "\"hi\\n\"\n\"there\\n\"\n"
+    );
+    assert_eq!(printed(path, &[], &program), "\"hi\\n\"\n\"there\\n\"\n");
+}
+
+#[test]
+fn reading_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::write(data.join("note.txt"), "hello").unwrap();
+    std::fs::write(data.join("lib.sexp"), "(define loaded 42)").unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "key").unwrap();
+    let real = std::fs::canonicalize(&data).unwrap();
+    let program = format!(
+        "(deftask quote-it () :files [\"data/note.txt\"] :prompt \"{{{{files}}}}\")
+         {} {} {} {} {} {} {}",
+        outcome("(read-file \"data/note.txt\")"),
+        outcome("(begin (load \"data/lib.sexp\") loaded)"),
+        outcome("(file-exists? \"data/note.txt\")"),
+        outcome("(list-dir \"data\")"),
+        outcome("(get (first (get (get-context \"hello\" :dir \"data\") \"matches\")) \"path\")"),
+        outcome("(get (quote-it) \"content\")"),
+        outcome("(read-file \"data/../secret.txt\")"),
+    );
+    let flag = format!("--allow-read={}", real.display());
+    let top = format!(
+        "--allow-read={}",
+        std::fs::canonicalize(dir.path()).unwrap().display()
+    );
+    assert_eq!(
+        printed(dir.path(), &["--sandbox"], &program),
+        denied(&flag).repeat(6) + &denied(&top)
+    );
+    assert_eq!(
+        printed(dir.path(), &["--sandbox", "--allow-read=data"], &program),
+        "\"hello\"\n42\ntrue\n(\"lib.sexp\" \"note.txt\")\n\"data/note.txt\"\n\"--- data/note.txt ---\\nhello\"\n".to_owned()
+            + &denied(&top)
+    );
+}
+
+#[test]
+fn writing_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let real = std::fs::canonicalize(dir.path().join("out")).unwrap();
+    let program = outcome(
+        "(begin (write-file \"out/result.txt\" \"do\") (append-file \"out/result.txt\" \"ne\"))",
+    );
+    assert_eq!(
+        printed(dir.path(), &["--sandbox"], &program),
+        denied(&format!("--allow-write={}", real.display()))
+    );
+    assert!(!dir.path().join("out/result.txt").exists());
+    // Reading is not writing.
+    assert_eq!(
+        printed(dir.path(), &["--sandbox", "--allow-read=out"], &program),
+        denied(&format!("--allow-write={}", real.display()))
+    );
+    assert_eq!(
+        printed(dir.path(), &["--sandbox", "--allow-write=out"], &program),
+        "nil\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out/result.txt")).unwrap(),
+        "done"
+    );
+}
+
+#[test]
+fn reading_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = outcome("(getenv \"TASKLISP_SANDBOX_TEST\")");
+    assert_eq!(
+        printed(dir.path(), &["--sandbox"], &program),
+        denied("--allow-env=TASKLISP_SANDBOX_TEST")
+    );
+    assert_eq!(
+        printed(dir.path(), &["--sandbox", "--allow-env=HOME"], &program),
+        denied("--allow-env=TASKLISP_SANDBOX_TEST")
+    );
+    assert_eq!(
+        printed(
+            dir.path(),
+            &["--sandbox", "--allow-env=HOME,TASKLISP_SANDBOX_TEST"],
+            &program
+        ),
+        "\"visible\"\n"
+    );
+}
+
+#[test]
+fn choosing_a_provider() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = format!(
+        "{} {} {}",
+        outcome("(begin (set-provider! \"openai\" {\"base_url\" \"http://127.0.0.1:9/v1\"}) :set)"),
+        outcome("(begin (set-provider! \"echo\") :echo)"),
+        outcome("(begin (set-provider! (fn (request) \"a\")) :procedure)"),
+    );
+    assert_eq!(
+        printed(dir.path(), &["--sandbox"], &program),
+        denied("--allow-provider=openai") + ":echo\n:procedure\n"
+    );
+    assert_eq!(
+        printed(
+            dir.path(),
+            &["--sandbox", "--allow-provider=openai"],
+            &program
+        ),
+        ":set\n:echo\n:procedure\n"
+    );
+}
+
+#[test]
+fn a_denied_action_is_an_ordinary_task_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        dir.path(),
+        &["--sandbox", "--error-format", "json"],
+        "(getenv \"HOME\")",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let error: serde_json::Value = serde_json::from_slice(out.stderr.trim_ascii()).unwrap();
+    assert_eq!(error["type"], "TASK_FAILURE");
+    assert_eq!(error["reason"], "permission_denied");
+    assert_eq!(error["details"]["capability"], "env");
+    assert!(error["message"]
+        .as_str()
+        .unwrap()
+        .contains("pass --allow-env=HOME"));
+}
+
+#[test]
+fn allow_flags_need_the_sandbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["--allow-exec=ls"], "(prn 1)");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--sandbox"));
+}
+
+/// Each `lisp` block of docs/SECURITY.md runs with the flags of its `;; flags:` line and
+/// prints what its `(prn …) ; value` lines promise.
+#[test]
+fn the_security_guide_examples_run() {
+    let guide =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/SECURITY.md")).unwrap();
+    let blocks = lisp_blocks(&guide);
+    assert!(blocks.len() >= 2, "found {} examples", blocks.len());
+    let dir = tempfile::tempdir().unwrap();
+    for block in blocks {
+        let flags: Vec<&str> = block
+            .lines()
+            .find_map(|line| line.strip_prefix(";; flags:"))
+            .map(|flags| flags.split_whitespace().collect())
+            .unwrap_or_default();
+        let expected: String = block
+            .lines()
+            .filter_map(promised)
+            .map(|value| value + "\n")
+            .collect();
+        assert_eq!(printed(dir.path(), &flags, &block), expected, "{block}");
+    }
+}

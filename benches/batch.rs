@@ -42,13 +42,12 @@ fn main() {
         let answers = batch::run(
             api,
             &calls,
-            None,
             Polling {
                 first: Duration::ZERO,
                 max: Duration::ZERO,
             },
             &Cancel::default(),
-            &mut |_| {},
+            None,
             &mut |_| {},
         )
         .expect("the job runs");

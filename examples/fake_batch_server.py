@@ -9,8 +9,9 @@ Anthropic: POST /v1/messages/batches, GET /v1/messages/batches/ID,
 
 Each request is answered with "answer to: " and its last user message. A request whose
 prompt holds --fail-word fails; with --expire, a job expires after answering its first
-half. A job stays in progress for --polls polls. GET /_stats tells how many jobs were
-submitted and holds every uploaded JSONL file and Anthropic request list, for tests.
+half. A job stays in progress for --polls polls; with --hold, every job stays in
+progress until POST /_release. GET /_stats tells how many jobs were submitted and
+polled and holds every uploaded JSONL file and Anthropic request list, for tests.
 
     python3 examples/fake_batch_server.py --port 8766
 """
@@ -21,7 +22,8 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-STATE = {"jobs": {}, "files": {}, "uploads": [], "anthropic_requests": [], "submitted": 0}
+STATE = {"jobs": {}, "files": {}, "uploads": [], "anthropic_requests": [], "submitted": 0,
+         "polls": 0, "released": False}
 LOCK = threading.Lock()
 OPTIONS = None
 
@@ -93,6 +95,12 @@ def anthropic_results(requests):
     return results
 
 
+def held(job):
+    """True while a job stays in progress: for its first --polls polls, and with --hold
+    until POST /_release."""
+    return job["polls"] <= OPTIONS.polls or (OPTIONS.hold and not STATE["released"])
+
+
 def multipart_file(body, content_type):
     boundary = content_type.split("boundary=", 1)[1].encode()
     for part in body.split(b"--" + boundary):
@@ -120,6 +128,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.read_body()
         with LOCK:
+            if self.path == "/_release":
+                STATE["released"] = True
+                return self.reply(200, {"released": True})
             if self.path == "/v1/files":
                 data = multipart_file(body, self.headers["content-type"]).decode()
                 file_id = f"file-{len(STATE['files'])}"
@@ -145,7 +156,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         with LOCK:
             if self.path == "/_stats":
-                return self.reply(200, {"submitted": STATE["submitted"], "uploads": STATE["uploads"],
+                return self.reply(200, {"submitted": STATE["submitted"], "polls": STATE["polls"],
+                                        "uploads": STATE["uploads"],
                                         "anthropic_requests": STATE["anthropic_requests"]})
             parts = self.path.strip("/").split("/")
             if parts[:2] == ["v1", "batches"] and len(parts) == 3:
@@ -167,8 +179,9 @@ class Handler(BaseHTTPRequestHandler):
         if job is None:
             return self.reply(404, {"error": {"message": "no such batch"}})
         job["polls"] += 1
+        STATE["polls"] += 1
         output, errors, total = openai_job(job["file"])
-        if job["polls"] <= OPTIONS.polls:
+        if held(job):
             return self.reply(200, {"id": job_id, "status": "in_progress", "request_counts": {
                 "total": total, "completed": 0, "failed": 0}})
         if "output" not in job:
@@ -187,9 +200,10 @@ class Handler(BaseHTTPRequestHandler):
         if job is None:
             return self.reply(404, {"error": {"message": "no such batch"}})
         job["polls"] += 1
+        STATE["polls"] += 1
         results = anthropic_results(job["requests"])
         count = lambda kind: sum(1 for r in results if r["result"]["type"] == kind)
-        ended = job["polls"] > OPTIONS.polls
+        ended = not held(job)
         host = self.headers.get("host")
         return self.reply(200, {
             "id": job_id, "type": "message_batch",
@@ -208,6 +222,7 @@ def main():
     parser.add_argument("--polls", type=int, default=1, help="polls a job stays in progress")
     parser.add_argument("--fail-word", default="FAIL", help="prompts holding it fail")
     parser.add_argument("--expire", action="store_true", help="jobs expire after half")
+    parser.add_argument("--hold", action="store_true", help="jobs run until POST /_release")
     OPTIONS = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", OPTIONS.port), Handler)
     print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)

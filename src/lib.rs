@@ -27,6 +27,7 @@ pub mod memory;
 pub mod module;
 pub mod prices;
 pub mod process;
+pub mod progress;
 pub mod provider;
 pub mod reader;
 pub mod repl;

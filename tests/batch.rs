@@ -1,12 +1,12 @@
 //! `pmap :batch true` against the fake batch server shipped in
 //! `examples/fake_batch_server.py` (OpenAI's files and batches endpoints, Anthropic's
 //! message batches): the exact uploaded JSONL, one job for many items, answers in
-//! order, a second job for calls that depend on the first answers, partial failures
-//! and an expired job.
+//! order, a second job for calls that depend on the first answers, partial failures,
+//! an expired job, and a killed run that resumes its job from the run log.
 
 use serde_json::{json, Value as Json};
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 /// The fake server, killed when dropped.
@@ -38,6 +38,13 @@ impl FakeBatchServer {
         FakeBatchServer { child, base }
     }
 
+    /// Lets every job end (the server was started with `--hold`).
+    fn release(&self) {
+        ureq::post(format!("{}/_release", self.base))
+            .send_empty()
+            .expect("release");
+    }
+
     fn stats(&self) -> Json {
         let body = ureq::get(format!("{}/_stats", self.base))
             .call()
@@ -59,8 +66,7 @@ impl Drop for FakeBatchServer {
 /// Runs `script` (with `{base}` replaced by the server's address) with fast polling.
 fn run(server: &FakeBatchServer, script: &str) -> Output {
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("batch.sexp");
-    std::fs::write(&file, script.replace("{base}", &server.base)).expect("write script");
+    let file = write_script(dir.path(), server, script);
     Command::new(env!("CARGO_BIN_EXE_tasklisp"))
         .arg("run")
         .arg(&file)
@@ -72,6 +78,16 @@ fn run(server: &FakeBatchServer, script: &str) -> Output {
         .output()
         .expect("the binary runs")
 }
+
+/// Writes `script` to `dir/batch.sexp`, with `{base}` replaced by the server's address.
+fn write_script(dir: &Path, server: &FakeBatchServer, script: &str) -> PathBuf {
+    let file = dir.join("batch.sexp");
+    std::fs::write(&file, script.replace("{base}", &server.base)).expect("write script");
+    file
+}
+
+/// A `pmap :batch true` of two items.
+const TWO_ITEMS: &str = "(prn (pmap (fn (x) (get (ask x) \"content\")) [\"a\" \"b\"] :batch true))";
 
 fn stdout_of(output: &Output) -> String {
     assert!(
@@ -89,15 +105,15 @@ const OPENAI: &str = r#"(set-provider! :openai {"base_url" "{base}/v1" "model" "
 #[test]
 fn the_uploaded_file_is_exact_jsonl() {
     let server = FakeBatchServer::start(&[]);
-    let output = run(
-        &server,
-        &format!(
-            "{OPENAI}(prn (pmap (fn (x) (get (ask x) \"content\")) [\"a\" \"b\"] :batch true))"
-        ),
-    );
+    let output = run(&server, &format!("{OPENAI}{TWO_ITEMS}"));
     assert_eq!(
         stdout_of(&output),
         "(\"answer to: Say a\" \"answer to: Say b\")\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "",
+        "no progress line into a pipe"
     );
     let line = |item: usize, word: &str| {
         json!({"custom_id": format!("item-{item}-round-1"), "method": "POST",
@@ -245,13 +261,11 @@ fn anthropic_message_batches() {
 fn run_batch_makes_every_pmap_a_batch() {
     let server = FakeBatchServer::start(&[]);
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("batch.sexp");
-    std::fs::write(
-        &file,
-        format!("{OPENAI}(prn (map (fn (r) r.content) (pmap ask [\"a\" \"b\"])))")
-            .replace("{base}", &server.base),
-    )
-    .expect("write");
+    let file = write_script(
+        dir.path(),
+        &server,
+        &format!("{OPENAI}(prn (map (fn (r) r.content) (pmap ask [\"a\" \"b\"])))"),
+    );
     let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
         .args(["run", "--batch"])
         .arg(&file)
@@ -264,6 +278,104 @@ fn run_batch_makes_every_pmap_a_batch() {
         "(\"answer to: Say a\" \"answer to: Say b\")\n"
     );
     assert_eq!(server.stats()["submitted"], 1);
+}
+
+/// A run killed while it waits for its job (no chance to clean up) leaves the job in
+/// the run log; run again with `--cache`, it waits for that job instead of submitting
+/// the requests again, and a third run finds every answer in the cache.
+#[test]
+fn a_killed_run_resumes_its_job_from_the_run_log() {
+    let server = FakeBatchServer::start(&["--hold"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = write_script(dir.path(), &server, &format!("{OPENAI}{TWO_ITEMS}"));
+    let log = dir.path().join("log.db");
+    let tasklisp = |args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+        command
+            .args(args)
+            .env("TASKLISP_BATCH_POLL", "0.01")
+            .env("TASKLISP_LOG", &log)
+            .env_remove("OPENAI_API_KEY")
+            .stdin(Stdio::null());
+        command
+    };
+    let script = file.to_str().expect("a UTF-8 path");
+
+    let mut first = tasklisp(&["--cache", "run", script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    // The job is in the log before its first poll, so once the server has been polled
+    // the run can be killed.
+    while server.stats()["polls"].as_u64().unwrap_or(0) == 0 {
+        assert!(
+            first.try_wait().expect("wait").is_none(),
+            "the first run ended before polling"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    first.kill().expect("kill");
+    first.wait().expect("reaped");
+    server.release();
+
+    let answers = "(\"answer to: Say a\" \"answer to: Say b\")\n";
+    let second = tasklisp(&["--cache", "run", script])
+        .output()
+        .expect("runs");
+    assert_eq!(stdout_of(&second), answers);
+    assert_eq!(server.stats()["submitted"], 1);
+
+    let runs = tasklisp(&["log", "--json", "-n", "1"])
+        .output()
+        .expect("runs");
+    let runs: Json = serde_json::from_str(&stdout_of(&runs)).expect("JSON");
+    let run_id = runs[0]["id"].as_str().expect("a run id");
+    let tree = stdout_of(&tasklisp(&["log", run_id]).output().expect("runs"));
+    assert!(
+        tree.ends_with(
+            "batch openai batch_0  2 requests  answered (completed: 2 done, 0 failed)  resumed\n"
+        ),
+        "{tree}"
+    );
+
+    let polls = server.stats()["polls"].clone();
+    let third = tasklisp(&["--cache", "run", script])
+        .output()
+        .expect("runs");
+    assert_eq!(stdout_of(&third), answers);
+    assert_eq!(server.stats()["polls"], polls);
+}
+
+/// On a terminal, the job's state shows on `pmap`'s progress line while it runs.
+#[cfg(unix)]
+#[test]
+fn a_terminal_sees_the_job_on_the_progress_line() {
+    use expectrl::{Eof, Expect, Session};
+    let server = FakeBatchServer::start(&["--hold"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = write_script(dir.path(), &server, &format!("{OPENAI}{TWO_ITEMS}"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+    command
+        .arg("run")
+        .arg(&file)
+        .env("TASKLISP_BATCH_POLL", "0.01")
+        .env("TASKLISP_LOG", "off")
+        .env("TERM", "xterm");
+    let mut session = Session::spawn(command).expect("spawns");
+    session
+        .get_process_mut()
+        .set_window_size(160, 24)
+        .expect("window size");
+    session.set_expect_timeout(Some(std::time::Duration::from_secs(60)));
+    session
+        .expect("2 in flight · 0 tokens · $0.0000  openai batch batch_0: 0/2 done, 0 failed, in_progress")
+        .expect("the job on the progress line");
+    server.release();
+    session
+        .expect("(\"answer to: Say a\" \"answer to: Say b\")")
+        .expect("the answers");
+    session.expect(Eof).expect("the run ends");
 }
 
 #[path = "common/mod.rs"]

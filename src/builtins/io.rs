@@ -86,8 +86,7 @@ fn prn(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 /// Standard error is unbuffered; stdout is flushed first so the two interleave as written.
 fn emit_stderr(interp: &Interp, text: &str) -> Result<Value> {
     interp.flush();
-    std::io::stderr()
-        .write_all(text.as_bytes())
+    crate::progress::suspend(|| std::io::stderr().write_all(text.as_bytes()))
         .map_err(|e| Error::eval(format!("cannot write to standard error: {e}")))?;
     Ok(Value::Nil)
 }

@@ -93,10 +93,16 @@ fn listing(options: &Options, run: Option<&str>, limit: usize) -> Result<String>
         Some(id) => {
             let id = query::find_run(&conn, id).map_err(failure)?;
             let calls = query::calls(&conn, &id).map_err(sql)?;
+            let batches = query::batches(&conn, &id).map_err(sql)?;
             Ok(if options.json {
-                format!("{}\n", serde_json::json!({"run": id, "calls": calls}))
+                let run = serde_json::json!({"run": id, "calls": calls, "batches": batches});
+                format!("{run}\n")
             } else {
-                format!("run {id}\n{}", view::call_tree(&calls))
+                format!(
+                    "run {id}\n{}{}",
+                    view::call_tree(&calls),
+                    view::batch_lines(&batches)
+                )
             })
         }
     }

@@ -151,7 +151,8 @@ const FRAME_POOL_SIZE: usize = 64;
 impl Interp {
     /// An interpreter with the builtins and the prelude, printing to stdout.
     pub fn new(limits: Limits) -> Result<Interp> {
-        Interp::with_output(limits, Box::new(std::io::BufWriter::new(std::io::stdout())))
+        let stdout = crate::progress::BesideProgress(std::io::stdout());
+        Interp::with_output(limits, Box::new(std::io::BufWriter::new(stdout)))
     }
 
     pub fn with_output(limits: Limits, out: Box<dyn Write>) -> Result<Interp> {

@@ -14,9 +14,11 @@ pub fn at_line_start() -> bool {
     AT_LINE_START.load(Ordering::Relaxed)
 }
 
-/// Buffered stdout that tracks line ends; give it to `Interp::with_output` for the REPL.
+/// Buffered stdout that tracks line ends and writes beside a progress line; give it to
+/// `Interp::with_output` for the REPL.
 pub fn output() -> Box<dyn Write> {
-    Box::new(LineTracking(BufWriter::new(io::stdout())))
+    let stdout = crate::progress::BesideProgress(io::stdout());
+    Box::new(LineTracking(BufWriter::new(stdout)))
 }
 
 struct LineTracking<W>(W);

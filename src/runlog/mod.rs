@@ -83,6 +83,34 @@ pub struct CallRow {
     pub started_ms: i64,
 }
 
+/// A provider batch job as one run saw it: submitted by the run, or resumed by it
+/// (`resumed`) after an earlier run that submitted it was stopped.
+#[derive(Clone, Debug)]
+pub struct BatchRow {
+    pub run_id: String,
+    pub job_id: String,
+    /// The digest of the provider, its base URL and the requests (`provider::batch::job_key`).
+    pub key: String,
+    pub provider: String,
+    pub requests: u64,
+    pub resumed: bool,
+    pub submitted_ms: i64,
+}
+
+/// How a batch job ended, for every run's row of it.
+#[derive(Clone, Debug)]
+pub struct BatchEnd {
+    pub key: String,
+    pub job_id: String,
+    /// `answered`, `partial`, `failed` or `lost` (see `provider::batch::Ended`).
+    pub state: String,
+    /// The provider's last word on the job (`completed`, `expired`, `ended`…).
+    pub provider_status: Option<String>,
+    pub done: Option<u64>,
+    pub failed: Option<u64>,
+    pub ended_ms: i64,
+}
+
 /// An answer found in the log for a cache key.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CachedAnswer {
@@ -135,10 +163,43 @@ impl RunLog {
                 );
             }
         }
+        self.send(writer::Message::Call(Box::new(row)));
+    }
+
+    /// Records a batch job this run submitted or resumed, and returns once it is on
+    /// disk: the next step is waiting for the job, and a run stopped while waiting must
+    /// find it again.
+    pub fn record_batch(&self, row: BatchRow) {
+        let (written, on_disk) = std::sync::mpsc::channel();
+        self.send(writer::Message::Batch(Box::new(row), written));
+        // The writer answers once the row is committed, or drops the sender if it cannot
+        // write; either way this returns.
+        let _ = on_disk.recv();
+    }
+
+    /// Records how a batch job ended.
+    pub fn record_batch_end(&self, end: BatchEnd) {
+        self.send(writer::Message::BatchEnd(Box::new(end)));
+    }
+
+    /// The job to wait for instead of submitting requests whose key is `key`: the latest
+    /// one still running or fully answered.
+    pub fn batch_job(&self, key: &str) -> Option<String> {
+        query::batch_job(self.reader()?, key)
+    }
+
+    /// Queues a message; the first one starts the writer (and creates the database).
+    fn send(&self, message: writer::Message) {
         let mut writer = self.writer.borrow_mut();
         writer
             .get_or_insert_with(|| writer::Writer::start(self.path.clone(), self.run.clone()))
-            .send(writer::Message::Call(Box::new(row)));
+            .send(message);
+    }
+
+    fn reader(&self) -> Option<&rusqlite::Connection> {
+        self.reader
+            .get_or_init(|| schema::open(&self.path).ok())
+            .as_ref()
     }
 
     /// The answer of an earlier successful model call with this cache key, from this run
@@ -147,11 +208,7 @@ impl RunLog {
         if let Some(found) = self.recent.borrow().get(key) {
             return Some(found.clone());
         }
-        let reader = self
-            .reader
-            .get_or_init(|| schema::open(&self.path).ok())
-            .as_ref()?;
-        query::cached_answer(reader, key)
+        query::cached_answer(self.reader()?, key)
     }
 
     /// Marks the run ended with `status` (`ok`, `error`, `interrupted`) and waits for

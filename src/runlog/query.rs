@@ -26,6 +26,45 @@ pub fn cached_answer(conn: &Connection, key: &str) -> Option<CachedAnswer> {
     .flatten()
 }
 
+/// The job to wait for instead of submitting the requests whose key is `key`: the
+/// latest still running or fully answered (a partial, failed or lost job is submitted
+/// again, for what it did not answer).
+pub fn batch_job(conn: &Connection, key: &str) -> Option<String> {
+    conn.query_row(
+        "SELECT job_id FROM batches WHERE key = ?1 AND state IN ('running', 'answered')
+         ORDER BY submitted_ms DESC, rowid DESC LIMIT 1",
+        params![key],
+        |row| row.get(0),
+    )
+    .optional()
+    .ok()
+    .flatten()
+}
+
+/// The batch jobs a run submitted or resumed, in order.
+pub fn batches(conn: &Connection, run_id: &str) -> rusqlite::Result<Vec<Json>> {
+    let mut statement = conn.prepare(
+        "SELECT job_id, provider, requests, resumed, state, provider_status, done, failed,
+                submitted_ms, ended_ms
+         FROM batches WHERE run_id = ?1 ORDER BY submitted_ms, rowid",
+    )?;
+    let rows = statement.query_map(params![run_id], |row| {
+        Ok(json!({
+            "job_id": row.get::<_, String>(0)?,
+            "provider": row.get::<_, String>(1)?,
+            "requests": row.get::<_, i64>(2)?,
+            "resumed": row.get::<_, bool>(3)?,
+            "state": row.get::<_, String>(4)?,
+            "provider_status": row.get::<_, Option<String>>(5)?,
+            "done": row.get::<_, Option<i64>>(6)?,
+            "failed": row.get::<_, Option<i64>>(7)?,
+            "submitted_ms": row.get::<_, i64>(8)?,
+            "ended_ms": row.get::<_, Option<i64>>(9)?,
+        }))
+    })?;
+    rows.collect()
+}
+
 /// Opens the log for reading; a log that does not exist yet is an empty one.
 pub fn open(path: &Path) -> Result<Option<Connection>, String> {
     if !path.exists() {

@@ -39,6 +39,26 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, seq)
      );
      CREATE INDEX calls_by_cache_key ON calls (cache_key) WHERE cache_key IS NOT NULL;",
+    // 2: provider batch jobs, so a stopped run waits for its job instead of submitting
+    // it again. `key` is a digest of the provider, its base URL and the requests; a row
+    // per run that submitted or resumed the job; `state` is the job's (`running`,
+    // `answered`, `partial`, `failed`, `lost`).
+    "CREATE TABLE batches (
+        run_id TEXT NOT NULL REFERENCES runs (id),
+        job_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        requests INTEGER NOT NULL,
+        resumed INTEGER NOT NULL DEFAULT 0,
+        state TEXT NOT NULL,
+        provider_status TEXT,
+        done INTEGER,
+        failed INTEGER,
+        submitted_ms INTEGER NOT NULL,
+        ended_ms INTEGER,
+        PRIMARY KEY (run_id, job_id)
+     );
+     CREATE INDEX batches_by_key ON batches (key);",
 ];
 
 /// The schema version this build writes.
@@ -96,6 +116,29 @@ mod tests {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(version, VERSION);
+    }
+
+    #[test]
+    fn a_database_of_the_first_version_keeps_its_rows_when_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO runs VALUES ('r1', 1, NULL, 'run', 'a.sexp', 'ok')",
+            [],
+        )
+        .unwrap();
+        drop(conn);
+        let conn = open(&path).unwrap();
+        let runs: i64 = conn
+            .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
+            .unwrap();
+        let batches: i64 = conn
+            .query_row("SELECT count(*) FROM batches", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!((runs, batches), (1, 0));
     }
 
     #[test]

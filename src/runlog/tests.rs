@@ -100,3 +100,57 @@ fn the_location_follows_the_environment() {
     );
     assert_eq!(location(&env(&[])), None);
 }
+
+fn batch(log: &RunLog, job: &str, key: &str) -> BatchRow {
+    BatchRow {
+        run_id: log.run_id().to_owned(),
+        job_id: job.to_owned(),
+        key: key.to_owned(),
+        provider: "openai".into(),
+        requests: 2,
+        resumed: false,
+        submitted_ms: now_ms(),
+    }
+}
+
+fn end(job: &str, key: &str, state: &str) -> BatchEnd {
+    BatchEnd {
+        key: key.to_owned(),
+        job_id: job.to_owned(),
+        state: state.to_owned(),
+        provider_status: Some("completed".into()),
+        done: Some(2),
+        failed: Some(0),
+        ended_ms: now_ms(),
+    }
+}
+
+#[test]
+fn a_batch_job_is_found_by_its_key_while_running_or_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.db");
+    let log = RunLog::new(path.clone(), RunRow::start("run", "batch.sexp"));
+    log.record_batch(batch(&log, "job-1", "k1"));
+    // Written before `record_batch` returned: a second connection sees it at once.
+    let other = RunLog::new(path.clone(), RunRow::start("run", "again"));
+    assert_eq!(other.batch_job("k1"), Some("job-1".into()));
+    assert_eq!(other.batch_job("k2"), None);
+
+    log.record_batch(batch(&log, "job-2", "k2"));
+    log.record_batch(batch(&log, "job-3", "k3"));
+    log.record_batch_end(end("job-1", "k1", "answered"));
+    log.record_batch_end(end("job-2", "k2", "partial"));
+    log.record_batch_end(end("job-3", "k3", "lost"));
+    log.finish("ok");
+    assert_eq!(other.batch_job("k1"), Some("job-1".into()));
+    assert_eq!(other.batch_job("k2"), None);
+    assert_eq!(other.batch_job("k3"), None);
+
+    let conn = query::open(&path).unwrap().unwrap();
+    let jobs = query::batches(&conn, log.run_id()).unwrap();
+    assert_eq!(
+        view::batch_lines(&jobs[..1]),
+        "batch openai job-1  2 requests  answered (completed: 2 done, 0 failed)\n"
+    );
+    assert_eq!(query::runs(&conn, 10).unwrap().len(), 1);
+}

@@ -58,6 +58,34 @@ pub fn call_tree(calls: &[Json]) -> String {
     out
 }
 
+/// One line per batch job of a run: provider, job id, requests, how it stands.
+pub fn batch_lines(batches: &[Json]) -> String {
+    let mut out = String::new();
+    for job in batches {
+        let _ = write!(
+            out,
+            "batch {} {}  {} requests  {}",
+            text(&job["provider"]),
+            text(&job["job_id"]),
+            number(&job["requests"]),
+            text(&job["state"]),
+        );
+        if let Some(status) = job["provider_status"].as_str() {
+            let _ = write!(
+                out,
+                " ({status}: {} done, {} failed)",
+                number(&job["done"]),
+                number(&job["failed"])
+            );
+        }
+        if job["resumed"] == true {
+            out.push_str("  resumed");
+        }
+        out.push('\n');
+    }
+    out
+}
+
 fn call_line(call: &Json) -> String {
     let mut line = format!(
         "#{} {} {}",

@@ -2,7 +2,7 @@
 //! hand it rows over a channel; it writes whatever is queued in one transaction.
 
 use super::schema;
-use super::{CallRow, RunRow};
+use super::{BatchEnd, BatchRow, CallRow, RunRow};
 use rusqlite::{params, Connection};
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -10,6 +10,9 @@ use std::thread::JoinHandle;
 
 pub enum Message {
     Call(Box<CallRow>),
+    /// A batch job's row; the sender hears when it is committed.
+    Batch(Box<BatchRow>, Sender<()>),
+    BatchEnd(Box<BatchEnd>),
     End {
         run_id: String,
         status: String,
@@ -84,11 +87,18 @@ fn write_loop(mut conn: Connection, receiver: &Receiver<Message>) {
     }
 }
 
+/// Writes `batch` in one transaction; those waiting for a row hear once it is committed.
 fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
+    let mut waiting = Vec::new();
     for message in batch {
         match message {
             Message::Call(call) => insert_call(&tx, &call)?,
+            Message::Batch(row, written) => {
+                insert_batch(&tx, &row)?;
+                waiting.push(written);
+            }
+            Message::BatchEnd(end) => end_batch(&tx, &end)?,
             Message::End {
                 run_id,
                 status,
@@ -101,12 +111,58 @@ fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<(
             }
         }
     }
-    tx.commit()
+    tx.commit()?;
+    for written in waiting {
+        let _ = written.send(());
+    }
+    Ok(())
+}
+
+fn insert_batch(tx: &rusqlite::Transaction, row: &BatchRow) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT OR REPLACE INTO batches (run_id, job_id, key, provider, requests, resumed,
+            state, submitted_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7)",
+        params![
+            row.run_id,
+            row.job_id,
+            row.key,
+            row.provider,
+            count(row.requests),
+            row.resumed,
+            row.submitted_ms
+        ],
+    )?;
+    Ok(())
+}
+
+/// Every run's row of the job ends: a later run must not resume a lost or failed job
+/// because an earlier run's row of it still says `running`.
+fn end_batch(tx: &rusqlite::Transaction, end: &BatchEnd) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE batches SET state = ?3, provider_status = ?4, done = ?5, failed = ?6,
+            ended_ms = ?7
+         WHERE key = ?1 AND job_id = ?2",
+        params![
+            end.key,
+            end.job_id,
+            end.state,
+            end.provider_status,
+            end.done.map(count),
+            end.failed.map(count),
+            end.ended_ms
+        ],
+    )?;
+    Ok(())
+}
+
+fn count(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 fn insert_call(tx: &rusqlite::Transaction, call: &CallRow) -> rusqlite::Result<()> {
     let json = |v: &Option<serde_json::Value>| v.as_ref().map(serde_json::Value::to_string);
-    let tokens = |n: Option<u64>| n.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+    let tokens = |n: Option<u64>| n.map(count);
     let mut statement = tx.prepare_cached(
         "INSERT OR REPLACE INTO calls (run_id, seq, parent, kind, task, provider, model,
             options, messages, answer, tool_calls, input_tokens, output_tokens, latency_ms,

@@ -38,6 +38,8 @@ pub struct ModelCall {
     pub provider: Arc<dyn Provider>,
     pub request: Request,
     pub answer: Arc<Mutex<Option<Result<Response>>>>,
+    /// The cache is on for the call: its job may be one a stopped run submitted.
+    pub resumable: bool,
 }
 
 /// Stack kept free above a fiber's guard page, for builtins and error rendering, like
@@ -107,12 +109,14 @@ pub fn run_blocking<T: Send + 'static>(
 
 /// Sends `request` to a native provider. Inside an item of a `pmap :batch true`, and
 /// when the provider has a batch API, the call waits for the item's batch job instead
-/// (see `pmap.rs`); elsewhere it runs as blocking work.
+/// (see `pmap.rs`); elsewhere it runs as blocking work. `resumable`: the cache is on
+/// for the call (see `ModelCall`).
 pub fn run_model(
     interp: &Interp,
     provider: Arc<dyn Provider>,
     request: Request,
     cancel: Cancel,
+    resumable: bool,
 ) -> Result<Response> {
     let batched = active_for(interp).filter(|a| a.batch && provider.batch().is_some());
     let Some(active) = batched else {
@@ -123,6 +127,7 @@ pub fn run_model(
         provider,
         request,
         answer: answer.clone(),
+        resumable,
     };
     // SAFETY: as in `run_blocking`: the yielder lives on this fiber's stack.
     let yielder = unsafe { active.yielder.as_ref() };

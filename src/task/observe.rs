@@ -165,6 +165,14 @@ pub struct PendingCall {
     budgets: Vec<Rc<Budget>>,
     /// The provider's key and credentials, kept out of the call's row.
     secrets: Secrets,
+    /// The cache is on for this call (so is resuming a batch job it waits in).
+    caching: bool,
+}
+
+impl PendingCall {
+    pub fn caching(&self) -> bool {
+        self.caching
+    }
 }
 
 impl PendingCall {
@@ -296,6 +304,7 @@ impl Observer {
             started_ms: now_ms(),
             budgets: scope.budgets,
             secrets,
+            caching,
         };
         let cached = match (&log, &pending.cache_key) {
             (Some(log), Some(key)) if caching => log.cached(key),

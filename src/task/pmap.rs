@@ -13,6 +13,8 @@ use crate::builtins::{builtin_table, int_arg, list_arg, proc_arg, split_options}
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
+use crate::progress::{self, Progress};
+use crate::task::observe::Spent;
 use crate::value::Value;
 use corosensei::stack::DefaultStack;
 use std::collections::VecDeque;
@@ -24,6 +26,9 @@ builtin_table! {
 }
 
 const DEFAULT_CONCURRENCY: i64 = 8;
+
+/// A `pmap` over more items than this shows a progress line on a terminal.
+const PROGRESS_AFTER: usize = 4;
 
 /// Each running item holds a stack of its own, so the bound is capped.
 const MAX_CONCURRENCY: i64 = 256;
@@ -180,6 +185,13 @@ struct Run<'a> {
     in_flight: usize,
     /// Model calls waiting for the next batch job, with their items' indexes.
     gathered: Vec<(usize, Box<ModelCall>)>,
+    /// Items ended, and how many of those failed.
+    done: usize,
+    failures: usize,
+    /// The line on stderr showing the above (on a terminal only).
+    progress: Progress,
+    /// What the run had spent when this `pmap` started.
+    spent_before: Spent,
 }
 
 impl<'a> Scheduler<'a> {
@@ -207,7 +219,13 @@ impl<'a> Scheduler<'a> {
     /// the one raised).
     fn run(&self, items: Vec<Value>) -> Vec<Result<Value>> {
         let (notify, finished) = mpsc::channel();
+        // A line for a pmap long enough to wait for, and for every batch job.
+        let shown = self.batch || items.len() > PROGRESS_AFTER;
         let mut run = Run {
+            progress: Progress::new("pmap", items.len(), shown),
+            spent_before: self.interp.tasks.observer.spent(),
+            done: 0,
+            failures: 0,
             fibers: items.iter().map(|_| None).collect(),
             results: items.iter().map(|_| None).collect(),
             ready: VecDeque::new(),
@@ -233,8 +251,10 @@ impl<'a> Scheduler<'a> {
                 break;
             } else if run.in_flight == 0 && !run.gathered.is_empty() {
                 // Every item still running waits for a model: one batch job for all.
+                self.show(&run);
                 self.run_batches(&mut run);
             } else {
+                self.show(&run);
                 // Our own `notify` keeps the channel open, so this waits for a worker.
                 if let Ok(index) = run.finished.recv() {
                     run.in_flight -= 1;
@@ -262,7 +282,25 @@ impl<'a> Scheduler<'a> {
         }
     }
 
+    /// Shows the items' progress: done of all, failures, in flight, what they spent.
+    fn show(&self, run: &Run<'a>) {
+        run.progress.set(run.done, || {
+            let now = self.interp.tasks.observer.spent();
+            let tokens = (now.input_tokens + now.output_tokens)
+                .saturating_sub(run.spent_before.input_tokens + run.spent_before.output_tokens);
+            format!(
+                "{} failed · {} in flight · {} tokens · ${:.4}",
+                run.failures,
+                run.running,
+                progress::tokens(tokens),
+                (now.cost - run.spent_before.cost).max(0.0)
+            )
+        });
+    }
+
     fn finish(&self, run: &mut Run<'a>, index: usize, result: Result<Value>) {
+        run.done += 1;
+        run.failures += usize::from(result.is_err());
         if self.on_error == OnError::Raise {
             run.failed |= result.is_err();
         } else {
@@ -277,8 +315,11 @@ impl<'a> Scheduler<'a> {
     /// items ready with the answers.
     fn run_batches(&self, run: &mut Run<'a>) {
         let gathered = std::mem::take(&mut run.gathered);
-        run.ready
-            .extend(super::batch::answer_gathered(self.interp, gathered));
+        run.ready.extend(super::batch::answer_gathered(
+            self.interp,
+            gathered,
+            &run.progress,
+        ));
     }
 
     fn resume(&self, run: &mut Run<'a>, index: usize) {

@@ -193,6 +193,7 @@ pub fn send(
         cache,
     )?;
     let was_cached = cached.is_some();
+    let resumable = pending.caching();
     let (outcome, latency) = match cached {
         Some(answer) => (
             Ok(Response {
@@ -213,6 +214,7 @@ pub fn send(
                 deadline,
                 rate,
                 tokens: request_tokens,
+                resumable,
             };
             let started = Instant::now();
             let outcome = ask(interp, &provider, request.clone(), &call);
@@ -249,6 +251,9 @@ struct Call<'e> {
     rate: Option<Arc<RateLimit>>,
     /// The request's estimated size, for a tokens-per-minute limit.
     tokens: u64,
+    /// The cache is on for this call, so a batch job it waits in may be one an earlier
+    /// run submitted.
+    resumable: bool,
 }
 
 fn ask(
@@ -268,7 +273,7 @@ fn ask(
                 run_blocking(interp, move || rate.acquire(tokens, &cancel))?;
             }
             interp.flush();
-            run_model(interp, provider.clone(), request, cancel)
+            run_model(interp, provider.clone(), request, cancel, call.resumable)
         }
         ProviderChoice::Procedure(f) => {
             if let Some(rate) = &call.rate {

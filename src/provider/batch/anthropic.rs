@@ -5,13 +5,17 @@ use super::{jsonl, request_failure, string_at, BatchApi, FailureKind, JobState};
 use crate::error::Result;
 use crate::provider::anthropic::Anthropic;
 use crate::provider::http::Body;
-use crate::provider::{Cancel, Request, Response};
+use crate::provider::{Cancel, Provider, Request, Response};
 use serde_json::{json, Value as Json};
 
 /// Results of a large job are far larger than one message.
 const MAX_RESULTS_BYTES: u64 = 1 << 30;
 
 impl BatchApi for Anthropic {
+    fn origin(&self) -> String {
+        format!("{} {}", Provider::name(self), self.endpoint().base_url)
+    }
+
     fn entry(&self, custom_id: &str, request: &Request) -> Result<Json> {
         Ok(json!({"custom_id": custom_id, "params": self.body(request)?}))
     }

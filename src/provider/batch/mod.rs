@@ -14,8 +14,11 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 /// A provider's batch API. The driver ([`run`]) calls these in order: an entry per
-/// call, one `submit`, `poll` until the job has ended, then `results`.
+/// call, one `submit` (or none, for a job resumed), `poll` until the job has ended, then
+/// `results`.
 pub trait BatchApi: Send + Sync {
+    /// The provider's name and base URL: jobs of different origins never share a key.
+    fn origin(&self) -> String;
     /// What the job holds for `request` under `custom_id` (an OpenAI JSONL line, an
     /// Anthropic `requests` element).
     fn entry(&self, custom_id: &str, request: &Request) -> Result<Json>;
@@ -85,56 +88,170 @@ impl Call {
     }
 }
 
+/// Where the driver records its jobs, so that a run stopped while a job runs can wait
+/// for that job when run again instead of submitting the same requests twice (the run
+/// log does this; see `src/task/batch.rs`).
+pub trait Journal {
+    /// A job submitted earlier for the requests whose key is `key`, worth waiting for.
+    fn find(&mut self, key: &str) -> Option<String>;
+    /// `job` now runs the requests of `key`, submitted by this run or `resumed`. The
+    /// record must be durable when this returns: waiting comes next, and may be stopped.
+    fn started(&mut self, key: &str, job: &str, requests: usize, resumed: bool);
+    /// The job ended as `ended`; `state` is the provider's last word when there is one.
+    fn ended(&mut self, key: &str, job: &str, ended: Ended, state: Option<&JobState>);
+}
+
+/// How a job ended, as the journal records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Every request has an answer.
+    Answered,
+    /// Some requests failed, expired or were cancelled.
+    Partial,
+    /// The job as a whole failed: no request has an answer.
+    Failed,
+    /// The provider does not know the job (a resumed job it has deleted).
+    Lost,
+}
+
+impl Ended {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ended::Answered => "answered",
+            Ended::Partial => "partial",
+            Ended::Failed => "failed",
+            Ended::Lost => "lost",
+        }
+    }
+}
+
+/// The key of a job's requests: a digest of the provider and its base URL
+/// ([`BatchApi::origin`]) and the requests as JSONL, custom ids included.
+pub fn job_key(api: &dyn BatchApi, entries: &[Json]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(api.origin().as_bytes());
+    hasher.update(b"\n");
+    hasher.update(to_jsonl(entries));
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
 /// Runs `calls` as one job of `api` and returns each call's answer, in the order of
-/// `calls`. `resume` is a job submitted earlier for the same calls (by a run that was
-/// stopped); `submitted` hears the id of a job as soon as it exists, `progress` each
-/// state polled.
+/// `calls`. With a `journal`, a job it holds for the same requests is waited for instead
+/// of submitting them again, and the job this run waits for is recorded in it before
+/// the first poll. `progress` hears each state polled.
 pub fn run(
     api: &dyn BatchApi,
     calls: &[Call],
-    resume: Option<String>,
     polling: Polling,
     cancel: &Cancel,
-    submitted: &mut dyn FnMut(&str),
+    mut journal: Option<&mut dyn Journal>,
     progress: &mut dyn FnMut(&JobState),
 ) -> Result<Vec<Result<Response>>> {
-    let id = match resume {
+    let entries = calls
+        .iter()
+        .map(|call| api.entry(&call.custom_id, &call.request))
+        .collect::<Result<Vec<_>>>()?;
+    let key = journal.as_ref().map(|_| job_key(api, &entries));
+    let resumed = match (journal.as_deref_mut(), &key) {
+        (Some(journal), Some(key)) => resume(api, journal, key, calls.len(), cancel)?,
+        _ => None,
+    };
+    let id = match resumed {
         Some(id) => id,
         None => {
-            let entries = calls
-                .iter()
-                .map(|call| api.entry(&call.custom_id, &call.request))
-                .collect::<Result<Vec<_>>>()?;
-            api.submit(entries, cancel)?
+            let id = api.submit(entries, cancel)?;
+            if let (Some(journal), Some(key)) = (journal.as_deref_mut(), &key) {
+                journal.started(key, &id, calls.len(), false);
+            }
+            id
         }
     };
-    submitted(&id);
+    let job = wait(api, &id, polling, cancel, progress)?;
+    let answers = api
+        .results(&job, cancel)
+        .map(|results| by_call(&job, calls, results));
+    if let (Some(journal), Some(key)) = (journal, &key) {
+        let ended = match &answers {
+            Ok(answers) if answers.iter().all(Result::is_ok) => Ended::Answered,
+            Ok(_) => Ended::Partial,
+            Err(_) => Ended::Failed,
+        };
+        journal.ended(key, &id, ended, Some(&job));
+    }
+    answers
+}
+
+/// The job in `journal` for `key`, once the provider has confirmed it still knows it;
+/// a job it does not know (HTTP 404) is recorded as lost.
+fn resume(
+    api: &dyn BatchApi,
+    journal: &mut dyn Journal,
+    key: &str,
+    requests: usize,
+    cancel: &Cancel,
+) -> Result<Option<String>> {
+    let Some(id) = journal.find(key) else {
+        return Ok(None);
+    };
+    match api.poll(&id, cancel) {
+        Ok(_) => {
+            journal.started(key, &id, requests, true);
+            Ok(Some(id))
+        }
+        Err(e) if e.details().get("status") == Some(&json!(404)) => {
+            journal.ended(key, &id, Ended::Lost, None);
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Polls the job with backoff until it has ended.
+fn wait(
+    api: &dyn BatchApi,
+    id: &str,
+    polling: Polling,
+    cancel: &Cancel,
+    progress: &mut dyn FnMut(&JobState),
+) -> Result<JobState> {
     let mut wait = polling.first;
-    let job = loop {
-        let job = api.poll(&id, cancel)?;
+    loop {
+        let job = api.poll(id, cancel)?;
         progress(&job);
         if job.ended {
-            break job;
+            return Ok(job);
         }
         super::http::sleep(wait, cancel)?;
         wait = polling.next(wait);
-    };
-    let mut answers: HashMap<String, Result<Response>> =
-        api.results(&job, cancel)?.into_iter().collect();
-    Ok(calls
+    }
+}
+
+/// The answers of an ended job in the order of `calls`; a call the job has no answer
+/// for fails.
+fn by_call(
+    job: &JobState,
+    calls: &[Call],
+    results: Vec<(String, Result<Response>)>,
+) -> Vec<Result<Response>> {
+    let mut answers: HashMap<String, Result<Response>> = results.into_iter().collect();
+    calls
         .iter()
-        .map(|call| {
-            answers.remove(&call.custom_id).unwrap_or_else(|| {
-                Err(Error::task_failure(
-                    Reason::LlmError,
-                    format!(
-                        "the batch {} ended ({}) without an answer for {}",
-                        job.id, job.status, call.custom_id
-                    ),
-                ))
-            })
+        .map(|call| match answers.remove(&call.custom_id) {
+            Some(answer) => answer,
+            None => Err(Error::task_failure(
+                Reason::LlmError,
+                format!(
+                    "the batch {} ended ({}) without an answer for {}",
+                    job.id, job.status, call.custom_id
+                ),
+            )),
         })
-        .collect())
+        .collect()
 }
 
 /// The lines of a JSONL text, each parsed; a line that is not JSON is an `llm_error`.
@@ -233,6 +350,137 @@ fn boundary_seed(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Mutex;
+
+    /// A batch API in memory: jobs it knows end at the first poll, answering each
+    /// request with its prompt; it counts submissions.
+    #[derive(Default)]
+    struct Memory {
+        known: Mutex<Vec<String>>,
+        submitted: Mutex<usize>,
+    }
+
+    impl BatchApi for Memory {
+        fn origin(&self) -> String {
+            "memory".into()
+        }
+        fn entry(&self, custom_id: &str, request: &Request) -> Result<Json> {
+            Ok(json!({"custom_id": custom_id, "prompt": request.prompt}))
+        }
+        fn submit(&self, entries: Vec<Json>, _: &Cancel) -> Result<String> {
+            *self.submitted.lock().unwrap() += 1;
+            let id = format!("job-{}", entries.len());
+            self.known.lock().unwrap().push(id.clone());
+            Ok(id)
+        }
+        fn poll(&self, id: &str, _: &Cancel) -> Result<JobState> {
+            if !self.known.lock().unwrap().iter().any(|k| k == id) {
+                return Err(Error::task_failure(Reason::LlmError, "HTTP 404")
+                    .with_details(json!({"status": 404})));
+            }
+            Ok(JobState {
+                id: id.into(),
+                status: "completed".into(),
+                ended: true,
+                done: 1,
+                failed: 0,
+                total: 1,
+                raw: Json::Null,
+            })
+        }
+        fn results(&self, _: &JobState, _: &Cancel) -> Result<Vec<(String, Result<Response>)>> {
+            let answer = Response {
+                content: "yes".into(),
+                ..Response::default()
+            };
+            Ok(vec![("item-0-round-1".into(), Ok(answer))])
+        }
+    }
+
+    /// A journal in memory: what it was told, and the job it offers.
+    #[derive(Default)]
+    struct Notes {
+        offer: Option<String>,
+        heard: Vec<String>,
+    }
+
+    impl Journal for Notes {
+        fn find(&mut self, _: &str) -> Option<String> {
+            self.offer.clone()
+        }
+        fn started(&mut self, _: &str, job: &str, requests: usize, resumed: bool) {
+            self.heard
+                .push(format!("started {job} {requests} resumed={resumed}"));
+        }
+        fn ended(&mut self, _: &str, job: &str, ended: Ended, _: Option<&JobState>) {
+            self.heard.push(format!("ended {job} {}", ended.as_str()));
+        }
+    }
+
+    fn one_call(api: &Memory, notes: &mut Notes) -> Vec<String> {
+        let calls = [Call::new(0, Request::default())];
+        let polling = Polling {
+            first: Duration::ZERO,
+            max: Duration::ZERO,
+        };
+        let answers = run(
+            api,
+            &calls,
+            polling,
+            &Cancel::default(),
+            Some(notes),
+            &mut |_| {},
+        );
+        answers
+            .unwrap()
+            .into_iter()
+            .map(|a| a.unwrap().content)
+            .collect()
+    }
+
+    #[test]
+    fn a_job_in_the_journal_is_waited_for_and_not_submitted_again() {
+        let api = Memory::default();
+        api.known.lock().unwrap().push("old".into());
+        let mut notes = Notes {
+            offer: Some("old".into()),
+            ..Notes::default()
+        };
+        assert_eq!(one_call(&api, &mut notes), ["yes"]);
+        assert_eq!(*api.submitted.lock().unwrap(), 0);
+        assert_eq!(
+            notes.heard,
+            ["started old 1 resumed=true", "ended old answered"]
+        );
+    }
+
+    #[test]
+    fn a_job_the_provider_no_longer_knows_is_lost_and_submitted_anew() {
+        let api = Memory::default();
+        let mut notes = Notes {
+            offer: Some("gone".into()),
+            ..Notes::default()
+        };
+        assert_eq!(one_call(&api, &mut notes), ["yes"]);
+        assert_eq!(*api.submitted.lock().unwrap(), 1);
+        assert_eq!(
+            notes.heard,
+            [
+                "ended gone lost",
+                "started job-1 1 resumed=false",
+                "ended job-1 answered"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_job_key_follows_the_origin_and_every_request() {
+        let api = Memory::default();
+        let a = job_key(&api, &[json!({"custom_id": "item-0-round-1"})]);
+        assert_eq!(a, job_key(&api, &[json!({"custom_id": "item-0-round-1"})]));
+        assert_ne!(a, job_key(&api, &[json!({"custom_id": "item-1-round-1"})]));
+        assert_eq!(a.len(), 64);
+    }
 
     #[test]
     fn jsonl_round_trips_and_skips_blank_lines() {

@@ -8,7 +8,7 @@ use super::{
 use crate::error::{Error, Reason, Result};
 use crate::provider::http::Body;
 use crate::provider::openai::OpenAi;
-use crate::provider::{Cancel, Request, Response};
+use crate::provider::{Cancel, Provider, Request, Response};
 use serde_json::{json, Value as Json};
 
 /// The endpoint every line of the file is for.
@@ -17,6 +17,10 @@ const ENDPOINT: &str = "/v1/chat/completions";
 const MAX_FILE_BYTES: u64 = 1 << 30;
 
 impl BatchApi for OpenAi {
+    fn origin(&self) -> String {
+        format!("{} {}", Provider::name(self), self.endpoint().base_url)
+    }
+
     fn entry(&self, custom_id: &str, request: &Request) -> Result<Json> {
         Ok(json!({
             "custom_id": custom_id,

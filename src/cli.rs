@@ -404,11 +404,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
     }
     // Tests run in interpreters of their own, one per test.
     if let Some(Command::Test(args)) = &options.command {
-        let settings = match options.provider_settings() {
-            Ok(settings) => settings,
-            Err(e) => return report(options, &e),
-        };
-        return crate::testing::run_command(args, limits, settings, options.imports.clone());
+        return log::run_tests(options, args, limits);
     }
     // The REPL's and `eval`'s output remembers whether a line is open, so the value
     // printed after `(display "hi")` starts on its own line.

@@ -643,3 +643,66 @@ fn the_readme_snippet_is_taken_from_the_example_tests() {
     }
     assert_eq!(tests, 2);
 }
+
+/// A `tasklisp test` run is one run of the log: each test a row over the model calls
+/// its file and body made, failed when a check failed, and the run `failed`.
+#[test]
+fn a_test_run_is_recorded_in_the_run_log() {
+    let dir = files(&[(
+        "greet.test.sexp",
+        r#"(deftask greet (name) :prompt "Hello {{name}}")
+(deftest greets (expect= (get (greet "Ada") "content") "Hello Ada"))
+(deftest fails (expect= (get (greet "Bob") "content") "Bye"))
+"#,
+    )]);
+    let log = dir.path().join("log.db");
+    let env = [("TASKLISP_LOG", log.to_str().expect("a UTF-8 path"))];
+    let run = tasklisp(dir.path(), &["test", "-j", "1", "greet.test.sexp"], &env);
+    assert_summary(&run, 1, 1);
+
+    let json = |args: &[&str]| -> serde_json::Value {
+        let run = tasklisp(dir.path(), args, &env);
+        serde_json::from_str(&run.stdout).expect("JSON")
+    };
+    let runs = json(&["log", "--json"]);
+    let shown: Vec<_> = ["command", "script", "status", "calls"]
+        .iter()
+        .map(|key| runs[0][key].clone())
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            serde_json::json!("test"),
+            serde_json::json!("greet.test.sexp"),
+            serde_json::json!("failed"),
+            serde_json::json!(2)
+        ]
+    );
+    let calls = json(&["log", "--json", runs[0]["id"].as_str().expect("an id")]);
+    let rows: Vec<String> = calls["calls"]
+        .as_array()
+        .expect("calls")
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} {} {} {}",
+                c["seq"], c["parent"], c["kind"], c["task"], c["status"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            r#"1 null "test" "greet.test.sexp::greets" "ok""#,
+            r#"2 1 "task" "greet" "ok""#,
+            r#"3 2 "model" "greet" "ok""#,
+            r#"4 null "test" "greet.test.sexp::fails" "error""#,
+            r#"5 4 "task" "greet" "ok""#,
+            r#"6 5 "model" "greet" "ok""#,
+        ]
+    );
+    assert_eq!(
+        calls["calls"][3]["error"]["message"],
+        "1 of 1 checks failed"
+    );
+}

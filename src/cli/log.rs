@@ -3,7 +3,7 @@
 
 use super::Options;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{Interp, Limits};
 use crate::runlog::{self, query, view, RunLog, RunRow};
 use crate::task::observe::BudgetLimits;
 use std::rc::Rc;
@@ -16,9 +16,7 @@ fn env_var(name: &str) -> Option<String> {
 /// database is only created when the first call is recorded.
 pub fn install(interp: &Interp, options: &Options) {
     let observer = &interp.tasks.observer;
-    let cache_env =
-        env_var("TASKLISP_CACHE").is_some_and(|v| matches!(v.as_str(), "on" | "1" | "true"));
-    observer.set_cache_everything(options.cache || cache_env);
+    observer.set_cache_everything(cache_on(options));
     if options.budget_usd.is_some() || options.budget_calls.is_some() {
         interp.state.observe.borrow_mut().add_budget(BudgetLimits {
             usd: options.budget_usd,
@@ -42,6 +40,44 @@ pub fn install(interp: &Interp, options: &Options) {
         let log = RunLog::new(path, RunRow::start(command, &script));
         observer.set_log(Some(Rc::new(log)));
     }
+}
+
+/// `--cache` or `TASKLISP_CACHE=on`.
+fn cache_on(options: &Options) -> bool {
+    options.cache
+        || env_var("TASKLISP_CACHE").is_some_and(|v| matches!(v.as_str(), "on" | "1" | "true"))
+}
+
+/// `tasklisp test` as one run of the log (each test a row over its calls); the run
+/// ends `ok` when every test passed, `failed` when one failed, `error` on bad usage.
+pub fn run_tests(options: &Options, args: &crate::testing::TestArgs, limits: Limits) -> i32 {
+    // A bad `-o` was refused as bad usage before anything ran.
+    let Ok(settings) = options.provider_settings() else {
+        return super::USAGE;
+    };
+    let log = (!options.no_log)
+        .then(|| runlog::location(&env_var))
+        .flatten()
+        .map(|path| {
+            let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+            RunLog::new(path, RunRow::start("test", &paths.join(" ")))
+        });
+    let context = crate::testing::Context {
+        limits,
+        settings,
+        imports: options.imports.clone(),
+        log: log.as_ref().map(RunLog::handle),
+        cache: cache_on(options),
+    };
+    let status = crate::testing::run_command(args, context);
+    if let Some(log) = log {
+        log.finish(match status {
+            crate::testing::PASSED => "ok",
+            crate::testing::FAILED => "failed",
+            _ => "error",
+        });
+    }
+    status
 }
 
 /// Marks the run ended and waits until every call is written.

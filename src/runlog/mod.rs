@@ -14,8 +14,10 @@ use serde_json::Value as Json;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
-/// One run of tasklisp: a script, an `eval`, a REPL session, a `prompt`.
+/// One run of tasklisp: a script, an `eval`, a REPL session, a `prompt`, a `test`.
 #[derive(Clone, Debug)]
 pub struct RunRow {
     pub id: String,
@@ -42,6 +44,8 @@ impl RunRow {
 pub enum CallKind {
     /// A call of a task, the parent of the calls made inside it.
     Task,
+    /// One test of `tasklisp test`, the parent of the calls its file and body made.
+    Test,
     /// One request to a model.
     Model,
 }
@@ -50,6 +54,7 @@ impl CallKind {
     pub fn as_str(self) -> &'static str {
         match self {
             CallKind::Task => "task",
+            CallKind::Test => "test",
             CallKind::Model => "model",
         }
     }
@@ -119,34 +124,77 @@ pub struct CachedAnswer {
     pub output_tokens: Option<u64>,
 }
 
-/// The log of this run. Cheap until the first row is recorded.
-pub struct RunLog {
+/// What every thread's handle on one run's log shares: the run, the writer thread (
+/// started by the first row) and the numbering of the run's calls.
+struct Shared {
     path: PathBuf,
     run: RunRow,
-    writer: RefCell<Option<writer::Writer>>,
+    writer: Mutex<Option<writer::Writer>>,
+    next_seq: AtomicU64,
+}
+
+/// The log of this run, as one thread records into it. Cheap until the first row is
+/// recorded.
+pub struct RunLog {
+    shared: Arc<Shared>,
     /// A read connection for cache look-ups (`None` inside when it cannot be opened).
     reader: OnceCell<Option<rusqlite::Connection>>,
     /// Answers recorded by this run, which the writer may not have written yet.
     recent: RefCell<HashMap<String, CachedAnswer>>,
 }
 
+/// A handle on a run's log that can cross threads: each `tasklisp test` worker opens
+/// its own [`RunLog`] from it, recording into the same run.
+#[derive(Clone)]
+pub struct LogHandle(Arc<Shared>);
+
+impl std::fmt::Debug for LogHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LogHandle({})", self.0.run.id)
+    }
+}
+
+impl LogHandle {
+    pub fn open(&self) -> RunLog {
+        RunLog::from_shared(self.0.clone())
+    }
+}
+
 impl RunLog {
     pub fn new(path: PathBuf, run: RunRow) -> RunLog {
-        RunLog {
+        RunLog::from_shared(Arc::new(Shared {
             path,
             run,
-            writer: RefCell::new(None),
+            writer: Mutex::new(None),
+            next_seq: AtomicU64::new(0),
+        }))
+    }
+
+    fn from_shared(shared: Arc<Shared>) -> RunLog {
+        RunLog {
+            shared,
             reader: OnceCell::new(),
             recent: RefCell::new(HashMap::new()),
         }
     }
 
+    /// A handle for other threads recording into this run.
+    pub fn handle(&self) -> LogHandle {
+        LogHandle(self.shared.clone())
+    }
+
     pub fn run_id(&self) -> &str {
-        &self.run.id
+        &self.shared.run.id
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.shared.path
+    }
+
+    /// The number of the run's next call (calls and task calls of every thread share
+    /// one sequence, so `(run, seq)` names a row).
+    pub fn next_seq(&self) -> u64 {
+        self.shared.next_seq.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Queues a row; the first one starts the writer (and creates the database).
@@ -190,15 +238,16 @@ impl RunLog {
 
     /// Queues a message; the first one starts the writer (and creates the database).
     fn send(&self, message: writer::Message) {
-        let mut writer = self.writer.borrow_mut();
+        let shared = &self.shared;
+        let mut writer = shared.writer.lock().unwrap_or_else(PoisonError::into_inner);
         writer
-            .get_or_insert_with(|| writer::Writer::start(self.path.clone(), self.run.clone()))
+            .get_or_insert_with(|| writer::Writer::start(shared.path.clone(), shared.run.clone()))
             .send(message);
     }
 
     fn reader(&self) -> Option<&rusqlite::Connection> {
         self.reader
-            .get_or_init(|| schema::open(&self.path).ok())
+            .get_or_init(|| schema::open(&self.shared.path).ok())
             .as_ref()
     }
 
@@ -214,9 +263,15 @@ impl RunLog {
     /// Marks the run ended with `status` (`ok`, `error`, `interrupted`) and waits for
     /// every row to be written. Does nothing if nothing was recorded.
     pub fn finish(&self, status: &str) {
-        if let Some(mut writer) = self.writer.borrow_mut().take() {
+        let writer = self
+            .shared
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(mut writer) = writer {
             writer.send(writer::Message::End {
-                run_id: self.run.id.clone(),
+                run_id: self.shared.run.id.clone(),
                 status: status.to_owned(),
                 ended_ms: now_ms(),
             });
@@ -225,9 +280,12 @@ impl RunLog {
     }
 }
 
+/// The last handle on a run that was not finished ends it as an error (a panic).
 impl Drop for RunLog {
     fn drop(&mut self) {
-        self.finish("error");
+        if Arc::strong_count(&self.shared) == 1 {
+            self.finish("error");
+        }
     }
 }
 

@@ -154,3 +154,31 @@ fn a_batch_job_is_found_by_its_key_while_running_or_answered() {
     );
     assert_eq!(query::runs(&conn, 10).unwrap().len(), 1);
 }
+
+#[test]
+fn threads_recording_through_handles_share_one_run_and_its_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.db");
+    let log = RunLog::new(path.clone(), RunRow::start("test", "tests"));
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            let handle = log.handle();
+            std::thread::spawn(move || {
+                let mine = handle.open();
+                for _ in 0..50 {
+                    let seq = mine.next_seq();
+                    mine.record(row(mine.run_id(), seq, None, CallKind::Model, "a"));
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    log.finish("ok");
+    let conn = query::open(&path).unwrap().unwrap();
+    let calls = query::calls(&conn, log.run_id()).unwrap();
+    let seqs: Vec<i64> = calls.iter().filter_map(|c| c["seq"].as_i64()).collect();
+    assert_eq!(seqs, (1..=100).collect::<Vec<_>>());
+    assert_eq!(query::runs(&conn, 10).unwrap()[0]["status"], "ok");
+}

@@ -147,6 +147,7 @@ pub fn with_cache<T>(scope: &RefCell<Scope>, body: impl FnOnce() -> T) -> T {
 /// A task call in progress, kept until it ends; it gets a row only if a model call was
 /// made inside it, so the log holds model calls and the task calls around them.
 struct OpenTask {
+    kind: CallKind,
     parent: Option<u64>,
     task: String,
     started_ms: i64,
@@ -195,7 +196,6 @@ pub struct Observer {
     log: RefCell<Option<Rc<RunLog>>>,
     prices: OnceCell<Prices>,
     spent: Cell<Spent>,
-    next_seq: Cell<u64>,
     open_tasks: RefCell<HashMap<u64, OpenTask>>,
     /// `--cache` or `TASKLISP_CACHE=on`: every call may be answered from the log.
     cache_everything: Cell<bool>,
@@ -222,12 +222,23 @@ impl Observer {
     /// A task call starts in the evaluation whose scope is `scope`: the calls made until
     /// `end_task` are its children.
     pub fn begin_task(&self, scope: &RefCell<Scope>, task: &str) -> Option<u64> {
+        self.begin(scope, task, CallKind::Task)
+    }
+
+    /// A test of `tasklisp test` starts: the calls its file and body make until
+    /// `end_task` are its children.
+    pub fn begin_test(&self, scope: &RefCell<Scope>, name: &str) -> Option<u64> {
+        self.begin(scope, name, CallKind::Test)
+    }
+
+    fn begin(&self, scope: &RefCell<Scope>, task: &str, kind: CallKind) -> Option<u64> {
         self.log.borrow().as_ref()?;
         let seq = self.next_seq();
         let parent = scope.borrow_mut().call.replace(seq);
         self.open_tasks.borrow_mut().insert(
             seq,
             OpenTask {
+                kind,
                 parent,
                 task: task.to_owned(),
                 started_ms: now_ms(),
@@ -257,7 +268,7 @@ impl Observer {
             run_id,
             seq,
             parent: open.parent,
-            kind: CallKind::Task,
+            kind: open.kind,
             task: open.task,
             provider: None,
             model: None,
@@ -408,10 +419,10 @@ impl Observer {
         }
     }
 
+    /// The next call's number: the log's, which every thread of a run shares (without
+    /// a log, numbers are never seen).
     fn next_seq(&self) -> u64 {
-        let seq = self.next_seq.get() + 1;
-        self.next_seq.set(seq);
-        seq
+        self.log.borrow().as_ref().map_or(0, |log| log.next_seq())
     }
 
     fn prices(&self) -> &Prices {

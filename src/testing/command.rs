@@ -2,6 +2,7 @@
 
 use super::runner::{run, RunConfig};
 use crate::eval::Limits;
+use crate::runlog::LogHandle;
 use crate::task::ProviderSettings;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -34,13 +35,17 @@ pub struct TestArgs {
     pub judge_model: Option<String>,
 }
 
+/// What `tasklisp test` takes from the rest of the command line.
+pub struct Context {
+    pub limits: Limits,
+    pub settings: ProviderSettings,
+    pub imports: Vec<PathBuf>,
+    pub log: Option<LogHandle>,
+    pub cache: bool,
+}
+
 /// Runs `tasklisp test`; returns the exit status (0 passed, 1 failed, 2 usage).
-pub fn run_command(
-    args: &TestArgs,
-    limits: Limits,
-    settings: ProviderSettings,
-    imports: Vec<PathBuf>,
-) -> i32 {
+pub fn run_command(args: &TestArgs, context: Context) -> i32 {
     let timeout = match Duration::try_from_secs_f64(args.timeout) {
         Ok(timeout) if !timeout.is_zero() => timeout,
         _ => {
@@ -59,9 +64,11 @@ pub fn run_command(
         record: args.record,
         timeout,
         judge_model: args.judge_model.clone(),
-        limits,
-        settings,
-        imports,
+        limits: context.limits,
+        settings: context.settings,
+        imports: context.imports,
+        log: context.log,
+        cache: context.cache,
     };
     run(&config, &mut std::io::stdout().lock())
 }

@@ -15,9 +15,9 @@ mod report;
 mod runner;
 
 pub use check::Check;
-pub use command::{run_command, TestArgs};
+pub use command::{run_command, Context, TestArgs};
 pub use forms::special_form;
-pub use runner::{run, RunConfig};
+pub use runner::{run, RunConfig, FAILED, PASSED};
 
 use crate::error::{Error, Result};
 use crate::value::Value;

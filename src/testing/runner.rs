@@ -11,10 +11,12 @@ use crate::error::{Error, Reason, Result};
 use crate::eval::{Interp, Limits};
 use crate::provider::cassette::{Record, Replay};
 use crate::provider::Provider;
+use crate::runlog::LogHandle;
 use crate::task::ProviderSettings;
 use std::collections::VecDeque;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -37,6 +39,10 @@ pub struct RunConfig {
     pub limits: Limits,
     pub settings: ProviderSettings,
     pub imports: Vec<PathBuf>,
+    /// The run log the tests' model calls go to, each test a row over its calls.
+    pub log: Option<LogHandle>,
+    /// `--cache` (or `TASKLISP_CACHE=on`): calls may be answered from the log.
+    pub cache: bool,
 }
 
 /// Where a file's tests get their provider.
@@ -278,6 +284,9 @@ fn run_one(config: &RunConfig, stack: usize, job: &Job) -> Outcome {
     };
     let mut outcome = match Interp::with_output(limits, Box::new(output.clone())) {
         Ok(interp) => {
+            let observer = &interp.tasks.observer;
+            observer.set_log(config.log.as_ref().map(|log| Rc::new(log.open())));
+            observer.set_cache_everything(config.cache);
             let watchdog = Watchdog::start(interp.interrupt_flag(), config.timeout);
             let (checks, error) = run_in(&interp, config, job);
             interp.flush();
@@ -300,9 +309,28 @@ fn run_one(config: &RunConfig, stack: usize, job: &Job) -> Outcome {
     outcome
 }
 
+/// Runs the test as a row of the run log over the model calls it makes.
+fn run_in(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check>, Option<Error>) {
+    let observer = &interp.tasks.observer;
+    let scope = &interp.state.observe;
+    let logged = observer.begin_test(scope, &test_id(&job.file.path, &job.test));
+    let (checks, error) = run_test(interp, config, job);
+    let failed = checks.iter().filter(|check| !check.passed).count();
+    let outcome = match &error {
+        Some(error) => Err(error.clone()),
+        None if failed > 0 => Err(Error::eval(format!(
+            "{failed} of {} checks failed",
+            checks.len()
+        ))),
+        None => Ok(()),
+    };
+    observer.end_task(scope, logged, &outcome);
+    (checks, error)
+}
+
 /// Sets up the provider, runs the file's forms, then the test; returns its checks and
 /// the error that ended it, if any.
-fn run_in(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check>, Option<Error>) {
+fn run_test(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check>, Option<Error>) {
     interp.tests.set_judge_model(config.judge_model.clone());
     let path = &job.file.path;
     let prepared = prepare(interp, config, job).and_then(|()| {

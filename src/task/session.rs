@@ -1,10 +1,11 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
-use super::blocking::run_model;
+use super::blocking::{in_fiber, run_model};
 use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
 use super::observe::CallNotes;
 use super::result::STATUSES;
+use super::sink::{StreamTo, TextSink};
 use crate::capabilities::Capabilities;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
@@ -141,6 +142,7 @@ pub fn send(
     )?;
     let was_cached = cached.is_some();
     let resumable = pending.caching();
+    let streaming = streams_here(interp);
     let (outcome, latency) = match cached {
         Some(answer) => (
             Ok(Response {
@@ -152,10 +154,13 @@ pub fn send(
                     },
                 ),
                 ..Response::default()
-            }),
+            })
+            .inspect(|response| show_whole(streaming, response)),
             Duration::ZERO,
         ),
-        None => ask(interp, &provider, request, env, deadline, resumable),
+        None => ask(
+            interp, &provider, request, env, deadline, resumable, streaming,
+        ),
     };
     let outcome = outcome.map(|response| {
         let usage = response.usage.unwrap_or(Usage {
@@ -173,8 +178,27 @@ pub fn send(
     Ok(Sent { response, notes })
 }
 
+/// Where this call's answer is shown as it arrives: when streaming is on, for an atomic
+/// task called at the top level (not inside another task, not in a `pmap` item).
+fn streams_here(interp: &Interp) -> Option<StreamTo> {
+    interp
+        .tasks
+        .streaming()
+        .filter(|_| interp.state.task_depth.get() <= 1 && !in_fiber(interp))
+}
+
+/// Shows an answer that did not stream (a procedure's, the cache's) whole.
+fn show_whole(streaming: Option<StreamTo>, response: &Response) {
+    if let Some(to) = streaming {
+        let mut sink = TextSink::new(to);
+        sink.write(&response.content);
+        sink.end();
+    }
+}
+
 /// Asks the provider; returns its answer and how long it took. `resumable`: the cache
-/// is on for this call, so a batch job it waits in may be one an earlier run submitted.
+/// is on for this call, so a batch job it waits in may be one an earlier run submitted;
+/// `streaming`: where to show the answer as it arrives.
 fn ask(
     interp: &Interp,
     provider: &ProviderChoice,
@@ -182,6 +206,7 @@ fn ask(
     env: &Env,
     deadline: Option<Instant>,
     resumable: bool,
+    streaming: Option<StreamTo>,
 ) -> (Result<Response>, Duration) {
     match provider {
         ProviderChoice::Native(provider) => {
@@ -191,14 +216,24 @@ fn ask(
             };
             interp.flush();
             let started = Instant::now();
-            let outcome = run_model(interp, provider.clone(), request.clone(), cancel, resumable);
+            let outcome = match streaming {
+                Some(to) => {
+                    let mut sink = TextSink::new(to);
+                    let streamed =
+                        provider.stream(request, &cancel, &mut |piece| sink.write(piece));
+                    sink.end();
+                    streamed
+                }
+                None => run_model(interp, provider.clone(), request.clone(), cancel, resumable),
+            };
             (outcome, started.elapsed())
         }
         ProviderChoice::Procedure(f) => {
             let started = Instant::now();
             let outcome = interp
                 .apply(f, &[from_json(&request.to_json())], env)
-                .and_then(|answer| response_from_value(&answer));
+                .and_then(|answer| response_from_value(&answer))
+                .inspect(|response| show_whole(streaming, response));
             (outcome, started.elapsed())
         }
     }

@@ -4,6 +4,8 @@ use crate::bounds::read_file_bytes;
 use crate::capabilities::Capabilities;
 use crate::error::{Error, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
+use crate::provider::options::parse_flag_value;
+use crate::provider::ModelOptions;
 use crate::task::ProviderSettings;
 use crate::value::{to_json, write_string, Value};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -32,6 +34,17 @@ pub struct Options {
     /// The model name sent to the provider.
     #[arg(long, short = 'm', global = true, env = "TASKLISP_MODEL")]
     pub model: Option<String>,
+    /// A model option, e.g. `-o temperature 0` (repeatable): temperature, max_tokens,
+    /// top_p, stop, seed. Tasks, `with-provider` and `set-provider!` override it.
+    #[arg(short = 'o', long = "option", num_args = 2, value_names = ["NAME", "VALUE"], global = true)]
+    pub options: Vec<String>,
+    /// A provider to try when the provider fails with no answer, a timeout, a 5xx or a
+    /// 429 (repeatable, in order).
+    #[arg(long = "fallback", value_name = "PROVIDER", global = true)]
+    pub fallbacks: Vec<String>,
+    /// Requests per minute to send at most (a token bucket shared by `pmap` items).
+    #[arg(long = "rate-limit", value_name = "RPM", global = true)]
+    pub rate_limit: Option<u32>,
     /// The provider's base URL (for OpenAI-compatible servers, ending in /v1).
     #[arg(long = "base-url", global = true)]
     pub base_url: Option<String>,
@@ -210,12 +223,23 @@ impl Options {
         }
     }
 
-    pub fn provider_settings(&self) -> ProviderSettings {
-        ProviderSettings {
+    pub fn provider_settings(&self) -> Result<ProviderSettings> {
+        let mut options = ModelOptions::default();
+        for pair in self.options.chunks(2) {
+            if let [name, value] = pair {
+                options
+                    .set(name, parse_flag_value(value))
+                    .map_err(|e| Error::validation(format!("-o: {e}")))?;
+            }
+        }
+        Ok(ProviderSettings {
             provider: self.provider.clone(),
             model: self.model.clone(),
             base_url: self.base_url.clone(),
-        }
+            options,
+            fallbacks: self.fallbacks.clone(),
+            requests_per_minute: self.rate_limit,
+        })
     }
 }
 
@@ -335,6 +359,9 @@ fn split_script_args(mut argv: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
 /// Mistakes in the command line that clap cannot see: an unknown provider, an XML
 /// file given to `run`.
 fn usage_problem(options: &Options) -> Option<String> {
+    if let Err(e) = options.provider_settings() {
+        return Some(e.message().to_owned());
+    }
     if let Some(kind) = options.provider.as_deref() {
         if !crate::provider::is_known(kind) {
             let hint = crate::suggest::hint(kind, crate::provider::KNOWN.iter().copied())
@@ -430,7 +457,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
 
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
-    interp.configure_provider(options.provider_settings())?;
+    interp.configure_provider(options.provider_settings()?)?;
     log::install(interp, options);
     interp.tasks.set_batch_default(options.batch);
     if options.stream {

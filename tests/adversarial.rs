@@ -832,7 +832,6 @@ impl tasklisp::provider::Provider for Answers {
         let next = self.0.lock().ok().and_then(|mut a| a.next());
         Ok(tasklisp::provider::Response {
             content: next.unwrap_or_default(),
-            usage: None,
             ..Default::default()
         })
     }

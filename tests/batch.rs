@@ -171,6 +171,37 @@ fn calls_that_depend_on_answers_go_in_a_second_job() {
 }
 
 #[test]
+fn a_reask_goes_in_the_next_job_with_the_answer_and_its_problems() {
+    let server = FakeBatchServer::start(&[]);
+    let output = run(
+        &server,
+        &format!(
+            "{OPENAI}(deftask label (x) :prompt \"Label {{{{x}}}}\" :schema \"object\" :retries 1)
+(define results (pmap label [\"a\"] :batch true :on-error :collect))
+(prn (get (first results) \"reason\"))"
+        ),
+    );
+    // The fake answers prose twice: the second round fails too.
+    assert_eq!(stdout_of(&output), "\"output_format_failure\"\n");
+    let stats = server.stats();
+    assert_eq!(stats["submitted"], 2);
+    let second: Json = serde_json::from_str(stats["uploads"][1].as_str().unwrap().trim()).unwrap();
+    assert_eq!(second["custom_id"], "item-0-round-2");
+    let messages = second["body"]["messages"].as_array().unwrap();
+    assert_eq!(messages[0], json!({"role": "user", "content": "Label a"}));
+    assert_eq!(
+        messages[1],
+        json!({"role": "assistant", "content": "answer to: Label a"})
+    );
+    assert_eq!(messages[2]["role"], "user");
+    let problems = messages[2]["content"].as_str().unwrap();
+    assert!(
+        problems.starts_with("Your answer has these problems:\n- "),
+        "{problems}"
+    );
+}
+
+#[test]
 fn failed_requests_fail_their_items_only() {
     let server = FakeBatchServer::start(&[]);
     let output = run(

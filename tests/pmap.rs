@@ -312,8 +312,7 @@ impl Provider for MeetingEcho {
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
         Ok(Response {
             content: request.prompt.clone(),
-            usage: None,
-            ..Default::default()
+            ..Response::default()
         })
     }
 }

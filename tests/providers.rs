@@ -8,7 +8,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use tasklisp::provider::{build, Cancel, Provider, Request, Usage};
+use tasklisp::provider::{build, Cancel, Message, Provider, Request, Usage};
 
 const KEY: &str = "sk-test-0123456789abcdef";
 
@@ -39,6 +39,8 @@ fn retry_after(status: u16, seconds: u64) -> Reply {
 /// What the server received.
 #[derive(Debug)]
 struct Seen {
+    /// When the request arrived.
+    at: Instant,
     method: String,
     path: String,
     headers: Vec<(String, String)>,
@@ -79,6 +81,7 @@ impl FakeServer {
                 let mut body = String::new();
                 request.as_reader().read_to_string(&mut body).unwrap();
                 let _ = sender.send(Seen {
+                    at: Instant::now(),
                     method: request.method().to_string(),
                     path: request.url().to_owned(),
                     headers: request
@@ -149,6 +152,7 @@ fn request(prompt: &str) -> Request {
         system: Some("You are terse.".into()),
         prompt: prompt.into(),
         round: 1,
+        messages: vec![Message::system("You are terse."), Message::user(prompt)],
         ..Request::default()
     }
 }
@@ -210,6 +214,7 @@ fn openai_json_mode_asks_for_a_json_object_and_the_task_model_wins() {
         json_mode: true,
         model: Some("task-model".into()),
         system: None,
+        messages: vec![Message::user("Give JSON")],
         ..request("Give JSON")
     };
     let response = openai(&server.base, json!({}))
@@ -241,6 +246,7 @@ fn schema_request() -> Request {
         json_mode: true,
         schema: Some(label_schema()),
         system: None,
+        messages: vec![Message::user("Classify: crash")],
         ..request("Classify: crash")
     }
 }
@@ -697,6 +703,7 @@ fn from_settings_uses_the_flags_and_sends_no_key_to_a_local_server() {
         provider: Some("ollama".into()),
         model: Some("llama-test".into()),
         base_url: Some(format!("{}/v1", server.base)),
+        ..Default::default()
     };
     let provider = tasklisp::provider::from_settings(&settings).unwrap();
     assert_eq!(provider.name(), "ollama");
@@ -728,6 +735,327 @@ fn from_language_builds_from_an_options_map() {
         .unwrap();
     assert_eq!(error.kind().code(), "VALIDATION_ERROR");
     assert!(!error.message().contains(KEY));
+}
+
+/// Runs `program` with the binary against the fake OpenAI-compatible server.
+fn run_with_openai(server: &FakeServer, flags: &[&str], program: &str) -> String {
+    run_with("openai", &format!("{}/v1", server.base), flags, program)
+}
+
+/// Runs `program` with the binary, `provider` at `base_url`, and no keys.
+fn run_with(provider: &str, base_url: &str, flags: &[&str], program: &str) -> String {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env_clear()
+        .args(["--provider", provider, "--base-url", base_url])
+        .args(flags)
+        .args(["eval", program])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn options_layer_from_flag_to_task_in_the_exact_body() {
+    let server = FakeServer::start(vec![
+        reply(200, chat_answer("one")),
+        reply(200, chat_answer("two")),
+    ]);
+    let program = r#"
+        (deftask ask (q) :system "Be brief." :prompt "Q: {{q}}" :temperature 0 :max-tokens 20)
+        (ask "why?")
+        (with-provider (get-provider) :top-p 0.5 :max_tokens 9 (ask "how?"))"#;
+    let program = program.replace(
+        "(get-provider)",
+        &format!(
+            r#"{{"provider" "openai" "base_url" "{}/v1" "model" "scoped"}}"#,
+            server.base
+        ),
+    );
+    run_with_openai(
+        &server,
+        &[
+            "-m",
+            "flag-model",
+            "-o",
+            "seed",
+            "3",
+            "-o",
+            "temperature",
+            "1",
+        ],
+        &program,
+    );
+    let seen = server.finish();
+    assert_eq!(
+        seen[0].body,
+        r#"{"model":"flag-model","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Q: why?"}],"temperature":0,"max_tokens":20,"seed":3}"#
+    );
+    assert_eq!(
+        seen[1].body,
+        r#"{"model":"scoped","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Q: how?"}],"temperature":0,"max_tokens":20,"top_p":0.5,"seed":3}"#
+    );
+}
+
+#[test]
+fn a_conversation_sends_every_message_so_far() {
+    let server = FakeServer::start(vec![
+        reply(200, chat_answer("Hello.")),
+        reply(200, chat_answer("Fine.")),
+    ]);
+    let program = r#"
+        (define c (conversation :system "You are terse." :model "chat-model" :temperature 0))
+        (define r (chat c "Hi"))
+        (chat r.conversation "How are you?")"#;
+    let out = run_with_openai(&server, &[], program);
+    assert!(out.contains(r#""content" "Fine.""#), "{out}");
+    let seen = server.finish();
+    assert_eq!(
+        seen[1].body,
+        r#"{"model":"chat-model","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello."},{"role":"user","content":"How are you?"}],"temperature":0}"#
+    );
+}
+
+/// The re-asking program both wire-format tests run: a schema, one retry.
+const REASK_PROGRAM: &str = r#"
+    (deftask label (text) :system "Label reports." :prompt "Label: {{text}}" :retries 1
+      :schema {"type" "object" "properties" {"label" {"type" "string"}} "required" ["label"]})
+    (define r (label "crash"))
+    [r.parsedContent.label r.notes.rounds]"#;
+
+/// The user message of the second round, after an answer whose `label` is a number.
+const REASK_PROBLEMS: &str = r#"Your answer has these problems:\n- /label: 5 is not of type \"string\"\nAnswer again, with every problem fixed."#;
+
+#[test]
+fn openai_reasks_with_the_answer_and_its_problems_as_messages() {
+    let server = FakeServer::start(vec![
+        reply(200, chat_answer("{\"label\": 5}")),
+        reply(200, chat_answer("{\"label\": \"bug\"}")),
+    ]);
+    let out = run_with_openai(&server, &["-m", "m"], REASK_PROGRAM);
+    assert_eq!(out.trim(), r#"("bug" 2)"#);
+    let seen = server.finish();
+    let format = r#""response_format":{"type":"json_schema","json_schema":{"name":"label","schema":{"type":"object","properties":{"label":{"type":"string"}},"required":["label"]},"strict":false}}"#;
+    assert_eq!(
+        seen[1].body,
+        format!(
+            r#"{{"model":"m","messages":[{{"role":"system","content":"Label reports."}},{{"role":"user","content":"Label: crash"}},{{"role":"assistant","content":"{{\"label\": 5}}"}},{{"role":"user","content":"{REASK_PROBLEMS}"}}],{format}}}"#
+        )
+    );
+}
+
+#[test]
+fn anthropic_reasks_with_the_answer_and_its_problems_as_messages() {
+    let answer = |label: Json| {
+        json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "stop_reason": "tool_use",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "label", "input": {"label": label}}],
+        })
+    };
+    let server = FakeServer::start(vec![
+        reply(200, answer(json!(5))),
+        reply(200, answer(json!("bug"))),
+    ]);
+    let out = run_with(
+        "anthropic",
+        &server.base,
+        &["-m", "claude-m"],
+        REASK_PROGRAM,
+    );
+    assert_eq!(out.trim(), r#"("bug" 2)"#);
+    let seen = server.finish();
+    let tools = r#""tools":[{"name":"label","description":"Give the answer as this tool's input.","input_schema":{"type":"object","properties":{"label":{"type":"string"}},"required":["label"]}}],"tool_choice":{"type":"tool","name":"label"}"#;
+    assert_eq!(
+        seen[1].body,
+        format!(
+            r#"{{"model":"claude-m","max_tokens":4096,"system":"Label reports.","messages":[{{"role":"user","content":"Label: crash"}},{{"role":"assistant","content":"{{\"label\":5}}"}},{{"role":"user","content":"{REASK_PROBLEMS}"}}],{tools}}}"#
+        )
+    );
+}
+
+/// The tools program both wire-format tests run: one tool, one call, one answer.
+const TOOL_PROGRAM: &str = r#"
+    (deftask add (a b) :description "Add" :param-types {"a" "integer" "b" "integer"} (+ a b))
+    (deftask calc (q) :prompt "{{q}}" :tools [add])
+    (define r (calc "2+3?"))
+    [r.content r.notes.toolCalls]"#;
+
+#[test]
+fn openai_tool_calls_go_round_the_loop_in_the_function_format() {
+    let asks = json!({
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": null,
+            "tool_calls": [{"id": "call_9", "type": "function",
+                            "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}}],
+        }}],
+    });
+    let server = FakeServer::start(vec![reply(200, asks), reply(200, chat_answer("5"))]);
+    let out = run_with_openai(&server, &["-m", "m"], TOOL_PROGRAM);
+    assert_eq!(
+        out.trim(),
+        r#"("5" ({"name" "add" "arguments" {"a" 2 "b" 3} "result" 5}))"#
+    );
+    let seen = server.finish();
+    let tools = r#""tools":[{"type":"function","function":{"name":"add","description":"Add","parameters":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}}}]"#;
+    assert_eq!(
+        seen[0].body,
+        format!(r#"{{"model":"m","messages":[{{"role":"user","content":"2+3?"}}],{tools}}}"#)
+    );
+    assert_eq!(
+        seen[1].body,
+        format!(
+            r#"{{"model":"m","messages":[{{"role":"user","content":"2+3?"}},{{"role":"assistant","content":"","tool_calls":[{{"id":"call_9","type":"function","function":{{"name":"add","arguments":"{{\"a\":2,\"b\":3}}"}}}}]}},{{"role":"tool","content":"5","tool_call_id":"call_9"}}],{tools}}}"#
+        )
+    );
+}
+
+#[test]
+fn anthropic_tool_use_goes_round_the_loop_with_tool_results() {
+    let asks = json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "stop_reason": "tool_use",
+        "content": [
+            {"type": "text", "text": "Adding."},
+            {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}},
+        ],
+    });
+    let done = json!({
+        "id": "msg_2", "type": "message", "role": "assistant", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": "5"}],
+    });
+    let server = FakeServer::start(vec![reply(200, asks), reply(200, done)]);
+    let out = run_with("anthropic", &server.base, &["-m", "claude-m"], TOOL_PROGRAM);
+    assert_eq!(
+        out.trim(),
+        r#"("5" ({"name" "add" "arguments" {"a" 2 "b" 3} "result" 5}))"#
+    );
+    let seen = server.finish();
+    let tools = r#""tools":[{"name":"add","description":"Add","input_schema":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}}]"#;
+    assert_eq!(
+        seen[1].body,
+        format!(
+            r#"{{"model":"claude-m","max_tokens":4096,"messages":[{{"role":"user","content":"2+3?"}},{{"role":"assistant","content":[{{"type":"text","text":"Adding."}},{{"type":"tool_use","id":"toolu_1","name":"add","input":{{"a":2,"b":3}}}}]}},{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_1","content":"5"}}]}}],{tools}}}"#
+        )
+    );
+}
+
+#[test]
+fn a_tool_exchange_is_recorded_and_replayed_offline() {
+    let asks = json!({
+        "choices": [{"index": 0, "message": {
+            "role": "assistant", "content": null,
+            "tool_calls": [{"id": "call_1", "type": "function",
+                            "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}}],
+        }}],
+    });
+    let server = FakeServer::start(vec![reply(200, asks), reply(200, chat_answer("5"))]);
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = dir.path().join("tools.jsonl");
+    let program = TOOL_PROGRAM.replace(
+        "(define r",
+        &format!(
+            r#"(set-provider! :record {{"cassette" {:?} "provider" "openai" "base_url" "{}/v1" "model" "m"}})
+               (define r"#,
+            cassette.to_str().unwrap(),
+            server.base
+        ),
+    );
+    let live = run_with_openai(&server, &[], &program);
+    server.finish();
+    let replayed_program = TOOL_PROGRAM.replace(
+        "(define r",
+        &format!(
+            r#"(set-provider! :replay {{"cassette" {:?}}})
+               (define r"#,
+            cassette.to_str().unwrap()
+        ),
+    );
+    // The server is gone: only the cassette can answer.
+    let replayed = run_with("openai", "http://127.0.0.1:9/v1", &[], &replayed_program);
+    assert_eq!(live, replayed);
+    let lines = std::fs::read_to_string(&cassette).unwrap();
+    assert_eq!(lines.lines().count(), 2);
+    assert!(
+        lines.contains(r#""tool_calls":[{"arguments":{"a":2,"b":3},"id":"call_1","name":"add"}]"#)
+            || lines.contains(
+                r#""tool_calls":[{"id":"call_1","name":"add","arguments":{"a":2,"b":3}}]"#
+            ),
+        "{lines}"
+    );
+}
+
+#[test]
+fn a_fallback_takes_over_after_a_5xx_but_not_after_a_400() {
+    let down = FakeServer::start(vec![reply(503, json!({"error": "overloaded"}))]);
+    let up = FakeServer::start(vec![reply(200, chat_answer("from the second"))]);
+    let chain = format!(
+        r#"[{{"provider" "openai" "base_url" "{}/v1" "model" "a" "max_retries" 0}}
+           {{"provider" "openai" "base_url" "{}/v1" "model" "b"}}]"#,
+        down.base, up.base
+    );
+    let program = format!(
+        r#"(deftask ask (q) :prompt "{{{{q}}}}")
+           (with-fallback {chain} (define r (ask "hi")) [r.content r.notes.provider r.notes.fallbacks])"#
+    );
+    let out = run_with_openai(&up, &[], &program);
+    assert!(
+        out.starts_with(r#"("from the second" "openai" ({"provider" "openai" "error" "openai: "#),
+        "{out}"
+    );
+    assert_eq!(down.finish().len(), 1);
+    assert_eq!(up.finish()[0].json()["model"], "b");
+
+    let refused = FakeServer::start(vec![reply(400, json!({"error": "bad request"}))]);
+    let unused = FakeServer::start(vec![]);
+    let chain = format!(
+        r#"[{{"provider" "openai" "base_url" "{}/v1" "model" "a" "max_retries" 0}}
+           {{"provider" "openai" "base_url" "{}/v1" "model" "b"}}]"#,
+        refused.base, unused.base
+    );
+    let program = format!(
+        r#"(deftask ask (q) :prompt "{{{{q}}}}")
+           (with-fallback {chain} (try (ask "hi") (catch e e.details.status)))"#
+    );
+    assert_eq!(run_with_openai(&unused, &[], &program).trim(), "400");
+    assert_eq!(refused.finish().len(), 1);
+    assert!(unused.finish().is_empty());
+}
+
+#[test]
+fn a_rate_limit_paces_pmap_items_at_the_server() {
+    let replies = (0..4).map(|_| reply(200, chat_answer("ok"))).collect();
+    let server = FakeServer::start(replies);
+    let program = format!(
+        r#"(set-provider! {{"provider" "openai" "base_url" "{}/v1" "model" "m"}}
+                          :rate-limit {{"requests_per_minute" 60}})
+           (deftask ask (q) :prompt "{{{{q}}}}")
+           (length (pmap (fn (i) (ask (str i))) (range 4)))"#,
+        server.base
+    );
+    assert_eq!(run_with_openai(&server, &[], &program).trim(), "4");
+    let seen = server.finish();
+    // 60 a minute is one a second: three requests span two seconds, so no one-second
+    // window holds more than two even if their trips to the server vary by a second.
+    // Without the limit all four arrive at once. (A slow machine only spreads them.)
+    let most_in_a_second = seen
+        .iter()
+        .map(|first| {
+            seen.iter()
+                .filter(|other| {
+                    other.at >= first.at && other.at < first.at + Duration::from_secs(1)
+                })
+                .count()
+        })
+        .max()
+        .unwrap();
+    assert!(
+        most_in_a_second <= 2,
+        "{:?}",
+        seen.iter().map(|s| s.at).collect::<Vec<_>>()
+    );
 }
 
 /// An answer sent as server-sent events (sent whole here: the SSE parser's own tests cut

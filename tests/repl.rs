@@ -380,3 +380,29 @@ fn forms_typed_while_another_runs_are_not_lost() {
     expect_value(&mut repl, "202");
     quit(repl);
 }
+
+#[test]
+fn chat_mode_sends_each_line_with_the_conversation_and_end_leaves_it() {
+    let dir = history_file();
+    let mut repl = start(&dir.path().join("h"));
+    enter(
+        &mut repl,
+        r#"(set-provider! (fn (r) (str "heard " (length r.messages) ": " (get (last r.messages) "content"))))"#,
+    );
+    expect_value(&mut repl, "nil");
+    enter(&mut repl, ":chat tiny-model");
+    repl.expect("; chat: each line is a message").unwrap();
+    repl.expect("chat> ").unwrap();
+    enter(&mut repl, "hello there");
+    repl.expect("\nheard 1: hello there\r\n").unwrap();
+    repl.expect("chat> ").unwrap();
+    // The second message is sent after the first exchange: three messages.
+    enter(&mut repl, "(+ 1 2)");
+    repl.expect("\nheard 3: (+ 1 2)\r\n").unwrap();
+    repl.expect("chat> ").unwrap();
+    enter(&mut repl, ":end");
+    expect_then_prompt(&mut repl, "; chat ended");
+    enter(&mut repl, "(+ 1 2)");
+    expect_value(&mut repl, "3");
+    quit(repl);
+}

@@ -130,7 +130,7 @@ impl Provider for Recorder {
                 input_tokens: 11,
                 output_tokens: 4,
             }),
-            ..Default::default()
+            ..Response::default()
         })
     }
 }

@@ -85,6 +85,11 @@ static BY_NAME: LazyLock<HashMap<&'static str, &'static Builtin>> = LazyLock::ne
         .map(|b| (b.name, b))
         .chain(crate::task::builtins::BUILTINS.iter().map(|b| (b.name, b)))
         .chain(crate::task::pmap::BUILTINS.iter().map(|b| (b.name, b)))
+        .chain(
+            crate::task::conversation::BUILTINS
+                .iter()
+                .map(|b| (b.name, b)),
+        )
         .collect()
 });
 
@@ -208,6 +213,7 @@ mod tests {
             .flatten()
             .chain(crate::task::builtins::BUILTINS)
             .chain(crate::task::pmap::BUILTINS)
+            .chain(crate::task::conversation::BUILTINS)
         {
             assert!(names.insert(b.name), "duplicate builtin {}", b.name);
             let signature = format!("`({}", b.name);

@@ -51,6 +51,10 @@ fn cache_on(options: &Options) -> bool {
 /// `tasklisp test` as one run of the log (each test a row over its calls); the run
 /// ends `ok` when every test passed, `failed` when one failed, `error` on bad usage.
 pub fn run_tests(options: &Options, args: &crate::testing::TestArgs, limits: Limits) -> i32 {
+    // A bad `-o` was refused as bad usage before anything ran.
+    let Ok(settings) = options.provider_settings() else {
+        return super::USAGE;
+    };
     let log = (!options.no_log)
         .then(|| runlog::location(&env_var))
         .flatten()
@@ -60,7 +64,7 @@ pub fn run_tests(options: &Options, args: &crate::testing::TestArgs, limits: Lim
         });
     let context = crate::testing::Context {
         limits,
-        settings: options.provider_settings(),
+        settings,
         imports: options.imports.clone(),
         log: log.as_ref().map(RunLog::handle),
         cache: cache_on(options),

@@ -3,8 +3,9 @@
 
 use super::batch::BatchApi;
 use super::http::{Endpoint, HttpClient};
+use super::message::system_text;
 use super::structured;
-use super::{Cancel, Provider, Request, Response, Usage};
+use super::{Cancel, Message, Provider, Request, Response, Role, ToolCall, Usage};
 use crate::error::Result;
 use serde_json::{json, Value as Json};
 
@@ -33,22 +34,54 @@ impl Anthropic {
     /// object becomes one tool the request forces (`tool_choice`), whose input is the
     /// answer; otherwise the task's prompt asks for JSON.
     pub fn body(&self, request: &Request) -> Result<Json> {
+        let options = &request.options;
         let mut body = json!({
             "model": self.endpoint.model_for("anthropic", request)?,
-            "max_tokens": self.max_tokens,
+            "max_tokens": options.get("max_tokens").cloned().unwrap_or(json!(self.max_tokens)),
         });
-        if let Some(system) = &request.system {
+        if let Some(system) = system_text(&request.messages) {
             body["system"] = json!(system);
         }
-        body["messages"] = json!([{"role": "user", "content": request.prompt}]);
+        body["messages"] = Json::Array(wire_messages(&request.messages));
+        let mut tools: Vec<Json> = request
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters})
+            })
+            .collect();
+        let mut choice = None;
         if let Some(schema) = answer_schema(request) {
             let name = structured::tool_name(&request.task);
-            body["tools"] = json!([{
+            tools.push(json!({
                 "name": name,
                 "description": "Give the answer as this tool's input.",
                 "input_schema": schema,
-            }]);
-            body["tool_choice"] = json!({"type": "tool", "name": name});
+            }));
+            // With the task's own tools offered too, the model must call one of them or
+            // answer through the answer tool; alone, the answer tool is forced.
+            choice = Some(if request.tools.is_empty() {
+                json!({"type": "tool", "name": name})
+            } else {
+                json!({"type": "any"})
+            });
+        }
+        if !tools.is_empty() {
+            body["tools"] = Json::Array(tools);
+        }
+        if let Some(choice) = choice {
+            body["tool_choice"] = choice;
+        }
+        for name in ["temperature", "top_p"] {
+            if let Some(value) = options.get(name) {
+                body[name] = value.clone();
+            }
+        }
+        // The API takes only a list of stop sequences, and has no seed.
+        match options.get("stop") {
+            Some(Json::String(stop)) => body["stop_sequences"] = json!([stop]),
+            Some(stops) => body["stop_sequences"] = stops.clone(),
+            None => {}
         }
         Ok(body)
     }
@@ -76,26 +109,27 @@ impl Provider for Anthropic {
             cancel,
         )?;
         if answer_schema(request).is_some() {
-            if let Some(input) = forced_tool_input(&answer) {
+            let name = structured::tool_name(&request.task);
+            if let Some(input) = answer_tool_input(&answer, &name) {
                 return Ok(Response {
                     content: input.to_string(),
                     usage: usage(&answer),
-                    ..Default::default()
+                    ..Response::default()
                 });
             }
         }
         self.response(&answer)
     }
 
-    /// A task with an output schema is answered by a forced tool call, which is not
-    /// text to show: it is sent whole.
+    /// A task with an output schema is answered by a forced tool call, and tools are
+    /// offered for tool calls: neither is text to show, so those requests are sent whole.
     fn stream(
         &self,
         request: &Request,
         cancel: &Cancel,
         sink: &mut dyn FnMut(&str),
     ) -> Result<Response> {
-        if answer_schema(request).is_some() {
+        if answer_schema(request).is_some() || !request.tools.is_empty() {
             return super::whole_to_sink(self, request, cancel, sink);
         }
         self.stream_answer(request, cancel, sink)
@@ -135,12 +169,74 @@ impl Anthropic {
             .filter(|block| block.get("type").and_then(Json::as_str) == Some("text"))
             .filter_map(|block| block.get("text").and_then(Json::as_str))
             .collect();
+        let tool_calls = blocks
+            .iter()
+            .filter(|block| block.get("type").and_then(Json::as_str) == Some("tool_use"))
+            .map(|block| ToolCall {
+                id: block
+                    .get("id")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                name: block
+                    .get("name")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                arguments: block.get("input").cloned().unwrap_or(json!({})),
+            })
+            .collect();
         Ok(Response {
             content,
             usage: usage(answer),
-            ..Default::default()
+            tool_calls,
+            ..Response::default()
         })
     }
+}
+
+/// The conversation as the Messages API spells it: system messages go to the top-level
+/// `system`; an assistant's tool calls are `tool_use` blocks; the results of one turn's
+/// calls travel together in one user message of `tool_result` blocks.
+fn wire_messages(messages: &[Message]) -> Vec<Json> {
+    let mut wire: Vec<Json> = Vec::new();
+    for message in messages {
+        match message.role {
+            Role::System => {}
+            Role::User => wire.push(json!({"role": "user", "content": message.content})),
+            Role::Assistant if message.tool_calls.is_empty() => {
+                wire.push(json!({"role": "assistant", "content": message.content}));
+            }
+            Role::Assistant => {
+                let text = (!message.content.is_empty())
+                    .then(|| json!({"type": "text", "text": message.content}));
+                let uses = message.tool_calls.iter().map(|call| {
+                    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments})
+                });
+                let blocks: Vec<Json> = text.into_iter().chain(uses).collect();
+                wire.push(json!({"role": "assistant", "content": blocks}));
+            }
+            Role::Tool => {
+                let block = json!({
+                    "type": "tool_result",
+                    "tool_use_id": message.tool_call_id.as_deref().unwrap_or_default(),
+                    "content": message.content,
+                });
+                let joined = wire.last_mut().and_then(|last| {
+                    let blocks = last.get_mut("content")?.as_array_mut()?;
+                    let all_results = blocks
+                        .iter()
+                        .all(|b| b.get("type").and_then(Json::as_str) == Some("tool_result"));
+                    all_results.then_some(blocks)
+                });
+                match joined {
+                    Some(blocks) => blocks.push(block),
+                    None => wire.push(json!({"role": "user", "content": [block]})),
+                }
+            }
+        }
+    }
+    wire
 }
 
 /// The schema sent as a forced tool: a JSON-Schema for an object (a tool's input is
@@ -151,13 +247,14 @@ fn answer_schema(request: &Request) -> Option<&Json> {
         .filter(|s| s.get("type").and_then(Json::as_str) == Some("object"))
 }
 
-/// The input of the forced tool's call: the answer.
-fn forced_tool_input(answer: &Json) -> Option<&Json> {
+/// The input of the answer tool's call (named `name`): the answer.
+fn answer_tool_input<'a>(answer: &'a Json, name: &str) -> Option<&'a Json> {
     answer
         .get("content")
         .and_then(Json::as_array)?
         .iter()
-        .find(|block| block.get("type").and_then(Json::as_str) == Some("tool_use"))
+        .filter(|block| block.get("type").and_then(Json::as_str) == Some("tool_use"))
+        .find(|block| block.get("name").and_then(Json::as_str) == Some(name))
         .and_then(|block| block.get("input"))
 }
 
@@ -169,26 +266,84 @@ fn usage(answer: &Json) -> Option<Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::message::single_turn;
 
-    #[test]
-    fn body_puts_system_at_the_top_and_keeps_key_order() {
-        let provider = Anthropic::new(
+    /// A provider for model `claude-x` with a cap of 100 tokens.
+    fn claude_x() -> Anthropic {
+        Anthropic::new(
             Endpoint {
                 base_url: "http://127.0.0.1:9".into(),
                 model: Some("claude-x".into()),
                 ..Endpoint::default()
             },
             100,
-        );
+        )
+    }
+
+    #[test]
+    fn body_puts_system_at_the_top_and_keeps_key_order() {
+        let provider = claude_x();
         let request = Request {
-            system: Some("Be terse.".into()),
-            prompt: "Hi".into(),
+            messages: single_turn(Some("Be terse."), "Hi"),
             json_mode: true,
             ..Request::default()
         };
         assert_eq!(
             provider.body(&request).unwrap().to_string(),
             r#"{"model":"claude-x","max_tokens":100,"system":"Be terse.","messages":[{"role":"user","content":"Hi"}]}"#
+        );
+    }
+
+    #[test]
+    fn tool_calls_are_tool_use_blocks_and_results_share_one_user_message() {
+        let call = |id: &str| ToolCall {
+            id: id.into(),
+            name: "add".into(),
+            arguments: json!({"a": 1}),
+        };
+        let messages = [
+            Message::user("Add"),
+            Message::tool_request("Adding.", vec![call("t1"), call("t2")]),
+            Message::tool_result("t1", "3"),
+            Message::tool_result("t2", "4"),
+        ];
+        assert_eq!(
+            Json::Array(wire_messages(&messages)),
+            json!([
+                {"role": "user", "content": "Add"},
+                {"role": "assistant", "content": [
+                    {"type": "text", "text": "Adding."},
+                    {"type": "tool_use", "id": "t1", "name": "add", "input": {"a": 1}},
+                    {"type": "tool_use", "id": "t2", "name": "add", "input": {"a": 1}},
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "3"},
+                    {"type": "tool_result", "tool_use_id": "t2", "content": "4"},
+                ]},
+            ])
+        );
+    }
+
+    #[test]
+    fn options_are_spelled_as_the_messages_api_wants() {
+        let provider = claude_x();
+        let mut options = crate::provider::ModelOptions::default();
+        for (name, value) in [
+            ("max_tokens", json!(7)),
+            ("temperature", json!(0)),
+            ("stop", json!("END")),
+            ("seed", json!(1)),
+        ] {
+            options.set(name, value).unwrap();
+        }
+        let request = Request {
+            messages: single_turn(None, "Hi"),
+            options,
+            ..Request::default()
+        };
+        assert_eq!(
+            provider.body(&request).unwrap().to_string(),
+            r#"{"model":"claude-x","max_tokens":7,"messages":[{"role":"user","content":"Hi"}],"temperature":0,"stop_sequences":["END"]}"#
         );
     }
 

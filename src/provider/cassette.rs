@@ -4,7 +4,8 @@
 //! the request is the canonical form of `Request` (keys sorted at every level) and
 //! also the key replay looks answers up by.
 
-use super::{Cancel, Provider, Request, Response, Usage};
+use super::message::{single_turn, tool_call_from_json};
+use super::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
 use crate::error::{Error, Reason, Result};
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
@@ -13,15 +14,40 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The request in the form cassettes store and match: every field but `schema` (it
-/// follows from the task's definition, and leaving it out keeps cassettes recorded
-/// before it was sent valid), keys sorted.
+/// The request in the form cassettes store and match: keys sorted, and only what does
+/// not follow from the rest (see [`canonical`]).
 pub fn canonical_request(request: &Request) -> Json {
-    let mut map = request.to_json_with_mode();
-    if let Some(fields) = map.as_object_mut() {
+    canonical(request.to_json_with_mode())
+}
+
+/// Leaves out what follows from the other fields, so cassettes recorded before those
+/// fields were sent stay valid: `schema` (from the task's definition), empty `options`
+/// and `tools`, and `messages` when they are just the system and user message of
+/// `system` and `prompt`. Applied to recorded requests too, so both forms match.
+fn canonical(mut request: Json) -> Json {
+    if let Some(fields) = request.as_object_mut() {
         fields.remove("schema");
+        let empty = |value: Option<&Json>| match value {
+            Some(Json::Object(map)) => map.is_empty(),
+            Some(Json::Array(list)) => list.is_empty(),
+            _ => false,
+        };
+        for key in ["options", "tools"] {
+            if empty(fields.get(key)) {
+                fields.remove(key);
+            }
+        }
+        let system = fields.get("system").and_then(Json::as_str);
+        let prompt = fields.get("prompt").and_then(Json::as_str).unwrap_or("");
+        let single: Vec<Json> = single_turn(system, prompt)
+            .iter()
+            .map(Message::to_json)
+            .collect();
+        if fields.get("messages") == Some(&Json::Array(single)) {
+            fields.remove("messages");
+        }
     }
-    sorted(map)
+    sorted(request)
 }
 
 fn sorted(value: Json) -> Json {
@@ -90,9 +116,14 @@ impl Provider for Record {
         let usage = response
             .usage
             .map(|u| json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}));
+        let mut answer = json!({"content": response.content, "usage": usage});
+        if !response.tool_calls.is_empty() {
+            let calls = response.tool_calls.iter().map(ToolCall::to_json).collect();
+            answer["tool_calls"] = Json::Array(calls);
+        }
         let line = self.inner.secrets().scrub_json(&json!({
             "request": canonical_request(request),
-            "response": {"content": response.content, "usage": usage},
+            "response": answer,
         }));
         let written = match self.file.lock() {
             Ok(mut file) => writeln!(file, "{line}").and_then(|()| file.flush()),
@@ -172,13 +203,21 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
             output_tokens: u.get("output_tokens")?.as_u64()?,
         })
     });
-    let key = sorted(request.clone()).to_string();
+    let tool_calls = match response.get("tool_calls") {
+        Some(Json::Array(calls)) => calls
+            .iter()
+            .map(tool_call_from_json)
+            .collect::<std::result::Result<_, _>>()?,
+        _ => Vec::new(),
+    };
+    let key = canonical(request.clone()).to_string();
     Ok((
         key,
         Response {
             content: content.to_owned(),
             usage,
-            ..Default::default()
+            tool_calls,
+            ..Response::default()
         },
     ))
 }
@@ -235,7 +274,15 @@ mod tests {
                     input_tokens: 1,
                     output_tokens: 2,
                 }),
-                ..Default::default()
+                tool_calls: (n == 1)
+                    .then(|| ToolCall {
+                        id: "c1".into(),
+                        name: "look".into(),
+                        arguments: json!({"q": "x"}),
+                    })
+                    .into_iter()
+                    .collect(),
+                ..Response::default()
             })
         }
     }
@@ -247,6 +294,7 @@ mod tests {
         Request {
             task: "t".into(),
             prompt: prompt.into(),
+            messages: vec![crate::provider::Message::user(prompt)],
             params,
             round: 1,
             ..Request::default()
@@ -259,6 +307,21 @@ mod tests {
         assert!(text.starts_with(
             r#"{"issues":[],"json_mode":false,"model":null,"params":{"a":{"b":3,"y":2},"z":1}"#
         ));
+    }
+
+    #[test]
+    fn what_follows_from_the_rest_is_left_out_but_other_messages_are_kept() {
+        let plain = canonical_request(&request("p"));
+        for key in ["messages", "options", "tools", "schema"] {
+            assert!(plain.get(key).is_none(), "{key}");
+        }
+        let mut continued = request("p");
+        continued.messages.push(Message::assistant("a"));
+        let kept = canonical_request(&continued);
+        assert_eq!(kept["messages"].as_array().map(Vec::len), Some(2));
+        // A recorded request written with every field matches the short form.
+        let full = sorted(request("p").to_json_with_mode());
+        assert_eq!(canonical(full), plain);
     }
 
     #[test]
@@ -276,6 +339,7 @@ mod tests {
             let replayed = replay.complete(&request(prompt), &cancel).unwrap();
             assert_eq!(replayed.content, expected.content);
             assert_eq!(replayed.usage, expected.usage);
+            assert_eq!(replayed.tool_calls, expected.tool_calls);
         }
         // The answers for "x" are used up: the last one repeats.
         assert_eq!(

@@ -5,7 +5,8 @@
 //! capped output, a short drain after it exits.
 
 use super::http::{check_cancel, excerpt, EXCERPT_BYTES};
-use super::{Cancel, Provider, Request, Response};
+use super::message::tool_call_from_json;
+use super::{Cancel, Provider, Request, Response, ToolCall};
 use crate::error::{Error, Reason, Result};
 use crate::process::{ProcessSpec, StopReason, Stopped};
 use serde_json::json;
@@ -74,7 +75,13 @@ impl CommandProvider {
             Program::Argv(argv) => (argv.clone(), false),
             Program::Shell(line) => (vec![line.clone()], true),
         };
-        let mut env = vec![("TASKLISP_TASK".to_owned(), request.task.clone())];
+        let mut env = vec![
+            ("TASKLISP_TASK".to_owned(), request.task.clone()),
+            (
+                "TASKLISP_OPTIONS".to_owned(),
+                request.options.to_json().to_string(),
+            ),
+        ];
         let mut env_remove = Vec::new();
         match request.model.as_ref().or(self.model.as_ref()) {
             Some(model) => env.push(("TASKLISP_MODEL".to_owned(), model.clone())),
@@ -108,10 +115,12 @@ impl Provider for CommandProvider {
             Input::Request => request.to_json_with_mode().to_string().into_bytes(),
         };
         match crate::process::run(&self.spec(request, input), cancel) {
-            Ok(output) if output.exit_code == 0 => Ok(Response {
-                content: output.stdout,
-                usage: None,
-                ..Default::default()
+            Ok(output) if output.exit_code == 0 => Ok(match self.input {
+                Input::Request => answer_with_tool_calls(output.stdout),
+                Input::Prompt => Response {
+                    content: output.stdout,
+                    ..Response::default()
+                },
             }),
             Ok(output) => Err(self
                 .failure(format!(
@@ -125,6 +134,35 @@ impl Provider for CommandProvider {
                 }))),
             Err(stopped) => Err(self.stopped(stopped, cancel)),
         }
+    }
+}
+
+/// A program that reads the whole request may ask for tools by printing
+/// `{"tool_calls": [{"id" …, "name" …, "arguments" {…}}], "content": …}`; any other
+/// output is the answer as it is.
+fn answer_with_tool_calls(stdout: String) -> Response {
+    let calls = serde_json::from_str::<serde_json::Value>(&stdout)
+        .ok()
+        .and_then(|answer| {
+            let calls = answer.get("tool_calls")?.as_array()?;
+            let calls: Vec<ToolCall> = calls
+                .iter()
+                .map(tool_call_from_json)
+                .collect::<std::result::Result<_, _>>()
+                .ok()?;
+            let content = answer.get("content").and_then(|c| c.as_str()).unwrap_or("");
+            Some((content.to_owned(), calls))
+        });
+    match calls {
+        Some((content, tool_calls)) => Response {
+            content,
+            tool_calls,
+            ..Response::default()
+        },
+        None => Response {
+            content: stdout,
+            ..Response::default()
+        },
     }
 }
 
@@ -176,6 +214,7 @@ mod tests {
         Request {
             task: "t1".into(),
             prompt: text.into(),
+            messages: vec![crate::provider::Message::user(text)],
             ..Request::default()
         }
     }
@@ -218,6 +257,19 @@ mod tests {
         assert_eq!(sent["prompt"], "p");
         assert_eq!(sent["task"], "t1");
         assert_eq!(sent["json_mode"], true);
+        assert_eq!(sent["messages"], json!([{"role": "user", "content": "p"}]));
+    }
+
+    #[test]
+    fn a_request_reader_may_answer_with_tool_calls() {
+        let answer = answer_with_tool_calls(
+            r#"{"tool_calls": [{"id": "1", "name": "add", "arguments": {"a": 1}}]}"#.into(),
+        );
+        assert_eq!(answer.tool_calls[0].name, "add");
+        assert_eq!(answer.content, "");
+        let plain = answer_with_tool_calls(r#"{"tool_calls": "no"}"#.into());
+        assert!(plain.tool_calls.is_empty());
+        assert_eq!(plain.content, r#"{"tool_calls": "no"}"#);
     }
 
     #[test]

@@ -492,6 +492,7 @@ mod tests {
             provider: Some("replay".into()),
             model: Some("from-TASKLISP_MODEL".into()),
             base_url: None,
+            ..ProviderSettings::default()
         };
         assert_eq!(
             build_from_settings(&settings, &env).unwrap().name(),
@@ -539,6 +540,7 @@ mod tests {
             provider: Some("record".into()),
             model: Some("m".into()),
             base_url: Some("http://127.0.0.1:1/v1".into()),
+            ..ProviderSettings::default()
         };
         assert_eq!(
             build_from_settings(&settings, &from_env).unwrap().name(),

@@ -10,19 +10,26 @@ pub mod cassette;
 pub mod command;
 mod config;
 pub mod http;
+pub mod message;
 pub mod openai;
+pub mod options;
+pub mod rate;
 pub mod sse;
 mod stream;
 pub mod structured;
 
 pub use config::{build, build_from_settings, is_known, EnvLookup, KNOWN};
+pub use message::{Message, Role, ToolCall, ToolSpec};
+pub use options::ModelOptions;
 
 use crate::error::Result;
 use serde_json::Value as Json;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-/// What an atomic task sends: SPEC §9 `{task, system, prompt, model, params, round, issues}`.
+/// What an atomic task sends: `{task, system, prompt, model, params, round, issues,
+/// messages, options, tools}`. `messages` is what chat providers are sent; `system` and `prompt` are the
+/// task's rendered templates.
 #[derive(Clone, Debug, Default)]
 pub struct Request {
     pub task: String,
@@ -37,6 +44,12 @@ pub struct Request {
     pub issues: Vec<Json>,
     /// The task declared `:output "json"`: ask for JSON where the server supports it.
     pub json_mode: bool,
+    /// The conversation sent, system message first when there is one.
+    pub messages: Vec<Message>,
+    /// Sampling options, already layered (task over scope over provider over flag).
+    pub options: ModelOptions,
+    /// The tools offered to the model (a task's `:tools`).
+    pub tools: Vec<ToolSpec>,
     /// The task's `:schema`: a type name (`"object"`…) or a JSON-Schema map, which
     /// providers pass on to the model as structured output.
     pub schema: Option<Json>,
@@ -58,6 +71,9 @@ impl Request {
             "params": self.params,
             "round": self.round,
             "issues": self.issues,
+            "messages": self.messages.iter().map(Message::to_json).collect::<Vec<_>>(),
+            "options": self.options.to_json(),
+            "tools": self.tools.iter().map(ToolSpec::to_json).collect::<Vec<_>>(),
         });
         // Only a task with a schema has the key, so cassettes of other calls still match.
         if let Some(schema) = &self.schema {
@@ -86,6 +102,11 @@ pub struct Response {
     pub content: String,
     /// As the server reported it; `None` means the runtime estimates it.
     pub usage: Option<Usage>,
+    /// The tools the model asked to call instead of (or along with) answering.
+    pub tool_calls: Vec<ToolCall>,
+    /// Under a fallback chain: the provider that answered, and the ones that failed
+    /// before it (`{"provider" … "error" …}`).
+    pub fallback: Option<(String, Vec<Json>)>,
     /// A status the provider gave (`COMPLETE`, `CONTINUATION`, `FAILED`), kept in the result.
     pub status: Option<String>,
     /// Criteria the provider gave, kept in the result as `criteria`.
@@ -163,8 +184,7 @@ impl Provider for Echo {
     fn complete(&self, request: &Request, _cancel: &Cancel) -> Result<Response> {
         Ok(Response {
             content: request.prompt.clone(),
-            usage: None,
-            ..Default::default()
+            ..Response::default()
         })
     }
 }

@@ -4,7 +4,7 @@
 use super::batch::BatchApi;
 use super::http::{Endpoint, HttpClient};
 use super::structured::{self, JsonForm};
-use super::{Cancel, Provider, Request, Response, Usage};
+use super::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
 use crate::error::Result;
 use serde_json::{json, Value as Json};
 
@@ -39,15 +39,27 @@ impl OpenAi {
 
     /// The body with a JSON-Schema sent in `form` (a type name asks for a JSON object).
     pub fn body_in(&self, request: &Request, form: JsonForm) -> Result<Json> {
-        let mut messages = Vec::new();
-        if let Some(system) = &request.system {
-            messages.push(json!({"role": "system", "content": system}));
-        }
-        messages.push(json!({"role": "user", "content": request.prompt}));
         let mut body = json!({
             "model": self.endpoint.model_for(self.name, request)?,
-            "messages": messages,
+            "messages": request.messages.iter().map(wire_message).collect::<Vec<_>>(),
         });
+        for (name, value) in request.options.iter() {
+            body[name] = value.clone();
+        }
+        if !request.tools.is_empty() {
+            let tools: Vec<Json> = request
+                .tools
+                .iter()
+                .map(|tool| {
+                    json!({"type": "function", "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.parameters,
+                    }})
+                })
+                .collect();
+            body["tools"] = Json::Array(tools);
+        }
         if let Some(schema) = request.json_schema() {
             body["response_format"] = structured::response_format(form, &request.task, schema);
         } else if request.json_mode {
@@ -98,6 +110,10 @@ impl Provider for OpenAi {
         cancel: &Cancel,
         sink: &mut dyn FnMut(&str),
     ) -> Result<Response> {
+        // A tool call is not text to show: a request offering tools is sent whole.
+        if !request.tools.is_empty() {
+            return super::whole_to_sink(self, request, cancel, sink);
+        }
         match self.stream_answer(request, cancel, sink) {
             Err(e)
                 if request.json_schema().is_some() && structured::refused_response_format(&e) =>
@@ -135,8 +151,13 @@ impl OpenAi {
     pub(crate) fn response(&self, answer: &Json) -> Result<Response> {
         let message = answer.pointer("/choices/0/message");
         let text = |key: &str| message.and_then(|m| m.get(key)).and_then(Json::as_str);
+        let tool_calls = match message.and_then(|m| m.get("tool_calls")) {
+            None | Some(Json::Null) => Vec::new(),
+            Some(calls) => tool_calls(calls).map_err(|e| self.client.unexpected(&e, answer))?,
+        };
         let content = match (text("content"), text("refusal")) {
             (Some(content), _) => content,
+            (None, _) if !tool_calls.is_empty() => "",
             (None, Some(refusal)) => {
                 return Err(self
                     .client
@@ -151,9 +172,66 @@ impl OpenAi {
         Ok(Response {
             content: content.to_owned(),
             usage: usage(answer),
-            ..Default::default()
+            tool_calls,
+            ..Response::default()
         })
     }
+}
+
+/// A message as chat completions spell it: tool calls as `function` calls whose
+/// arguments are a JSON string, tool results as role `tool` messages.
+fn wire_message(message: &Message) -> Json {
+    let mut wire = json!({"role": message.role.as_str(), "content": message.content});
+    if !message.tool_calls.is_empty() {
+        let calls: Vec<Json> = message
+            .tool_calls
+            .iter()
+            .map(|call| {
+                json!({
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments_text()},
+                })
+            })
+            .collect();
+        wire["tool_calls"] = Json::Array(calls);
+    }
+    if let Some(id) = &message.tool_call_id {
+        wire["tool_call_id"] = json!(id);
+    }
+    wire
+}
+
+/// `message.tool_calls`: `[{"id", "type": "function", "function": {"name", "arguments"}}]`,
+/// the arguments a JSON string (kept as the raw string when it is not JSON).
+fn tool_calls(calls: &Json) -> std::result::Result<Vec<ToolCall>, String> {
+    let calls = calls.as_array().ok_or("tool_calls is not a list")?;
+    calls
+        .iter()
+        .map(|call| {
+            let function = call.get("function").ok_or("a tool call has no function")?;
+            let name = function
+                .get("name")
+                .and_then(Json::as_str)
+                .ok_or("a tool call has no function name")?;
+            let arguments = match function.get("arguments") {
+                Some(Json::String(text)) => {
+                    serde_json::from_str(text).unwrap_or_else(|_| Json::String(text.clone()))
+                }
+                Some(other) => other.clone(),
+                None => json!({}),
+            };
+            Ok(ToolCall {
+                id: call
+                    .get("id")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                name: name.to_owned(),
+                arguments,
+            })
+        })
+        .collect()
 }
 
 /// `usage.prompt_tokens` and `usage.completion_tokens`, when the server sent both.
@@ -164,6 +242,7 @@ fn usage(answer: &Json) -> Option<Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::message::single_turn;
 
     fn provider(model: Option<&str>) -> OpenAi {
         OpenAi::new(Endpoint {
@@ -176,8 +255,7 @@ mod tests {
     #[test]
     fn body_has_system_then_user_and_json_mode() {
         let request = Request {
-            system: Some("Be terse.".into()),
-            prompt: "Hi".into(),
+            messages: single_turn(Some("Be terse."), "Hi"),
             json_mode: true,
             ..Request::default()
         };
@@ -189,6 +267,61 @@ mod tests {
                 "response_format": {"type": "json_object"},
             })
         );
+    }
+
+    #[test]
+    fn tool_calls_and_results_use_the_function_format() {
+        let call = ToolCall {
+            id: "call_1".into(),
+            name: "add".into(),
+            arguments: json!({"a": 1}),
+        };
+        let request = Request {
+            messages: vec![
+                Message::user("Add"),
+                Message::tool_request("", vec![call]),
+                Message::tool_result("call_1", "3"),
+            ],
+            ..Request::default()
+        };
+        assert_eq!(
+            provider(Some("m1")).body(&request).unwrap()["messages"],
+            json!([
+                {"role": "user", "content": "Add"},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "add", "arguments": "{\"a\":1}"}}
+                ]},
+                {"role": "tool", "content": "3", "tool_call_id": "call_1"},
+            ])
+        );
+    }
+
+    #[test]
+    fn options_go_into_the_body_as_named() {
+        let mut options = crate::provider::ModelOptions::default();
+        options.set("max-tokens", json!(5)).unwrap();
+        options.set("stop", json!("END")).unwrap();
+        let request = Request {
+            messages: single_turn(None, "Hi"),
+            options,
+            ..Request::default()
+        };
+        assert_eq!(
+            provider(Some("m1")).body(&request).unwrap().to_string(),
+            r#"{"model":"m1","messages":[{"role":"user","content":"Hi"}],"max_tokens":5,"stop":"END"}"#
+        );
+    }
+
+    #[test]
+    fn tool_calls_are_read_with_their_arguments_parsed() {
+        let calls = json!([
+            {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{\"a\": 1}"}},
+            {"id": "c2", "type": "function", "function": {"name": "add", "arguments": "{oops"}},
+        ]);
+        let calls = tool_calls(&calls).unwrap();
+        assert_eq!(calls[0].arguments, json!({"a": 1}));
+        assert_eq!(calls[1].arguments, json!("{oops"));
+        assert!(tool_calls(&json!([{"id": "x"}])).is_err());
     }
 
     #[test]

@@ -5,6 +5,8 @@ use super::session::{format_duration, timed, Next, Session};
 use crate::bounds::read_file_text;
 use crate::eval::Interp;
 use crate::symbol::Sym;
+use crate::task::conversation;
+use crate::task::result::field;
 use crate::value::{to_json, write_string, Value};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
@@ -12,6 +14,7 @@ use std::path::{Path, PathBuf};
 /// The commands, as Tab completes them.
 pub const COMMANDS: &[&str] = &[
     ":apropos",
+    ":chat",
     ":describe",
     ":env",
     ":help",
@@ -48,9 +51,46 @@ impl Session<'_> {
             ":load" => return self.load(&command_path(argument)),
             ":import" => return self.import(&command_path(argument)),
             ":reload" => self.reload(),
+            ":chat" => self.start_chat(argument),
             other => eprintln!("{}", unknown_command(other)),
         }
         Next::Continue
+    }
+
+    /// `:chat [MODEL]`: each line from now on is a message in one conversation.
+    fn start_chat(&mut self, model: &str) {
+        let model = (!model.is_empty()).then(|| model.to_owned());
+        self.chat = Some(conversation::start(model));
+        self.say("; chat: each line is a message to the model, :end leaves");
+    }
+
+    /// A line in the chat sub-mode: `:end` (or `:quit`) leaves it, anything else is
+    /// sent as the user's message and the answer printed.
+    pub fn chat_line(&mut self, line: &str) -> Next {
+        match line.trim() {
+            ":end" => {
+                self.chat = None;
+                self.say("; chat ended");
+                return Next::Continue;
+            }
+            ":quit" | ":q" => return Next::Exit(0),
+            _ => {}
+        }
+        let Some(current) = self.chat.clone() else {
+            return Next::Continue;
+        };
+        let outcome = self.interruptibly(|interp| {
+            let current = conversation::Conversation::from_value("chat", &current)?;
+            conversation::exchange(interp, current, line, &None)
+        });
+        match outcome {
+            Ok(result) => {
+                self.say(field(&result, "content").as_str().unwrap_or_default());
+                self.chat = Some(field(&result, "conversation"));
+                Next::Continue
+            }
+            Err(e) => self.report(&e),
+        }
     }
 
     fn show_env(&mut self) {

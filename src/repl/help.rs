@@ -125,8 +125,13 @@ pub const SPECIAL_FORMS: &[(&str, &str, &str)] = &[
     ),
     (
         "with-provider",
-        "(with-provider provider body…)",
-        "(with-provider :echo (greet \"Ada\"))",
+        "(with-provider provider :temperature t … body…)",
+        "(with-provider :echo :temperature 0 (greet \"Ada\"))",
+    ),
+    (
+        "with-fallback",
+        "(with-fallback [provider…] body…): the next provider when one fails",
+        "(with-fallback [:openai :echo] (greet \"Ada\"))",
     ),
     (
         "import",
@@ -212,6 +217,7 @@ Commands:
   :env              your definitions (not the builtins)
   :time EXPR        evaluate EXPR and show how long it took
   :show             print the last value in full (results are abbreviated)
+  :chat [MODEL]     chat with the model: each line a message, :end leaves
   :quit             leave (Ctrl-D too)
 
 Keys: Tab completes names, Ctrl-R searches the history, → accepts a hint,

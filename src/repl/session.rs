@@ -21,6 +21,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const PROMPT: &str = "tl> ";
+/// The prompt in the `:chat` sub-mode.
+const CHAT_PROMPT: &str = "chat> ";
 
 /// What the loop does after an input.
 pub enum Next {
@@ -41,6 +43,8 @@ pub struct Session<'a> {
     sigint: SigintHandler,
     /// Ctrl-C was pressed during the last evaluation: the terminal echoed `^C`.
     interrupted: Cell<bool>,
+    /// In the `:chat` sub-mode: the conversation so far.
+    pub chat: Option<Value>,
 }
 
 impl<'a> Session<'a> {
@@ -58,6 +62,7 @@ impl<'a> Session<'a> {
             baseline,
             sigint: SigintHandler::install(),
             interrupted: Cell::new(false),
+            chat: None,
         }
     }
 
@@ -83,6 +88,9 @@ impl<'a> Session<'a> {
 
     /// Runs one input (code or a command) and prints what it gives.
     pub fn handle(&mut self, input: &str) -> Next {
+        if self.chat.is_some() {
+            return self.chat_line(input);
+        }
         if let Some((name, argument)) = command_argument(input) {
             return self.command(name, argument);
         }
@@ -226,7 +234,12 @@ fn repl_loop(
         if let Some(helper) = editor.helper_mut() {
             helper.set_names(session.completion_names());
         }
-        let input = match editor.readline(PROMPT) {
+        let prompt = if session.chat.is_some() {
+            CHAT_PROMPT
+        } else {
+            PROMPT
+        };
+        let input = match editor.readline(prompt) {
             Ok(input) => input,
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => return 0,

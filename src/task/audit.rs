@@ -9,6 +9,7 @@ use super::result::{field, with_notes};
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::Interp;
+use crate::provider::Message;
 use crate::value::{from_json, write_string, Value};
 use serde_json::json;
 
@@ -32,23 +33,30 @@ pub fn audit_list(value: &Value) -> Option<Vec<Value>> {
     }
 }
 
-/// Runs `attempt(round, issues)` until its result passes the audits or the rounds run
-/// out. Results record `notes.rounds` (and `notes.issues` when audited).
+/// Runs `attempt(round, issues, conversation)` until its result passes the audits or
+/// the rounds run out. Results record `notes.rounds` (and `notes.issues` when audited).
+///
+/// `conversation` is what an atomic task sent, kept across rounds: empty in round 1 (the
+/// task fills in its messages), then extended by the answer and a user message stating
+/// its problems, so a further round asks again within the same conversation.
 pub fn run_rounds(
     interp: &Interp,
     task: &Task,
     checks: &Checks,
     env: &Env,
-    mut attempt: impl FnMut(u32, &[Value]) -> Result<Value>,
+    mut attempt: impl FnMut(u32, &[Value], &mut Vec<Message>) -> Result<Value>,
 ) -> Result<Value> {
     let mut issues: Vec<Value> = Vec::new();
+    let mut conversation: Vec<Message> = Vec::new();
     let mut round: u32 = 1;
     loop {
-        let result = match attempt(round, &issues) {
+        let result = match attempt(round, &issues, &mut conversation) {
             Ok(result) => result,
             Err(error) => match answer_problems(&error, task) {
                 Some(problems) if round <= checks.retries => {
                     issues = problems.iter().map(from_json).collect();
+                    let answer = error.details().get("content").and_then(|c| c.as_str());
+                    reask(&mut conversation, answer.unwrap_or(""), &issues);
                     round += 1;
                     continue;
                 }
@@ -58,6 +66,7 @@ pub fn run_rounds(
         if round <= checks.retries {
             if let Some(problem) = parse_problem(&result) {
                 issues = vec![problem];
+                reask(&mut conversation, &content_of(&result), &issues);
                 round += 1;
                 continue;
             }
@@ -83,7 +92,40 @@ pub fn run_rounds(
             return Err(invalid_output(task, round, &violations, &found, &result));
         }
         issues = found;
+        reask(&mut conversation, &content_of(&result), &issues);
         round += 1;
+    }
+}
+
+/// Extends an atomic task's conversation (left empty by other tasks) with its answer
+/// and a user message listing the problems found in it.
+fn reask(conversation: &mut Vec<Message>, answer: &str, issues: &[Value]) {
+    if conversation.is_empty() {
+        return;
+    }
+    conversation.push(Message::assistant(answer));
+    conversation.push(Message::user(problems_text(issues)));
+}
+
+/// The user message of a further round: every problem, one line each.
+pub fn problems_text(issues: &[Value]) -> String {
+    let lines: Vec<String> = issues
+        .iter()
+        .map(|issue| match is_critical(issue) {
+            true => format!("- {}", message(issue)),
+            false => format!("- (warning) {}", message(issue)),
+        })
+        .collect();
+    format!(
+        "Your answer has these problems:\n{}\nAnswer again, with every problem fixed.",
+        lines.join("\n")
+    )
+}
+
+fn content_of(result: &Value) -> String {
+    match field(result, "content") {
+        Value::Str(s) => s.to_string(),
+        other => write_string(&other),
     }
 }
 

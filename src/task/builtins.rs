@@ -9,11 +9,13 @@ use super::result::{self, field, from_body, is_task_result, COMPLETE};
 use super::session::ProviderChoice;
 use super::TaskKind;
 use crate::builtins::predicate::for_item;
-use crate::builtins::{builtin_table, list_arg, proc_arg, split_options, type_error};
+use crate::builtins::{builtin_table, list_arg, proc_arg, split_options, str_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
-use crate::value::{write_string, Entries, Value};
+use crate::provider::options::{self as model_options, ModelOptions};
+use crate::provider::rate::RateLimit;
+use crate::value::{to_json, write_string, Entries, Value};
 use std::rc::Rc;
 
 builtin_table! {
@@ -27,8 +29,8 @@ builtin_table! {
     "reduce-task", 3, Some(3) => reduce_task;
     /// `(task-result content :status s :parsed v :notes m :criteria c)`: a TaskResult (status COMPLETE, CONTINUATION or FAILED; default COMPLETE). `(task-result "ok" :parsed true)`
     "task-result", 1, Some(9) => make_task_result;
-    /// `(set-provider! p options? :max-turns n :max-context tokens)`: atomic tasks now ask `p` — a procedure of the request, or a provider name (`"echo"`, `:openai`, `:anthropic`, `:command`, `:record`, `:replay`) with an options map — in a new session. `(set-provider! :openai {"model" "gpt-4o-mini"})`
-    "set-provider!", 1, Some(5) => set_provider;
+    /// `(set-provider! p options? :max-turns n :max-context tokens :system s :temperature t …)`: atomic tasks now ask `p` — a procedure of the request, or a provider name (`"echo"`, `:openai`, `:anthropic`, `:command`, `:record`, `:replay`) with an options map — in a new session; `:system` is put before each task's system prompt, model options apply below the tasks', `:rate-limit {"requests_per_minute" n "tokens_per_minute" m}` paces every call. `(set-provider! :openai {"model" "gpt-4o-mini"} :temperature 0)`
+    "set-provider!", 1, Some(22) => set_provider;
     /// `(resource-metrics)`: turns and context used in the provider session, with limits. `(resource-metrics)` ⇒ `{"turns" {"used" 0 "limit" 10000} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}`
     "resource-metrics", 0, Some(0) => resource_metrics;
     /// `(run-usage)`: what the run's model calls have spent so far (cache hits excluded; cost in USD, 0 for unpriced models). `(run-usage)` ⇒ `{"calls" 0 "input_tokens" 0 "output_tokens" 0 "cost" 0.0}`
@@ -197,14 +199,19 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         (Some(Value::Keyword(_) | Value::Str(_)), Some(Value::Map(_)))
     );
     let spec_len = if named_with_options { 2 } else { 1 };
+    let known: Vec<&str> = ["max-turns", "max-context", "system", "rate-limit"]
+        .iter()
+        .chain(&model_options::SPELLINGS)
+        .copied()
+        .collect();
     let (rest, options) = split_options(
         "set-provider!",
         args.get(spec_len..).unwrap_or_default(),
-        &["max-turns", "max-context"],
+        &known,
     )?;
     if !rest.is_empty() {
         return Err(Error::eval(
-            "set-provider!: expected a provider (a procedure, or a name and an options map) and options :max-turns, :max-context",
+            "set-provider!: expected a provider (a procedure, or a name and an options map) and options :max-turns, :max-context, :system or model options",
         ));
     }
     let provider = ProviderChoice::from_spec(
@@ -213,7 +220,26 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         &interp.limits.capabilities,
     )?;
     let mut metrics = Metrics::default();
+    let mut model_options = ModelOptions::default();
+    let mut system = None;
+    let mut rate = None;
     for (option, value) in &options {
+        if *option == "system" {
+            system = Some(str_arg("set-provider!", value)?.to_owned());
+            continue;
+        }
+        if *option == "rate-limit" {
+            let limit = RateLimit::from_json(&to_json(value)?)
+                .map_err(|e| Error::eval(format!("set-provider!: :rate-limit must be {e}")))?;
+            rate = Some(limit);
+            continue;
+        }
+        if model_options::canonical(option).is_some() {
+            model_options
+                .set(option, to_json(value)?)
+                .map_err(|e| Error::eval(format!("set-provider!: {e}")))?;
+            continue;
+        }
         let limit = match value {
             Value::Int(n) if *n > 0 => u64::try_from(*n).unwrap_or(u64::MAX),
             other => {
@@ -230,6 +256,7 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         }
     }
     interp.set_provider(provider, metrics);
+    interp.set_provider_defaults(model_options, system, rate);
     Ok(Value::Nil)
 }
 

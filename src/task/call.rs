@@ -8,6 +8,7 @@ use super::{atomic, command, lossy_json, memory, result, trace};
 use crate::env::{self, Env, Frame, Scope, Slots};
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
+use crate::provider::Message;
 use crate::value::{from_json, write_string, Entries, Value};
 use std::rc::Rc;
 
@@ -51,14 +52,14 @@ fn run_call(
         audits: task.audits.iter().chain(&extra.audits).cloned().collect(),
         retries: task.retries.max(extra.retries),
     };
-    run_rounds(interp, task, &checks, env, |round, issues| {
+    run_rounds(interp, task, &checks, env, |round, issues, conversation| {
         let mut slots = bound.clone();
         if let Some(slot) = task.issues_slot {
             slots.resize(slot, Value::Nil);
             slots.push(Value::list(issues.to_vec()));
         }
         let frame = Some(Frame::new(task.scope.clone(), slots, outer.clone()));
-        run_once(interp, task, &frame, round, issues)
+        run_once(interp, task, &frame, round, issues, conversation)
     })
     .map_err(|error| trace::crossed(error, task))
 }
@@ -69,9 +70,17 @@ fn run_once(
     frame: &Env,
     round: u32,
     issues: &[Value],
+    conversation: &mut Vec<Message>,
 ) -> Result<Value> {
     let result = match &task.action {
-        Action::Prompt(parts) => atomic::run(interp, task, parts, frame, round, issues),
+        Action::Prompt(parts) => {
+            let round = atomic::Round {
+                number: round,
+                issues,
+                conversation,
+            };
+            atomic::run(interp, task, parts, frame, round)
+        }
         Action::Command(parts) => command::run(interp, task, parts, frame),
         Action::Body(body) => {
             let value = interp.eval(body, frame)?;

@@ -5,9 +5,11 @@ use super::schema::Schema;
 use super::template::Template;
 use crate::env::Scope;
 use crate::eval::Node;
+use crate::provider::ModelOptions;
 use crate::symbol::Sym;
 use crate::value::{to_json, Entries, Value};
 use serde_json::Value as Json;
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -120,6 +122,12 @@ pub struct Task {
     pub strict_json: bool,
     pub schema: Option<Schema>,
     pub model: Option<String>,
+    /// Model options given on the task: the most specific layer.
+    pub options: ModelOptions,
+    /// The tasks offered to the model as tools (`:tools`).
+    pub tools: Vec<Rc<Task>>,
+    /// JSON types of parameters, for tool schemas (`:param-types`); others are strings.
+    pub param_types: HashMap<String, String>,
     pub context: InheritContext,
     pub max_turns: Option<u64>,
     /// `:cache true`: answers may come from the run log's cache.
@@ -178,6 +186,21 @@ impl Task {
         }
         if let Some(model) = &self.model {
             put("model", Value::from(model.as_str()));
+        }
+        if !self.options.is_empty() {
+            put("options", crate::value::from_json(&self.options.to_json()));
+        }
+        if !self.tools.is_empty() {
+            let names = self.tools.iter().map(|t| Value::from(t.name.as_str()));
+            put("tools", Value::list(names.collect()));
+        }
+        if !self.param_types.is_empty() {
+            let mut types: Vec<(&String, &String)> = self.param_types.iter().collect();
+            types.sort();
+            let types = types
+                .into_iter()
+                .map(|(name, kind)| (Rc::from(name.as_str()), Value::from(kind.as_str())));
+            put("param_types", Value::map(types.collect()));
         }
         put("inherit_context", Value::from(self.context.name()));
         if matches!(self.context, InheritContext::Fresh) {

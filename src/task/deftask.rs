@@ -341,6 +341,8 @@ impl DefineTask {
                 )
             }
         };
+        let has_prompt = matches!(self.code, Code::Prompt(_));
+        let param_types = options.param_types(&params)?;
         let action = match &self.code {
             Code::Prompt(files) => Action::Prompt(PromptParts {
                 system: options.text("system")?.map(|s| Template::parse(&s)),
@@ -373,6 +375,9 @@ impl DefineTask {
                 .is_some_and(|(v, _)| v.is_truthy()),
             schema,
             model: options.text("model")?,
+            options: options.model_options()?,
+            tools: options.tools(has_prompt)?,
+            param_types,
             context: self.context(interp, env, &options)?,
             max_turns: options.count("max-turns", 1, MAX_TURNS)?,
             cache: options.get("cache").is_some_and(|(v, _)| v.is_truthy()),

@@ -1,14 +1,15 @@
 //! The task special forms: `deftask`, `sequential`, `step`, `cond-output`,
-//! `with-provider`, `with-budget`, `with-cache`.
+//! `with-provider`, `with-fallback`, `with-budget`, `with-cache`.
 
 use super::session::ProviderChoice;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::Extension;
 use crate::eval::{Compiler, Interp, Node};
-use crate::reader::Syntax;
+use crate::provider::options::{self as model_options, ModelOptions};
+use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
-use crate::value::Value;
+use crate::value::{to_json, Value};
 
 pub type SpecialForm = fn(&mut Compiler, &[Syntax], Span) -> Result<Node>;
 
@@ -19,16 +20,19 @@ pub fn special_form(name: &str) -> Option<SpecialForm> {
         "step" => super::sequential::step,
         "cond-output" => super::cond_output::cond_output,
         "with-provider" => with_provider,
+        "with-fallback" => with_fallback,
         "with-budget" => super::scopes::with_budget,
         "with-cache" => super::scopes::with_cache,
         _ => return None,
     })
 }
 
-/// `(with-provider p body…)`: the body runs in a provider session of its own; the
-/// previous session comes back afterwards, also on error.
+/// `(with-provider p :temperature 0 … body…)`: the body runs in a provider session of
+/// its own, with the model options given (over those of enclosing blocks); the previous
+/// session comes back afterwards, also on error.
 struct WithProvider {
     provider: Node,
+    options: Vec<(&'static str, Node)>,
     body: Node,
     span: Span,
 }
@@ -38,12 +42,77 @@ fn with_provider(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Resul
         Error::syntax("bad syntax: expected (with-provider provider body…)", span)
     })?;
     let provider = compiler.compile(provider)?;
-    let body = compile_body(compiler, items.get(2..).unwrap_or_default())?;
+    let mut body = items.get(2..).unwrap_or_default();
+    let mut options = Vec::new();
+    while let [first, value, rest @ ..] = body {
+        let SyntaxKind::Keyword(keyword) = first.kind else {
+            break;
+        };
+        let name = model_options::canonical(keyword.name()).ok_or_else(|| {
+            Error::syntax(
+                format!(
+                    "with-provider: unknown option :{keyword} (model options: {})",
+                    model_options::NAMES.join(", ")
+                ),
+                first.span,
+            )
+        })?;
+        options.push((name, compiler.compile(value)?));
+        body = rest;
+    }
+    let body = compile_body(compiler, body)?;
     Ok(Node::Extension(Box::new(WithProvider {
         provider,
+        options,
         body,
         span,
     })))
+}
+
+/// `(with-fallback [p1 p2 …] body…)`: the body runs in a session whose requests go to
+/// `p1`, and to the next provider when one fails transiently.
+struct WithFallback {
+    providers: Node,
+    body: Node,
+    span: Span,
+}
+
+fn with_fallback(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
+    let providers = items.get(1).ok_or_else(|| {
+        Error::syntax(
+            "bad syntax: expected (with-fallback [provider…] body…)",
+            span,
+        )
+    })?;
+    Ok(Node::Extension(Box::new(WithFallback {
+        providers: compiler.compile(providers)?,
+        body: compile_body(compiler, items.get(2..).unwrap_or_default())?,
+        span,
+    })))
+}
+
+impl Extension for WithFallback {
+    fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
+        let providers = interp.eval(&self.providers, env)?;
+        let chain = providers
+            .as_list()
+            .filter(|list| !list.is_empty())
+            .ok_or_else(|| {
+                Error::eval("with-fallback: expected a non-empty list of providers")
+                    .with_span(self.span)
+            })?
+            .iter()
+            .map(|p| {
+                ProviderChoice::from_value(&p, &interp.limits.capabilities)
+                    .map_err(|e| e.with_span(self.span))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let previous =
+            interp.set_provider(ProviderChoice::Fallback(chain), interp.metrics().fresh());
+        let result = interp.eval(&self.body, env);
+        interp.swap_session(previous);
+        result
+    }
 }
 
 /// A form's body: its expressions in sequence (nil when there are none).
@@ -67,7 +136,15 @@ impl Extension for WithProvider {
             &interp.limits.capabilities,
         )
         .map_err(|e| e.with_span(self.span))?;
+        let mut scope = ModelOptions::default();
+        for (name, node) in &self.options {
+            scope
+                .set(name, to_json(&interp.eval(node, env)?)?)
+                .map_err(|e| Error::eval(format!("with-provider: {e}")).with_span(self.span))?;
+        }
+        let scope = scope.over(&interp.scope_options());
         let previous = interp.set_provider(provider, interp.metrics().fresh());
+        interp.set_scope_options(scope);
         let result = interp.eval(&self.body, env);
         interp.swap_session(previous);
         result

@@ -1,7 +1,7 @@
 //! Tasks: definitions, the TaskLibrary, calls and results (SPEC §6). See `docs/TASKS.md`.
 
 mod answer;
-mod atomic;
+pub(crate) mod atomic;
 mod audit;
 mod batch;
 pub mod blocking;
@@ -10,6 +10,7 @@ pub(crate) mod call;
 mod coerce;
 mod command;
 mod cond_output;
+pub mod conversation;
 mod definition;
 mod deftask;
 pub mod forms;
@@ -30,6 +31,7 @@ mod session;
 pub mod sink;
 pub mod table;
 pub(crate) mod template;
+pub mod tools;
 mod trace;
 
 pub use audit::Checks;
@@ -46,7 +48,8 @@ pub type SessionHandle = Rc<RefCell<Session>>;
 
 use crate::error::{Error, Result};
 use crate::eval::Interp;
-use crate::provider::Provider;
+use crate::provider::rate::RateLimit;
+use crate::provider::{ModelOptions, Provider};
 use crate::value::Value;
 use library::TaskLibrary;
 use metrics::{Metrics, TurnBudget};
@@ -59,6 +62,10 @@ use std::sync::Arc;
 #[derive(Default)]
 pub struct Runtime {
     library: RefCell<TaskLibrary>,
+    /// `--model` and `-o NAME VALUE`: the least specific settings.
+    flags: RefCell<ProviderSettings>,
+    /// `--rate-limit RPM`, for sessions without a `:rate-limit` of their own.
+    flag_rate: RefCell<Option<Arc<RateLimit>>>,
     /// The run log, cost, usage, budgets and cache (their per-evaluation part is
     /// `EvalState::observe`).
     pub observer: observe::Observer,
@@ -162,14 +169,61 @@ impl Interp {
         self.state.session.borrow().borrow().metrics.clone()
     }
 
-    /// Checks the limits before a turn; returns the provider to send it to.
-    fn check_turn(&self, input_tokens: u64) -> Result<ProviderChoice> {
+    /// Checks the limits before a turn; returns the provider to send it to and the
+    /// model options in force above the task's (scope over provider over flag).
+    #[allow(clippy::type_complexity)]
+    fn check_turn(
+        &self,
+        input_tokens: u64,
+    ) -> Result<(ProviderChoice, ModelOptions, Option<Arc<RateLimit>>)> {
         let handle = self.state.session.borrow();
         let session = handle.borrow();
         session
             .metrics
             .check_turn(input_tokens, &self.state.turn_budgets.borrow())?;
-        Ok(session.provider.clone())
+        let options = session
+            .scope_options
+            .over(&session.provider_options)
+            .over(&self.tasks.flags.borrow().options);
+        let rate = session
+            .rate
+            .clone()
+            .or_else(|| self.tasks.flag_rate.borrow().clone());
+        Ok((session.provider.clone(), options, rate))
+    }
+
+    /// The model `--model` names, if any.
+    fn flag_model(&self) -> Option<String> {
+        self.tasks.flags.borrow().model.clone()
+    }
+
+    /// The base system prompt of the provider in force.
+    pub fn base_system(&self) -> Option<String> {
+        self.state.session.borrow().borrow().base_system.clone()
+    }
+
+    /// Sets what `set-provider!` gives along with the provider: its options and base
+    /// system prompt.
+    pub fn set_provider_defaults(
+        &self,
+        options: ModelOptions,
+        system: Option<String>,
+        rate: Option<RateLimit>,
+    ) {
+        let handle = self.state.session.borrow();
+        let mut session = handle.borrow_mut();
+        session.provider_options = options;
+        session.base_system = system;
+        session.rate = rate.map(Arc::new);
+    }
+
+    /// The options of the enclosing `with-provider` blocks.
+    pub fn scope_options(&self) -> ModelOptions {
+        self.state.session.borrow().borrow().scope_options.clone()
+    }
+
+    pub fn set_scope_options(&self, options: ModelOptions) {
+        self.state.session.borrow().borrow_mut().scope_options = options;
     }
 
     /// Counts a finished turn in the session and in every `:max-turns` budget in force.
@@ -241,15 +295,47 @@ pub struct ProviderSettings {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub base_url: Option<String>,
+    /// `-o NAME VALUE` options.
+    pub options: ModelOptions,
+    /// `--fallback PROVIDER`s, tried in order after the provider.
+    pub fallbacks: Vec<String>,
+    /// `--rate-limit RPM`.
+    pub requests_per_minute: Option<u32>,
 }
 
 impl Interp {
     /// Sets the provider the command line and environment ask for (echo when none).
     pub fn configure_provider(&self, settings: ProviderSettings) -> Result<()> {
-        if settings.provider.is_none() && settings.model.is_none() && settings.base_url.is_none() {
+        *self.tasks.flags.borrow_mut() = settings.clone();
+        *self.tasks.flag_rate.borrow_mut() = settings
+            .requests_per_minute
+            .map(|rpm| Arc::new(RateLimit::new(Some(rpm), None)));
+        let named = settings.provider.is_some() || settings.model.is_some();
+        if !named && settings.base_url.is_none() && settings.fallbacks.is_empty() {
             return Ok(());
         }
-        self.set_native_provider(crate::provider::from_settings(&settings)?);
+        let first = ProviderChoice::Native(crate::provider::from_settings(&settings)?);
+        if settings.fallbacks.is_empty() {
+            self.set_provider(first, Metrics::default());
+            return Ok(());
+        }
+        // A fallback is configured from the environment, with `--model` when given.
+        let options = match &settings.model {
+            Some(model) => serde_json::json!({"model": model}),
+            None => serde_json::json!({}),
+        };
+        let mut chain = vec![first];
+        for name in &settings.fallbacks {
+            let options = if name == "echo" {
+                serde_json::json!({})
+            } else {
+                options.clone()
+            };
+            chain.push(ProviderChoice::Native(crate::provider::from_language(
+                name, &options,
+            )?));
+        }
+        self.set_provider(ProviderChoice::Fallback(chain), Metrics::default());
         Ok(())
     }
 }

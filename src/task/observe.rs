@@ -5,7 +5,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::prices::Prices;
-use crate::provider::{Request, Response, Usage};
+use crate::provider::{Message, Request, Response, ToolCall, Usage};
 use crate::runlog::{now_ms, CachedAnswer, CallKind, CallRow, RunLog};
 use crate::secrets::Secrets;
 use serde_json::{json, Value as Json};
@@ -176,6 +176,13 @@ impl PendingCall {
     }
 }
 
+impl PendingCall {
+    /// Under a fallback chain, the provider that answered is the one logged.
+    pub fn answered_by(&mut self, provider: &str) {
+        provider.clone_into(&mut self.provider);
+    }
+}
+
 /// The outcome of a model call as the result's notes report it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CallNotes {
@@ -293,7 +300,10 @@ impl Observer {
         model: Option<&str>,
         task_cache: bool,
     ) -> Result<(PendingCall, Option<CachedAnswer>)> {
-        let caching = task_cache || scope.cache || self.cache_everything.get();
+        // An answer may be a tool call, which the cache does not keep: a request that
+        // offers tools is always sent.
+        let caching =
+            request.tools.is_empty() && (task_cache || scope.cache || self.cache_everything.get());
         let log = self.log();
         let cache_key = log.as_ref().map(|_| cache_key(request, provider, model));
         let pending = PendingCall {
@@ -381,7 +391,7 @@ impl Observer {
             options: Some(secrets.scrub_json(&logged_options(request))),
             messages: Some(secrets.scrub_json(&logged_messages(request))),
             answer,
-            tool_calls: None,
+            tool_calls: logged_tool_calls(outcome),
             input_tokens: usage.map(|u| u.input_tokens),
             output_tokens: usage.map(|u| u.output_tokens),
             latency_ms: Some(latency.as_secs_f64() * 1000.0),
@@ -430,18 +440,24 @@ fn status<T>(outcome: &Result<T>) -> &'static str {
     }
 }
 
-/// The messages as sent, in the chat form every provider understands.
+/// The messages as sent, in the form a procedure provider sees them.
 fn logged_messages(request: &Request) -> Json {
-    let mut messages = Vec::new();
-    if let Some(system) = &request.system {
-        messages.push(json!({"role": "system", "content": system}));
-    }
-    messages.push(json!({"role": "user", "content": request.prompt}));
-    Json::Array(messages)
+    Json::Array(request.messages.iter().map(Message::to_json).collect())
 }
 
+/// The model options in force, with the JSON mode and the round.
 fn logged_options(request: &Request) -> Json {
-    json!({"json_mode": request.json_mode, "round": request.round})
+    let mut options = request.options.to_json();
+    options["json_mode"] = json!(request.json_mode);
+    options["round"] = json!(request.round);
+    options
+}
+
+/// The tools the model asked for, when it asked for any.
+fn logged_tool_calls(outcome: &Result<(Response, Usage)>) -> Option<Json> {
+    let (response, _) = outcome.as_ref().ok()?;
+    (!response.tool_calls.is_empty())
+        .then(|| Json::Array(response.tool_calls.iter().map(ToolCall::to_json).collect()))
 }
 
 /// The cache key: a digest of what reaches the model (provider, model, and the request

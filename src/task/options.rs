@@ -3,10 +3,13 @@
 
 use super::audit::audit_list;
 use crate::error::{Error, Result};
+use crate::provider::ModelOptions;
 use crate::source::Span;
 use crate::symbol::Sym;
+use crate::task::{Param, Task};
 use crate::value::{write_string, Entries, Value};
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::time::Duration;
 
 /// The longest `:timeout` (about 31 years): any deadline it sets is representable.
@@ -50,6 +53,67 @@ impl Options<'_> {
             Some((Value::Symbol(s) | Value::Keyword(s), _)) => Ok(Some(s.name().to_owned())),
             Some(_) => Err(self.invalid(name, "a string")),
         }
+    }
+
+    /// `:temperature`, `:max-tokens` (or `:max_tokens`), `:top-p`, `:stop`, `:seed`.
+    pub fn model_options(&self) -> Result<ModelOptions> {
+        let mut options = ModelOptions::default();
+        for name in crate::provider::options::NAMES {
+            let Some((value, span)) = self.get(&name.replace('_', "-")) else {
+                continue;
+            };
+            options
+                .set(name, crate::value::to_json(value)?)
+                .map_err(|e| Error::validation(e).with_span(span))?;
+        }
+        Ok(options)
+    }
+
+    /// `:tools [t…]`: tasks, offered to the model by an atomic task.
+    pub fn tools(&self, atomic: bool) -> Result<Vec<Rc<Task>>> {
+        let Some((value, _)) = self.get("tools") else {
+            return Ok(Vec::new());
+        };
+        if !atomic {
+            return Err(self.invalid("tools", "given only on atomic tasks (with :prompt)"));
+        }
+        let items = value
+            .as_list()
+            .ok_or_else(|| self.invalid("tools", "a list of tasks"))?;
+        let mut tools: Vec<Rc<Task>> = Vec::new();
+        for item in items.iter() {
+            match item {
+                Value::Task(task) if !tools.iter().any(|t| t.name == task.name) => tools.push(task),
+                Value::Task(_) => return Err(self.invalid("tools", "a list of different tasks")),
+                _ => return Err(self.invalid("tools", "a list of tasks")),
+            }
+        }
+        Ok(tools)
+    }
+
+    /// `:param-types {"n" "integer" …}`: each key a parameter, each value a JSON type.
+    pub fn param_types(&self, params: &[Param]) -> Result<HashMap<String, String>> {
+        let Some((value, _)) = self.get("param-types") else {
+            return Ok(HashMap::new());
+        };
+        let expected = format!(
+            "a map from parameter names to {}",
+            crate::task::tools::PARAM_TYPES.join(", ")
+        );
+        let map = value
+            .as_map()
+            .ok_or_else(|| self.invalid("param-types", &expected))?;
+        let mut types = HashMap::new();
+        for (name, kind) in map.entries.iter() {
+            let known_param = params.iter().any(|p| p.name.name() == name.as_ref());
+            match kind.as_str() {
+                Some(kind) if known_param && crate::task::tools::PARAM_TYPES.contains(&kind) => {
+                    types.insert(name.to_string(), kind.to_owned());
+                }
+                _ => return Err(self.invalid("param-types", &expected)),
+            }
+        }
+        Ok(types)
     }
 
     /// An integer option between `min` and `max`; nil is absent.

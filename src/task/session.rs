@@ -1,6 +1,6 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
-use super::blocking::{in_fiber, run_model};
+use super::blocking::{in_fiber, run_blocking, run_model};
 use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
 use super::observe::CallNotes;
@@ -10,7 +10,9 @@ use crate::capabilities::Capabilities;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
-use crate::provider::{Cancel, Echo, Provider, Request, Response, Usage};
+use crate::provider::message::tool_call_from_json;
+use crate::provider::rate::RateLimit;
+use crate::provider::{Cancel, Echo, ModelOptions, Provider, Request, Response, ToolCall, Usage};
 use crate::secrets::Secrets;
 use crate::value::{from_json, to_json, write_string, Value};
 use std::sync::Arc;
@@ -21,6 +23,8 @@ use std::time::{Duration, Instant};
 pub enum ProviderChoice {
     Native(Arc<dyn Provider>),
     Procedure(Value),
+    /// `with-fallback`, `--fallback`: each request goes to the first that answers.
+    Fallback(Vec<ProviderChoice>),
 }
 
 impl ProviderChoice {
@@ -30,6 +34,37 @@ impl ProviderChoice {
     /// A provider chosen by name must be one `capabilities` allows.
     pub fn from_value(value: &Value, capabilities: &Capabilities) -> Result<ProviderChoice> {
         ProviderChoice::from_spec(value, None, capabilities)
+    }
+
+    /// How `notes.provider` names it.
+    pub fn name(&self) -> String {
+        self.identity().0
+    }
+
+    /// Its name and default model, as the run log records them; a fallback chain's are
+    /// its first provider's until another answers.
+    fn identity(&self) -> (String, Option<String>) {
+        match self {
+            ProviderChoice::Native(p) => {
+                (p.name().to_owned(), p.default_model().map(str::to_owned))
+            }
+            ProviderChoice::Procedure(_) => ("procedure".to_owned(), None),
+            ProviderChoice::Fallback(chain) => chain
+                .first()
+                .map_or(("fallback".to_owned(), None), ProviderChoice::identity),
+        }
+    }
+
+    /// The values the run log must never show: every native provider's keys (all of a
+    /// fallback chain's, as any of them may answer).
+    fn secrets(&self) -> Secrets {
+        match self {
+            ProviderChoice::Native(p) => p.secrets(),
+            ProviderChoice::Procedure(_) => Secrets::default(),
+            ProviderChoice::Fallback(chain) => chain
+                .iter()
+                .fold(Secrets::default(), |all, p| all.with(&p.secrets())),
+        }
     }
 
     pub fn from_spec(
@@ -44,7 +79,11 @@ impl ProviderChoice {
             Value::Map(m) if options.is_none() => match m.get("provider") {
                 Some(Value::Str(name)) => {
                     capabilities.check_provider(name)?;
-                    return ProviderChoice::native(name, &to_json(value)?);
+                    let mut options = to_json(value)?;
+                    if let Some(map) = options.as_object_mut() {
+                        map.remove("provider");
+                    }
+                    return ProviderChoice::native(name, &options);
                 }
                 _ => return Err(Error::eval("a provider map needs a \"provider\" name")),
             },
@@ -72,31 +111,36 @@ impl ProviderChoice {
         ProviderChoice::native(&name, &options)
     }
 
-    /// The provider's name: a native provider's own, `procedure` for one of the program.
-    pub fn name(&self) -> String {
-        match self {
-            ProviderChoice::Native(provider) => provider.name().to_owned(),
-            ProviderChoice::Procedure(_) => "procedure".to_owned(),
-        }
-    }
-
+    /// `options` go to the provider as they are: for `record` its `"provider"` names
+    /// the provider recorded.
     fn native(name: &str, options: &serde_json::Value) -> Result<ProviderChoice> {
-        let mut options = options.clone();
-        if let Some(map) = options.as_object_mut() {
-            map.remove("provider");
-        }
-        crate::provider::from_language(name, &options).map(ProviderChoice::Native)
+        crate::provider::from_language(name, options).map(ProviderChoice::Native)
     }
 }
 
 pub struct Session {
     pub provider: ProviderChoice,
     pub metrics: Metrics,
+    /// Options given with the provider (`set-provider! p :temperature 0`).
+    pub provider_options: ModelOptions,
+    /// Options of the enclosing `with-provider` blocks, the innermost winning.
+    pub scope_options: ModelOptions,
+    /// The base system prompt (`set-provider! p :system "…"`) put before each task's.
+    pub base_system: Option<String>,
+    /// `:rate-limit`: shared by every call through this session, `pmap` items included.
+    pub rate: Option<Arc<RateLimit>>,
 }
 
 impl Session {
     pub fn new(provider: ProviderChoice, metrics: Metrics) -> Session {
-        Session { provider, metrics }
+        Session {
+            provider,
+            metrics,
+            provider_options: ModelOptions::default(),
+            scope_options: ModelOptions::default(),
+            base_system: None,
+            rate: None,
+        }
     }
 }
 
@@ -123,21 +167,30 @@ pub fn send(
     deadline: Option<Instant>,
     cache: bool,
 ) -> Result<Sent> {
-    let request_tokens =
-        estimate_tokens(request.system.as_deref().unwrap_or("")) + estimate_tokens(&request.prompt);
-    let provider = interp.check_turn(request_tokens)?;
-    let (name, model, secrets) = match &provider {
-        ProviderChoice::Native(p) => (p.name(), p.default_model(), p.secrets()),
-        ProviderChoice::Procedure(_) => ("procedure", None, Secrets::default()),
+    let request_tokens: u64 = request
+        .messages
+        .iter()
+        .map(|m| estimate_tokens(&m.content))
+        .sum();
+    let (provider, session_options, rate) = interp.check_turn(request_tokens)?;
+    let request = Request {
+        options: request.options.over(&session_options),
+        ..request.clone()
     };
-    let model = request.model.as_deref().or(model);
+    let (name, model) = provider.identity();
+    let secrets = provider.secrets();
+    let model = request
+        .model
+        .clone()
+        .or(model)
+        .or_else(|| interp.flag_model());
     let observer = &interp.tasks.observer;
-    let (pending, cached) = observer.before_model(
+    let (mut pending, cached) = observer.before_model(
         interp.state.observe.borrow().clone(),
-        request,
-        name,
+        &request,
+        &name,
         secrets,
-        model,
+        model.as_deref(),
         cache,
     )?;
     let was_cached = cached.is_some();
@@ -158,10 +211,27 @@ pub fn send(
             .inspect(|response| show_whole(streaming, response)),
             Duration::ZERO,
         ),
-        None => ask(
-            interp, &provider, request, env, deadline, resumable, streaming,
-        ),
+        None => {
+            let call = Call {
+                env,
+                deadline,
+                rate,
+                tokens: request_tokens,
+                resumable,
+                streaming,
+            };
+            let started = Instant::now();
+            let outcome = ask(interp, &provider, request.clone(), &call);
+            (outcome, started.elapsed())
+        }
     };
+    if let Ok(Response {
+        fallback: Some((answered, _)),
+        ..
+    }) = &outcome
+    {
+        pending.answered_by(answered);
+    }
     let outcome = outcome.map(|response| {
         let usage = response.usage.unwrap_or(Usage {
             input_tokens: request_tokens,
@@ -169,13 +239,27 @@ pub fn send(
         });
         (response, usage)
     });
-    let notes = observer.after_model(pending, request, &outcome, latency, was_cached);
+    let notes = observer.after_model(pending, &request, &outcome, latency, was_cached);
     let (response, usage) = outcome?;
     if !was_cached {
         interp.record_turn(usage.input_tokens.saturating_add(usage.output_tokens))?;
     }
     interp.check_interrupt()?;
     Ok(Sent { response, notes })
+}
+
+/// How one request is sent, whichever provider it goes to.
+struct Call<'e> {
+    env: &'e Env,
+    deadline: Option<Instant>,
+    rate: Option<Arc<RateLimit>>,
+    /// The request's estimated size, for a tokens-per-minute limit.
+    tokens: u64,
+    /// The cache is on for this call, so a batch job it waits in may be one an earlier
+    /// run submitted.
+    resumable: bool,
+    /// Where to show the answer as it arrives.
+    streaming: Option<StreamTo>,
 }
 
 /// Where this call's answer is shown as it arrives: when streaming is on, for an atomic
@@ -196,46 +280,90 @@ fn show_whole(streaming: Option<StreamTo>, response: &Response) {
     }
 }
 
-/// Asks the provider; returns its answer and how long it took. `resumable`: the cache
-/// is on for this call, so a batch job it waits in may be one an earlier run submitted;
-/// `streaming`: where to show the answer as it arrives.
 fn ask(
     interp: &Interp,
     provider: &ProviderChoice,
-    request: &Request,
-    env: &Env,
-    deadline: Option<Instant>,
-    resumable: bool,
-    streaming: Option<StreamTo>,
-) -> (Result<Response>, Duration) {
+    mut request: Request,
+    call: &Call,
+) -> Result<Response> {
+    let cancel = Cancel {
+        flag: interp.interrupt_flag(),
+        deadline: call.deadline,
+    };
     match provider {
         ProviderChoice::Native(provider) => {
-            let cancel = Cancel {
-                flag: interp.interrupt_flag(),
-                deadline,
-            };
+            if let Some(rate) = call.rate.clone() {
+                let (tokens, cancel) = (call.tokens, cancel.clone());
+                run_blocking(interp, move || rate.acquire(tokens, &cancel))?;
+            }
             interp.flush();
-            let started = Instant::now();
-            let outcome = match streaming {
+            match call.streaming {
                 Some(to) => {
                     let mut sink = TextSink::new(to);
                     let streamed =
-                        provider.stream(request, &cancel, &mut |piece| sink.write(piece));
+                        provider.stream(&request, &cancel, &mut |piece| sink.write(piece));
                     sink.end();
                     streamed
                 }
-                None => run_model(interp, provider.clone(), request.clone(), cancel, resumable),
-            };
-            (outcome, started.elapsed())
+                None => run_model(interp, provider.clone(), request, cancel, call.resumable),
+            }
         }
         ProviderChoice::Procedure(f) => {
-            let started = Instant::now();
-            let outcome = interp
-                .apply(f, &[from_json(&request.to_json())], env)
-                .and_then(|answer| response_from_value(&answer))
-                .inspect(|response| show_whole(streaming, response));
-            (outcome, started.elapsed())
+            if let Some(rate) = &call.rate {
+                rate.acquire(call.tokens, &cancel)?;
+            }
+            // A native provider applies `--model` itself; a procedure is told it.
+            request.model = request.model.or_else(|| interp.flag_model());
+            let answer = interp.apply(f, &[from_json(&request.to_json())], call.env)?;
+            response_from_value(&answer).inspect(|response| show_whole(call.streaming, response))
         }
+        ProviderChoice::Fallback(chain) => ask_in_turn(interp, chain, request, call),
+    }
+}
+
+/// Tries each provider of a fallback chain until one answers. A transient failure
+/// (see `falls_back`) moves on to the next; any other failure is the answer.
+fn ask_in_turn(
+    interp: &Interp,
+    chain: &[ProviderChoice],
+    request: Request,
+    call: &Call,
+) -> Result<Response> {
+    let mut failed = Vec::new();
+    let mut error = Error::eval("with-fallback: no providers");
+    for (index, provider) in chain.iter().enumerate() {
+        match ask(interp, provider, request.clone(), call) {
+            Ok(response) => {
+                return Ok(Response {
+                    fallback: Some((provider.name(), failed)),
+                    ..response
+                })
+            }
+            Err(e) if index + 1 < chain.len() && falls_back(&e) => {
+                interp.check_interrupt()?;
+                failed.push(serde_json::json!({"provider": provider.name(), "error": e.message()}));
+                error = e;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(error)
+}
+
+/// A failure another provider might not have: no answer at all (connection, timeout,
+/// a program that failed), a 5xx, a 429 or a 408 left after the provider's own retries.
+/// Any other 4xx is the request's fault and would fail anywhere.
+fn falls_back(error: &Error) -> bool {
+    if error.reason() != Some("llm_error") {
+        return false;
+    }
+    match error
+        .details()
+        .get("status")
+        .and_then(serde_json::Value::as_u64)
+    {
+        None => true,
+        Some(status) => status >= 500 || status == 429 || status == 408,
     }
 }
 
@@ -254,11 +382,17 @@ fn response_from_value(answer: &Value) -> Result<Response> {
     match answer {
         Value::Str(s) => Ok(Response {
             content: s.to_string(),
-            usage: None,
-            ..Default::default()
+            ..Response::default()
         }),
         Value::Map(map) => {
-            let content = map.get("content").and_then(Value::as_str).ok_or_else(bad)?;
+            let tool_calls = match map.get("tool_calls") {
+                None | Some(Value::Nil) => Vec::new(),
+                Some(calls) => tool_calls_from_value(calls)?,
+            };
+            let content = match map.get("content") {
+                None | Some(Value::Nil) if !tool_calls.is_empty() => "",
+                other => other.and_then(Value::as_str).ok_or_else(bad)?,
+            };
             let usage = match map.get("usage") {
                 Some(Value::Map(usage)) => {
                     let tokens = |key: &str| match usage.get(key) {
@@ -284,9 +418,28 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                 usage,
                 status,
                 criteria: map.get("criteria").map(lossy_json),
+                tool_calls,
+                ..Response::default()
             })
         }
         _ => Err(bad()),
+    }
+}
+
+/// `{"tool_calls" [{"id" … "name" … "arguments" {…}}]}` from a procedure provider.
+fn tool_calls_from_value(calls: &Value) -> Result<Vec<ToolCall>> {
+    let bad = |why: String| {
+        Error::task_failure(
+            Reason::LlmError,
+            format!("the provider's \"tool_calls\" are not usable: {why}"),
+        )
+    };
+    match to_json(calls)? {
+        serde_json::Value::Array(calls) => calls
+            .iter()
+            .map(|call| tool_call_from_json(call).map_err(bad))
+            .collect(),
+        _ => Err(bad("expected a list".into())),
     }
 }
 

@@ -142,6 +142,9 @@ pub struct TaskOption {
     /// The types it applies to; empty means every type.
     pub types: &'static [TaskKind],
     pub xml: Xml,
+    /// The element of `<task>` that holds its element (`model_options`), when it is not
+    /// written directly in `<task>`.
+    pub container: Option<&'static str>,
     /// One line for help and completion hints.
     pub doc: &'static str,
 }
@@ -157,14 +160,27 @@ const ATOMIC: &[TaskKind] = &[TaskKind::Atomic];
 const SCRIPT: &[TaskKind] = &[TaskKind::Script];
 const RUNS_ITSELF: &[TaskKind] = &[TaskKind::Atomic, TaskKind::Script];
 
+/// The element holding the model options in XML.
+pub const MODEL_OPTIONS: &str = "model_options";
+
+macro_rules! container {
+    () => {
+        None
+    };
+    ($container:literal) => {
+        Some($container)
+    };
+}
+
 macro_rules! options {
-    ($( $name:literal $when:ident $types:ident $xml:ident($element:literal) $doc:literal; )*) => {
+    ($( $name:literal $when:ident $types:ident $xml:ident($element:literal $(in $container:literal)?) $doc:literal; )*) => {
         pub const TASK_OPTIONS: &[TaskOption] = &[
             $( TaskOption {
                 name: $name,
                 when: When::$when,
                 types: $types,
                 xml: Xml::$xml($element),
+                container: container!($($container)?),
                 doc: $doc,
             }, )*
         ];
@@ -197,6 +213,13 @@ options! {
     "env" Call SCRIPT Expr("env") "a map of environment variables";
     "shell" Definition SCRIPT Bool("shell") "true: run the command through sh -c";
     "metadata" Definition EVERY Expr("metadata") "a map of extra metadata";
+    "temperature" Definition ATOMIC Number("temperature" in "model_options") "model option: sampling temperature, 0 to 2";
+    "max-tokens" Definition ATOMIC Number("max_tokens" in "model_options") "model option: the answer's length cap";
+    "top-p" Definition ATOMIC Number("top_p" in "model_options") "model option: nucleus sampling, 0 to 1";
+    "stop" Definition ATOMIC Text("stop" in "model_options") "model option: a stop string or list of them";
+    "seed" Definition ATOMIC Number("seed" in "model_options") "model option: the sampling seed";
+    "tools" Definition ATOMIC Element("tools") "tasks offered to the model as tools";
+    "param-types" Definition EVERY Element("inputs") "JSON types of the parameters, for tool schemas";
 }
 
 pub fn option(name: &str) -> Option<&'static TaskOption> {
@@ -209,11 +232,24 @@ pub fn option_spelled(keyword: &str) -> Option<&'static TaskOption> {
     option(&keyword.replace('_', "-"))
 }
 
-/// The option an XML element of a `<task>` writes, if any.
-pub fn option_for_element(element: &str) -> Option<&'static TaskOption> {
+/// The option an XML element written in `container` (`None`: directly in `<task>`)
+/// writes, if any.
+pub fn option_for_element(element: &str, container: Option<&str>) -> Option<&'static TaskOption> {
     TASK_OPTIONS
         .iter()
-        .find(|o| o.xml.element() == Some(element))
+        .find(|o| o.xml.element() == Some(element) && o.container == container)
+}
+
+/// The options whose elements `container` holds.
+pub fn contained(container: &str) -> impl Iterator<Item = &'static TaskOption> + '_ {
+    TASK_OPTIONS
+        .iter()
+        .filter(move |o| o.container == Some(container))
+}
+
+/// The element a `<task>` holds for this option: its own, or its container.
+pub fn task_child(option: &TaskOption) -> Option<&'static str> {
+    option.container.or(option.xml.element())
 }
 
 /// `:name` for every option, for completion.
@@ -249,9 +285,19 @@ mod tests {
 
     #[test]
     fn elements_map_back_to_their_options() {
-        assert_eq!(option_for_element("instructions").unwrap().name, "prompt");
-        assert_eq!(option_for_element("max_turns").unwrap().name, "max-turns");
-        assert!(option_for_element("steps").is_none());
+        assert_eq!(
+            option_for_element("instructions", None).unwrap().name,
+            "prompt"
+        );
+        assert_eq!(
+            option_for_element("max_turns", None).unwrap().name,
+            "max-turns"
+        );
+        assert!(option_for_element("steps", None).is_none());
+        assert!(option_for_element("temperature", None).is_none());
+        let temperature = option_for_element("temperature", Some(MODEL_OPTIONS)).unwrap();
+        assert_eq!(task_child(temperature), Some(MODEL_OPTIONS));
+        assert_eq!(contained(MODEL_OPTIONS).count(), 5);
         assert!(option("stdin").unwrap().applies_to(TaskKind::Script));
         assert!(!option("stdin").unwrap().applies_to(TaskKind::Atomic));
     }

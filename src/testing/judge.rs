@@ -6,6 +6,7 @@
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
+use crate::provider::message::single_turn;
 use crate::provider::Request;
 use crate::task::lossy_json;
 use crate::value::Value;
@@ -31,14 +32,15 @@ pub fn ask(interp: &Interp, env: &Env, value: &Value, rubric: &str) -> Result<An
     let mut params = serde_json::Map::new();
     params.insert("rubric".into(), json!(rubric));
     params.insert("output".into(), json!(output));
+    let prompt = format!("Rubric:\n{rubric}\n\nOutput:\n{output}");
     let request = Request {
         task: JUDGE_TASK.to_owned(),
         system: Some(JUDGE_SYSTEM.to_owned()),
-        prompt: format!("Rubric:\n{rubric}\n\nOutput:\n{output}"),
+        messages: single_turn(Some(JUDGE_SYSTEM), &prompt),
+        prompt,
         model: interp.tests.judge_model(),
         params,
         round: 1,
-        issues: Vec::new(),
         json_mode: true,
         ..Request::default()
     };

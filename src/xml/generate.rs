@@ -96,6 +96,16 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
     if let Some(mode) = &template.inherit_context {
         option("inherit-context", name_string(mode));
     }
+    if let Some(tools) = &template.tools {
+        let mut offered = Vec::new();
+        for tool in tools {
+            offered.push(callee_symbol(resolver.resolve(tool)?.as_ref(), tool));
+        }
+        option("tools", vector(offered, span));
+    }
+    if let Some(types) = param_types(&template.inputs) {
+        option("param-types", types);
+    }
     if let Some(keys) = &template.context_keys {
         option(
             "context-keys",
@@ -255,6 +265,23 @@ fn step_callee(step: &Step, resolver: &dyn Resolve) -> Result<(Option<Callee>, N
 fn callee_symbol(callee: Option<&Callee>, name: &Name) -> Syntax {
     let symbol = callee.map_or_else(|| Sym::new(&name.text), |c| c.symbol);
     Syntax::new(SyntaxKind::Symbol(symbol), name.span)
+}
+
+/// `{"name" "type" …}` for the inputs declared with a `type`, when any is.
+fn param_types(inputs: &[Input]) -> Option<Syntax> {
+    let typed: Vec<(&Input, &Name)> = inputs
+        .iter()
+        .filter_map(|input| input.kind.as_ref().map(|kind| (input, kind)))
+        .collect();
+    let (_, first) = typed.first()?;
+    let map: serde_json::Map<String, serde_json::Value> = typed
+        .iter()
+        .map(|(input, kind)| (input.name.text.clone(), kind.text.clone().into()))
+        .collect();
+    Some(Syntax::new(
+        SyntaxKind::Value(from_json(&serde_json::Value::Object(map))),
+        first.span,
+    ))
 }
 
 fn param(input: &Input) -> Syntax {

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::task::table;
+use crate::task::tools::PARAM_TYPES;
 use serde_json::Value as Json;
 use std::collections::HashSet;
 
@@ -53,6 +54,8 @@ pub struct Template {
     pub accumulate: Option<Name>,
     /// `<loop director evaluator max_iterations input>` (director_evaluator_loop).
     pub loop_spec: Option<LoopSpec>,
+    /// `<tools><tool ref="t"/>…</tools>`: the tasks offered to the model.
+    pub tools: Option<Vec<Name>>,
 }
 
 pub struct LoopSpec {
@@ -75,6 +78,8 @@ impl Template {
 pub struct Input {
     pub name: Name,
     pub default: Option<Text>,
+    /// `type="integer"`: the JSON type of the parameter in the task's tool schema.
+    pub kind: Option<Name>,
 }
 
 pub struct Output {
@@ -259,6 +264,7 @@ pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
         alias: None,
         accumulate: management.map(accumulation).transpose()?.flatten(),
         loop_spec: None,
+        tools: single(element, "tools")?.map(tools).transpose()?,
     };
     let missing = |what: &str| {
         Error::validation(format!("a {} task needs {what}", kind.name())).with_span(element.span)
@@ -338,7 +344,7 @@ fn allowed_children(kind: Kind) -> Vec<&'static str> {
     let options = table::TASK_OPTIONS
         .iter()
         .filter(|o| o.applies_to(kind))
-        .filter_map(|o| o.xml.element());
+        .filter_map(table::task_child);
     let mut children: Vec<&str> = Vec::new();
     for name in COMMON_CHILDREN.into_iter().chain(work).chain(options) {
         if !children.contains(&name) {
@@ -355,7 +361,10 @@ fn check_kind_children(element: &Element, kind: Kind, allowed: &[&str]) -> Resul
         if allowed.contains(&name) {
             continue;
         }
-        let owners: Vec<&str> = match table::option_for_element(name) {
+        let option = table::TASK_OPTIONS
+            .iter()
+            .find(|o| table::task_child(o) == Some(name));
+        let owners: Vec<&str> = match option {
             Some(option) => option.types.iter().map(|k| k.name()).collect(),
             None => table::TASK_TYPES
                 .iter()
@@ -381,7 +390,8 @@ fn check_kind_children(element: &Element, kind: Kind, allowed: &[&str]) -> Resul
 }
 
 /// The options written as one element holding a text, a number, a boolean or an
-/// expression, read as the table says.
+/// expression, read as the table says: in `<task>`, in `<context_management>`, and the
+/// model options in `<model_options>`.
 fn element_options(
     element: &Element,
     management: Option<&Element>,
@@ -389,32 +399,54 @@ fn element_options(
     let mut out = Vec::new();
     let managed = management.iter().flat_map(|m| m.children.iter());
     for child in element.children.iter().chain(managed) {
-        let Some(option) = table::option_for_element(&child.name) else {
-            continue;
-        };
-        if out.iter().any(|(name, _)| *name == option.name) {
-            return Err(Error::validation(format!(
-                "<{}> appears twice in <{}>",
-                child.name, element.name
-            ))
-            .with_span(child.span));
-        }
-        let value = match option.xml {
-            table::Xml::Text(_) => {
-                let text = text_only(child)?;
-                Syntax::new(
-                    SyntaxKind::Str(std::rc::Rc::new(text.as_str().to_owned())),
-                    text.span(),
-                )
+        if child.name == table::MODEL_OPTIONS {
+            let names: Vec<&str> = table::contained(table::MODEL_OPTIONS)
+                .filter_map(|o| o.xml.element())
+                .collect();
+            check_shape(child, &[], &names)?;
+            for option_element in &child.children {
+                let option = table::option_for_element(&option_element.name, Some(&child.name));
+                if let Some(option) = option {
+                    add_option(&mut out, option, option_element, child)?;
+                }
             }
-            table::Xml::Number(_) => number(child)?,
-            table::Xml::Bool(_) => boolean(child)?,
-            table::Xml::Expr(_) => read_one(&text_only(child)?, &format!("<{}>", child.name))?,
-            table::Xml::Element(_) | table::Xml::Attribute(_) => continue,
-        };
-        out.push((option.name, value));
+        } else if let Some(option) = table::option_for_element(&child.name, None) {
+            add_option(&mut out, option, child, element)?;
+        }
     }
     Ok(out)
+}
+
+/// Reads one option's element (in `parent`) into `out`; an option written twice is an
+/// error.
+fn add_option(
+    out: &mut Vec<(&'static str, Syntax)>,
+    option: &'static table::TaskOption,
+    child: &Element,
+    parent: &Element,
+) -> Result<()> {
+    if out.iter().any(|(name, _)| *name == option.name) {
+        return Err(Error::validation(format!(
+            "<{}> appears twice in <{}>",
+            child.name, parent.name
+        ))
+        .with_span(child.span));
+    }
+    let value = match option.xml {
+        table::Xml::Text(_) => {
+            let text = text_only(child)?;
+            Syntax::new(
+                SyntaxKind::Str(std::rc::Rc::new(text.as_str().to_owned())),
+                text.span(),
+            )
+        }
+        table::Xml::Number(_) => number(child)?,
+        table::Xml::Bool(_) => boolean(child)?,
+        table::Xml::Expr(_) => read_one(&text_only(child)?, &format!("<{}>", child.name))?,
+        table::Xml::Element(_) | table::Xml::Attribute(_) => return Ok(()),
+    };
+    out.push((option.name, value));
+    Ok(())
 }
 
 // ---- the parts of a task ------------------------------------------------------------------
@@ -424,7 +456,7 @@ fn inputs(element: &Element) -> Result<Vec<Input>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for input in &element.children {
-        check_shape(input, &["name", "default"], &[])?;
+        check_shape(input, &["name", "default", "type"], &[])?;
         if input.has_text() {
             return Err(Error::validation(
                 "<input> takes no text (a default is written default=\"…\")",
@@ -438,10 +470,45 @@ fn inputs(element: &Element) -> Result<Vec<Input>> {
                     .with_span(name.span),
             );
         }
+        let kind = match input.attribute("type") {
+            None => None,
+            Some(attr) => {
+                let written = attr.value.as_str().trim();
+                if !PARAM_TYPES.contains(&written) {
+                    return Err(bad_value(attr, written, &PARAM_TYPES));
+                }
+                Some(plain_name(attr, "type")?)
+            }
+        };
         out.push(Input {
             name,
             default: input.attribute("default").map(|a| a.value.clone()),
+            kind,
         });
+    }
+    Ok(out)
+}
+
+/// `<tools><tool ref="t"/>…</tools>`: each a task, named once.
+fn tools(element: &Element) -> Result<Vec<Name>> {
+    check_shape(element, &[], &["tool"])?;
+    let mut out: Vec<Name> = Vec::new();
+    for tool in &element.children {
+        check_shape(tool, &["ref"], &[])?;
+        if tool.has_text() {
+            return Err(
+                Error::validation("<tool> takes no text (it is written ref=\"…\")")
+                    .with_span(tool.text.first_line_span()),
+            );
+        }
+        let name = symbol_name(required_attribute(tool, "ref")?, "tool reference")?;
+        if out.iter().any(|n| n.text == name.text) {
+            return Err(
+                Error::validation(format!("tool `{}` is offered twice", name.text))
+                    .with_span(name.span),
+            );
+        }
+        out.push(name);
     }
     Ok(out)
 }
@@ -645,6 +712,7 @@ fn alias(element: &Element) -> Result<Template> {
         )?),
         accumulate: None,
         loop_spec: None,
+        tools: None,
     })
 }
 

@@ -257,6 +257,60 @@ fn every_deftask_option_has_an_element() {
 }
 
 #[test]
+fn model_options_tools_and_typed_inputs() {
+    let xml = r#"<tasks>
+  <task name="add" type="script"><inputs><input name="a" type="integer"/><input name="b"/></inputs>
+    <command><arg>echo</arg></command></task>
+  <task name="ask"><instructions>Q</instructions><tools><tool ref="add"/></tools>
+    <model_options><temperature>0</temperature><stop>END</stop><max_tokens>9</max_tokens></model_options></task>
+</tasks>"#;
+    let forms = one(xml);
+    let lines: Vec<&str> = forms.lines().collect();
+    assert_eq!(
+        lines[0],
+        r#"(deftask add (a b) :param-types {"a" "integer"} :command ("echo"))"#
+    );
+    assert_eq!(
+        lines[1],
+        r#"(deftask ask () :prompt "Q" :temperature 0 :stop "END" :max-tokens 9 :tools (add))"#
+    );
+    let cases: &[(&str, &str)] = &[
+        (
+            "<task name='a' type='script'><command><arg>x</arg></command><model_options/></task>",
+            "<model_options> belongs to an atomic task",
+        ),
+        (
+            "<task name='a'><instructions>x</instructions><model_options><colour>1</colour></model_options></task>",
+            "unknown element <colour> in <model_options>",
+        ),
+        (
+            "<task name='a'><instructions>x</instructions><temperature>0</temperature></task>",
+            "unknown element <temperature>",
+        ),
+        (
+            "<task name='a'><instructions>x</instructions><model_options><seed>1</seed><seed>2</seed></model_options></task>",
+            "<seed> appears twice in <model_options>",
+        ),
+        (
+            "<task name='a'><inputs><input name='x' type='int'/></inputs><instructions>x</instructions></task>",
+            "`int` is not a valid type",
+        ),
+        (
+            "<task name='a'><instructions>x</instructions><tools><tool ref='page'/><tool ref='page'/></tools></task>",
+            "tool `page` is offered twice",
+        ),
+        (
+            "<task name='a'><instructions>x</instructions><tools><tool>page</tool></tools></task>",
+            "<tool> takes no text",
+        ),
+    ];
+    for (xml, words) in cases {
+        let (e, _, _) = failure(xml);
+        assert!(e.message().contains(words), "{xml}: {}", e.message());
+    }
+}
+
+#[test]
 fn inline_tasks_code_steps_aliases_and_loops() {
     let xml = r#"<tasks>
   <task name="a"><inputs><input name="x"/></inputs><instructions>A {{x}}</instructions></task>

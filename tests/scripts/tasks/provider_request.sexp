@@ -5,6 +5,7 @@
 ;; stdout: {"q" "why?" "n" 2}
 ;; stdout: 1
 ;; stdout: ()
+;; stdout: ({"role" "system" "content" "Be brief."} {"role" "user" "content" "Question: why?"})
 ;; stdout: "llm_error"
 (define seen nil)
 (set-provider! (fn (req) (set! seen req) "ok"))
@@ -17,6 +18,7 @@
 (prn seen.params)
 (prn seen.round)
 (prn seen.issues)
+(prn seen.messages)
 ; a provider must answer with a string or {"content" …}
 (set-provider! (fn (req) 42))
 (prn (try (ask "x") (catch e e.reason)))

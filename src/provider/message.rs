@@ -1,0 +1,264 @@
+//! The messages of a request: the conversation a provider is sent. Every request has
+//! them — a plain task call sends its system and user message; conversations, re-asking
+//! and tool loops send longer lists with assistant and tool messages.
+
+use serde_json::{json, Map, Value as Json};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    /// The result of a tool call, answering the assistant's call with `tool_call_id`.
+    Tool,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Role> {
+        Some(match name {
+            "system" => Role::System,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            _ => return None,
+        })
+    }
+}
+
+/// A tool call the model asked for. `arguments` is what the model sent: normally a JSON
+/// object; arguments that were not JSON at all are kept as the raw string so the tool
+/// loop can tell the model what was wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: Json,
+}
+
+impl ToolCall {
+    pub fn to_json(&self) -> Json {
+        json!({"id": self.id, "name": self.name, "arguments": self.arguments})
+    }
+
+    /// The arguments as the text a wire format carries (OpenAI sends a JSON string).
+    pub fn arguments_text(&self) -> String {
+        match &self.arguments {
+            Json::String(raw) => raw.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+    /// An assistant's tool calls (empty otherwise).
+    pub tool_calls: Vec<ToolCall>,
+    /// For a `tool` message: the call it answers.
+    pub tool_call_id: Option<String>,
+}
+
+impl Message {
+    pub fn new(role: Role, content: impl Into<String>) -> Message {
+        Message {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+
+    pub fn system(content: impl Into<String>) -> Message {
+        Message::new(Role::System, content)
+    }
+
+    pub fn user(content: impl Into<String>) -> Message {
+        Message::new(Role::User, content)
+    }
+
+    pub fn assistant(content: impl Into<String>) -> Message {
+        Message::new(Role::Assistant, content)
+    }
+
+    /// The assistant's turn that asked for tools.
+    pub fn tool_request(content: impl Into<String>, calls: Vec<ToolCall>) -> Message {
+        Message {
+            tool_calls: calls,
+            ..Message::assistant(content)
+        }
+    }
+
+    /// A tool's result (or error text) sent back for the call `id`.
+    pub fn tool_result(id: impl Into<String>, content: impl Into<String>) -> Message {
+        Message {
+            tool_call_id: Some(id.into()),
+            ..Message::new(Role::Tool, content)
+        }
+    }
+
+    /// `{"role" … "content" …}`, plus `tool_calls` or `tool_call_id` where they apply:
+    /// what procedure providers see and cassettes store.
+    pub fn to_json(&self) -> Json {
+        let mut map = Map::new();
+        map.insert("role".into(), json!(self.role.as_str()));
+        map.insert("content".into(), json!(self.content));
+        if !self.tool_calls.is_empty() {
+            let calls = self.tool_calls.iter().map(ToolCall::to_json).collect();
+            map.insert("tool_calls".into(), Json::Array(calls));
+        }
+        if let Some(id) = &self.tool_call_id {
+            map.insert("tool_call_id".into(), json!(id));
+        }
+        Json::Object(map)
+    }
+
+    /// Reads the form `to_json` writes; the error says what is wrong.
+    pub fn from_json(value: &Json) -> Result<Message, String> {
+        let map = value
+            .as_object()
+            .ok_or("a message is a map {\"role\" … \"content\" …}")?;
+        let role = map
+            .get("role")
+            .and_then(Json::as_str)
+            .and_then(Role::parse)
+            .ok_or("a message's \"role\" is \"system\", \"user\", \"assistant\" or \"tool\"")?;
+        let content = match map.get("content") {
+            Some(Json::String(text)) => text.clone(),
+            None | Some(Json::Null) => String::new(),
+            Some(_) => return Err("a message's \"content\" is a string".into()),
+        };
+        let tool_calls = match map.get("tool_calls") {
+            None | Some(Json::Null) => Vec::new(),
+            Some(Json::Array(calls)) => calls
+                .iter()
+                .map(tool_call_from_json)
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err("a message's \"tool_calls\" is a list".into()),
+        };
+        let tool_call_id = match map.get("tool_call_id") {
+            Some(Json::String(id)) => Some(id.clone()),
+            None | Some(Json::Null) => None,
+            Some(_) => return Err("a message's \"tool_call_id\" is a string".into()),
+        };
+        Ok(Message {
+            role,
+            content,
+            tool_calls,
+            tool_call_id,
+        })
+    }
+}
+
+/// `{"id" … "name" … "arguments" {…}}`; `id` may be missing (a procedure provider need
+/// not invent one) and is then left empty for the caller to number.
+pub fn tool_call_from_json(value: &Json) -> Result<ToolCall, String> {
+    let text = |key: &str| value.get(key).and_then(Json::as_str).map(str::to_owned);
+    let name = text("name").ok_or("a tool call needs a \"name\" string")?;
+    Ok(ToolCall {
+        id: text("id").unwrap_or_default(),
+        name,
+        arguments: value.get("arguments").cloned().unwrap_or(json!({})),
+    })
+}
+
+/// A tool offered to the model: a task's name, description and parameter schema.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// A JSON Schema of the arguments (an object).
+    pub parameters: Json,
+}
+
+impl ToolSpec {
+    pub fn to_json(&self) -> Json {
+        json!({"name": self.name, "description": self.description, "parameters": self.parameters})
+    }
+}
+
+/// The system messages' text, a blank line apart; `None` when there are none.
+pub fn system_text(messages: &[Message]) -> Option<String> {
+    let system: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.role == Role::System)
+        .map(|m| m.content.as_str())
+        .collect();
+    (!system.is_empty()).then(|| system.join("\n\n"))
+}
+
+/// The messages of a single-shot call: the system message when there is one, then the
+/// user's prompt.
+pub fn single_turn(system: Option<&str>, prompt: &str) -> Vec<Message> {
+    system
+        .map(Message::system)
+        .into_iter()
+        .chain([Message::user(prompt)])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_single_turn_is_system_then_user() {
+        let messages: Vec<Json> = single_turn(Some("Be terse."), "Hi")
+            .iter()
+            .map(Message::to_json)
+            .collect();
+        assert_eq!(
+            Json::Array(messages),
+            json!([{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Hi"}])
+        );
+        assert_eq!(single_turn(None, "Hi"), vec![Message::user("Hi")]);
+    }
+
+    #[test]
+    fn messages_round_trip_through_json() {
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "add".into(),
+            arguments: json!({"a": 1}),
+        };
+        for message in [
+            Message::user("x"),
+            Message::tool_request("", vec![call]),
+            Message::tool_result("c1", "3"),
+        ] {
+            assert_eq!(Message::from_json(&message.to_json()), Ok(message));
+        }
+    }
+
+    #[test]
+    fn bad_messages_say_what_is_wrong() {
+        for bad in [
+            json!("hi"),
+            json!({"role": "robot", "content": "x"}),
+            json!({"role": "user", "content": 3}),
+            json!({"role": "assistant", "tool_calls": [{"arguments": {}}]}),
+        ] {
+            assert!(Message::from_json(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn raw_arguments_stay_raw_on_the_wire() {
+        let call = |arguments| ToolCall {
+            id: "1".into(),
+            name: "f".into(),
+            arguments,
+        };
+        assert_eq!(call(json!("{oops")).arguments_text(), "{oops");
+        assert_eq!(call(json!({"a": 1})).arguments_text(), r#"{"a":1}"#);
+    }
+}

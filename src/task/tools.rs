@@ -1,0 +1,243 @@
+//! Tools: an atomic task with `:tools [t…]` offers those tasks to the model. When the
+//! model asks for one, its arguments are checked against the tool's JSON Schema, the task
+//! is called, and its result (or its failure) goes back to the model, which is asked
+//! again — until it answers without a tool call or the task's turns run out.
+
+use super::call::call;
+use super::definition::{lossy_json, Task};
+use super::result::{field, is_task_result};
+use super::session::{send, Sent};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::eval::Interp;
+use crate::provider::http::excerpt;
+use crate::provider::{Message, Request, ToolCall, ToolSpec};
+use crate::symbol::Sym;
+use crate::value::{from_json, Entries, Value};
+use serde_json::{json, Map, Value as Json};
+use std::rc::Rc;
+use std::time::Instant;
+
+/// Model turns a tool loop may take when the task sets no `:max-turns`.
+pub const DEFAULT_MAX_TURNS: u64 = 8;
+
+/// The JSON types a parameter can be declared with in `:param-types`.
+pub const PARAM_TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
+
+/// The JSON Schema of a task's parameters: strings unless `:param-types` says otherwise;
+/// a parameter without a default is required.
+pub fn parameters_schema(task: &Task) -> Json {
+    let properties: Map<String, Json> = task
+        .params
+        .iter()
+        .map(|param| {
+            let name = param.name.name();
+            let kind = task.param_types.get(name).map_or("string", String::as_str);
+            (name.to_owned(), json!({"type": kind}))
+        })
+        .collect();
+    let required: Vec<&str> = task
+        .params
+        .iter()
+        .filter(|param| param.default.is_none())
+        .map(|param| param.name.name())
+        .collect();
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+/// How a task is offered to the model.
+pub fn tool_spec(task: &Task) -> ToolSpec {
+    ToolSpec {
+        name: task.name.clone(),
+        description: task.description.clone().unwrap_or_default(),
+        parameters: parameters_schema(task),
+    }
+}
+
+/// Sends `request` with `tools` offered and answers the model's tool calls until it
+/// gives its answer. Returns that answer (its cost the sum of every turn's) and
+/// `notes.toolCalls`.
+pub fn converse(
+    interp: &Interp,
+    task: &Task,
+    request: &mut Request,
+    frame: &Env,
+    deadline: Option<Instant>,
+) -> Result<(Sent, Value)> {
+    request.tools = task.tools.iter().map(|t| tool_spec(t)).collect();
+    let limit = task.max_turns.unwrap_or(DEFAULT_MAX_TURNS);
+    let mut log: Vec<Value> = Vec::new();
+    let mut turn = 0;
+    let mut cost: Option<f64> = None;
+    loop {
+        turn += 1;
+        if turn > limit {
+            return Err(Error::resource(
+                "turns",
+                turn,
+                limit,
+                format!(
+                    "task `{}` still asked for tools after {limit} turns (:max-turns)",
+                    task.name
+                ),
+            )
+            .with_detail("toolCalls", lossy_json(&Value::list(log))));
+        }
+        let mut sent = send(interp, request, frame, deadline, task.cache)?;
+        if let Some(spent) = sent.notes.cost {
+            cost = Some(cost.unwrap_or(0.0) + spent);
+        }
+        let response = sent.response;
+        if response.tool_calls.is_empty() {
+            sent.response = response;
+            sent.notes.cost = cost;
+            return Ok((sent, Value::list(log)));
+        }
+        let calls = with_ids(response.tool_calls, request.messages.len());
+        request
+            .messages
+            .push(Message::tool_request(response.content, calls.clone()));
+        for call in &calls {
+            let (sent, entry) = match run_tool(interp, &task.tools, call, frame)? {
+                Ok(result) => (text_of(&result), ("result", result)),
+                Err(message) => (format!("Error: {message}"), ("error", Value::from(message))),
+            };
+            request.messages.push(Message::tool_result(&call.id, sent));
+            let mut logged = Entries::new();
+            logged.insert(Rc::from("name"), Value::from(call.name.as_str()));
+            logged.insert(Rc::from("arguments"), from_json(&call.arguments));
+            logged.insert(Rc::from(entry.0), entry.1);
+            log.push(Value::map(logged));
+        }
+    }
+}
+
+/// Calls without an id (a procedure provider need not give one) are numbered, unique
+/// within the conversation: `call_<message>_<n>`.
+fn with_ids(calls: Vec<ToolCall>, message: usize) -> Vec<ToolCall> {
+    calls
+        .into_iter()
+        .enumerate()
+        .map(|(n, call)| ToolCall {
+            id: if call.id.is_empty() {
+                format!("call_{message}_{}", n + 1)
+            } else {
+                call.id
+            },
+            ..call
+        })
+        .collect()
+}
+
+/// Runs one tool call. The inner error is the message the model is sent back; only
+/// an interruption or `exit` ends the loop.
+fn run_tool(
+    interp: &Interp,
+    tools: &[Rc<Task>],
+    tool_call: &ToolCall,
+    env: &Env,
+) -> Result<std::result::Result<Value, String>> {
+    let Some(tool) = tools.iter().find(|t| t.name == tool_call.name) else {
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        return Ok(Err(format!(
+            "unknown tool `{}` (the tools are: {})",
+            excerpt(&tool_call.name, 100),
+            names.join(", ")
+        )));
+    };
+    if let Err(message) = check_arguments(tool, &tool_call.arguments) {
+        return Ok(Err(message));
+    }
+    let mut args = Vec::new();
+    if let Json::Object(arguments) = &tool_call.arguments {
+        for (name, value) in arguments {
+            args.push(Value::Keyword(Sym::new(name)));
+            args.push(from_json(value));
+        }
+    }
+    match call(interp, tool, &args, env) {
+        Ok(result) => Ok(Ok(sent_back(result))),
+        Err(e) if e.exit_code().is_some() => Err(e),
+        Err(e) => {
+            interp.check_interrupt()?;
+            Ok(Err(e.message().to_owned()))
+        }
+    }
+}
+
+/// Arguments must be a JSON object that matches the tool's parameter schema.
+fn check_arguments(tool: &Task, arguments: &Json) -> std::result::Result<(), String> {
+    match arguments {
+        Json::Object(_) => {}
+        Json::String(raw) => {
+            return Err(format!(
+                "the arguments are not a JSON object: {}",
+                excerpt(raw, 200)
+            ))
+        }
+        other => return Err(format!("the arguments must be a JSON object, not {other}")),
+    }
+    let schema = parameters_schema(tool);
+    let validator = jsonschema::validator_for(&schema)
+        .map_err(|e| format!("the tool's parameter schema is invalid: {e}"))?;
+    let problems: Vec<String> = validator
+        .iter_errors(arguments)
+        .map(|error| {
+            let at = error.instance_path().as_str().to_owned();
+            if at.is_empty() {
+                error.to_string()
+            } else {
+                format!("{at}: {error}")
+            }
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("invalid arguments: {}", problems.join("; ")))
+    }
+}
+
+/// What goes back to the model, as data: the result's `parsedContent` when it has one,
+/// else its `content`.
+fn sent_back(result: Value) -> Value {
+    if !is_task_result(&result) {
+        return result;
+    }
+    match field(&result, "parsedContent") {
+        Value::Nil => field(&result, "content"),
+        parsed => parsed,
+    }
+}
+
+/// The tool message's text: a string as it is, other data as compact JSON.
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::Str(s) => s.to_string(),
+        other => lossy_json(other).to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_without_ids_are_numbered() {
+        let call = |id: &str| ToolCall {
+            id: id.into(),
+            name: "f".into(),
+            arguments: json!({}),
+        };
+        let ids: Vec<String> = with_ids(vec![call(""), call("given"), call("")], 3)
+            .into_iter()
+            .map(|c| c.id)
+            .collect();
+        assert_eq!(ids, ["call_3_1", "given", "call_3_3"]);
+    }
+}

@@ -896,3 +896,96 @@ fn random_model_answers_give_a_result_or_an_output_format_failure() {
         "a weak generator: {counts}"
     );
 }
+
+/// A model that asks for random tools with random arguments, or answers.
+struct RandomToolCalls(std::sync::Mutex<XorShift>);
+
+impl tasklisp::provider::Provider for RandomToolCalls {
+    fn name(&self) -> &str {
+        "random-tools"
+    }
+    fn complete(
+        &self,
+        _: &tasklisp::provider::Request,
+        _: &tasklisp::provider::Cancel,
+    ) -> tasklisp::Result<tasklisp::provider::Response> {
+        let Ok(mut rng) = self.0.lock() else {
+            return Ok(tasklisp::provider::Response::default());
+        };
+        if rng.below(4) == 0 {
+            return Ok(tasklisp::provider::Response {
+                content: "done".into(),
+                ..Default::default()
+            });
+        }
+        let names = ["add", "missing", "", "add\u{0}", "ADD"];
+        let values = [
+            serde_json::json!(1),
+            serde_json::json!("2"),
+            serde_json::json!(null),
+            serde_json::json!([1, 2]),
+            serde_json::json!({"a": {"b": 1}}),
+            serde_json::json!(1e300),
+            serde_json::json!(-5),
+        ];
+        let calls = (0..rng.below(4))
+            .map(|i| {
+                let arguments = match rng.below(4) {
+                    0 => serde_json::json!("{not json"),
+                    1 => values[rng.below(values.len())].clone(),
+                    _ => serde_json::json!({
+                        "a": values[rng.below(values.len())].clone(),
+                        "b": values[rng.below(values.len())].clone(),
+                        "extra": if rng.below(3) == 0 { serde_json::json!(true) } else { serde_json::json!(null) },
+                    }),
+                };
+                tasklisp::provider::ToolCall {
+                    id: if rng.below(3) == 0 { String::new() } else { format!("c{i}") },
+                    name: names[rng.below(names.len())].to_owned(),
+                    arguments,
+                }
+            })
+            .collect();
+        Ok(tasklisp::provider::Response {
+            tool_calls: calls,
+            ..Default::default()
+        })
+    }
+}
+
+#[test]
+fn random_tool_calls_end_in_an_answer_or_the_turn_limit() {
+    let outcome = tasklisp::run_on_large_stack(&Limits::default(), move |limits| {
+        let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude loads");
+        let provider = RandomToolCalls(std::sync::Mutex::new(XorShift(0x5eed_7001_cafe_f00d)));
+        interp.set_native_provider(std::sync::Arc::new(provider));
+        let program = r#"(deftask add (a b) :param-types {"a" "integer" "b" "integer"} (+ a b))
+               (deftask calc () :prompt "go" :tools [add] :max-turns 4)
+               (define answered 0)
+               (define stopped 0)
+               (for-each (fn (i)
+                   (try (begin (calc) (set! answered (+ answered 1)))
+                        (catch e (if (= e.type "RESOURCE_EXHAUSTION")
+                                     (set! stopped (+ stopped 1))
+                                     (raise e)))))
+                 (range 400))
+               [answered stopped]"#;
+        interp
+            .run_source("<tools>", program)
+            .map(|v| tasklisp::value::write_string(&v))
+            .map_err(|e| e.to_string())
+    });
+    let counts = outcome
+        .expect("no panic")
+        .expect("only answers and the turn limit");
+    let numbers: Vec<usize> = counts
+        .trim_matches(['(', ')'])
+        .split(' ')
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert_eq!(numbers.iter().sum::<usize>(), 400, "{counts}");
+    assert!(
+        numbers.iter().all(|&n| n > 20),
+        "a weak generator: {counts}"
+    );
+}

@@ -278,6 +278,43 @@ fn nested_task_calls_and_a_failure_are_logged_as_a_tree() {
 }
 
 #[test]
+fn a_tool_loop_logs_each_turn_with_its_messages_options_and_tool_calls() {
+    let sandbox = Sandbox::new();
+    let script = r#"
+(set-provider! (fn (request)
+  (if (= (length request.messages) 1)
+      {"tool_calls" [{"id" "c1" "name" "add" "arguments" {"a" 2 "b" 3}}]}
+      "5")))
+(deftask add (a b) :param-types {"a" "integer" "b" "integer"} (+ a b))
+(deftask calc (q) :prompt "{{q}}" :tools [add] :temperature 0)
+(println (get (calc "2+3?") "content"))
+"#;
+    let output = sandbox.run(None, script, &[]);
+    assert_eq!(
+        stdout(&output),
+        "5\n",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let (_, calls) = sandbox.last_calls();
+    let turns: Vec<&Json> = calls.iter().filter(|c| c["kind"] == "model").collect();
+    assert_eq!(turns.len(), 2);
+    assert_eq!(
+        turns[0]["tool_calls"],
+        json!([{"id": "c1", "name": "add", "arguments": {"a": 2, "b": 3}}])
+    );
+    assert_eq!(
+        turns[0]["options"],
+        json!({"temperature": 0, "json_mode": false, "round": 1})
+    );
+    assert_eq!(turns[1]["tool_calls"], Json::Null);
+    assert_eq!(
+        turns[1]["messages"][2],
+        json!({"role": "tool", "content": "5", "tool_call_id": "c1"})
+    );
+}
+
+#[test]
 fn the_key_never_reaches_the_database() {
     let server = Server::start();
     let sandbox = Sandbox::new();

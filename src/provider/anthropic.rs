@@ -295,6 +295,37 @@ mod tests {
     }
 
     #[test]
+    fn a_schema_beside_tools_adds_the_answer_tool_and_lets_the_model_choose() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        let request = Request {
+            task: "sum".into(),
+            messages: single_turn(None, "Add"),
+            schema: Some(schema.clone()),
+            tools: vec![crate::provider::ToolSpec {
+                name: "add".into(),
+                description: "Add".into(),
+                parameters: json!({"type": "object"}),
+            }],
+            ..Request::default()
+        };
+        let body = claude_x().body(&request).unwrap();
+        let names: Vec<&str> = body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert_eq!(names, ["add", "sum"]);
+        assert_eq!(body["tool_choice"], json!({"type": "any"}));
+        let answer = json!({"content": [
+            {"type": "tool_use", "id": "t1", "name": "add", "input": {"a": 1}},
+            {"type": "tool_use", "id": "t2", "name": "sum", "input": {"n": 3}},
+        ]});
+        assert_eq!(answer_tool_input(&answer, "sum"), Some(&json!({"n": 3})));
+        assert_eq!(answer_tool_input(&answer, "other"), None);
+    }
+
+    #[test]
     fn tool_calls_are_tool_use_blocks_and_results_share_one_user_message() {
         let call = |id: &str| ToolCall {
             id: id.into(),

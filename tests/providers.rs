@@ -1180,3 +1180,29 @@ fn a_stream_cut_short_or_carrying_an_error_fails_cleanly() {
     assert!(error.to_string().contains("overloaded"), "{error}");
     server.finish();
 }
+
+/// A tool call is not text to show: a request offering tools goes out whole (no
+/// `stream`), and the sink gets the whole answer.
+#[test]
+fn a_request_offering_tools_is_not_streamed() {
+    let server = FakeServer::start(vec![reply(200, chat_answer("No tool needed."))]);
+    let offering = Request {
+        tools: vec![tasklisp::provider::ToolSpec {
+            name: "lookup".into(),
+            description: "Looks a word up.".into(),
+            parameters: json!({"type": "object", "properties": {}}),
+        }],
+        ..request("Define tasklisp")
+    };
+    let mut shown = String::new();
+    let response = openai(&server.base, json!({}))
+        .stream(&offering, &Cancel::default(), &mut |t| shown.push_str(t))
+        .unwrap();
+    assert_eq!(
+        (shown.as_str(), response.content.as_str()),
+        ("No tool needed.", "No tool needed.")
+    );
+    let body = server.finish()[0].json();
+    assert_eq!(body.get("stream"), None);
+    assert_eq!(body["tools"][0]["function"]["name"], "lookup");
+}

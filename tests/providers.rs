@@ -1181,6 +1181,25 @@ fn a_stream_cut_short_or_carrying_an_error_fails_cleanly() {
     server.finish();
 }
 
+#[test]
+fn an_error_inside_a_stream_never_shows_the_key() {
+    let echoed = format!("Incorrect API key provided: {KEY}");
+    let server = FakeServer::start(vec![events_reply(
+        &[json!({"error": {"message": echoed, "key": KEY}})],
+        "",
+    )]);
+    let error = openai(&server.base, json!({}))
+        .stream(&request("p"), &Cancel::default(), &mut |_| {})
+        .unwrap_err();
+    let everything = format!("{error} {}", error.to_json());
+    assert!(!everything.contains(KEY), "{everything}");
+    assert!(
+        everything.contains("Incorrect API key provided: [REDACTED]"),
+        "{everything}"
+    );
+    server.finish();
+}
+
 /// A tool call is not text to show: a request offering tools goes out whole (no
 /// `stream`), and the sink gets the whole answer.
 #[test]

@@ -365,6 +365,11 @@ impl HttpClient {
         .with_details(json!({"status": status, "body": excerpt(&self.scrub(body), EXCERPT_BYTES)}))
     }
 
+    /// What this client keeps out of its errors.
+    pub fn secrets(&self) -> &Secrets {
+        &self.secrets
+    }
+
     /// The text with every secret this client knows, and any URL's credentials,
     /// replaced by `[REDACTED]`.
     fn scrub(&self, text: &str) -> String {

@@ -75,6 +75,10 @@ pub struct Options {
     /// Anthropic Message Batches), as `:batch true` does.
     #[arg(long, global = true)]
     pub batch: bool,
+    /// Show the answers of atomic tasks called at the top level as they arrive (on
+    /// stdout when it is a terminal, else on stderr).
+    #[arg(long, global = true)]
+    pub stream: bool,
     /// No start-up banner in the REPL.
     #[arg(long, short, global = true)]
     pub quiet: bool,
@@ -456,6 +460,15 @@ pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.configure_provider(options.provider_settings()?)?;
     log::install(interp, options);
     interp.tasks.set_batch_default(options.batch);
+    if options.stream {
+        use std::io::IsTerminal;
+        let to = if std::io::stdout().is_terminal() {
+            crate::task::sink::StreamTo::Stdout
+        } else {
+            crate::task::sink::StreamTo::Stderr
+        };
+        interp.tasks.set_streaming(Some(to));
+    }
     for file in &options.imports {
         crate::module::import_file(interp, file, None)?;
     }

@@ -1064,3 +1064,152 @@ fn a_rate_limit_paces_pmap_items_at_the_server() {
         seen.iter().map(|s| s.at).collect::<Vec<_>>()
     );
 }
+
+/// An answer sent as server-sent events (sent whole here: the SSE parser's own tests cut
+/// bytes anywhere, and tests/stream.rs sends them in chunks held apart).
+fn events_reply(events: &[Json], last: &str) -> Reply {
+    let mut body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    body.push_str(last);
+    Reply {
+        status: 200,
+        body,
+        headers: vec![("content-type", "text/event-stream".into())],
+        delay: Duration::ZERO,
+    }
+}
+
+#[test]
+fn openai_streams_pieces_and_builds_the_same_answer() {
+    let delta = |text: &str| json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]});
+    let server = FakeServer::start(vec![
+        events_reply(
+            &[
+                delta("Sho"),
+                delta("rt."),
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+                json!({"choices": [], "usage": {"prompt_tokens": 12, "completion_tokens": 3}}),
+            ],
+            "data: [DONE]\n\n",
+        ),
+        reply(200, chat_answer("Short.")),
+    ]);
+    let provider = openai(&server.base, json!({}));
+    let mut pieces = Vec::new();
+    let streamed = provider
+        .stream(&request("Summarize"), &Cancel::default(), &mut |t| {
+            pieces.push(t.to_owned())
+        })
+        .unwrap();
+    let whole = provider
+        .complete(&request("Summarize"), &Cancel::default())
+        .unwrap();
+    assert_eq!(pieces, ["Sho", "rt."]);
+    assert_eq!(
+        (streamed.content, streamed.usage),
+        (whole.content, whole.usage)
+    );
+    let seen = server.finish();
+    assert_eq!(seen[0].header("accept"), Some("text/event-stream"));
+    assert_eq!(
+        seen[0].body,
+        json!({
+            "model": "gpt-test",
+            "messages": [
+                {"role": "system", "content": "You are terse."},
+                {"role": "user", "content": "Summarize"},
+            ],
+            "stream": true,
+            "stream_options": {"include_usage": true},
+        })
+        .to_string()
+    );
+}
+
+#[test]
+fn anthropic_streams_text_deltas_with_the_usage_of_start_and_delta() {
+    let server = FakeServer::start(vec![events_reply(
+        &[
+            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+                   "content": [], "model": "claude-test", "stop_reason": null,
+                   "usage": {"input_tokens": 9, "output_tokens": 1}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "ping"}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": " there"}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 4}}),
+            json!({"type": "message_stop"}),
+        ],
+        "",
+    )]);
+    let mut pieces = String::new();
+    let response = anthropic(&server.base, json!({}))
+        .stream(&request("Greet"), &Cancel::default(), &mut |t| {
+            pieces.push_str(t);
+            pieces.push('|');
+        })
+        .unwrap();
+    assert_eq!(pieces, "Hi| there|");
+    assert_eq!(response.content, "Hi there");
+    assert_eq!(
+        response.usage,
+        Some(Usage {
+            input_tokens: 9,
+            output_tokens: 4
+        })
+    );
+    let body = server.finish()[0].json();
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["system"], "You are terse.");
+}
+
+#[test]
+fn a_stream_cut_short_or_carrying_an_error_fails_cleanly() {
+    let delta =
+        json!({"choices": [{"index": 0, "delta": {"content": "Par"}, "finish_reason": null}]});
+    let server = FakeServer::start(vec![
+        events_reply(&[delta], ""),
+        events_reply(&[json!({"error": {"message": "overloaded"}})], ""),
+    ]);
+    let provider = openai(&server.base, json!({}));
+    let cut = provider
+        .stream(&request("p"), &Cancel::default(), &mut |_| {})
+        .unwrap_err();
+    assert!(
+        cut.to_string()
+            .contains("ended before the answer was complete"),
+        "{cut}"
+    );
+    let error = provider
+        .stream(&request("p"), &Cancel::default(), &mut |_| {})
+        .unwrap_err();
+    assert_eq!(error.reason(), Some("llm_error"));
+    assert!(error.to_string().contains("overloaded"), "{error}");
+    server.finish();
+}
+
+/// A tool call is not text to show: a request offering tools goes out whole (no
+/// `stream`), and the sink gets the whole answer.
+#[test]
+fn a_request_offering_tools_is_not_streamed() {
+    let server = FakeServer::start(vec![reply(200, chat_answer("No tool needed."))]);
+    let offering = Request {
+        tools: vec![tasklisp::provider::ToolSpec {
+            name: "lookup".into(),
+            description: "Looks a word up.".into(),
+            parameters: json!({"type": "object", "properties": {}}),
+        }],
+        ..request("Define tasklisp")
+    };
+    let mut shown = String::new();
+    let response = openai(&server.base, json!({}))
+        .stream(&offering, &Cancel::default(), &mut |t| shown.push_str(t))
+        .unwrap();
+    assert_eq!(
+        (shown.as_str(), response.content.as_str()),
+        ("No tool needed.", "No tool needed.")
+    );
+    let body = server.finish()[0].json();
+    assert_eq!(body.get("stream"), None);
+    assert_eq!(body["tools"][0]["function"]["name"], "lookup");
+}

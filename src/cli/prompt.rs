@@ -5,6 +5,7 @@ use super::Options;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::symbol::Sym;
+use crate::task::sink::StreamTo;
 use crate::value::{from_json, to_json, Value};
 use std::io::{IsTerminal, Read, Write};
 
@@ -44,9 +45,17 @@ pub fn run(
         "(deftask prompt (text system){options_source} :prompt \"{{{{text}}}}\")
          (prompt *prompt-text* *prompt-system*)"
     );
+    // The answer itself streams to stdout; the TaskResult (`--json`) and an answer
+    // checked against a schema are printed once complete.
+    let streamed = !options.json && schema.is_none();
+    if streamed {
+        interp.tasks.set_streaming(Some(StreamTo::Stdout));
+    }
     let result = interp.run_source("<prompt>", &source)?;
     let shown = if options.json {
         to_json(&result)?.to_string()
+    } else if streamed {
+        return Ok(0);
     } else {
         crate::task::result::field(&result, "content")
             .as_str()

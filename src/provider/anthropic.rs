@@ -121,6 +121,20 @@ impl Provider for Anthropic {
         self.response(&answer)
     }
 
+    /// A task with an output schema is answered by a forced tool call, and tools are
+    /// offered for tool calls: neither is text to show, so those requests are sent whole.
+    fn stream(
+        &self,
+        request: &Request,
+        cancel: &Cancel,
+        sink: &mut dyn FnMut(&str),
+    ) -> Result<Response> {
+        if answer_schema(request).is_some() || !request.tools.is_empty() {
+            return super::whole_to_sink(self, request, cancel, sink);
+        }
+        self.stream_answer(request, cancel, sink)
+    }
+
     fn batch(&self) -> Option<&dyn BatchApi> {
         Some(self)
     }

@@ -415,6 +415,8 @@ impl HttpClient {
     }
 }
 
+mod stream;
+
 /// A request ready to go to the worker thread.
 enum Prepared {
     Get(ureq::RequestBuilder<ureq::typestate::WithoutBody>),
@@ -423,10 +425,18 @@ enum Prepared {
 
 /// One exchange and the reading of its whole body (at most `limit` bytes).
 fn exchange(prepared: Prepared, limit: u64) -> Result<Reply, ureq::Error> {
-    let mut response = match prepared {
+    let response = match prepared {
         Prepared::Get(request) => request.call()?,
         Prepared::Post(request, payload) => request.send(&payload[..])?,
     };
+    read_reply(response, limit)
+}
+
+/// A response read whole: its status, `Retry-After` and body (at most `limit` bytes).
+fn read_reply(
+    mut response: ureq::http::Response<ureq::Body>,
+    limit: u64,
+) -> Result<Reply, ureq::Error> {
     let status = response.status().as_u16();
     let retry_after = response
         .headers()

@@ -14,6 +14,8 @@ pub mod message;
 pub mod openai;
 pub mod options;
 pub mod rate;
+pub mod sse;
+mod stream;
 pub mod structured;
 
 pub use config::{build, build_from_settings, is_known, EnvLookup, KNOWN};
@@ -136,6 +138,16 @@ pub trait Provider: Send + Sync {
     }
     /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response>;
+    /// Sends one request, handing the answer's text to `sink` as it arrives; the answer
+    /// is the one `complete` gives. A provider that cannot stream hands it over whole.
+    fn stream(
+        &self,
+        request: &Request,
+        cancel: &Cancel,
+        sink: &mut dyn FnMut(&str),
+    ) -> Result<Response> {
+        whole_to_sink(self, request, cancel, sink)
+    }
     /// What this provider must keep out of everything written (its API key, the
     /// credentials of its base URL): cassettes and run logs scrub with it.
     fn secrets(&self) -> crate::secrets::Secrets {
@@ -146,6 +158,19 @@ pub trait Provider: Send + Sync {
     fn batch(&self) -> Option<&dyn batch::BatchApi> {
         None
     }
+}
+
+/// `complete`, then the whole text to `sink`: how a provider that cannot stream a call
+/// streams it.
+pub fn whole_to_sink(
+    provider: &(impl Provider + ?Sized),
+    request: &Request,
+    cancel: &Cancel,
+    sink: &mut dyn FnMut(&str),
+) -> Result<Response> {
+    let response = provider.complete(request, cancel)?;
+    sink(&response.content);
+    Ok(response)
 }
 
 /// The default provider: answers with the rendered prompt. Offline.

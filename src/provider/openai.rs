@@ -108,6 +108,28 @@ impl Provider for OpenAi {
         self.response(&answer)
     }
 
+    /// Streamed with the output form this server is known to take; a server that
+    /// refuses it gets the whole call, which finds the form it takes.
+    fn stream(
+        &self,
+        request: &Request,
+        cancel: &Cancel,
+        sink: &mut dyn FnMut(&str),
+    ) -> Result<Response> {
+        // A tool call is not text to show: a request offering tools is sent whole.
+        if !request.tools.is_empty() {
+            return super::whole_to_sink(self, request, cancel, sink);
+        }
+        match self.stream_answer(request, cancel, sink) {
+            Err(e)
+                if request.json_schema().is_some() && structured::refused_response_format(&e) =>
+            {
+                super::whole_to_sink(self, request, cancel, sink)
+            }
+            streamed => streamed,
+        }
+    }
+
     fn batch(&self) -> Option<&dyn BatchApi> {
         Some(self)
     }

@@ -28,6 +28,7 @@ mod scopes;
 pub mod script;
 mod sequential;
 mod session;
+pub mod sink;
 pub mod table;
 pub(crate) mod template;
 pub mod tools;
@@ -72,6 +73,9 @@ pub struct Runtime {
     memory: RefCell<memory::Indexes>,
     /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.
     batch_default: std::cell::Cell<bool>,
+    /// `tasklisp run --stream`, `tasklisp prompt`: where top-level answers are shown as
+    /// they arrive.
+    streaming: std::cell::Cell<Option<sink::StreamTo>>,
 }
 
 impl Runtime {
@@ -119,6 +123,15 @@ impl Runtime {
 
     pub fn set_batch_default(&self, batch: bool) {
         self.batch_default.set(batch);
+    }
+
+    /// Where answers of top-level atomic tasks are streamed, if anywhere.
+    pub fn streaming(&self) -> Option<sink::StreamTo> {
+        self.streaming.get()
+    }
+
+    pub fn set_streaming(&self, to: Option<sink::StreamTo>) {
+        self.streaming.set(to);
     }
 
     /// At the REPL a redefinition replaces the old task (with a note) instead of failing.

@@ -1,10 +1,11 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
-use super::blocking::{run_blocking, run_model};
+use super::blocking::{in_fiber, run_blocking, run_model};
 use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
 use super::observe::CallNotes;
 use super::result::STATUSES;
+use super::sink::{StreamTo, TextSink};
 use crate::capabilities::Capabilities;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
@@ -194,6 +195,7 @@ pub fn send(
     )?;
     let was_cached = cached.is_some();
     let resumable = pending.caching();
+    let streaming = streams_here(interp);
     let (outcome, latency) = match cached {
         Some(answer) => (
             Ok(Response {
@@ -205,7 +207,8 @@ pub fn send(
                     },
                 ),
                 ..Response::default()
-            }),
+            })
+            .inspect(|response| show_whole(streaming, response)),
             Duration::ZERO,
         ),
         None => {
@@ -215,6 +218,7 @@ pub fn send(
                 rate,
                 tokens: request_tokens,
                 resumable,
+                streaming,
             };
             let started = Instant::now();
             let outcome = ask(interp, &provider, request.clone(), &call);
@@ -254,6 +258,26 @@ struct Call<'e> {
     /// The cache is on for this call, so a batch job it waits in may be one an earlier
     /// run submitted.
     resumable: bool,
+    /// Where to show the answer as it arrives.
+    streaming: Option<StreamTo>,
+}
+
+/// Where this call's answer is shown as it arrives: when streaming is on, for an atomic
+/// task called at the top level (not inside another task, not in a `pmap` item).
+fn streams_here(interp: &Interp) -> Option<StreamTo> {
+    interp
+        .tasks
+        .streaming()
+        .filter(|_| interp.state.task_depth.get() <= 1 && !in_fiber(interp))
+}
+
+/// Shows an answer that did not stream (a procedure's, the cache's) whole.
+fn show_whole(streaming: Option<StreamTo>, response: &Response) {
+    if let Some(to) = streaming {
+        let mut sink = TextSink::new(to);
+        sink.write(&response.content);
+        sink.end();
+    }
 }
 
 fn ask(
@@ -273,7 +297,16 @@ fn ask(
                 run_blocking(interp, move || rate.acquire(tokens, &cancel))?;
             }
             interp.flush();
-            run_model(interp, provider.clone(), request, cancel, call.resumable)
+            match call.streaming {
+                Some(to) => {
+                    let mut sink = TextSink::new(to);
+                    let streamed =
+                        provider.stream(&request, &cancel, &mut |piece| sink.write(piece));
+                    sink.end();
+                    streamed
+                }
+                None => run_model(interp, provider.clone(), request, cancel, call.resumable),
+            }
         }
         ProviderChoice::Procedure(f) => {
             if let Some(rate) = &call.rate {
@@ -282,7 +315,7 @@ fn ask(
             // A native provider applies `--model` itself; a procedure is told it.
             request.model = request.model.or_else(|| interp.flag_model());
             let answer = interp.apply(f, &[from_json(&request.to_json())], call.env)?;
-            response_from_value(&answer)
+            response_from_value(&answer).inspect(|response| show_whole(call.streaming, response))
         }
         ProviderChoice::Fallback(chain) => ask_in_turn(interp, chain, request, call),
     }

@@ -1,0 +1,196 @@
+//! A POST whose answer is a stream of server-sent events (`"stream": true`): the events
+//! are handed over as they arrive. The read timeout bounds the silence between two
+//! chunks (an idle timeout), never the whole answer, however long the model writes.
+
+use super::{check_cancel, read_reply, HttpClient, Outcome, Reply, MAX_RESPONSE_BYTES, POLL};
+use crate::error::{Error, Reason, Result};
+use crate::provider::sse::{Event, Parser};
+use crate::provider::Cancel;
+use serde_json::{json, Value as Json};
+use std::io::Read;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+
+/// What the thread reading the stream reports.
+enum Chunk {
+    /// A non-2xx answer, read whole.
+    Status(Reply),
+    Events(Vec<Event>),
+    /// The stream ended.
+    End,
+    /// The exchange failed (before or during the stream).
+    Failed(ureq::Error),
+    /// The stream broke a rule of server-sent events.
+    Malformed(Error),
+}
+
+impl HttpClient {
+    /// POSTs `body` as JSON and hands each event of the answer to `on_event`, which
+    /// says whether to read on (`Ok(false)` once the answer is complete). A failure
+    /// before the first event is retried as `fetch` retries; after it, the call fails.
+    pub fn post_events(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &Json,
+        cancel: &Cancel,
+        on_event: &mut dyn FnMut(Event) -> Result<bool>,
+    ) -> Result<()> {
+        let mut retry = 0;
+        loop {
+            check_cancel(cancel)?;
+            let receiver = self.start_stream(url, headers, body)?;
+            let mut started = false;
+            let outcome = loop {
+                match receiver.recv_timeout(POLL) {
+                    Ok(Chunk::Events(events)) => {
+                        started = true;
+                        for event in events {
+                            if !on_event(event)? {
+                                return Ok(());
+                            }
+                        }
+                    }
+                    Ok(Chunk::End) => return Ok(()),
+                    Ok(Chunk::Status(reply)) => break self.judge(url, reply),
+                    Ok(Chunk::Failed(error)) => break self.judge_stream_failure(url, &error),
+                    Ok(Chunk::Malformed(error)) => return Err(error),
+                    Err(RecvTimeoutError::Timeout) => check_cancel(cancel)?,
+                    Err(RecvTimeoutError::Disconnected) => {
+                        return Err(Error::task_failure(
+                            Reason::LlmError,
+                            format!(
+                                "{}: the stream from {url} ended without a word",
+                                self.provider
+                            ),
+                        ))
+                    }
+                }
+            };
+            match outcome {
+                Outcome::Done(_) => return Ok(()),
+                Outcome::Fail(error) => return Err(error),
+                Outcome::Retry(error, _) if started || retry >= self.settings.max_retries => {
+                    return Err(error.with_detail("attempts", json!(retry + 1)))
+                }
+                Outcome::Retry(_, retry_after) => {
+                    super::sleep(self.backoff(retry, retry_after), cancel)?;
+                    retry += 1;
+                }
+            }
+        }
+    }
+
+    /// Starts the exchange on a thread that reads the stream and reports its chunks.
+    fn start_stream(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &Json,
+    ) -> Result<mpsc::Receiver<Chunk>> {
+        let mut request = self
+            .agent
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "text/event-stream");
+        for (name, value) in headers {
+            request = request.header(*name, value.as_str());
+        }
+        let payload = body.to_string().into_bytes();
+        let (sender, receiver) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("tasklisp-stream".into())
+            .spawn(move || read_stream(request, &payload, &sender))
+            .map_err(|e| {
+                Error::task_failure(
+                    Reason::LlmError,
+                    format!("{}: cannot start a request: {e}", self.provider),
+                )
+            })?;
+        Ok(receiver)
+    }
+
+    /// A failed exchange; a silence longer than the read timeout is named as such.
+    fn judge_stream_failure(&self, url: &str, error: &ureq::Error) -> Outcome {
+        if !is_read_timeout(error) {
+            return self.judge_transport(url, error);
+        }
+        let failure = self.error(
+            format!(
+                "the stream from {url} was silent for {:.3}s (the read timeout)",
+                self.settings.read_timeout.as_secs_f64()
+            ),
+            None,
+            "",
+        );
+        Outcome::Retry(failure, None)
+    }
+}
+
+/// A read that waited past the read timeout (ureq reports it inside an I/O error when
+/// it comes from reading the body).
+fn is_read_timeout(error: &ureq::Error) -> bool {
+    let inner = match error {
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => return true,
+        ureq::Error::Io(io) => io.get_ref().and_then(|e| e.downcast_ref::<ureq::Error>()),
+        other => Some(other),
+    };
+    matches!(
+        inner,
+        Some(ureq::Error::Timeout(
+            ureq::Timeout::PerRead | ureq::Timeout::RecvBody
+        ))
+    )
+}
+
+/// Sends the request and reports what comes back; stops once nobody listens.
+fn read_stream(
+    request: ureq::RequestBuilder<ureq::typestate::WithBody>,
+    payload: &[u8],
+    sender: &Sender<Chunk>,
+) {
+    let response = match request.send(payload) {
+        Ok(response) => response,
+        Err(error) => {
+            let _ = sender.send(Chunk::Failed(error));
+            return;
+        }
+    };
+    if !(200..300).contains(&response.status().as_u16()) {
+        let chunk = match read_reply(response, MAX_RESPONSE_BYTES) {
+            Ok(reply) => Chunk::Status(reply),
+            Err(error) => Chunk::Failed(error),
+        };
+        let _ = sender.send(chunk);
+        return;
+    }
+    let mut reader = response
+        .into_body()
+        .into_with_config()
+        .limit(MAX_RESPONSE_BYTES)
+        .reader();
+    let mut parser = Parser::default();
+    let mut buffer = vec![0u8; 16 << 10];
+    loop {
+        let chunk = match reader.read(&mut buffer) {
+            Ok(0) => match parser.finish() {
+                Ok(last) => {
+                    if let Some(event) = last {
+                        let _ = sender.send(Chunk::Events(vec![event]));
+                    }
+                    Chunk::End
+                }
+                Err(error) => Chunk::Malformed(error),
+            },
+            Ok(read) => match parser.feed(buffer.get(..read).unwrap_or_default()) {
+                Ok(events) if events.is_empty() => continue,
+                Ok(events) => Chunk::Events(events),
+                Err(error) => Chunk::Malformed(error),
+            },
+            Err(error) => Chunk::Failed(ureq::Error::Io(error)),
+        };
+        let last = !matches!(chunk, Chunk::Events(_));
+        if sender.send(chunk).is_err() || last {
+            return;
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Streaming from the command line: `tasklisp run --stream` and `tasklisp prompt`
+//! against a fake OpenAI-compatible server (plain sockets, so every chunk is flushed)
+//! that sends its answer as server-sent events in HTTP chunks, holding the rest of the
+//! answer until the test lets it go — so a terminal
+//! is seen to show the text before the answer is complete.
+#![cfg(unix)]
+
+use expectrl::{Eof, Expect, Session};
+use serde_json::{json, Value as Json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::Duration;
+
+/// An OpenAI-compatible server streaming "Hello" at once and " world" with the end when
+/// released, each event its own HTTP chunk, flushed; it reports each request body.
+struct StreamingServer {
+    base: String,
+    release: Sender<()>,
+    bodies: Receiver<Json>,
+}
+
+fn event(data: &Json) -> String {
+    format!("data: {data}\n\n")
+}
+
+fn delta(text: &str) -> Json {
+    json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]})
+}
+
+/// Reads one request: its head, then as many body bytes as `content-length` says.
+fn read_request(stream: &mut TcpStream) -> std::io::Result<Json> {
+    let mut reader = BufReader::new(stream);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line)?;
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    Ok(serde_json::from_slice(&body).unwrap_or(Json::Null))
+}
+
+/// Writes `text` as one HTTP chunk and flushes it.
+fn chunk(stream: &mut TcpStream, text: &str) -> std::io::Result<()> {
+    write!(stream, "{:x}\r\n{text}\r\n", text.len())?;
+    stream.flush()
+}
+
+fn answer(stream: &mut TcpStream, released: &Receiver<()>) -> std::io::Result<()> {
+    stream.write_all(
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n",
+    )?;
+    chunk(
+        stream,
+        &event(&json!({"choices": [{"index": 0,
+        "delta": {"role": "assistant", "content": ""}, "finish_reason": null}]})),
+    )?;
+    chunk(stream, &event(&delta("Hel")))?;
+    chunk(stream, &event(&delta("lo")))?;
+    if released.recv().is_err() {
+        return Ok(());
+    }
+    chunk(stream, &event(&delta(" world")))?;
+    chunk(
+        stream,
+        &event(&json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})),
+    )?;
+    chunk(
+        stream,
+        &event(&json!({"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3}})),
+    )?;
+    chunk(stream, "data: [DONE]\n\n")?;
+    stream.write_all(b"0\r\n\r\n")?;
+    stream.flush()
+}
+
+impl StreamingServer {
+    fn start() -> StreamingServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+        let base = format!("http://{}/v1", listener.local_addr().expect("an address"));
+        let (release, released) = mpsc::channel::<()>();
+        let (report, bodies) = mpsc::channel();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                if let Ok(body) = read_request(&mut stream) {
+                    let _ = report.send(body);
+                    let _ = answer(&mut stream, &released);
+                }
+            }
+        });
+        StreamingServer {
+            base,
+            release,
+            bodies,
+        }
+    }
+}
+
+const SCRIPT: &str = r#"(deftask greet () :prompt "Say hello")
+(define answer (greet))
+(prn (get answer "content") (get (run-usage) "output_tokens"))
+"#;
+
+fn tasklisp(dir: &Path, server: &StreamingServer, args: &[&str]) -> Command {
+    std::fs::write(dir.join("main.sexp"), SCRIPT).expect("write the script");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+    command
+        .current_dir(dir)
+        .env("TASKLISP_LOG", "off")
+        .env("OPENAI_API_KEY", "sk-test")
+        .env("TERM", "xterm")
+        .args(["--provider", "openai", "--model", "gpt-4o-mini"])
+        .args(["--base-url", &server.base])
+        .args(args);
+    command
+}
+
+/// Runs with stdin empty and stdout and stderr captured, once the server may answer
+/// whole.
+fn piped(dir: &Path, server: &StreamingServer, args: &[&str]) -> std::process::Output {
+    server.release.send(()).expect("the server runs");
+    tasklisp(dir, server, args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs")
+}
+
+/// What the streamed request asked: the usual body, with `stream` and the usage.
+fn assert_streamed_body(body: &Json) {
+    assert_eq!(
+        body,
+        &json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Say hello"}],
+                "stream": true, "stream_options": {"include_usage": true}})
+    );
+}
+
+#[test]
+fn a_terminal_sees_the_text_before_the_answer_is_complete() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = StreamingServer::start();
+    let command = tasklisp(dir.path(), &server, &["run", "--stream", "main.sexp"]);
+    let mut session = Session::spawn(command).expect("spawns");
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    session
+        .expect("Hello")
+        .expect("the first pieces, while the rest is held");
+    server.release.send(()).expect("the server runs");
+    session
+        .expect("\"Hello world\" 3")
+        .expect("the whole answer, as the program prints it");
+    session.expect(Eof).expect("the run ends");
+    assert_streamed_body(&server.bodies.recv().expect("a request"));
+}
+
+#[test]
+fn with_stdout_a_pipe_the_text_streams_to_stderr() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = StreamingServer::start();
+    let output = piped(dir.path(), &server, &["run", "--stream", "main.sexp"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "\"Hello world\" 3\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "Hello world\n");
+    assert_streamed_body(&server.bodies.recv().expect("a request"));
+}
+
+#[test]
+fn prompt_streams_its_answer_to_stdout() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = StreamingServer::start();
+    let output = piped(dir.path(), &server, &["prompt", "Say hello"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "Hello world\n");
+    assert_streamed_body(&server.bodies.recv().expect("a request"));
+}
+
+#[test]
+fn a_stream_silent_past_the_read_timeout_fails_naming_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = StreamingServer::start();
+    let output = tasklisp(dir.path(), &server, &["run", "--stream", "main.sexp"])
+        .env("TASKLISP_LLM_TIMEOUT", "0.5")
+        .stdin(Stdio::null())
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.starts_with("Hello\n"), "{stderr}");
+    assert!(
+        stderr.contains("was silent for 0.500s (the read timeout)"),
+        "{stderr}"
+    );
+}

@@ -641,6 +641,9 @@ fn builtins_refuse_results_over_the_limit_before_building_them() {
         (prn (outcome (fn () (str big big big big big))))
         (prn (outcome (fn () (range 100000000))))
         (prn (length (string->list (double "ab" 10))))
+        (define greek (double "\u{390}" 26))
+        (prn (outcome (fn () (string-upcase greek))))
+        (prn (string-length (string-downcase greek)))
         (string-replace big "a" "aaaaa")
     "#;
     let outcome = run_bounded(program, &[]);
@@ -648,7 +651,9 @@ fn builtins_refuse_results_over_the_limit_before_building_them() {
     let memory = "(\"RESOURCE_EXHAUSTION\" \"memory\")";
     assert_eq!(
         outcome.stdout,
-        format!("67108864\n{memory}\n{memory}\n{memory}\n{memory}\n{memory}\n2048\n")
+        format!(
+            "67108864\n{memory}\n{memory}\n{memory}\n{memory}\n{memory}\n2048\n{memory}\n67108864\n"
+        )
     );
 }
 

@@ -434,6 +434,25 @@ fn check_does_not_depend_on_the_order_of_files() {
 }
 
 #[test]
+fn check_reports_a_task_two_xml_files_define_on_the_second() {
+    let (dir, _) = script("");
+    let task = r#"<task name="shared"><instructions>hi</instructions></task>"#;
+    for file in ["first.xml", "second.xml"] {
+        std::fs::write(dir.path().join(file), task).expect("write");
+    }
+    let r = tasklisp(dir.path(), &["check", "first.xml", "second.xml"]);
+    assert_eq!(r.status, Some(1), "{}", r.stderr);
+    assert_eq!(r.stdout, "first.xml: ok\n");
+    assert!(
+        r.stderr.contains("`shared` is defined twice")
+            && r.stderr.contains("first.xml")
+            && r.stderr.contains("second.xml"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
 fn check_reports_task_calls_whose_arguments_do_not_fit() {
     let (dir, _) = script(
         "(deftask greet (name (tone \"warm\")) :prompt \"Hi {{name}}, {{tone}}\")\n\

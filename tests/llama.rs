@@ -6,6 +6,12 @@
 //! A 135M-parameter model answers poorly: the test checks the wire formats and the
 //! loops (every exchange is accepted by the server and ends in a result or a clean,
 //! expected failure), not the answers' quality.
+//!
+//! Seen with llama-cpp-python 0.3 and SmolLM2-135M-Instruct (Q4_1): the conversation
+//! holds; `json_schema` is refused with a 500 naming `response_format` and the schema
+//! task is answered, constrained, in the `json_object`-with-schema form; the model
+//! offered a tool answers in text (with the model's own chat template and with
+//! `--chat_format chatml-function-calling` alike), so the tool loop ends after one turn.
 
 use std::process::Command;
 

@@ -59,6 +59,36 @@ fn blocking_sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(args[0].clone())
 }
 
+static BLOCKING_MEET: Builtin = Builtin {
+    name: "blocking-meet",
+    min_args: 1,
+    max_args: Some(1),
+    func: blocking_meet,
+    doc: "`(blocking-meet n)`: waits off the interpreter thread until n calls were in flight at once.",
+};
+
+/// Waits through `run_blocking` until `n` calls have been in flight at once (at most
+/// 30 s, a hang guard), counting them: proves overlap by events, not by the clock.
+fn blocking_meet(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let Some(Value::Int(n)) = args.first() else {
+        return Err(Error::eval("blocking-meet: expected a count"));
+    };
+    let n = usize::try_from(*n).unwrap_or(0);
+    let counters = counters();
+    run_blocking(interp, move || {
+        let now = counters.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        counters.most.fetch_max(now, Ordering::SeqCst);
+        for _ in 0..3000 {
+            if counters.most.load(Ordering::SeqCst) >= n {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        counters.in_flight.fetch_sub(1, Ordering::SeqCst);
+    });
+    Ok(Value::Nil)
+}
+
 static PANIC_IN_WORK: Builtin = Builtin {
     name: "panic-in-work",
     min_args: 0,
@@ -78,7 +108,7 @@ fn run_with(limits: Limits, source: &str) -> (std::result::Result<String, String
     let source = source.to_owned();
     tasklisp::run_on_large_stack(&limits, move |limits| {
         let interp = Interp::with_output(limits, Box::new(std::io::sink())).unwrap();
-        for builtin in [&BLOCKING_SLEEP, &SCRIPT, &PANIC_IN_WORK] {
+        for builtin in [&BLOCKING_SLEEP, &BLOCKING_MEET, &SCRIPT, &PANIC_IN_WORK] {
             interp.define_global(Sym::new(builtin.name), Value::Builtin(builtin));
         }
         let result = interp
@@ -137,10 +167,21 @@ fn the_default_concurrency_is_eight() {
     assert_eq!(counters.most.load(Ordering::SeqCst), 8);
 }
 
+/// Past the cap of 256 running items (each holds a fiber stack), the rest queue.
+#[test]
+fn a_concurrency_above_the_cap_queues_the_rest() {
+    let (result, counters) = run_with(
+        Limits::default(),
+        "(length (pmap (fn (x) (blocking-meet 256)) (range 300) :concurrency 100000))",
+    );
+    assert_eq!(result.unwrap(), "300");
+    assert_eq!(counters.most.load(Ordering::SeqCst), 256);
+}
+
 #[test]
 fn a_bad_concurrency_is_an_error() {
     let e = run("(pmap car [] :concurrency 0)").unwrap_err();
-    assert!(e.contains("between 1 and 256"), "{e}");
+    assert!(e.contains("at least 1, got 0"), "{e}");
     let e = run("(pmap car [] :parallel 2)").unwrap_err();
     assert!(e.contains("unknown option :parallel"), "{e}");
     let e = run("(pmap 1 [])").unwrap_err();

@@ -268,11 +268,12 @@ fn openai_sends_a_json_schema_as_strict_structured_output() {
 
 #[test]
 fn a_server_that_refuses_json_schema_gets_json_object_with_the_schema_and_it_is_remembered() {
-    // What llama-cpp-python answers to a json_schema response_format.
-    let refusal = json!({"detail": [{"type": "literal_error", "loc": ["body", "response_format", "type"],
-        "msg": "Input should be 'text' or 'json_object'"}]});
+    // What llama-cpp-python (0.3) answers to a json_schema response_format: a 500, which
+    // is not retried since it names response_format.
+    let refusal = json!({"error": {"message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}",
+        "type": "internal_server_error", "param": null, "code": null}});
     let server = FakeServer::start(vec![
-        reply(422, refusal),
+        reply(500, refusal),
         reply(200, chat_answer("{\"label\": \"bug\"}")),
         reply(200, chat_answer("{\"label\": \"feature\"}")),
     ]);
@@ -285,6 +286,7 @@ fn a_server_that_refuses_json_schema_gets_json_object_with_the_schema_and_it_is_
         .complete(&schema_request(), &Cancel::default())
         .unwrap();
     let seen = server.finish();
+    assert_eq!(seen.len(), 3, "the refusal was not retried");
     let forms: Vec<Json> = seen
         .iter()
         .map(|s| s.json()["response_format"].clone())
@@ -886,12 +888,17 @@ const TOOL_PROGRAM: &str = r#"
 
 #[test]
 fn openai_tool_calls_go_round_the_loop_in_the_function_format() {
+    // Shaped as llama-cpp-python (0.3, chatml-function-calling) answers: the legacy
+    // `function_call` beside `tool_calls`, and `logprobs`.
     let asks = json!({
-        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+        "id": "chatcmpl-1", "object": "chat.completion",
+        "choices": [{"index": 0, "logprobs": null, "finish_reason": "tool_calls", "message": {
             "role": "assistant", "content": null,
             "tool_calls": [{"id": "call_9", "type": "function",
                             "function": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"}}],
+            "function_call": {"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"},
         }}],
+        "usage": {"prompt_tokens": 27, "completion_tokens": 12, "total_tokens": 39},
     });
     let server = FakeServer::start(vec![reply(200, asks), reply(200, chat_answer("5"))]);
     let out = run_with_openai(&server, &["-m", "m"], TOOL_PROGRAM);
@@ -1178,6 +1185,25 @@ fn a_stream_cut_short_or_carrying_an_error_fails_cleanly() {
         .unwrap_err();
     assert_eq!(error.reason(), Some("llm_error"));
     assert!(error.to_string().contains("overloaded"), "{error}");
+    server.finish();
+}
+
+#[test]
+fn an_error_inside_a_stream_never_shows_the_key() {
+    let echoed = format!("Incorrect API key provided: {KEY}");
+    let server = FakeServer::start(vec![events_reply(
+        &[json!({"error": {"message": echoed, "key": KEY}})],
+        "",
+    )]);
+    let error = openai(&server.base, json!({}))
+        .stream(&request("p"), &Cancel::default(), &mut |_| {})
+        .unwrap_err();
+    let everything = format!("{error} {}", error.to_json());
+    assert!(!everything.contains(KEY), "{everything}");
+    assert!(
+        everything.contains("Incorrect API key provided: [REDACTED]"),
+        "{everything}"
+    );
     server.finish();
 }
 

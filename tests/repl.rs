@@ -203,6 +203,44 @@ fn ctrl_c_interrupts_an_endless_loop_and_the_session_goes_on() {
 }
 
 #[test]
+fn two_ctrl_cs_at_once_stop_the_evaluation_and_leave_a_working_prompt() {
+    let dir = history_file();
+    let mut repl = start(&dir.path().join("h"));
+    enter(
+        &mut repl,
+        "(define (dbl n x) (if (= n 0) x (dbl (- n 1) (list x x))))",
+    );
+    expect_value(&mut repl, "dbl");
+    // Most of the loop's time is inside builtins walking shared structure. The file
+    // says the evaluation has started (output is shown only when it ends).
+    let started = dir.path().join("started");
+    enter(
+        &mut repl,
+        &format!(
+            "(begin (write-file {:?} \"\") (let loop () (flatten (dbl 14 1)) (equal? (dbl 30 1) (dbl 30 1)) (loop)))",
+            started.display().to_string()
+        ),
+    );
+    // A hang guard of 30 s; the file appears within milliseconds.
+    for _ in 0..3000 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(started.exists(), "the evaluation did not start");
+    repl.send("\x03\x03").unwrap();
+    repl.expect("execution_halted").unwrap();
+    repl.expect(PROMPT).unwrap();
+    // The second Ctrl-C reached the editor (an empty line) or the finished evaluation:
+    // either way the next form runs.
+    std::thread::sleep(Duration::from_millis(300));
+    enter(&mut repl, "(+ 1 2)");
+    expect_value(&mut repl, "3");
+    quit(repl);
+}
+
+#[test]
 fn commands_time_describe_and_env() {
     let dir = history_file();
     let mut repl = start(&dir.path().join("h"));

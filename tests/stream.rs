@@ -236,3 +236,28 @@ fn the_repl_shows_a_streamed_answer_as_it_arrives() {
         .expect("Ctrl-D");
     repl.expect(Eof).expect("the REPL ends");
 }
+
+#[test]
+fn the_repl_chat_shows_the_answer_as_it_arrives() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = StreamingServer::start();
+    let mut command = tasklisp(dir.path(), &server, &[]);
+    command.env("TASKLISP_HISTORY", dir.path().join("history"));
+    let mut session = Session::spawn(command).expect("spawns");
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    session.expect("tl> ").expect("the prompt");
+    session.send_line(":chat").expect("types");
+    session.expect("chat> ").expect("the chat prompt");
+    session.send_line("Say hello").expect("types");
+    session
+        .expect("Hello")
+        .expect("the first pieces, while the rest is held");
+    server.release.send(()).expect("the server runs");
+    session.expect(" world").expect("the rest of the answer");
+    session.expect("chat> ").expect("the chat prompt again");
+    session.send_line(":end").expect("types");
+    session.expect("; chat ended").expect("leaves the chat");
+    session.send_line(":quit").expect("types");
+    session.expect(Eof).expect("the REPL ends");
+    assert_streamed_body(&server.bodies.recv().expect("a request"));
+}

@@ -8,6 +8,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if let Ok(file) = tasklisp::xml::read_str("fuzz.xml", text) {
-        let _ = tasklisp::xml::definitions(&file, Some("ns"), None, &|_| None);
+        let unknown = tasklisp::xml::Unknown::AtCallTime;
+        let _ = tasklisp::xml::definitions(&file, Some("ns"), None, &|_| None, unknown);
     }
 });

@@ -141,15 +141,24 @@ fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn upcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::from(
-        str_arg("string-upcase", &args[0])?.to_uppercase(),
-    ))
+    let s = str_arg("string-upcase", &args[0])?;
+    check_string_length("string-upcase", mapped_len(s, char::to_uppercase))?;
+    Ok(Value::from(s.to_uppercase()))
 }
 
 fn downcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::from(
-        str_arg("string-downcase", &args[0])?.to_lowercase(),
-    ))
+    let s = str_arg("string-downcase", &args[0])?;
+    check_string_length("string-downcase", mapped_len(s, char::to_lowercase))?;
+    Ok(Value::from(s.to_lowercase()))
+}
+
+/// The length in bytes of `s` with every character case-mapped by `map`, counted
+/// before anything is built: a mapping can triple the length (`ΐ` upper-cases to three
+/// characters). The context-dependent final sigma has the length of `σ`.
+fn mapped_len<I: Iterator<Item = char>>(s: &str, map: impl Fn(char) -> I) -> usize {
+    s.chars()
+        .map(|c| map(c).map(char::len_utf8).sum::<usize>())
+        .fold(0, usize::saturating_add)
 }
 
 fn trim(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -265,4 +274,33 @@ fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn repr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     write_string_checked("repr", &args[0]).map(Value::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mapped_len;
+
+    #[test]
+    fn the_case_mapped_length_is_counted_exactly() {
+        for s in [
+            "hello",
+            "\u{390}",
+            "stra\u{df}e",
+            "\u{130}stanbul",
+            "\u{fb03}",
+            "\u{3a3}\u{391}\u{3a3}",
+            "",
+        ] {
+            assert_eq!(
+                mapped_len(s, char::to_uppercase),
+                s.to_uppercase().len(),
+                "{s}"
+            );
+            assert_eq!(
+                mapped_len(s, char::to_lowercase),
+                s.to_lowercase().len(),
+                "{s}"
+            );
+        }
+    }
 }

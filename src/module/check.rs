@@ -1,7 +1,9 @@
 //! `tasklisp check`: files read and checked without running them.
 
 use super::names::{Analysed, TaskTemplate};
-use super::registry::{library_params, params_value, registry_get, registry_insert, CHECKED_TASKS};
+use super::registry::{
+    library_params, params_value, registry_get, registry_insert, CHECKED_TASKS, DECLARED_FILES,
+};
 use super::{canonical, duplicate, is_xml, read_module, with_loading};
 use crate::error::Result;
 use crate::eval::ast::Node;
@@ -190,52 +192,72 @@ fn record_checked(interp: &Interp, name: &str, path: &Path, params: Option<&[Par
 
 /// Records the tasks of the XML files about to be checked, so that a file may refer to a
 /// task a file given after it defines. A file that does not read or validate is skipped
-/// here: checking it reports that.
+/// here, and so is a task another file already defines: checking reports them.
 pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
     for path in paths.iter().filter(|p| is_xml(p)) {
-        let Ok(file) = xml::read_file(path, interp.limits.max_file_bytes) else {
+        let mut tasks = Vec::new();
+        let read = xml::each_template(path, interp.limits.max_file_bytes, &mut |template| {
+            let params = xml::generate::template_params(&template);
+            tasks.push((template.name.text, params));
+            Ok(())
+        });
+        if read.is_err() {
             continue;
-        };
-        for template in &file.templates {
-            let params = xml::generate::template_params(template);
-            record_checked(interp, &template.name.text, path, params.as_deref());
         }
+        let this_file = canonical(path);
+        for (name, params) in &tasks {
+            if checked_elsewhere(interp, name, &this_file).is_none() {
+                record_checked(interp, name, path, params.as_deref());
+            }
+        }
+        registry_insert(interp, DECLARED_FILES, &this_file, Value::Bool(true));
     }
 }
 
+/// The file (as written) of the task `name` when a file other than `this_file` (a
+/// canonical path) defines it.
+fn checked_elsewhere(interp: &Interp, name: &str, this_file: &str) -> Option<String> {
+    let earlier = registry_get(interp, CHECKED_TASKS, name)?;
+    let map = earlier.as_map()?;
+    let field = |key: &str| map.get(key).and_then(Value::as_str);
+    (field("file")? != this_file).then(|| field("shown").map(str::to_owned))?
+}
+
+/// Checks an XML file one task at a time (its tasks are declared first, so each
+/// refers to the others through the checked tasks): no more than one task's template
+/// and forms are held at once.
 fn check_xml(interp: &Interp, path: &Path) -> Result<Analysed> {
-    let file = xml::read_file(path, interp.limits.max_file_bytes)?;
-    let known = known_tasks(interp);
-    let definitions = xml::definitions(
-        &file,
-        None,
-        None,
-        &|name| library_params(interp, name),
-        xml::Unknown::Error(&known),
-    )?;
     let this_file = canonical(path);
-    for definition in &definitions {
-        let earlier = registry_get(interp, CHECKED_TASKS, &definition.name);
-        let field = |key: &str| {
-            let map = earlier.as_ref().and_then(Value::as_map)?;
-            map.get(key).and_then(Value::as_str).map(str::to_owned)
-        };
-        if let (Some(other), Some(other_shown)) = (field("file"), field("shown")) {
-            if other != this_file {
-                let shown = path.display().to_string();
-                return Err(duplicate(definition, &other_shown, &shown));
-            }
-        }
-        Compiler::new(interp).compile(&definition.form)?;
-        record_checked(interp, &definition.name, path, definition.params.as_deref());
+    if registry_get(interp, DECLARED_FILES, &this_file).is_none() {
+        declare_xml_tasks(interp, &[path.to_path_buf()]);
     }
+    if registry_get(interp, DECLARED_FILES, &this_file).is_none() {
+        // The file does not read or validate: reading it whole reports why.
+        xml::read_file(path, interp.limits.max_file_bytes)?;
+    }
+    let known = known_tasks(interp);
+    let shown = path.display().to_string();
+    let library = |name: &str| library_params(interp, name);
     let mut analysed = Analysed::default();
-    for definition in &definitions {
-        collect_symbols(&definition.form, &mut analysed.symbols);
-        let params = definition.params.as_deref().unwrap_or_default();
-        let templates = task_templates(&definition.name, params, &definition.form);
-        analysed.templates.extend(templates);
-    }
+    xml::each_template(path, interp.limits.max_file_bytes, &mut |template| {
+        let file = xml::TemplateFile {
+            name: shown.clone(),
+            templates: vec![template],
+        };
+        let unknown = xml::Unknown::Error(&known);
+        xml::each_definition(&file, None, None, &library, unknown, &mut |definition| {
+            if let Some(other_shown) = checked_elsewhere(interp, &definition.name, &this_file) {
+                return Err(duplicate(&definition, &other_shown, &shown));
+            }
+            Compiler::new(interp).compile(&definition.form)?;
+            record_checked(interp, &definition.name, path, definition.params.as_deref());
+            collect_symbols(&definition.form, &mut analysed.symbols);
+            let params = definition.params.as_deref().unwrap_or_default();
+            let templates = task_templates(&definition.name, params, &definition.form);
+            analysed.templates.extend(templates);
+            Ok(())
+        })
+    })?;
     Ok(analysed)
 }
 

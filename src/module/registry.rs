@@ -14,6 +14,9 @@ pub const TASK_FILES: &str = "*imported tasks*";
 pub const MODULE_FILES: &str = "*imported modules*";
 /// `task name → {file, shown, params}` for the tasks of files `tasklisp check` has seen.
 pub const CHECKED_TASKS: &str = "*checked tasks*";
+/// `canonical file → true` for the XML files `tasklisp check` has read and validated
+/// whole, their tasks recorded in `CHECKED_TASKS`.
+pub const DECLARED_FILES: &str = "*declared template files*";
 /// `canonical file → (file as written, alias or nil, modification time in ns)` for every
 /// file imported, so `:reload` can find the ones that changed.
 pub const IMPORTED_FILES: &str = "*imported files*";

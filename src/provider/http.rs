@@ -189,7 +189,22 @@ impl HttpClient {
         body: &Json,
         cancel: &Cancel,
     ) -> Result<Json> {
-        let reply = self.fetch(url, headers, &Body::json(body), MAX_RESPONSE_BYTES, cancel)?;
+        self.post_json_settled(url, headers, body, cancel, &|_| false)
+    }
+
+    /// `post_json`, where a failure `settled` recognises is returned at once instead of
+    /// retried: a server that refuses the request's form answers the same every time,
+    /// even with a 5xx.
+    pub fn post_json_settled(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &Json,
+        cancel: &Cancel,
+        settled: &dyn Fn(&Error) -> bool,
+    ) -> Result<Json> {
+        let body = Body::json(body);
+        let reply = self.fetch_settled(url, headers, &body, MAX_RESPONSE_BYTES, cancel, settled)?;
         self.parse_json(url, &reply)
     }
 
@@ -220,6 +235,18 @@ impl HttpClient {
         limit: u64,
         cancel: &Cancel,
     ) -> Result<Vec<u8>> {
+        self.fetch_settled(url, headers, body, limit, cancel, &|_| false)
+    }
+
+    fn fetch_settled(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: &Body,
+        limit: u64,
+        cancel: &Cancel,
+        settled: &dyn Fn(&Error) -> bool,
+    ) -> Result<Vec<u8>> {
         let mut retry = 0;
         loop {
             check_cancel(cancel)?;
@@ -230,7 +257,9 @@ impl HttpClient {
             match outcome {
                 Outcome::Done(json) => return Ok(json),
                 Outcome::Fail(error) => return Err(error),
-                Outcome::Retry(error, _) if retry >= self.settings.max_retries => {
+                Outcome::Retry(error, _)
+                    if retry >= self.settings.max_retries || settled(&error) =>
+                {
                     return Err(error.with_detail("attempts", json!(retry + 1)))
                 }
                 Outcome::Retry(_, retry_after) => {
@@ -363,6 +392,11 @@ impl HttpClient {
             format!("{}: {}", self.provider, self.scrub(&message)),
         )
         .with_details(json!({"status": status, "body": excerpt(&self.scrub(body), EXCERPT_BYTES)}))
+    }
+
+    /// What this client keeps out of its errors.
+    pub fn secrets(&self) -> &Secrets {
+        &self.secrets
     }
 
     /// The text with every secret this client knows, and any URL's credentials,

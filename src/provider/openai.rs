@@ -5,7 +5,7 @@ use super::batch::BatchApi;
 use super::http::{Endpoint, HttpClient};
 use super::structured::{self, JsonForm};
 use super::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use serde_json::{json, Value as Json};
 
 pub struct OpenAi {
@@ -88,11 +88,17 @@ impl Provider for OpenAi {
         let answer = loop {
             let body = self.body_in(request, form)?;
             let url = self.endpoint.url("chat/completions");
-            match self.client.post_json(&url, &self.headers(), &body, cancel) {
-                Err(e)
-                    if request.json_schema().is_some()
-                        && structured::refused_response_format(&e) =>
-                {
+            // A refusal of the form is not retried: a plainer form is tried at once.
+            let refused = |e: &Error| {
+                request.json_schema().is_some()
+                    && form.plainer().is_some()
+                    && structured::refused_response_format(e)
+            };
+            match self
+                .client
+                .post_json_settled(&url, &self.headers(), &body, cancel, &refused)
+            {
+                Err(e) if refused(&e) => {
                     form = form.plainer().ok_or(e)?;
                     structured::remember(base, form);
                 }

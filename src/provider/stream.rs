@@ -4,6 +4,7 @@
 //! the answer — and the TaskResult built from it — is the one `complete` gives.
 
 use super::anthropic::Anthropic;
+use super::http::HttpClient;
 use super::openai::OpenAi;
 use super::sse::Event;
 use super::{Cancel, Request, Response};
@@ -76,7 +77,7 @@ impl OpenAi {
             )
         })?;
         match chunk.get("error") {
-            Some(error) => Err(streamed_error("openai", error)),
+            Some(error) => Err(streamed_error(self.client(), "openai", error)),
             None => Ok(chunk),
         }
     }
@@ -126,7 +127,7 @@ impl Anthropic {
                     }
                     "error" => {
                         let error = data.get("error").cloned().unwrap_or(Json::Null);
-                        return Err(streamed_error("anthropic", &error));
+                        return Err(streamed_error(self.client(), "anthropic", &error));
                     }
                     // `ping`, `content_block_start`, `content_block_stop`.
                     _ => {}
@@ -156,14 +157,19 @@ fn merge_delta(message: &mut Json, data: &Json) {
     }
 }
 
-/// An error the server sent inside the stream.
-fn streamed_error(provider: &str, error: &Json) -> Error {
+/// An error the server sent inside the stream, scrubbed of the client's secrets (a
+/// server may echo the key).
+fn streamed_error(client: &HttpClient, provider: &str, error: &Json) -> Error {
+    let secrets = client.secrets();
     let message = error
         .get("message")
         .and_then(Json::as_str)
         .unwrap_or("the server sent an error");
-    Error::task_failure(Reason::LlmError, format!("{provider}: {message}"))
-        .with_details(json!({"error": error}))
+    Error::task_failure(
+        Reason::LlmError,
+        format!("{provider}: {}", secrets.scrub(message)),
+    )
+    .with_details(json!({"error": secrets.scrub_json(error)}))
 }
 
 fn incomplete(provider: &str) -> Error {

@@ -7,6 +7,7 @@ use crate::eval::Interp;
 use crate::symbol::Sym;
 use crate::task::conversation;
 use crate::task::result::field;
+use crate::task::sink::StreamTo;
 use crate::value::{to_json, write_string, Value};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
@@ -79,13 +80,16 @@ impl Session<'_> {
         let Some(current) = self.chat.clone() else {
             return Next::Continue;
         };
+        // The answer is shown as it arrives (whole, from a provider that cannot stream).
+        let streaming = self.interp.tasks.streaming();
+        self.interp.tasks.set_streaming(Some(StreamTo::Stdout));
         let outcome = self.interruptibly(|interp| {
             let current = conversation::Conversation::from_value("chat", &current)?;
             conversation::exchange(interp, current, line, &None)
         });
+        self.interp.tasks.set_streaming(streaming);
         match outcome {
             Ok(result) => {
-                self.say(field(&result, "content").as_str().unwrap_or_default());
                 self.chat = Some(field(&result, "conversation"));
                 Next::Continue
             }

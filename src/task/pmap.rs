@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use std::sync::mpsc;
 
 builtin_table! {
-    /// `(pmap f xs :concurrency n :on-error mode :batch b)`: `(map f xs)` with up to `n` calls (default 8, at most 256) waiting on scripts or models at once; results in input order. A failed item raises (`:raise`, the default), leaves its error map in its place (`:collect`) or is left out (`:skip`). With `:batch true` (or `tasklisp run --batch`) every item (up to 10,000 at once) runs until it waits for a model, and those calls go to the provider's batch API as one job. `(pmap (fn (x) (* x x)) [1 2 3])` ⇒ `(1 4 9)`
+    /// `(pmap f xs :concurrency n :on-error mode :batch b)`: `(map f xs)` with up to `n` calls (default 8; above 256, 256 run and the rest queue) waiting on scripts or models at once; results in input order. A failed item raises (`:raise`, the default), leaves its error map in its place (`:collect`) or is left out (`:skip`). With `:batch true` (or `tasklisp run --batch`) every item (up to 10,000 at once) runs until it waits for a model, and those calls go to the provider's batch API as one job. `(pmap (fn (x) (* x x)) [1 2 3])` ⇒ `(1 4 9)`
     "pmap", 2, Some(6) => pmap;
 }
 
@@ -30,7 +30,8 @@ const DEFAULT_CONCURRENCY: i64 = 8;
 /// A `pmap` over more items than this shows a progress line on a terminal.
 const PROGRESS_AFTER: usize = 4;
 
-/// Each running item holds a stack of its own, so the bound is capped.
+/// Each running item holds a stack of its own, so the bound is capped: a larger
+/// `:concurrency` runs this many items at once and queues the rest.
 const MAX_CONCURRENCY: i64 = 256;
 
 /// Items waiting in one batch job at most (each holds a stack while it waits); more
@@ -83,11 +84,13 @@ fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     } else {
         MAX_CONCURRENCY
     };
-    if !(1..=limit).contains(&concurrency) {
+    if concurrency < 1 {
         return Err(Error::eval(format!(
-            "pmap: :concurrency must be between 1 and {MAX_CONCURRENCY}, got {concurrency}"
+            "pmap: :concurrency must be at least 1, got {concurrency}"
         )));
     }
+    // Each running item holds a fiber stack: past the cap, items queue instead.
+    let concurrency = concurrency.min(limit);
     let results = if in_fiber(interp) {
         // A pmap inside a pmap item runs its items one after another in that item's
         // fiber; their blocking work still overlaps with the outer items'.

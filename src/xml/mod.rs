@@ -47,8 +47,39 @@ pub struct Definition {
 /// Reads, parses and validates a template file.
 pub fn read_file(path: &Path, max_bytes: u64) -> Result<TemplateFile> {
     let name = path.display().to_string();
+    let text = file_text(path, &name, max_bytes)?;
+    read_str(&name, &text)
+}
+
+/// Parses and validates template text registered under `name`.
+pub fn read_str(name: &str, text: &str) -> Result<TemplateFile> {
+    let mut templates = Vec::new();
+    each_template_of(name, text, &mut |template| {
+        templates.push(template);
+        Ok(())
+    })?;
+    Ok(TemplateFile {
+        name: name.to_owned(),
+        templates,
+    })
+}
+
+/// Reads, parses and validates a template file, handing each of its top-level templates
+/// to `each` as soon as it is validated, so a file of 200,000 tasks is never held whole:
+/// neither its element tree nor its templates. An error stops the reading.
+pub fn each_template(
+    path: &Path,
+    max_bytes: u64,
+    each: &mut dyn FnMut(Template) -> Result<()>,
+) -> Result<()> {
+    let name = path.display().to_string();
+    let text = file_text(path, &name, max_bytes)?;
+    each_template_of(&name, &text, each)
+}
+
+fn file_text(path: &Path, name: &str, max_bytes: u64) -> Result<String> {
     let bytes = crate::bounds::read_file_bytes(path, max_bytes)?;
-    let text = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         Error::new(
             ErrorKind::XmlParse,
             format!(
@@ -56,18 +87,26 @@ pub fn read_file(path: &Path, max_bytes: u64) -> Result<TemplateFile> {
                 e.utf8_error().valid_up_to()
             ),
         )
-    })?;
-    read_str(&name, &text)
+    })
 }
 
-/// Parses and validates template text registered under `name`.
-pub fn read_str(name: &str, text: &str) -> Result<TemplateFile> {
+fn each_template_of(
+    name: &str,
+    text: &str,
+    each: &mut dyn FnMut(Template) -> Result<()>,
+) -> Result<()> {
     let source = add_source(name, text);
-    let root = parse::parse(text, source)?;
-    Ok(TemplateFile {
-        name: name.to_owned(),
-        templates: template::templates(&root)?,
-    })
+    let mut top_level = template::TopLevel::new(each);
+    // Each <task> of a <tasks> file is validated as soon as it is parsed, and its
+    // elements dropped.
+    let root = parse::parse_streaming(text, source, |root, task| {
+        if root.name != "tasks" {
+            return Ok(Some(task));
+        }
+        top_level.add(root, &task)?;
+        Ok(None)
+    })?;
+    top_level.finish(&root)
 }
 
 /// Looks a task name up outside the file: `None` if there is no such task, otherwise its
@@ -95,6 +134,24 @@ pub fn definitions(
     library: &Library,
     unknown: Unknown,
 ) -> Result<Vec<Definition>> {
+    let mut out = Vec::new();
+    each_definition(file, alias, only, library, unknown, &mut |definition| {
+        out.push(definition);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// [`definitions`] handed to `each` one at a time, in the same order, so a caller that
+/// needs each only briefly (`tasklisp check`) never holds them all.
+pub fn each_definition(
+    file: &TemplateFile,
+    alias: Option<&str>,
+    only: Option<&[(String, Span)]>,
+    library: &Library,
+    unknown: Unknown,
+    each: &mut dyn FnMut(Definition) -> Result<()>,
+) -> Result<()> {
     let local: HashMap<&str, &Template> = file
         .templates
         .iter()
@@ -107,18 +164,17 @@ pub fn definitions(
         unknown,
     };
     let selected = select(file, &local, only)?;
-    let mut out = Vec::new();
     for template in file
         .templates
         .iter()
         .filter(|t| selected.contains(t.name.text.as_str()))
     {
         for inline in inline_templates(template) {
-            out.push(definition(inline, &resolver)?);
+            each(definition(inline, &resolver)?)?;
         }
-        out.push(definition(template, &resolver)?);
+        each(definition(template, &resolver)?)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn definition(template: &Template, resolver: &FileResolver) -> Result<Definition> {

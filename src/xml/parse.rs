@@ -50,6 +50,20 @@ fn parse_error(message: impl Into<String>, span: Span) -> Error {
 
 /// Parses `text` (registered as `source`) to its root element.
 pub fn parse(text: &str, source: SourceId) -> Result<Element> {
+    parse_streaming(text, source, |_, child| Ok(Some(child)))
+}
+
+/// What [`parse_streaming`] does with each complete child of the root element: keep
+/// it (`Some`, it joins the root's children) or consume it (`None`).
+pub type ChildOfRoot<'a> = dyn FnMut(&Element, Element) -> Result<Option<Element>> + 'a;
+
+/// Parses `text` like [`parse`], handing each child of the root to `child` as soon as
+/// it is complete, so a caller that consumes them never holds the whole tree.
+pub fn parse_streaming(
+    text: &str,
+    source: SourceId,
+    mut child: impl FnMut(&Element, Element) -> Result<Option<Element>>,
+) -> Result<Element> {
     let mut reader = Reader::from_str(text);
     let mut open: Vec<Element> = Vec::new();
     let mut root: Option<Element> = None;
@@ -85,10 +99,10 @@ pub fn parse(text: &str, source: SourceId) -> Result<Element> {
             }
             Event::Empty(tag) => {
                 let element = element(text, &tag, span)?;
-                attach(element, &mut open, &mut root);
+                attach(element, &mut open, &mut root, &mut child)?;
             }
             Event::End(_) => match open.pop() {
-                Some(element) => attach(element, &mut open, &mut root),
+                Some(element) => attach(element, &mut open, &mut root, &mut child)?,
                 None => return Err(parse_error("a closing tag with no opening tag", span)),
             },
             Event::Text(_) | Event::GeneralRef(_) => match open.last_mut() {
@@ -122,11 +136,22 @@ pub fn parse(text: &str, source: SourceId) -> Result<Element> {
     root.ok_or_else(|| parse_error("the file has no root element", Span::new(source, 0, 0)))
 }
 
-fn attach(element: Element, open: &mut [Element], root: &mut Option<Element>) {
-    match open.last_mut() {
-        Some(parent) => parent.children.push(element),
-        None => *root = Some(element),
+fn attach(
+    element: Element,
+    open: &mut [Element],
+    root: &mut Option<Element>,
+    child_of_root: &mut ChildOfRoot,
+) -> Result<()> {
+    match open {
+        [] => *root = Some(element),
+        [only] => {
+            if let Some(kept) = child_of_root(only, element)? {
+                only.children.push(kept);
+            }
+        }
+        [.., parent] => parent.children.push(element),
     }
+    Ok(())
 }
 
 /// The element for a start tag (or an empty-element tag) spanning `span`.

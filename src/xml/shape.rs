@@ -24,25 +24,7 @@ pub fn check_shape(element: &Element, attributes: &[&str], children: &[&str]) ->
         }
     }
     for child in &element.children {
-        if !children.contains(&child.name.as_str()) {
-            let expected = if children.is_empty() {
-                format!("<{}> holds only text", element.name)
-            } else {
-                format!(
-                    "expected {}",
-                    children
-                        .iter()
-                        .map(|c| format!("<{c}>"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            return Err(Error::validation(format!(
-                "unknown element <{}> in <{}> ({expected})",
-                child.name, element.name
-            ))
-            .with_span(child.span));
-        }
+        check_child(element, child, children)?;
     }
     if !children.is_empty() && element.has_text() {
         return Err(
@@ -51,6 +33,30 @@ pub fn check_shape(element: &Element, attributes: &[&str], children: &[&str]) ->
         );
     }
     Ok(())
+}
+
+/// Checks that `child` of `element` is one of the `children` allowed there.
+pub fn check_child(element: &Element, child: &Element, children: &[&str]) -> Result<()> {
+    if children.contains(&child.name.as_str()) {
+        return Ok(());
+    }
+    let expected = if children.is_empty() {
+        format!("<{}> holds only text", element.name)
+    } else {
+        format!(
+            "expected {}",
+            children
+                .iter()
+                .map(|c| format!("<{c}>"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    Err(Error::validation(format!(
+        "unknown element <{}> in <{}> ({expected})",
+        child.name, element.name
+    ))
+    .with_span(child.span))
 }
 
 pub fn required_attribute<'e>(element: &'e Element, name: &str) -> Result<&'e Attribute> {

@@ -8,8 +8,8 @@
 use super::expr::read_one;
 use super::parse::{Attribute, Element};
 use super::shape::{
-    bad_value, check_shape, checked_name, plain_name, required_attribute, single, symbol_name,
-    text_only,
+    bad_value, check_child, check_shape, checked_name, plain_name, required_attribute, single,
+    symbol_name, text_only,
 };
 use super::steps::{reduce, steps};
 use super::text::Text;
@@ -152,43 +152,58 @@ pub struct Place<'c> {
     /// How many inline tasks the top-level task has so far.
     pub counter: &'c mut usize,
 }
+/// Validates the top-level `<task>`s of a file one at a time, as the XML reader hands
+/// each over (and then drops its elements), and passes each template on to `each`.
+pub struct TopLevel<'a> {
+    seen: HashSet<String>,
+    each: &'a mut dyn FnMut(Template) -> Result<()>,
+}
 
-/// The templates of a file whose root element is `<task>` or `<tasks>`.
-pub fn templates(root: &Element) -> Result<Vec<Template>> {
-    let tasks = match root.name.as_str() {
-        "task" => vec![root],
-        "tasks" => {
-            check_shape(root, &[], &["task"])?;
-            root.children.iter().collect()
+impl<'a> TopLevel<'a> {
+    pub fn new(each: &'a mut dyn FnMut(Template) -> Result<()>) -> TopLevel<'a> {
+        TopLevel {
+            seen: HashSet::new(),
+            each,
         }
-        other => {
-            return Err(Error::validation(format!(
-                "the root element of a template file is <task> or <tasks>, not <{other}>"
-            ))
-            .with_span(root.span))
-        }
-    };
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut out = Vec::with_capacity(tasks.len());
-    for element in tasks {
-        let mut counter = 0;
-        let template = template(
-            element,
-            &mut Place {
-                parent: None,
-                counter: &mut counter,
-            },
-        )?;
-        if !seen.insert(template.name.text.clone()) {
+    }
+
+    /// The template of `element`, a child of the `<tasks>` root.
+    pub fn add(&mut self, root: &Element, element: &Element) -> Result<()> {
+        check_child(root, element, &["task"])?;
+        let template = top_level(element)?;
+        if !self.seen.insert(template.name.text.clone()) {
             return Err(Error::validation(format!(
                 "task `{}` is defined twice in this file",
                 template.name.text
             ))
             .with_span(template.name.span));
         }
-        out.push(template);
+        (self.each)(template)
     }
-    Ok(out)
+
+    /// The end of the file whose root is `root`: a `<task>` alone is its one template; a
+    /// `<tasks>` root has had its children added.
+    pub fn finish(self, root: &Element) -> Result<()> {
+        match root.name.as_str() {
+            "task" => (self.each)(top_level(root)?),
+            "tasks" => check_shape(root, &[], &["task"]),
+            other => Err(Error::validation(format!(
+                "the root element of a template file is <task> or <tasks>, not <{other}>"
+            ))
+            .with_span(root.span)),
+        }
+    }
+}
+
+fn top_level(element: &Element) -> Result<Template> {
+    let mut counter = 0;
+    template(
+        element,
+        &mut Place {
+            parent: None,
+            counter: &mut counter,
+        },
+    )
 }
 
 /// A `<task>` element: at the top level (a named task or an alias) or inline.

@@ -59,8 +59,9 @@ impl HttpClient {
                         return Err(Error::task_failure(
                             Reason::LlmError,
                             format!(
-                                "{}: the stream from {url} ended without a word",
-                                self.provider
+                                "{}: the stream from {} ended without a word",
+                                self.provider,
+                                self.scrub(url)
                             ),
                         ))
                     }

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
 use crate::provider::options::parse_flag_value;
 use crate::provider::ModelOptions;
+use crate::task::sink::StreamTo;
 use crate::task::ProviderSettings;
 use crate::value::{to_json, write_string, Value};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
@@ -455,20 +456,26 @@ fn run(options: &Options, limits: Limits) -> i32 {
     }
 }
 
+/// Where answers of top-level atomic tasks are shown as they arrive: the REPL's terminal,
+/// or with `--stream` stdout (stderr when stdout is not a terminal).
+fn stream_to(options: &Options) -> Option<StreamTo> {
+    let terminal = std::io::stdout().is_terminal();
+    if options.command.is_none() && terminal && std::io::stdin().is_terminal() {
+        return Some(StreamTo::Repl);
+    }
+    options.stream.then_some(if terminal {
+        StreamTo::Stdout
+    } else {
+        StreamTo::Stderr
+    })
+}
+
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.configure_provider(options.provider_settings()?)?;
     log::install(interp, options);
     interp.tasks.set_batch_default(options.batch);
-    if options.stream {
-        use std::io::IsTerminal;
-        let to = if std::io::stdout().is_terminal() {
-            crate::task::sink::StreamTo::Stdout
-        } else {
-            crate::task::sink::StreamTo::Stderr
-        };
-        interp.tasks.set_streaming(Some(to));
-    }
+    interp.tasks.set_streaming(stream_to(options));
     for file in &options.imports {
         crate::module::import_file(interp, file, None)?;
     }

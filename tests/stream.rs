@@ -215,6 +215,28 @@ fn a_stream_silent_past_the_read_timeout_fails_naming_it() {
     );
 }
 
+/// At the REPL an answer that arrives in pieces shows as it comes, then the REPL prints
+/// the result as always.
+#[test]
+fn the_repl_shows_a_streamed_answer_as_it_arrives() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = StreamingServer::start();
+    let mut command = tasklisp(dir.path(), &server, &["--quiet"]);
+    command.env("TASKLISP_HISTORY", dir.path().join("history"));
+    let mut repl = Session::spawn(command).expect("the REPL starts");
+    repl.set_expect_timeout(Some(Duration::from_secs(60)));
+    repl.send_line("(deftask greet () :prompt \"Say hi\")")
+        .expect("typed");
+    repl.send_line("(get (greet) \"content\")").expect("typed");
+    repl.expect("Hello")
+        .expect("the first pieces, while the rest is held");
+    server.release.send(()).expect("the server runs");
+    repl.expect("\"Hello world\"").expect("the result printed");
+    repl.send(expectrl::ControlCode::EndOfTransmission)
+        .expect("Ctrl-D");
+    repl.expect(Eof).expect("the REPL ends");
+}
+
 #[test]
 fn the_repl_chat_shows_the_answer_as_it_arrives() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -121,6 +121,10 @@ impl Provider for Anthropic {
         self.response(&answer)
     }
 
+    fn streams(&self) -> bool {
+        true
+    }
+
     /// A task with an output schema is answered by a forced tool call, and tools are
     /// offered for tool calls: neither is text to show, so those requests are sent whole.
     fn stream(

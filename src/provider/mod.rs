@@ -138,6 +138,10 @@ pub trait Provider: Send + Sync {
     }
     /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response>;
+    /// Whether `stream` hands the text over in pieces as it arrives (else whole).
+    fn streams(&self) -> bool {
+        false
+    }
     /// Sends one request, handing the answer's text to `sink` as it arrives; the answer
     /// is the one `complete` gives. A provider that cannot stream hands it over whole.
     fn stream(

@@ -108,6 +108,10 @@ impl Provider for OpenAi {
         self.response(&answer)
     }
 
+    fn streams(&self) -> bool {
+        true
+    }
+
     /// Streamed with the output form this server is known to take; a server that
     /// refuses it gets the whole call, which finds the form it takes.
     fn stream(

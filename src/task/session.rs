@@ -273,7 +273,7 @@ fn streams_here(interp: &Interp) -> Option<StreamTo> {
 
 /// Shows an answer that did not stream (a procedure's, the cache's) whole.
 fn show_whole(streaming: Option<StreamTo>, response: &Response) {
-    if let Some(to) = streaming {
+    if let Some(to) = streaming.filter(|to| to.shows_whole_answers()) {
         let mut sink = TextSink::new(to);
         sink.write(&response.content);
         sink.end();
@@ -297,7 +297,10 @@ fn ask(
                 run_blocking(interp, move || rate.acquire(tokens, &cancel))?;
             }
             interp.flush();
-            match call.streaming {
+            let to = call
+                .streaming
+                .filter(|to| to.shows_whole_answers() || provider.streams());
+            match to {
                 Some(to) => {
                     let mut sink = TextSink::new(to);
                     let streamed =

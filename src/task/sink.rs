@@ -1,5 +1,6 @@
 //! Where a streamed answer is shown as it arrives (`tasklisp run --stream`, `tasklisp
-//! prompt`): stdout or stderr, each piece flushed at once, the answer ended by a newline.
+//! prompt`, the REPL): stdout or stderr, each piece flushed at once, the answer ended by
+//! a newline.
 
 use std::io::Write;
 
@@ -8,6 +9,17 @@ use std::io::Write;
 pub enum StreamTo {
     Stdout,
     Stderr,
+    /// The REPL's terminal (stdout): only answers that arrive in pieces are shown, as
+    /// the REPL prints every result once it is complete anyway.
+    Repl,
+}
+
+impl StreamTo {
+    /// Whether an answer that came whole (from a provider that does not stream, a
+    /// procedure, the cache) is shown too.
+    pub fn shows_whole_answers(self) -> bool {
+        self != StreamTo::Repl
+    }
 }
 
 /// Shows the pieces of one answer.
@@ -32,7 +44,9 @@ impl TextSink {
         self.at_line_start = piece.ends_with('\n');
         // A terminal or pipe that fails to take the text must not fail the call.
         let _ = match self.to {
-            StreamTo::Stdout => write_flushed(&mut std::io::stdout().lock(), piece),
+            StreamTo::Stdout | StreamTo::Repl => {
+                write_flushed(&mut std::io::stdout().lock(), piece)
+            }
             StreamTo::Stderr => write_flushed(&mut std::io::stderr().lock(), piece),
         };
     }

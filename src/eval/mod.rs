@@ -626,6 +626,10 @@ impl Interp {
                     self.eval(node, env)?
                 }
                 Node::Call(call) => return self.eval_call(call, env),
+                // A rebound name keeps its tail call (a program's own `count`, say).
+                Node::Prim(prim) if !self.prim_unchanged(prim) => {
+                    return self.call_rebound(prim, env)
+                }
                 Node::Prim(prim) => self.eval_prim(prim, env)?,
                 Node::If(parts) => {
                     let (test, then, otherwise) = &**parts;
@@ -856,6 +860,18 @@ impl Interp {
         }
     }
 
+    /// A `Prim` whose name the program rebound: a call of whatever the name holds now,
+    /// coming back as a tail call when it is a closure.
+    fn call_rebound(&self, prim: &ast::Prim, env: &Env) -> Result<Tail> {
+        let callee = self.global_or_task(prim.name, prim.span)?;
+        let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(prim.args.len());
+        for arg in &prim.args {
+            args.push(self.eval(arg, env)?);
+        }
+        self.call_tail(callee, args, env)
+            .map_err(|e| e.or_span(prim.span))
+    }
+
     /// Whether the global a `Prim` names still holds the builtin it was analysed with.
     #[inline]
     fn prim_unchanged(&self, prim: &ast::Prim) -> bool {
@@ -869,16 +885,11 @@ impl Interp {
     #[inline(never)]
     fn eval_prim_general(&self, prim: &ast::Prim, env: &Env) -> Result<Value> {
         if !self.prim_unchanged(prim) {
-            // The program rebound the name: call whatever it holds now.
-            let callee = self.global_or_task(prim.name, prim.span)?;
-            let args = prim
-                .args
-                .iter()
-                .map(|a| self.eval(a, env))
-                .collect::<Result<Vec<_>>>()?;
-            return self
-                .apply(&callee, &args, env)
-                .map_err(|e| e.or_span(prim.span));
+            self.check_stack()?;
+            return match self.call_rebound(prim, env)? {
+                Tail::Value(v) => Ok(v),
+                Tail::Call(closure, slots) => self.run_closure(closure, slots),
+            };
         }
         if let (ast::PrimOp::Other, _) | (_, false) = (prim.op, prim.args.len() == 2) {
             return self

@@ -232,6 +232,9 @@ fn the_repl_shows_a_streamed_answer_as_it_arrives() {
         .expect("the first pieces, while the rest is held");
     server.release.send(()).expect("the server runs");
     repl.expect("\"Hello world\"").expect("the result printed");
+    // Ctrl-D typed before the prompt is back would reach a terminal in cooked mode,
+    // where it is an end of file nobody reads, and be lost.
+    repl.expect("tl> ").expect("the prompt again");
     repl.send(expectrl::ControlCode::EndOfTransmission)
         .expect("Ctrl-D");
     repl.expect(Eof).expect("the REPL ends");

@@ -19,6 +19,10 @@ lock = threading.Lock()
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body leave in two writes; with Nagle's algorithm the second waits for
+    # the client's delayed ACK (up to 40 ms), which is not the latency being simulated.
+    # Real servers set TCP_NODELAY too.
+    disable_nagle_algorithm = True
 
     def do_POST(self):
         global in_flight, peak

@@ -70,12 +70,7 @@ impl OpenAi {
     }
 
     fn chunk(&self, event: &Event) -> Result<Json> {
-        let chunk: Json = serde_json::from_str(&event.data).map_err(|e| {
-            self.client().unexpected(
-                &format!("a streamed chunk is not JSON: {e}"),
-                &json!(event.data),
-            )
-        })?;
+        let chunk = event_json(self.client(), event)?;
         match chunk.get("error") {
             Some(error) => Err(streamed_error(self.client(), "openai", error)),
             None => Ok(chunk),
@@ -100,12 +95,7 @@ impl Anthropic {
         let url = self.endpoint().url("v1/messages");
         self.client()
             .post_events(&url, &self.headers(), &body, cancel, &mut |event| {
-                let data: Json = serde_json::from_str(&event.data).map_err(|e| {
-                    self.client().unexpected(
-                        &format!("a streamed event is not JSON: {e}"),
-                        &json!(event.data),
-                    )
-                })?;
+                let data = event_json(self.client(), &event)?;
                 match data
                     .get("type")
                     .and_then(Json::as_str)
@@ -140,6 +130,16 @@ impl Anthropic {
         message["content"] = json!([{"type": "text", "text": text}]);
         self.response(&message)
     }
+}
+
+/// An event's data as JSON; anything else is an unexpected answer showing the data.
+fn event_json(client: &HttpClient, event: &Event) -> Result<Json> {
+    serde_json::from_str(&event.data).map_err(|e| {
+        client.unexpected(
+            &format!("a streamed event is not JSON: {e}"),
+            &json!(event.data),
+        )
+    })
 }
 
 /// `message_delta` sets the stop reason and the output tokens of the message.

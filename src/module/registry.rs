@@ -138,27 +138,18 @@ pub fn params_value(params: &[Param]) -> Value {
 /// rather than guessed from whatever is bound where the step runs.
 fn params_of(value: &Value) -> Option<Vec<Param>> {
     let list = value.as_list()?;
-    let bare_names = list
-        .iter()
-        .all(|item| matches!(item, Value::Str(_) | Value::Symbol(_)));
+    let bare_name = |item: &Value| {
+        item.as_str()
+            .or_else(|| item.symbol_name())
+            .map(str::to_owned)
+    };
+    let bare_names = list.iter().all(|item| bare_name(&item).is_some());
     let params: Option<Vec<Param>> = list
         .iter()
         .map(|item| match &item {
-            Value::Str(name) => Some(Param {
-                name: name.to_string(),
-                optional: false,
-            }),
-            Value::Symbol(name) => Some(Param {
-                name: name.name().to_owned(),
-                optional: false,
-            }),
             Value::List(..) => {
                 let parts = item.as_list()?;
-                let name = parts.get(0)?;
-                let name = name.as_str().map(str::to_owned).or_else(|| match name {
-                    Value::Symbol(s) => Some(s.name().to_owned()),
-                    _ => None,
-                })?;
+                let name = bare_name(&parts.get(0)?)?;
                 Some(Param {
                     name,
                     optional: parts.len() > 1,
@@ -168,7 +159,10 @@ fn params_of(value: &Value) -> Option<Vec<Param>> {
                 name: map.get("name")?.as_str()?.to_owned(),
                 optional: map_says_optional(map),
             }),
-            _ => None,
+            other => bare_name(other).map(|name| Param {
+                name,
+                optional: false,
+            }),
         })
         .collect();
     params.map(|params| {

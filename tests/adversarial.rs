@@ -1011,6 +1011,7 @@ fn many_tasks(tasks: usize) -> String {
 }
 
 /// `tasklisp check FILE`'s exit status and peak resident memory in KiB, from `wait4`.
+#[allow(clippy::zombie_processes)] // waited for by `wait4`, which also gives its rusage
 fn check_peak_kib(dir: &Path, file: &str) -> (i32, i64) {
     let child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
         .env("TASKLISP_LOG", "off")

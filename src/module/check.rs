@@ -12,6 +12,7 @@ use crate::symbol::Sym;
 use crate::task::table::{self, When};
 use crate::task::template::Template;
 use crate::xml::{self, Param};
+use std::collections::hash_map::Entry;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -77,9 +78,9 @@ pub fn check_names(
 ) -> Vec<(usize, crate::error::Error)> {
     let mut tasks: TaskParams = checked.into_params();
     for name in interp.tasks.names() {
-        if !tasks.contains_key(&name) {
-            let params = library_params(interp, &name).flatten();
-            tasks.insert(name, params);
+        if let Entry::Vacant(slot) = tasks.entry(name) {
+            let params = library_params(interp, slot.key()).flatten();
+            slot.insert(params);
         }
     }
     super::names::problems(interp, files, &tasks)

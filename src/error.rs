@@ -6,10 +6,11 @@
 //! `Result<Value>` small on the evaluator's hot path, and it is `Send + Sync` so errors
 //! can cross threads (script runners, HTTP providers).
 
-use crate::source::{self, Span};
+use crate::source::{self, SourceFile, SourceId, Span};
 use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
 use serde_json::{json, Map, Value as Json};
 use std::fmt;
+use std::sync::Arc;
 
 mod bounded;
 mod reason;
@@ -71,6 +72,9 @@ struct ErrorData {
     hint: Option<String>,
     /// For an error inside the prelude: where the user's code called into it.
     call_site: Option<Span>,
+    /// The text an unregistered span points into (data given to `read`): kept by the
+    /// error, so it is freed with the error rather than registered for good.
+    text: Option<Arc<SourceFile>>,
 }
 
 #[derive(Clone, Debug)]
@@ -88,6 +92,7 @@ impl Error {
             exit_code: None,
             hint: None,
             call_site: None,
+            text: None,
         }))
     }
 
@@ -163,6 +168,25 @@ impl Error {
         self
     }
 
+    /// Points the error at `span` of `file`, a text that is not registered: the error
+    /// keeps the text to render against, and frees it when it is dropped.
+    pub fn with_span_in(mut self, span: Span, file: SourceFile) -> Error {
+        self.0.span = Some(Span {
+            source: SourceId::UNREGISTERED,
+            ..span
+        });
+        self.0.text = Some(Arc::new(file));
+        self
+    }
+
+    /// The text `span` points into: the error's own, or a registered one.
+    fn file_of(&self, span: Span) -> Option<Arc<SourceFile>> {
+        match &self.0.text {
+            Some(file) if span.source == SourceId::UNREGISTERED => Some(file.clone()),
+            _ => source::source(span.source),
+        }
+    }
+
     /// Attaches `span` unless the error already points somewhere more precise.
     pub fn or_span(mut self, span: Span) -> Error {
         if self.0.span.is_none() {
@@ -232,7 +256,7 @@ impl Error {
         }
         map.insert("details".into(), Json::Object(self.0.details.clone()));
         if let Some(span) = self.0.span {
-            if let Some(file) = source::source(span.source) {
+            if let Some(file) = self.file_of(span) {
                 let (line, column) = source::line_col(&file.text, span.start as usize);
                 map.insert(
                     "location".into(),
@@ -379,7 +403,7 @@ impl<'a> WithSource<'a> {
     fn new(error: &'a Error) -> Self {
         let found = error
             .span()
-            .and_then(|span| source::source(span.source).map(|file| (span, file)));
+            .and_then(|span| error.file_of(span).map(|file| (span, file)));
         let Some((span, file)) = found else {
             return WithSource {
                 error,

@@ -6,7 +6,7 @@
 //! another line. Path symbols (`a.b[0].c`) are split into steps here, once.
 
 use crate::error::{Error, Result};
-use crate::source::{add_source, SourceId, Span};
+use crate::source::{add_source, SourceFile, SourceId, Span};
 use crate::symbol::{well_known, Sym};
 use crate::value::Value;
 use std::rc::Rc;
@@ -95,17 +95,20 @@ enum Reading {
     Data,
 }
 
-/// Reads data (`read`) without keeping the text or interning new names: the text is
-/// registered only when it has a syntax error to show, and a symbol or keyword nothing
-/// interned is a data symbol (`SyntaxKind::Value`), freed with the data. So a program
+/// Reads data (`read`) without registering the text or interning new names: a syntax
+/// error keeps the text to show, and a symbol or keyword nothing interned is a data
+/// symbol (`SyntaxKind::Value`); both are freed with the error or the data. So a program
 /// that reads many texts (model output, in a loop) runs in bounded memory. A path
 /// (`a.b[0]`) is checked as in code and read as one symbol.
 pub fn read_data(name: &str, text: &str) -> Result<Vec<Syntax>> {
     read_with(text, SourceId::UNREGISTERED, Reading::Data).map_err(|e| match e.span() {
-        Some(span) => {
-            let source = add_source(name, text);
-            e.with_span(Span { source, ..span })
-        }
+        Some(span) => e.with_span_in(
+            span,
+            SourceFile {
+                name: name.to_owned(),
+                text: text.into(),
+            },
+        ),
         None => e,
     })
 }
@@ -733,5 +736,44 @@ mod tests {
     fn control_characters_are_refused() {
         assert!(read("a\0b").is_err());
         assert!(read("\"a\0b\"").is_ok());
+    }
+
+    #[test]
+    fn data_interns_no_new_names() {
+        let forms = read_data(
+            "<t>",
+            "(reader-test-new :reader-test-kw reader-test.path[0])",
+        )
+        .expect("reads");
+        let value = crate::eval::quote::syntax_to_value(&forms[0]);
+        assert_eq!(
+            crate::value::write_string(&value),
+            "(reader-test-new :reader-test-kw reader-test.path[0])"
+        );
+        for name in [
+            "reader-test-new",
+            "reader-test-kw",
+            "reader-test",
+            "reader-test.path[0]",
+        ] {
+            assert_eq!(Sym::lookup(name), None, "{name} was interned");
+        }
+        // A name interned already is the interned symbol.
+        let known = Sym::new("reader-test-known");
+        let forms = read_data("<t>", "reader-test-known").expect("reads");
+        assert!(matches!(forms[0].kind, SyntaxKind::Value(Value::Symbol(s)) if s == known));
+        // Paths are checked as in code.
+        assert!(read_data("<t>", "a.").is_err());
+    }
+
+    #[test]
+    fn data_errors_keep_their_text_without_registering_it() {
+        let e = read_data("<read>", "(a\n  (b").expect_err("unclosed");
+        assert_eq!(e.span().map(|s| s.source), Some(SourceId::UNREGISTERED));
+        assert_eq!(
+            e.to_json()["location"],
+            serde_json::json!({"file": "<read>", "line": 2, "column": 3})
+        );
+        assert!(e.render(false).contains("(b"), "{}", e.render(false));
     }
 }

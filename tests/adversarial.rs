@@ -839,6 +839,27 @@ fn reading_many_new_symbols_runs_in_bounded_memory() {
     assert_eq!(outcome.stdout, "300000\n(model-word-7 :model-key-7)\n");
 }
 
+#[test]
+fn texts_that_fail_to_read_are_freed_with_their_errors() {
+    // A syntax error used to register its text for good, to be shown: 3,000 unclosed
+    // texts of 2 KB needed more than 4 MiB. The error now keeps the text itself.
+    let program = r#"
+        (define padding (apply str (map (fn (i) "model text") (range 200))))
+        (define (loop i n)
+          (if (= i 3000)
+              n
+              (loop (+ i 1) (+ n (try (read (str "(answer " i " " padding)) (catch e 1))))))
+        (prn (loop 0 0))
+        (prn (try (read "(a\n  (b") (catch e e.location)))
+    "#;
+    let outcome = run_bounded(program, &["--max-memory", "4M"]);
+    assert_eq!(outcome.status, Some(0), "{}", head(&outcome.stderr));
+    assert_eq!(
+        outcome.stdout,
+        "3000\n{\"file\" \"<read>\" \"line\" 2 \"column\" 3}\n"
+    );
+}
+
 /// Bytes that mean something to the lenient JSON parser, mixed with arbitrary ones.
 const ANSWER_BYTES: &[u8] = b"{}[]\"',:/*\\ \n`~TrueFalseNon0-19.eE+xyz#";
 

@@ -16,11 +16,7 @@ mod peak_alloc;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-use tasklisp::provider::batch::{self, Call, Polling};
-use tasklisp::provider::http::Endpoint;
-use tasklisp::provider::openai::OpenAi;
-use tasklisp::provider::{Cancel, Request};
+use std::time::Instant;
 
 #[global_allocator]
 static ALLOCATOR: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
@@ -125,45 +121,12 @@ fn fake() {
 /// One batch of `REQUESTS` calls; prints the seconds it took, this process's peak RSS
 /// (kB), the peak heap the job added to the calls and the calls' own heap (bytes).
 fn run_once(base: &str) {
-    let provider = OpenAi::new(Endpoint {
-        base_url: format!("{base}/v1"),
-        model: Some("gpt-4o-mini".into()),
-        ..Endpoint::default()
-    });
-    let api = tasklisp::provider::Provider::batch(&provider).expect("openai has a batch API");
-    let requests: Vec<Request> = (0..REQUESTS)
-        .map(|i| Request {
-            task: "classify".into(),
-            system: Some("Answer bug or feature.".into()),
-            prompt: format!("Classify issue number {i}: the app crashes on start"),
-            round: 1,
-            ..Request::default()
-        })
-        .collect();
-    let calls: Vec<Call> = requests
-        .iter()
-        .enumerate()
-        .map(|(i, request)| Call::new(i, request))
-        .collect();
+    let job = lean_batch_fake::Job::new(base, REQUESTS);
+    let calls = job.calls();
     let before = peak_alloc::reset_peak();
     let started = Instant::now();
-    let answers = batch::run(
-        api,
-        &calls,
-        Polling {
-            first: Duration::ZERO,
-            max: Duration::ZERO,
-        },
-        &Cancel::default(),
-        None,
-        &mut |_| {},
-    )
-    .expect("the job runs");
+    job.run(&calls);
     let elapsed = started.elapsed();
-    assert_eq!(answers.len(), REQUESTS);
-    assert!(answers
-        .iter()
-        .all(|a| a.as_ref().is_ok_and(|r| r.content == "bug")));
     println!(
         "{} {} {} {before}",
         elapsed.as_secs_f64(),

@@ -2,9 +2,69 @@
 //! the fake's: every job completes at once; the uploaded file is read line by line and
 //! only its custom ids are kept, and the output file is written as it is sent (one line
 //! a custom id, answering `bug`). `GET /_peak` answers the process's peak resident
-//! memory in kB, for when the fake runs in a process of its own.
+//! memory in kB, for when the fake runs in a process of its own. [`Job`] is the job the
+//! memory test and the benchmark send it.
 
 use std::io::{BufRead, BufReader, Read};
+use std::time::Duration;
+use tasklisp::error::Result;
+use tasklisp::provider::batch::{self, Call, Polling};
+use tasklisp::provider::http::Endpoint;
+use tasklisp::provider::openai::OpenAi;
+use tasklisp::provider::{Cancel, Provider, Request, Response};
+
+/// A job of `n` classification requests for the fake at `base`.
+pub struct Job {
+    provider: OpenAi,
+    requests: Vec<Request>,
+}
+
+impl Job {
+    pub fn new(base: &str, n: usize) -> Job {
+        let provider = OpenAi::new(Endpoint {
+            base_url: format!("{base}/v1"),
+            model: Some("gpt-4o-mini".into()),
+            ..Endpoint::default()
+        });
+        let requests = (0..n)
+            .map(|i| Request {
+                task: "classify".into(),
+                system: Some("Answer bug or feature.".into()),
+                prompt: format!("Classify issue number {i}: the app crashes on start"),
+                round: 1,
+                ..Request::default()
+            })
+            .collect();
+        Job { provider, requests }
+    }
+
+    /// A call for each request, as `pmap` makes them.
+    pub fn calls(&self) -> Vec<Call<'_>> {
+        self.requests
+            .iter()
+            .enumerate()
+            .map(|(i, request)| Call::new(i, request))
+            .collect()
+    }
+
+    /// Runs `calls` as one job, polling without a pause; every call must be answered
+    /// `bug`.
+    pub fn run(&self, calls: &[Call]) {
+        let api = self.provider.batch().expect("openai has a batch API");
+        let polling = Polling {
+            first: Duration::ZERO,
+            max: Duration::ZERO,
+        };
+        let answers: Vec<Result<Response>> =
+            batch::run(api, calls, polling, &Cancel::default(), None, &mut |_| {})
+                .expect("the job runs");
+        assert_eq!(answers.len(), calls.len());
+        for (i, answer) in answers.iter().enumerate() {
+            let answer = answer.as_ref().expect("an answer");
+            assert_eq!(answer.content, "bug", "answer {i}");
+        }
+    }
+}
 
 /// Starts the fake on a thread of this process and returns its base URL.
 #[allow(dead_code)] // the benchmark runs the fake in a process of its own

@@ -557,12 +557,13 @@ fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()
 use std::io::Write;
 
 fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
-    crate::module::declare_xml_tasks(interp, files);
+    let checked = crate::module::Checked::default();
+    crate::module::declare_xml_tasks(interp, &checked, files);
     let mut status = 0;
     let mut analysed = Vec::new();
     let mut readable = Vec::new();
     for file in files {
-        match crate::module::check_file(interp, file) {
+        match crate::module::check_file(interp, &checked, file) {
             Ok(code) => {
                 readable.push((file, analysed.len()));
                 analysed.push(code);
@@ -575,7 +576,7 @@ fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
     }
     // Names, arguments and template tags are checked across all the files at once,
     // after each was read.
-    let problems = crate::module::check_names(interp, &analysed);
+    let problems = crate::module::check_names(interp, checked, &analysed);
     for (file, index) in readable {
         let mine: Vec<_> = problems.iter().filter(|(i, _)| *i == index).collect();
         if mine.is_empty() {

@@ -11,11 +11,13 @@
 //! needs no field of its own in `Interp`.
 
 mod check;
+mod checked;
 mod names;
 mod namespace;
 mod registry;
 
 pub use check::{check_file, check_names, declare_xml_tasks};
+pub use checked::Checked;
 pub use names::Analysed;
 
 use registry::{

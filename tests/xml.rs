@@ -8,7 +8,7 @@ mod common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use tasklisp::module::{check_file, load};
+use tasklisp::module::{check_file, load, Checked};
 use tasklisp::value::write_string;
 use tasklisp::{Error, ErrorKind, Interp, Limits};
 
@@ -26,13 +26,14 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// Checks one file; its analysed code (not `Send`) is dropped here.
-fn checked(interp: &Interp, path: &Path) -> Result<(), Error> {
-    check_file(interp, path).map(|_| ())
+/// Checks one file, with what earlier checks in `state` learned; its analysed code (not
+/// `Send`) is dropped here.
+fn checked(interp: &Interp, state: &Checked, path: &Path) -> Result<(), Error> {
+    check_file(interp, state, path).map(|_| ())
 }
 
 fn check(path: PathBuf) -> Result<(), Error> {
-    with_interp(move |interp| checked(interp, &path))
+    with_interp(move |interp| checked(interp, &Checked::default(), &path))
 }
 
 /// The line and column an error points at, from its JSON form.
@@ -113,15 +114,14 @@ fn check_resolves_references_between_files_in_order() {
         r#"<task name="shared"><instructions>other</instructions></task>"#,
     );
     with_interp(move |interp| {
-        assert_eq!(
-            checked(interp, &flow).unwrap_err().kind(),
-            ErrorKind::Validation
-        );
-        checked(interp, &library).unwrap();
-        checked(interp, &flow).unwrap();
+        let state = Checked::default();
+        let checked = |path: &PathBuf| checked(interp, &state, path);
+        assert_eq!(checked(&flow).unwrap_err().kind(), ErrorKind::Validation);
+        checked(&library).unwrap();
+        checked(&flow).unwrap();
         // checking the same file again is fine; the same name from another file is not
-        checked(interp, &library).unwrap();
-        let e = checked(interp, &again).unwrap_err();
+        checked(&library).unwrap();
+        let e = checked(&again).unwrap_err();
         assert!(
             e.message().contains("`shared` is defined twice"),
             "{}",

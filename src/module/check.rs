@@ -1,10 +1,9 @@
 //! `tasklisp check`: files read and checked without running them.
 
+use super::checked::{Checked, TaskParams};
 use super::names::{Analysed, TaskTemplate};
-use super::registry::{
-    library_params, params_value, registry_get, registry_insert, CHECKED_TASKS, DECLARED_FILES,
-};
-use super::{canonical, duplicate, is_xml, read_module, with_loading};
+use super::registry::library_params;
+use super::{duplicate, is_xml, read_module, with_loading};
 use crate::error::Result;
 use crate::eval::ast::Node;
 use crate::eval::{Compiler, Interp};
@@ -12,21 +11,21 @@ use crate::reader::{Syntax, SyntaxKind};
 use crate::symbol::Sym;
 use crate::task::table::{self, When};
 use crate::task::template::Template;
-use crate::value::{Entries, Value};
 use crate::xml::{self, Param};
-use std::collections::{HashMap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
 /// Reads and checks a file without running it. An XML file is parsed, validated and its
 /// references resolved (against the files checked before it, then the TaskLibrary); a
 /// `.sexp` file is read and analysed, and the XML files it imports are checked too.
+/// The tasks they define are recorded in `checked`.
 ///
 /// What the file's code uses is returned, for [`check_names`] to look at with the code
 /// of every other checked file.
-pub fn check_file(interp: &Interp, path: &Path) -> Result<Analysed> {
+pub fn check_file(interp: &Interp, checked: &Checked, path: &Path) -> Result<Analysed> {
     if is_xml(path) {
-        return check_xml(interp, path);
+        return check_xml(interp, checked, path);
     }
     let forms = read_module(interp, path)?;
     let mut analysed = Analysed {
@@ -40,13 +39,14 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<Analysed> {
             .filter_map(imported_xml)
             .map(|file| interp.resolve_path(file))
             .collect();
-        declare_xml_tasks(interp, &imported);
+        declare_xml_tasks(interp, checked, &imported);
+        let file = checked.file(path);
         for form in &forms {
             if let Some(imported) = imported_xml(form) {
-                let checked = check_xml(interp, &interp.resolve_path(imported))
+                let xml = check_xml(interp, checked, &interp.resolve_path(imported))
                     .map_err(|e| e.or_span(form.span))?;
-                analysed.templates.extend(checked.templates);
-                analysed.symbols.extend(checked.symbols);
+                analysed.templates.extend(xml.templates);
+                analysed.symbols.extend(xml.symbols);
             }
             analysed.opaque |= runs_other_code(form);
             let node = Compiler::new(interp).compile(form)?;
@@ -60,7 +60,7 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<Analysed> {
                 analysed
                     .templates
                     .extend(task_templates(&name, &params, form));
-                record_checked(interp, &name, path, Some(&params));
+                checked.record(&name, file, Some(&params));
             }
         }
         Ok(())
@@ -71,23 +71,25 @@ pub fn check_file(interp: &Interp, path: &Path) -> Result<Analysed> {
 /// Names bound nowhere, calls whose arguments do not fit, and template tags naming
 /// nothing in the checked files, each with the index of its file. Tasks any checked file
 /// defines count as bound.
-pub fn check_names(interp: &Interp, files: &[Analysed]) -> Vec<(usize, crate::error::Error)> {
-    let tasks: HashMap<String, Option<Vec<Param>>> = known_tasks(interp)
-        .into_iter()
-        .map(|name| {
-            let params = library_params(interp, &name).flatten();
-            (name, params)
-        })
-        .collect();
+pub fn check_names(
+    interp: &Interp,
+    checked: Checked,
+    files: &[Analysed],
+) -> Vec<(usize, crate::error::Error)> {
+    let mut tasks: TaskParams = checked.into_params();
+    for name in interp.tasks.names() {
+        if let Entry::Vacant(slot) = tasks.entry(name) {
+            let params = library_params(interp, slot.key()).flatten();
+            slot.insert(params);
+        }
+    }
     super::names::problems(interp, files, &tasks)
 }
 
 /// The tasks of the library and of the files checked so far.
-fn known_tasks(interp: &Interp) -> Vec<String> {
+fn known_tasks(interp: &Interp, checked: &Checked) -> Vec<String> {
     let mut names = interp.tasks.names();
-    if let Some(Value::Map(checked)) = interp.global(Sym::new(CHECKED_TASKS)) {
-        names.extend(checked.entries.keys().map(|k| k.to_string()));
-    }
+    names.extend(checked.names());
     names
 }
 
@@ -179,22 +181,12 @@ fn defined_task(form: &Syntax) -> Option<(String, Vec<Param>)> {
     Some((name, params))
 }
 
-/// Records a task a checked file defines: its file (canonical, and as written) and its
-/// parameters.
-fn record_checked(interp: &Interp, name: &str, path: &Path, params: Option<&[Param]>) {
-    let mut entry = Entries::new();
-    entry.insert(Rc::from("file"), Value::str(canonical(path)));
-    entry.insert(Rc::from("shown"), Value::str(path.display().to_string()));
-    // Unknown parameters (an alias of a task not known yet) leave its calls unchecked.
-    entry.insert(Rc::from("params"), params.map_or(Value::Nil, params_value));
-    registry_insert(interp, CHECKED_TASKS, name, Value::map(entry));
-}
-
 /// Records the tasks of the XML files about to be checked, so that a file may refer to a
 /// task a file given after it defines. A file that does not read or validate is skipped
 /// here, and so is a task another file already defines: checking reports them.
-pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
+pub fn declare_xml_tasks(interp: &Interp, checked: &Checked, paths: &[PathBuf]) {
     for path in paths.iter().filter(|p| is_xml(p)) {
+        let file = checked.file(path);
         let mut tasks = Vec::new();
         let read = xml::each_template(path, interp.limits.max_file_bytes, &mut |template| {
             let params = xml::generate::template_params(&template);
@@ -204,59 +196,60 @@ pub fn declare_xml_tasks(interp: &Interp, paths: &[PathBuf]) {
         if read.is_err() {
             continue;
         }
-        let this_file = canonical(path);
         for (name, params) in &tasks {
-            if checked_elsewhere(interp, name, &this_file).is_none() {
-                record_checked(interp, name, path, params.as_deref());
+            if checked.defined_elsewhere(name, file).is_none() {
+                checked.record(name, file, params.as_deref());
             }
         }
-        registry_insert(interp, DECLARED_FILES, &this_file, Value::Bool(true));
+        checked.mark_declared(file);
     }
-}
-
-/// The file (as written) of the task `name` when a file other than `this_file` (a
-/// canonical path) defines it.
-fn checked_elsewhere(interp: &Interp, name: &str, this_file: &str) -> Option<String> {
-    let earlier = registry_get(interp, CHECKED_TASKS, name)?;
-    let map = earlier.as_map()?;
-    let field = |key: &str| map.get(key).and_then(Value::as_str);
-    (field("file")? != this_file).then(|| field("shown").map(str::to_owned))?
 }
 
 /// Checks an XML file one task at a time (its tasks are declared first, so each
 /// refers to the others through the checked tasks): no more than one task's template
 /// and forms are held at once.
-fn check_xml(interp: &Interp, path: &Path) -> Result<Analysed> {
-    let this_file = canonical(path);
-    if registry_get(interp, DECLARED_FILES, &this_file).is_none() {
-        declare_xml_tasks(interp, &[path.to_path_buf()]);
+fn check_xml(interp: &Interp, checked: &Checked, path: &Path) -> Result<Analysed> {
+    let file = checked.file(path);
+    if !checked.is_declared(file) {
+        declare_xml_tasks(interp, checked, &[path.to_path_buf()]);
     }
-    if registry_get(interp, DECLARED_FILES, &this_file).is_none() {
+    if !checked.is_declared(file) {
         // The file does not read or validate: reading it whole reports why.
         xml::read_file(path, interp.limits.max_file_bytes)?;
     }
-    let known = known_tasks(interp);
+    let known = known_tasks(interp, checked);
     let shown = path.display().to_string();
-    let library = |name: &str| library_params(interp, name);
+    let library = |name: &str| {
+        checked
+            .params(name)
+            .or_else(|| library_params(interp, name))
+    };
     let mut analysed = Analysed::default();
     xml::each_template(path, interp.limits.max_file_bytes, &mut |template| {
-        let file = xml::TemplateFile {
+        let xml_file = xml::TemplateFile {
             name: shown.clone(),
             templates: vec![template],
         };
         let unknown = xml::Unknown::Error(&known);
-        xml::each_definition(&file, None, None, &library, unknown, &mut |definition| {
-            if let Some(other_shown) = checked_elsewhere(interp, &definition.name, &this_file) {
-                return Err(duplicate(&definition, &other_shown, &shown));
-            }
-            Compiler::new(interp).compile(&definition.form)?;
-            record_checked(interp, &definition.name, path, definition.params.as_deref());
-            collect_symbols(&definition.form, &mut analysed.symbols);
-            let params = definition.params.as_deref().unwrap_or_default();
-            let templates = task_templates(&definition.name, params, &definition.form);
-            analysed.templates.extend(templates);
-            Ok(())
-        })
+        xml::each_definition(
+            &xml_file,
+            None,
+            None,
+            &library,
+            unknown,
+            &mut |definition| {
+                if let Some(other_shown) = checked.defined_elsewhere(&definition.name, file) {
+                    return Err(duplicate(&definition, &other_shown, &shown));
+                }
+                Compiler::new(interp).compile(&definition.form)?;
+                checked.record(&definition.name, file, definition.params.as_deref());
+                collect_symbols(&definition.form, &mut analysed.symbols);
+                let params = definition.params.as_deref().unwrap_or_default();
+                let templates = task_templates(&definition.name, params, &definition.form);
+                analysed.templates.extend(templates);
+                Ok(())
+            },
+        )
     })?;
     Ok(analysed)
 }

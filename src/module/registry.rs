@@ -4,7 +4,7 @@
 
 use crate::eval::Interp;
 use crate::symbol::Sym;
-use crate::value::{Entries, Map, Value};
+use crate::value::{Map, Value};
 use crate::xml::Param;
 use std::rc::Rc;
 
@@ -12,11 +12,6 @@ use std::rc::Rc;
 pub const TASK_FILES: &str = "*imported tasks*";
 /// `file + alias → true` for every `.sexp` module imported.
 pub const MODULE_FILES: &str = "*imported modules*";
-/// `task name → {file, shown, params}` for the tasks of files `tasklisp check` has seen.
-pub const CHECKED_TASKS: &str = "*checked tasks*";
-/// `canonical file → true` for the XML files `tasklisp check` has read and validated
-/// whole, their tasks recorded in `CHECKED_TASKS`.
-pub const DECLARED_FILES: &str = "*declared template files*";
 /// `canonical file → (file as written, alias or nil, modification time in ns)` for every
 /// file imported, so `:reload` can find the ones that changed.
 pub const IMPORTED_FILES: &str = "*imported files*";
@@ -99,125 +94,10 @@ pub fn record_import(interp: &Interp, task: &str, canonical: &str, shown: &str) 
 
 /// `None` if no task is called `name`; otherwise its parameters, when they are known.
 pub fn library_params(interp: &Interp, name: &str) -> Option<Option<Vec<Param>>> {
-    if let Some(checked) = registry_get(interp, CHECKED_TASKS, name) {
-        return Some(
-            checked
-                .as_map()
-                .and_then(|m| m.get("params"))
-                .and_then(params_of),
-        );
-    }
     let task = interp.tasks.get(name)?;
     let params = task.params.iter().map(|p| Param {
         name: p.name.name().to_owned(),
         optional: p.default.is_some(),
     });
     Some(Some(params.collect()))
-}
-
-pub fn params_value(params: &[Param]) -> Value {
-    Value::list(
-        params
-            .iter()
-            .map(|p| {
-                let mut entry = Entries::new();
-                entry.insert(Rc::from("name"), Value::str(p.name.as_str()));
-                entry.insert(Rc::from("optional"), Value::Bool(p.optional));
-                Value::map(entry)
-            })
-            .collect(),
-    )
-}
-
-/// Reads a task's `params` in the forms a definition may list them: names, `(name
-/// default)` lists, or maps with `name` and `default` / `optional` / `required`.
-///
-/// A list of bare names does not say which parameters have defaults, so they are all
-/// taken as optional: a `<task ref>` then passes those its template declares, and a
-/// required one it cannot pass is reported by the call (`input_validation_failure`)
-/// rather than guessed from whatever is bound where the step runs.
-fn params_of(value: &Value) -> Option<Vec<Param>> {
-    let list = value.as_list()?;
-    let bare_names = list
-        .iter()
-        .all(|item| matches!(item, Value::Str(_) | Value::Symbol(_)));
-    let params: Option<Vec<Param>> = list
-        .iter()
-        .map(|item| match &item {
-            Value::Str(name) => Some(Param {
-                name: name.to_string(),
-                optional: false,
-            }),
-            Value::Symbol(name) => Some(Param {
-                name: name.name().to_owned(),
-                optional: false,
-            }),
-            Value::List(..) => {
-                let parts = item.as_list()?;
-                let name = parts.get(0)?;
-                let name = name.as_str().map(str::to_owned).or_else(|| match name {
-                    Value::Symbol(s) => Some(s.name().to_owned()),
-                    _ => None,
-                })?;
-                Some(Param {
-                    name,
-                    optional: parts.len() > 1,
-                })
-            }
-            Value::Map(map) => Some(Param {
-                name: map.get("name")?.as_str()?.to_owned(),
-                optional: map_says_optional(map),
-            }),
-            _ => None,
-        })
-        .collect();
-    params.map(|params| {
-        params
-            .into_iter()
-            .map(|p| Param {
-                optional: p.optional || bare_names,
-                ..p
-            })
-            .collect()
-    })
-}
-
-fn map_says_optional(map: &Map) -> bool {
-    map.get("default")
-        .is_some_and(|d| !matches!(d, Value::Undefined))
-        || matches!(map.get("optional"), Some(Value::Bool(true)))
-        || matches!(map.get("required"), Some(Value::Bool(false)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::reader::read_source;
-
-    fn params(code: &str) -> Option<Vec<(String, bool)>> {
-        let value =
-            crate::eval::quote::syntax_to_value(&read_source("<params-test>", code).unwrap()[0]);
-        params_of(&value).map(|ps| ps.into_iter().map(|p| (p.name, p.optional)).collect())
-    }
-
-    #[test]
-    fn parameters_are_read_in_every_form_a_definition_lists_them() {
-        let both = Some(vec![("text".to_owned(), false), ("style".to_owned(), true)]);
-        assert_eq!(params(r#"("text" ("style" "brief"))"#), both);
-        assert_eq!(params(r#"(text (style "brief"))"#), both);
-        assert_eq!(
-            params(r#"({"name" "text"} {"name" "style" "default" "brief"})"#),
-            both
-        );
-        assert_eq!(
-            params(r#"({"name" "text" "required" true} {"name" "style" "optional" true})"#),
-            both
-        );
-        assert_eq!(
-            params(r#"("a" b)"#),
-            Some(vec![("a".to_owned(), true), ("b".to_owned(), true)])
-        );
-        assert_eq!(params("nil"), None);
-        assert_eq!(params("(1 2)"), None);
-    }
 }

@@ -8,6 +8,7 @@
 use crate::error::{Error, Result};
 use crate::source::{add_source, SourceId, Span};
 use crate::symbol::{well_known, Sym};
+use crate::value::Value;
 use std::rc::Rc;
 
 /// Brackets nested deeper than this are refused.
@@ -36,7 +37,7 @@ pub enum SyntaxKind {
     /// `{ … }`: keys and values alternating.
     Map(Vec<Syntax>),
     /// A value spliced into code by a macro expansion (a procedure, a map…).
-    Value(crate::value::Value),
+    Value(Value),
 }
 
 /// A path symbol, parsed once: a base name then `.key` and `[index]` steps.
@@ -86,11 +87,21 @@ pub fn read_source(name: &str, text: &str) -> Result<Vec<Syntax>> {
     read_all(text, id)
 }
 
-/// Reads data (`read`) without keeping the text: it is registered only when it has a
-/// syntax error to show, so a program that reads many texts (model output, in a loop)
-/// runs in bounded memory.
+/// Whether the text read is code, whose names are interned, or data, whose names are
+/// interned only if they are already (see `crate::symbol`).
+#[derive(Clone, Copy, PartialEq)]
+enum Reading {
+    Code,
+    Data,
+}
+
+/// Reads data (`read`) without keeping the text or interning new names: the text is
+/// registered only when it has a syntax error to show, and a symbol or keyword nothing
+/// interned is a data symbol (`SyntaxKind::Value`), freed with the data. So a program
+/// that reads many texts (model output, in a loop) runs in bounded memory. A path
+/// (`a.b[0]`) is checked as in code and read as one symbol.
 pub fn read_data(name: &str, text: &str) -> Result<Vec<Syntax>> {
-    read_all(text, SourceId::UNREGISTERED).map_err(|e| match e.span() {
+    read_with(text, SourceId::UNREGISTERED, Reading::Data).map_err(|e| match e.span() {
         Some(span) => {
             let source = add_source(name, text);
             e.with_span(Span { source, ..span })
@@ -99,13 +110,18 @@ pub fn read_data(name: &str, text: &str) -> Result<Vec<Syntax>> {
     })
 }
 
-/// Reads every datum of `text`; any syntax error means nothing is returned.
+/// Reads every datum of `text` as code; any syntax error means nothing is returned.
 pub fn read_all(text: &str, source: SourceId) -> Result<Vec<Syntax>> {
+    read_with(text, source, Reading::Code)
+}
+
+fn read_with(text: &str, source: SourceId, reading: Reading) -> Result<Vec<Syntax>> {
     Reader {
         text,
         bytes: text.as_bytes(),
         pos: 0,
         source,
+        reading,
     }
     .read_all()
 }
@@ -145,6 +161,7 @@ struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
     source: SourceId,
+    reading: Reading,
 }
 
 fn is_delimiter(b: u8) -> bool {
@@ -453,11 +470,11 @@ impl<'a> Reader<'a> {
         if let Some(c) = token.chars().find(|c| c.is_control()) {
             return Err(Error::syntax(format!("unexpected character {:?}", c), span));
         }
-        atom(token, span).map(|kind| Syntax::new(kind, span))
+        atom(token, span, self.reading).map(|kind| Syntax::new(kind, span))
     }
 }
 
-fn atom(token: &str, span: Span) -> Result<SyntaxKind> {
+fn atom(token: &str, span: Span, reading: Reading) -> Result<SyntaxKind> {
     match token {
         "nil" | "null" => return Ok(SyntaxKind::Nil),
         "true" | "#t" => return Ok(SyntaxKind::Bool(true)),
@@ -471,15 +488,26 @@ fn atom(token: &str, span: Span) -> Result<SyntaxKind> {
         if name.is_empty() {
             return Err(Error::syntax("a keyword needs a name after `:`", span));
         }
-        return Ok(SyntaxKind::Keyword(Sym::new(name)));
+        return Ok(match reading {
+            Reading::Code => SyntaxKind::Keyword(Sym::new(name)),
+            Reading::Data => SyntaxKind::Value(Value::data_keyword(name)),
+        });
     }
     if token.starts_with('#') {
         return Err(Error::syntax(format!("unknown syntax `{token}`"), span));
     }
-    if is_path(token) {
-        return parse_path(token, span).map(|p| SyntaxKind::Path(Rc::new(p)));
+    match reading {
+        Reading::Code if is_path(token) => {
+            parse_path(token, span).map(|p| SyntaxKind::Path(Rc::new(p)))
+        }
+        Reading::Code => Ok(SyntaxKind::Symbol(Sym::new(token))),
+        Reading::Data => {
+            if is_path(token) {
+                parse_steps(token, split_base(token).1, span)?;
+            }
+            Ok(SyntaxKind::Value(Value::data_symbol(token)))
+        }
     }
-    Ok(SyntaxKind::Symbol(Sym::new(token)))
 }
 
 fn number(token: &str, span: Span) -> Result<Option<SyntaxKind>> {
@@ -527,12 +555,17 @@ fn is_path(token: &str) -> bool {
 }
 
 fn parse_path(token: &str, span: Span) -> Result<PathSpec> {
-    let base_end = token.find(['.', '[']).unwrap_or(token.len());
+    let (base, steps) = split_base(token);
     Ok(PathSpec {
         text: token.to_owned(),
-        base: Sym::new(&token[..base_end]),
-        steps: parse_steps(token, &token[base_end..], span)?,
+        base: Sym::new(base),
+        steps: parse_steps(token, steps, span)?,
     })
+}
+
+/// A path's base name and the text of its steps.
+fn split_base(token: &str) -> (&str, &str) {
+    token.split_at(token.find(['.', '[']).unwrap_or(token.len()))
 }
 
 /// The `.key` and `[index]` steps of `rest`, the part of `token` after its base name.

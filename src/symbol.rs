@@ -1,5 +1,11 @@
 //! Interned symbols: a `Sym` is a small index, so environments and the global table
 //! never hash a name at run time.
+//!
+//! Only code interns: the program's text, and data at the moment it becomes code
+//! (`eval`, a macro's expansion). Symbols and keywords made from data at run time
+//! (`read`, `string->symbol`, a model's tool-call argument names) use the interned `Sym`
+//! when their name already has one ([`Sym::lookup`]) and otherwise hold their name
+//! themselves (`Value::DataSymbol`, `Value::DataKeyword`), so it is freed with the data.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -15,8 +21,8 @@ struct Interner {
 }
 
 // Names are leaked on purpose: they live as long as the process and are shared by every
-// interpreter. Programs intern a bounded set of names (their source text); only
-// `string->symbol` on unbounded input can grow the table.
+// interpreter. Programs intern a bounded set of names (their source text); names that
+// arrive as data are interned only when that data is evaluated as code.
 static INTERNER: LazyLock<RwLock<Interner>> = LazyLock::new(|| {
     RwLock::new(Interner {
         ids: HashMap::new(),
@@ -44,6 +50,16 @@ impl Sym {
         table.names.push(leaked);
         table.ids.insert(leaked, sym);
         sym
+    }
+
+    /// The `Sym` of `name` if it is interned already; never adds to the table.
+    pub fn lookup(name: &str) -> Option<Sym> {
+        INTERNER
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .ids
+            .get(name)
+            .copied()
     }
 
     pub fn name(self) -> &'static str {
@@ -123,5 +139,13 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.name(), "alpha-test");
         assert_ne!(a, Sym::new("beta-test"));
+    }
+
+    #[test]
+    fn lookup_never_interns() {
+        assert_eq!(Sym::lookup("lookup-test-absent"), None);
+        assert_eq!(Sym::lookup("lookup-test-absent"), None);
+        let present = Sym::new("lookup-test-present");
+        assert_eq!(Sym::lookup("lookup-test-present"), Some(present));
     }
 }

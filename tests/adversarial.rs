@@ -819,6 +819,26 @@ fn reading_many_texts_runs_in_bounded_memory() {
     assert_eq!(outcome.stdout, "44999850000\n\"SYNTAX_ERROR\"\n");
 }
 
+#[test]
+fn reading_many_new_symbols_runs_in_bounded_memory() {
+    // Every symbol and keyword made from data used to be interned for good: these 300,000
+    // new names needed more than 24 MiB of heap. Names nothing interned are now freed
+    // with the data, and the program runs within 1 MiB of heap.
+    let program = r#"
+        (define (loop i acc)
+          (if (= i 100000)
+              acc
+              (loop (+ i 1)
+                    (+ acc (length (read (str "(model-word-" i " :model-key-" i ")")))
+                       (if (symbol? (string->symbol (str "made-" i))) 1 0)))))
+        (prn (loop 0 0))
+        (prn (read "(model-word-7 :model-key-7)"))
+    "#;
+    let outcome = run_bounded(program, &["--max-memory", "8M"]);
+    assert_eq!(outcome.status, Some(0), "{}", head(&outcome.stderr));
+    assert_eq!(outcome.stdout, "300000\n(model-word-7 :model-key-7)\n");
+}
+
 /// Bytes that mean something to the lenient JSON parser, mixed with arbitrary ones.
 const ANSWER_BYTES: &[u8] = b"{}[]\"',:/*\\ \n`~TrueFalseNon0-19.eE+xyz#";
 

@@ -63,10 +63,9 @@ fn error(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn fail(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let reason = match &args[0] {
-        Value::Str(s) => Reason::parse(s),
-        Value::Keyword(k) | Value::Symbol(k) => Reason::parse(k.name()),
-        other => return Err(type_error("fail", "a reason (string or keyword)", other)),
+    let reason = match args[0].name_text() {
+        Some(name) => Reason::parse(name),
+        None => return Err(type_error("fail", "a reason (string or keyword)", &args[0])),
     };
     let message = crate::value::display_string(&args[1]);
     let mut e = Error::task_failure(reason, message);

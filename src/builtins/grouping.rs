@@ -22,10 +22,9 @@ builtin_table! {
 /// The map key a grouping value stands for: strings as they are, keywords and symbols by
 /// name, anything else in its canonical printed form (`1` → `"1"`), since map keys are strings.
 fn key_text(v: &Value) -> Rc<str> {
-    match v {
-        Value::Str(s) => Rc::from(s.as_str()),
-        Value::Keyword(k) | Value::Symbol(k) => Rc::from(k.name()),
-        other => Rc::from(write_string(other).as_str()),
+    match v.name_text() {
+        Some(name) => Rc::from(name),
+        None => Rc::from(write_string(v).as_str()),
     }
 }
 

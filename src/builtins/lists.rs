@@ -391,11 +391,9 @@ fn every(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 
 fn contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::Bool(match (&args[0], &args[1]) {
-        (Value::Map(m), key) => match key {
-            Value::Str(k) => m.entries.contains_key(k.as_str()),
-            Value::Keyword(k) | Value::Symbol(k) => m.entries.contains_key(k.name()),
-            _ => false,
-        },
+        (Value::Map(m), key) => key
+            .name_text()
+            .is_some_and(|name| m.entries.contains_key(name)),
         (Value::Str(s), Value::Str(sub)) => s.contains(sub.as_str()),
         (Value::Str(_), other) => {
             return Err(type_error("contains?", "a string to look for", other))

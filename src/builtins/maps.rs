@@ -39,10 +39,9 @@ builtin_table! {
 
 /// A map key from a string, keyword or symbol.
 pub fn key_of(who: &str, v: &Value) -> Result<Rc<str>> {
-    match v {
-        Value::Str(s) => Ok(Rc::from(s.as_str())),
-        Value::Keyword(k) | Value::Symbol(k) => Ok(Rc::from(k.name())),
-        other => Err(type_error(who, "a string or keyword key", other)),
+    match v.name_text() {
+        Some(name) => Ok(Rc::from(name)),
+        None => Err(type_error(who, "a string or keyword key", v)),
     }
 }
 

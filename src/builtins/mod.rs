@@ -183,20 +183,23 @@ pub type Options = Vec<(&'static str, Value)>;
 pub fn split_options<'a>(
     who: &str,
     args: &'a [Value],
-    known: &[&str],
+    known: &[&'static str],
 ) -> Result<(&'a [Value], Options)> {
     let mut end = args.len();
     let mut options = Vec::new();
     while end >= 2 {
-        match &args[end - 2] {
-            Value::Keyword(k) if known.contains(&k.name()) => {
-                options.push((k.name(), args[end - 1].clone()));
+        let Some(name) = args[end - 2].keyword_name() else {
+            break;
+        };
+        match known.iter().find(|k| **k == name) {
+            Some(known) => {
+                options.push((*known, args[end - 1].clone()));
                 end -= 2;
             }
-            Value::Keyword(k) if end == args.len() => {
-                return Err(Error::eval(format!("{who}: unknown option :{}", k.name())))
+            None if end == args.len() => {
+                return Err(Error::eval(format!("{who}: unknown option :{name}")))
             }
-            _ => break,
+            None => break,
         }
     }
     Ok((&args[..end], options))

@@ -5,7 +5,6 @@ use crate::bounds::{check_string_length, check_string_list};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
-use crate::symbol::Sym;
 use crate::value::{display_string_checked, write_string, write_string_checked, Value};
 
 builtin_table! {
@@ -224,17 +223,14 @@ fn number_to_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn symbol_to_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    match &args[0] {
-        Value::Symbol(s) | Value::Keyword(s) => Ok(Value::from(s.name())),
-        other => Err(type_error("symbol->string", "a symbol", other)),
+    match args[0].symbol_or_keyword_name() {
+        Some(name) => Ok(Value::from(name)),
+        None => Err(type_error("symbol->string", "a symbol", &args[0])),
     }
 }
 
 fn string_to_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Symbol(Sym::new(str_arg(
-        "string->symbol",
-        &args[0],
-    )?)))
+    Ok(Value::data_symbol(str_arg("string->symbol", &args[0])?))
 }
 
 fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

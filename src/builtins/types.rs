@@ -37,11 +37,11 @@ fn is_boolean(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Symbol(_))))
+    Ok(Value::Bool(args[0].symbol_name().is_some()))
 }
 
 fn is_keyword(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Keyword(_))))
+    Ok(Value::Bool(args[0].keyword_name().is_some()))
 }
 
 fn is_procedure(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

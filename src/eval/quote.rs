@@ -98,9 +98,13 @@ impl Compiler<'_> {
     }
 }
 
+/// A map literal's key: symbols and keywords (interned or read as data) by name.
 fn map_key(syntax: &Syntax) -> Value {
     match &syntax.kind {
         SyntaxKind::Keyword(k) | SyntaxKind::Symbol(k) => Value::str(k.name()),
+        SyntaxKind::Value(v) => v
+            .symbol_or_keyword_name()
+            .map_or_else(|| v.clone(), Value::str),
         _ => syntax_to_value(syntax),
     }
 }
@@ -176,14 +180,18 @@ impl ToSyntax<'_> {
             Value::Float(f) => SyntaxKind::Float(*f),
             Value::Str(s) => SyntaxKind::Str(s.clone()),
             Value::Keyword(k) => SyntaxKind::Keyword(*k),
+            // Data becomes code here, so its names are interned now.
+            Value::DataKeyword(name) => SyntaxKind::Keyword(Sym::new(name)),
             // A symbol whose name is a path (`a.b`) is code for a path lookup.
             Value::Symbol(s) => {
                 crate::reader::symbol_kind(s.name(), span).unwrap_or(SyntaxKind::Symbol(*s))
             }
+            Value::DataSymbol(name) => crate::reader::symbol_kind(name, span)
+                .unwrap_or_else(|| SyntaxKind::Symbol(Sym::new(name))),
             Value::List(..) => {
                 let list = value.as_list().unwrap_or_default();
                 let head = list.first();
-                let is = |sym: Sym| matches!(head, Some(Value::Symbol(h)) if h == sym);
+                let is = |sym: Sym| head.as_ref().is_some_and(|h| h.is_symbol_sym(sym));
                 if is(*well_known::QUOTE) && list.len() == 2 && !in_quasiquote {
                     let datum = list.get(1).unwrap_or_default();
                     SyntaxKind::List(vec![

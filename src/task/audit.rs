@@ -176,8 +176,7 @@ fn not_an_issue(value: &Value) -> Error {
 fn is_critical(issue: &Value) -> bool {
     match field(issue, "severity") {
         Value::Str(s) => s.as_str() == "critical",
-        Value::Keyword(k) => k.name() == "critical",
-        _ => false,
+        other => other.keyword_name() == Some("critical"),
     }
 }
 

@@ -49,14 +49,13 @@ fn task_alias(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let name = name_arg("task-alias", &args[0])?;
     let target = name_arg("task-alias", &args[1])?;
     interp.tasks.register_alias(&name, &target)?;
-    Ok(Value::Symbol(crate::symbol::Sym::new(&name)))
+    Ok(Value::data_symbol(&name))
 }
 
 fn name_arg(who: &str, value: &Value) -> Result<String> {
-    match value {
-        Value::Str(s) => Ok(s.to_string()),
-        Value::Symbol(s) | Value::Keyword(s) => Ok(s.name().to_owned()),
-        other => Err(type_error(who, "a name", other)),
+    match value.name_text() {
+        Some(name) => Ok(name.to_owned()),
+        None => Err(type_error(who, "a name", value)),
     }
 }
 
@@ -196,7 +195,10 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     // The provider is a procedure or a name, optionally followed by its options map.
     let named_with_options = matches!(
         (args.first(), args.get(1)),
-        (Some(Value::Keyword(_) | Value::Str(_)), Some(Value::Map(_)))
+        (
+            Some(Value::Keyword(_) | Value::DataKeyword(_) | Value::Str(_)),
+            Some(Value::Map(_))
+        )
     );
     let spec_len = if named_with_options { 2 } else { 1 };
     let known: Vec<&str> = ["max-turns", "max-context", "system", "rate-limit"]

@@ -164,15 +164,15 @@ pub fn bind_arguments(task: &Task, args: &[Value]) -> Result<Slots> {
     let mut positional = 0;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
-        match arg {
-            Value::Keyword(name) => {
+        match arg.keyword_name() {
+            Some(name) => {
                 let index = task
                     .params
                     .iter()
-                    .position(|p| p.name == *name)
+                    .position(|p| arg.is_keyword_sym(p.name))
                     .ok_or_else(|| {
                         let params = task.params.iter().map(|p| p.name.name());
-                        unknown_named_argument(&task.name, name.name(), params)
+                        unknown_named_argument(&task.name, name, params)
                     })?;
                 let value = rest.next().ok_or_else(|| {
                     invalid_input(task, format!("named argument :{name} has no value"))
@@ -188,7 +188,7 @@ pub fn bind_arguments(task: &Task, args: &[Value]) -> Result<Slots> {
                 }
                 *slot = Some(value.clone());
             }
-            value => {
+            None => {
                 positional += 1;
                 while values.get(position).is_some_and(Option::is_some) {
                     position += 1;
@@ -199,11 +199,11 @@ pub fn bind_arguments(task: &Task, args: &[Value]) -> Result<Slots> {
                         format!(
                             "too many arguments: it takes {} and argument {positional} is extra: {}",
                             task.params.len(),
-                            crate::eval::truncate_text(&write_string(value), 40)
+                            crate::eval::truncate_text(&write_string(arg), 40)
                         ),
                     )
                 })?;
-                *slot = Some(value.clone());
+                *slot = Some(arg.clone());
                 position += 1;
             }
         }

@@ -18,8 +18,8 @@ pub const MAX_TIMEOUT_SECONDS: f64 = 1e9;
 pub fn name_of_value(value: &Value) -> Option<Sym> {
     match value {
         Value::Symbol(s) | Value::Keyword(s) => Some(*s),
-        Value::Str(s) => Some(Sym::new(s)),
-        _ => None,
+        // A name given as data becomes a name of code here.
+        other => other.name_text().map(Sym::new),
     }
 }
 
@@ -49,9 +49,10 @@ impl Options<'_> {
     pub fn text(&self, name: &str) -> Result<Option<String>> {
         match self.get(name) {
             None | Some((Value::Nil, _)) => Ok(None),
-            Some((Value::Str(s), _)) => Ok(Some(s.to_string())),
-            Some((Value::Symbol(s) | Value::Keyword(s), _)) => Ok(Some(s.name().to_owned())),
-            Some(_) => Err(self.invalid(name, "a string")),
+            Some((other, _)) => match other.name_text() {
+                Some(text) => Ok(Some(text.to_owned())),
+                None => Err(self.invalid(name, "a string")),
+            },
         }
     }
 

@@ -131,12 +131,7 @@ enum OnError {
 
 impl OnError {
     fn from_value(value: &Value) -> Result<OnError> {
-        let name = match value {
-            Value::Keyword(k) | Value::Symbol(k) => k.name().to_owned(),
-            Value::Str(s) => s.to_string(),
-            _ => String::new(),
-        };
-        match name.as_str() {
+        match value.name_text().unwrap_or_default() {
             "raise" => Ok(OnError::Raise),
             "collect" => Ok(OnError::Collect),
             "skip" => Ok(OnError::Skip),

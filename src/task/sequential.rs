@@ -283,7 +283,7 @@ impl Step {
                 Value::Nil => {}
                 Value::Map(map) => {
                     for (key, value) in &map.entries {
-                        args.push(Value::keyword(key));
+                        args.push(Value::data_keyword(key));
                         args.push(value.clone());
                     }
                 }

@@ -74,8 +74,6 @@ impl ProviderChoice {
     ) -> Result<ProviderChoice> {
         let name = match value {
             v if v.is_procedure() => return Ok(ProviderChoice::Procedure(v.clone())),
-            Value::Str(name) => name.to_string(),
-            Value::Keyword(k) | Value::Symbol(k) => k.name().to_owned(),
             Value::Map(m) if options.is_none() => match m.get("provider") {
                 Some(Value::Str(name)) => {
                     capabilities.check_provider(name)?;
@@ -87,12 +85,15 @@ impl ProviderChoice {
                 }
                 _ => return Err(Error::eval("a provider map needs a \"provider\" name")),
             },
-            other => {
-                return Err(Error::eval(format!(
-                    "a provider is a procedure (fn (request) …) or a provider name, not {}",
-                    write_string(other)
-                )))
-            }
+            other => match other.name_text() {
+                Some(name) => name.to_owned(),
+                None => {
+                    return Err(Error::eval(format!(
+                        "a provider is a procedure (fn (request) …) or a provider name, not {}",
+                        write_string(other)
+                    )))
+                }
+            },
         };
         capabilities.check_provider(&name)?;
         if name == "echo" && options.is_none() {

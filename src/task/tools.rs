@@ -12,7 +12,6 @@ use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::provider::http::excerpt;
 use crate::provider::{Message, Request, ToolCall, ToolSpec};
-use crate::symbol::Sym;
 use crate::value::{from_json, Entries, Value};
 use serde_json::{json, Map, Value as Json};
 use std::rc::Rc;
@@ -156,7 +155,7 @@ fn run_tool(
     let mut args = Vec::new();
     if let Json::Object(arguments) = &tool_call.arguments {
         for (name, value) in arguments {
-            args.push(Value::Keyword(Sym::new(name)));
+            args.push(Value::data_keyword(name));
             args.push(from_json(value));
         }
     }

@@ -249,15 +249,16 @@ fn equal(actual: Outcome, expected: Outcome) -> Verdict {
 fn raises(outcome: Outcome, reason: Value) -> Result<Verdict> {
     let wanted = match &reason {
         Value::Nil => None,
-        Value::Str(s) => Some(s.to_string()),
-        Value::Keyword(k) | Value::Symbol(k) => Some(k.name().to_owned()),
-        other => {
-            return Err(crate::builtins::type_error(
-                "expect-error",
-                "a reason (string or keyword) or nil",
-                other,
-            ))
-        }
+        other => match other.name_text() {
+            Some(name) => Some(name.to_owned()),
+            None => {
+                return Err(crate::builtins::type_error(
+                    "expect-error",
+                    "a reason (string or keyword) or nil",
+                    other,
+                ))
+            }
+        },
     };
     let passed = match (&outcome, &wanted) {
         (Err(_), None) => true,

@@ -62,7 +62,14 @@ fn convert(value: &Value, depth: usize, budget: &mut Budget) -> Result<Json> {
                 .ok_or_else(|| Error::eval(format!("cannot represent {f} in JSON")))?,
         ),
         Value::Str(s) => Json::String(s.to_string()),
-        Value::Symbol(s) | Value::Keyword(s) => Json::String(s.name().to_owned()),
+        Value::Symbol(_) | Value::Keyword(_) | Value::DataSymbol(_) | Value::DataKeyword(_) => {
+            Json::String(
+                value
+                    .symbol_or_keyword_name()
+                    .unwrap_or_default()
+                    .to_owned(),
+            )
+        }
         Value::List(..) => {
             let list = value.as_list().unwrap_or_default();
             let mut items = Vec::with_capacity(list.len());

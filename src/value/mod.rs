@@ -1,6 +1,9 @@
 //! Values: what expressions evaluate to.
 //!
 //! `Value` is 16 bytes and cheap to clone (numbers inline, everything else one `Rc`).
+//! A symbol or keyword is an interned `Sym` inline, or — made from data at run time
+//! under a name nothing interned — a data symbol holding its own name, freed with the
+//! data. The two are the same symbol to every operation (see `crate::symbol`).
 //! Values are single-threaded (`Rc`); concurrency in `pmap` comes from running each
 //! item's evaluation as a coroutine on the interpreter thread while the blocking work
 //! (a script, an HTTP request) runs on worker threads — see `docs/ARCHITECTURE.md`.
@@ -21,6 +24,9 @@ use indexmap::IndexMap;
 use list::Block;
 use std::collections::HashSet;
 use std::rc::Rc;
+
+/// The name a data symbol or keyword holds (boxed so the `Rc` is one word).
+pub type DataName = Rc<Box<str>>;
 
 /// A map's entries: string keys in insertion order.
 pub type Entries = IndexMap<Rc<str>, Value>;
@@ -69,6 +75,11 @@ pub enum Value {
     Str(Rc<String>),
     Symbol(Sym),
     Keyword(Sym),
+    /// A symbol made from data (`read`, `string->symbol`) whose name was not interned:
+    /// the same symbol as an interned one of that name, but freed with the data.
+    DataSymbol(DataName),
+    /// A keyword made from data whose name was not interned, as `DataSymbol`.
+    DataKeyword(DataName),
     /// A list view `(top, block)`: see [`List`]. Two fields rather than a `List` so
     /// `Value` stays 16 bytes.
     List(u32, Option<Rc<Block>>),
@@ -99,12 +110,80 @@ impl Value {
         Value::Map(Rc::new(Map::new(entries)))
     }
 
+    /// The keyword `name` of code: interned.
     pub fn keyword(name: &str) -> Value {
         Value::Keyword(Sym::new(name))
     }
 
+    /// The symbol `name` of code: interned.
     pub fn symbol(name: &str) -> Value {
         Value::Symbol(Sym::new(name))
+    }
+
+    /// The symbol `name` made from data: the interned one if there is one, else a data
+    /// symbol, so reading unbounded input never grows the interner.
+    pub fn data_symbol(name: &str) -> Value {
+        match Sym::lookup(name) {
+            Some(sym) => Value::Symbol(sym),
+            None => Value::DataSymbol(Rc::new(name.into())),
+        }
+    }
+
+    /// The keyword `name` made from data, as [`Value::data_symbol`].
+    pub fn data_keyword(name: &str) -> Value {
+        match Sym::lookup(name) {
+            Some(sym) => Value::Keyword(sym),
+            None => Value::DataKeyword(Rc::new(name.into())),
+        }
+    }
+
+    /// A symbol's name, interned or not.
+    pub fn symbol_name(&self) -> Option<&str> {
+        match self {
+            Value::Symbol(s) => Some(s.name()),
+            Value::DataSymbol(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// A keyword's name (without the colon), interned or not.
+    pub fn keyword_name(&self) -> Option<&str> {
+        match self {
+            Value::Keyword(k) => Some(k.name()),
+            Value::DataKeyword(name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The name of a symbol or a keyword.
+    pub fn symbol_or_keyword_name(&self) -> Option<&str> {
+        self.symbol_name().or_else(|| self.keyword_name())
+    }
+
+    /// A string's text or a symbol's or keyword's name: what names are given as.
+    pub fn name_text(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            other => other.symbol_or_keyword_name(),
+        }
+    }
+
+    /// Whether this is the keyword `sym`: by index when interned, by name when not.
+    pub fn is_keyword_sym(&self, sym: Sym) -> bool {
+        match self {
+            Value::Keyword(k) => *k == sym,
+            Value::DataKeyword(name) => ***name == *sym.name(),
+            _ => false,
+        }
+    }
+
+    /// Whether this is the symbol `sym`, as [`Value::is_keyword_sym`].
+    pub fn is_symbol_sym(&self, sym: Sym) -> bool {
+        match self {
+            Value::Symbol(s) => *s == sym,
+            Value::DataSymbol(name) => ***name == *sym.name(),
+            _ => false,
+        }
     }
 
     /// Only `false` and `nil` are false.
@@ -171,8 +250,8 @@ impl Value {
             Value::Int(_) => "integer",
             Value::Float(_) => "float",
             Value::Str(_) => "string",
-            Value::Symbol(_) => "symbol",
-            Value::Keyword(_) => "keyword",
+            Value::Symbol(_) | Value::DataSymbol(_) => "symbol",
+            Value::Keyword(_) | Value::DataKeyword(_) => "keyword",
             Value::List(..) => "list",
             Value::Map(m) if m.task_result => "task-result",
             Value::Map(_) => "map",
@@ -262,6 +341,14 @@ impl Value {
             (Value::Float(a), Value::Float(b)) => a == b,
             (Value::Str(a), Value::Str(b)) => a == b,
             (Value::Symbol(a), Value::Symbol(b)) | (Value::Keyword(a), Value::Keyword(b)) => a == b,
+            // A data symbol may share its name with an interned one (interned since).
+            (Value::Symbol(_) | Value::DataSymbol(_), Value::Symbol(_) | Value::DataSymbol(_)) => {
+                self.symbol_name() == other.symbol_name()
+            }
+            (
+                Value::Keyword(_) | Value::DataKeyword(_),
+                Value::Keyword(_) | Value::DataKeyword(_),
+            ) => self.keyword_name() == other.keyword_name(),
             (Value::Closure(a), Value::Closure(b)) => Rc::ptr_eq(a, b),
             (Value::Builtin(a), Value::Builtin(b)) => std::ptr::eq(*a, *b),
             (Value::Task(a), Value::Task(b)) => Rc::ptr_eq(a, b),
@@ -426,6 +513,41 @@ mod tests {
         let (a, b, c) = (nest(1), nest(1), nest(2));
         assert!(a.equal(&b));
         assert!(!a.equal(&c));
+    }
+
+    #[test]
+    fn data_symbols_are_the_symbols_of_their_names() {
+        let data = Value::data_symbol("value-test-never-interned");
+        assert!(matches!(data, Value::DataSymbol(_)));
+        assert_eq!(Sym::lookup("value-test-never-interned"), None);
+        assert!(data.equal(&Value::data_symbol("value-test-never-interned")));
+        assert!(data.identical(&Value::data_symbol("value-test-never-interned")));
+        assert!(!data.equal(&Value::data_keyword("value-test-never-interned")));
+        assert_eq!(data.type_name(), "symbol");
+        assert_eq!(write_string(&data), "value-test-never-interned");
+        // Interned later (code named it), the old data symbol is still that symbol.
+        let sym = Sym::new("value-test-never-interned");
+        assert!(data.identical(&Value::Symbol(sym)));
+        assert!(Value::Symbol(sym).equal(&data));
+        assert!(data.is_symbol_sym(sym));
+        assert!(matches!(
+            Value::data_symbol("value-test-never-interned"),
+            Value::Symbol(s) if s == sym
+        ));
+    }
+
+    #[test]
+    fn data_keywords_print_and_compare_as_keywords() {
+        let data = Value::data_keyword("value-test-kw-never-interned");
+        assert!(matches!(data, Value::DataKeyword(_)));
+        assert_eq!(data.type_name(), "keyword");
+        assert_eq!(write_string(&data), ":value-test-kw-never-interned");
+        assert_eq!(data.keyword_name(), Some("value-test-kw-never-interned"));
+        assert_eq!(data.symbol_name(), None);
+        let sym = Sym::new("value-test-kw-never-interned");
+        assert!(data.is_keyword_sym(sym));
+        assert!(data.equal(&Value::Keyword(sym)));
+        assert!(!data.equal(&Value::Symbol(sym)));
     }
 
     #[test]

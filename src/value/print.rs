@@ -143,9 +143,14 @@ fn print(value: &Value, quoted: bool, out: &mut String) -> bool {
             Value::Str(s) if quoted => write_escaped(s, out),
             Value::Str(s) => out.push_str(s),
             Value::Symbol(s) => out.push_str(s.name()),
+            Value::DataSymbol(name) => out.push_str(name),
             Value::Keyword(s) => {
                 out.push(':');
                 out.push_str(s.name());
+            }
+            Value::DataKeyword(name) => {
+                out.push(':');
+                out.push_str(name);
             }
             Value::Closure(c) => match c.name() {
                 Some(name) => {

@@ -21,7 +21,7 @@ pub use checked::Checked;
 pub use names::Analysed;
 
 use registry::{
-    imported_files, imported_from, library_params, record_import, registry_get, registry_insert,
+    imported_files, imported_from, library_params, registry_get, registry_insert, ImportOrigin,
     MODULE_FILES,
 };
 
@@ -270,43 +270,46 @@ fn is_xml(path: &Path) -> bool {
 
 fn import_xml(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
     let file = xml::read_file(path, interp.limits.max_file_bytes)?;
-    let definitions = xml::definitions(
+    let mut definitions = xml::definitions(
         &file,
         how.alias,
         how.only,
         &|name| library_params(interp, name),
         xml::Unknown::AtCallTime,
     )?;
+    // The templates are not needed once their forms are made: a large file's peak is
+    // then its forms, and falls as each is evaluated below.
+    drop(file);
     let this_file = canonical(path);
     let shown = path.display().to_string();
-    let mut fresh = Vec::with_capacity(definitions.len());
+    let mut keep = Vec::with_capacity(definitions.len());
     for definition in &definitions {
-        match imported_from(interp, &definition.name) {
-            Some((other, _)) if other == this_file && how.reload => {
-                fresh.push(definition);
-                continue;
-            }
-            Some((other, _)) if other == this_file => continue,
+        keep.push(match imported_from(interp, &definition.name) {
+            Some((other, _)) if other == this_file => how.reload,
             Some((_, other_shown)) => return Err(duplicate(definition, &other_shown, &shown)),
-            None => {}
-        }
-        if let Some(Value::Task(task)) = interp.tasks.task_value(&definition.name) {
-            let origin = task.field("origin");
-            let other = origin.as_str().unwrap_or("a deftask");
-            return Err(duplicate(definition, other, &shown));
-        }
-        fresh.push(definition);
+            None => {
+                if let Some(Value::Task(task)) = interp.tasks.task_value(&definition.name) {
+                    let origin = task.field("origin");
+                    let other = origin.as_str().unwrap_or("a deftask");
+                    return Err(duplicate(definition, other, &shown));
+                }
+                true
+            }
+        });
     }
-    let mut names = Vec::with_capacity(fresh.len());
+    let mut keep = keep.into_iter();
+    definitions.retain(|_| keep.next().unwrap_or(false));
+    let mut names = Vec::with_capacity(definitions.len());
     let replacing = interp.tasks.replaces_on_redefine();
     interp
         .tasks
         .set_replace_on_redefine(replacing || how.reload);
+    let origin = ImportOrigin::new(&this_file, &shown);
     let loaded = with_loading(interp, path, || {
-        for definition in &fresh {
+        for definition in definitions {
             interp.eval_syntax(&definition.form)?;
-            record_import(interp, &definition.name, &this_file, &shown);
-            names.push(Value::str(definition.name.as_str()));
+            origin.record(interp, &definition.name);
+            names.push(Value::str(definition.name));
         }
         Ok(())
     });

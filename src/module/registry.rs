@@ -87,9 +87,25 @@ pub fn imported_from(interp: &Interp, task: &str) -> Option<(String, String)> {
     Some((text(0)?, text(1)?))
 }
 
-pub fn record_import(interp: &Interp, task: &str, canonical: &str, shown: &str) {
-    let entry = Value::list(vec![Value::str(canonical), Value::str(shown)]);
-    registry_insert(interp, TASK_FILES, task, entry);
+/// The file the tasks of one import come from, recorded against each of them (its two
+/// strings shared by all).
+pub struct ImportOrigin {
+    canonical: Value,
+    shown: Value,
+}
+
+impl ImportOrigin {
+    pub fn new(canonical: &str, shown: &str) -> ImportOrigin {
+        ImportOrigin {
+            canonical: Value::str(canonical),
+            shown: Value::str(shown),
+        }
+    }
+
+    pub fn record(&self, interp: &Interp, task: &str) {
+        let entry = Value::list(vec![self.canonical.clone(), self.shown.clone()]);
+        registry_insert(interp, TASK_FILES, task, entry);
+    }
 }
 
 /// `None` if no task is called `name`; otherwise its parameters, when they are known.

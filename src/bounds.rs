@@ -34,6 +34,15 @@ pub fn check_string_length(who: &str, len: usize) -> Result<()> {
     Ok(())
 }
 
+/// Appends `piece` to `out` unless the result would pass the string limit: checked
+/// before the push, so a refused result never grows the buffer (doubling a 256 MiB
+/// string would otherwise reserve 512 MiB first).
+pub fn push_within(who: &str, out: &mut String, piece: &str) -> Result<()> {
+    check_string_length(who, out.len().saturating_add(piece.len()))?;
+    out.push_str(piece);
+    Ok(())
+}
+
 /// Refuses to build a list of `len` elements when that is over the limit.
 pub fn check_list_length(who: &str, len: u128) -> Result<()> {
     if len > MAX_LIST_LEN as u128 {

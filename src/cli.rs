@@ -531,7 +531,7 @@ fn run_file(interp: &Interp, file: &Path, text: &str, args: &[String]) -> Result
     } else {
         file.display().to_string()
     };
-    let result = interp.run_source(&name, text);
+    let result = interp.run_source_as(crate::source::Origin::File, &name, text);
     interp.loading().borrow_mut().pop();
     result
 }

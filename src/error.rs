@@ -381,10 +381,13 @@ impl<'a> WithSource<'a> {
             .span()
             .and_then(|span| source::source(span.source).map(|file| (span, file)));
         let Some((span, file)) = found else {
+            let forgotten = error
+                .span()
+                .is_some_and(|span| source::forgotten(span.source));
             return WithSource {
                 error,
                 source: None,
-                place: None,
+                place: forgotten.then(|| source::FORGOTTEN.to_owned()),
             };
         };
         let bytes = file.text.as_bytes();

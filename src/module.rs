@@ -32,7 +32,7 @@ use crate::error::{Error, Result};
 use crate::eval::ast::{Extension, Node};
 use crate::eval::{Compiler, Interp};
 use crate::reader::{Syntax, SyntaxKind};
-use crate::source::Span;
+use crate::source::{Origin, Span};
 use crate::task::forms::SpecialForm;
 use crate::value::Value;
 use crate::xml;
@@ -378,7 +378,7 @@ pub fn load(interp: &Interp, path: &Path) -> Result<Value> {
 
 fn read_module(interp: &Interp, path: &Path) -> Result<Vec<Syntax>> {
     let text = read_file_text(path, interp.limits.max_file_bytes)?;
-    crate::reader::read_source(&path.display().to_string(), &text)
+    crate::reader::read_source_as(Origin::File, &path.display().to_string(), &text)
 }
 
 /// A file that is already being loaded would load itself again, forever.

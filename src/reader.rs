@@ -6,7 +6,7 @@
 //! another line. Path symbols (`a.b[0].c`) are split into steps here, once.
 
 use crate::error::{Error, Result};
-use crate::source::{add_source, SourceId, Span};
+use crate::source::{add_source, register, Origin, SourceId, Span};
 use crate::symbol::{well_known, Sym};
 use crate::value::Value;
 use std::rc::Rc;
@@ -83,7 +83,13 @@ impl Syntax {
 
 /// Registers `text` as a source named `name` and reads every datum in it.
 pub fn read_source(name: &str, text: &str) -> Result<Vec<Syntax>> {
-    let id = add_source(name, text);
+    read_source_as(Origin::Text, name, text)
+}
+
+/// [`read_source`] for a text of another origin (a file, the prelude), which the
+/// registry keeps under that origin's budget.
+pub fn read_source_as(origin: Origin, name: &str, text: &str) -> Result<Vec<Syntax>> {
+    let id = register(origin, name, text);
     read_all(text, id)
 }
 

@@ -3,12 +3,22 @@
 
 use crate::error::Result;
 use crate::eval::Interp;
+use crate::reader::{read_source_as, Syntax};
+use crate::source::Origin;
+use std::rc::Rc;
 
 const PRELUDE: &str = include_str!("../stdlib/prelude.sexp");
 
 /// The prelude's source name, in reports.
 pub const PRELUDE_NAME: &str = "<prelude>";
 
+thread_local! {
+    /// The prelude read (and its text registered) once per thread: every interpreter
+    /// runs the same forms, so creating one costs only their analysis and evaluation.
+    static FORMS: Result<Rc<[Syntax]>> = read_source_as(Origin::Builtin, PRELUDE_NAME, PRELUDE).map(Rc::from);
+}
+
 pub fn load(interp: &Interp) -> Result<()> {
-    interp.run_source(PRELUDE_NAME, PRELUDE).map(|_| ())
+    let forms = FORMS.with(Clone::clone)?;
+    interp.run_forms(&forms).map(|_| ())
 }

@@ -39,10 +39,14 @@ pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
             return Some((*ours).to_owned());
         }
     }
-    let allowed = (name.chars().count() / 3).max(1);
+    let length = name.chars().count();
+    let allowed = (length / 3).max(1);
     candidates
         .into_iter()
         .filter(|c| *c != name)
+        // The distance is at least the difference in length: most names are skipped
+        // without computing it (an unbound symbol under `try` in a loop stays cheap).
+        .filter(|c| c.chars().count().abs_diff(length) <= allowed)
         .map(|c| (strsim::damerau_levenshtein(name, c), c))
         .filter(|(distance, _)| *distance <= allowed)
         .min_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)))

@@ -514,16 +514,25 @@ const ADDRESS_SPACE: u64 = 2 << 30;
 /// Runs `tasklisp ARGS… run input.sexp` on `program` with the address space limited
 /// to [`ADDRESS_SPACE`] (so the default memory budget is half of it).
 fn run_bounded(program: &str, args: &[&str]) -> Outcome {
+    run_within(program, args, ADDRESS_SPACE)
+}
+
+/// [`run_bounded`] with another limit on the address space.
+fn run_within(program: &str, args: &[&str], address_space: u64) -> Outcome {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("input.sexp");
     std::fs::write(&file, program).expect("write input");
     let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
     command.env("TASKLISP_LOG", "off");
     command.args(args).arg("run").arg(&file);
-    run_bounded_command(command, dir.path())
+    run_command_within(command, dir.path(), address_space)
 }
 
-fn run_bounded_command(mut command: Command, dir: &Path) -> Outcome {
+fn run_bounded_command(command: Command, dir: &Path) -> Outcome {
+    run_command_within(command, dir, ADDRESS_SPACE)
+}
+
+fn run_command_within(mut command: Command, dir: &Path, address_space: u64) -> Outcome {
     use std::os::unix::process::CommandExt;
     let stdout = tempfile::tempfile().expect("temp file");
     let stderr = tempfile::tempfile().expect("temp file");
@@ -534,10 +543,10 @@ fn run_bounded_command(mut command: Command, dir: &Path) -> Outcome {
         .stderr(stderr.try_clone().expect("clone"));
     // SAFETY: setrlimit is async-signal-safe and touches only the child.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             let limit = libc::rlimit {
-                rlim_cur: ADDRESS_SPACE,
-                rlim_max: ADDRESS_SPACE,
+                rlim_cur: address_space,
+                rlim_max: address_space,
             };
             if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
@@ -817,6 +826,45 @@ fn reading_many_texts_runs_in_bounded_memory() {
     let outcome = run_bounded(program, &["--max-memory", "24M"]);
     assert_eq!(outcome.status, Some(0), "{}", head(&outcome.stderr));
     assert_eq!(outcome.stdout, "44999850000\n\"SYNTAX_ERROR\"\n");
+}
+
+#[test]
+fn doubling_a_string_stops_at_the_limit_without_reserving_twice_the_limit() {
+    // `str`, `string-join` and `format` check the length before they grow the result: a
+    // 256 MiB string doubled used to reserve 512 MiB first, and abort under 700 MiB.
+    let program = r#"
+        (define (double-str s) (double-str (str s s)))
+        (prn (try (double-str "x") (catch e (list e.type e.details.resource))))
+        (define (double-join s) (double-join (string-join (list s s) "")))
+        (prn (try (double-join "x") (catch e e.type)))
+        (define (double-format s) (double-format (format "{}{}" s s)))
+        (prn (try (double-format "x") (catch e e.type)))
+    "#;
+    let outcome = run_within(program, &[], 700 << 20);
+    assert_eq!(outcome.status, Some(0), "{}", head(&outcome.stderr));
+    assert_eq!(
+        outcome.stdout,
+        "(\"RESOURCE_EXHAUSTION\" \"memory\")\n\"RESOURCE_EXHAUSTION\"\n\"RESOURCE_EXHAUSTION\"\n"
+    );
+}
+
+#[test]
+fn evaluating_many_texts_with_syntax_errors_runs_in_bounded_memory() {
+    // A text `read` cannot parse is kept for its error report, and an agent that reads
+    // model output may get many: the registry keeps only the most recent of them.
+    // Keeping all 60,000 (about 7 MiB) would pass the 4 MiB budget.
+    let program = r#"
+        (define (attempt i)
+          (try (eval (read (str "(+ " i " \"" i " unclosed")))
+               (catch e (if (= e.type "SYNTAX_ERROR") 1 0))))
+        (define (count i acc)
+          (if (= i 60000) acc (count (+ i 1) (+ acc (attempt i)))))
+        (prn (count 0 0))
+        (prn (eval (read "(+ 1 2)")))
+    "#;
+    let outcome = run_bounded(program, &["--max-memory", "4M"]);
+    assert_eq!(outcome.status, Some(0), "{}", head(&outcome.stderr));
+    assert_eq!(outcome.stdout, "60000\n3\n");
 }
 
 #[test]

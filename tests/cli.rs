@@ -791,3 +791,26 @@ fn freeing_large_strings_does_not_call_the_kernel_each_time() {
         .sum();
     assert!(calls < 100, "{calls} madvise/munmap calls:\n{counts}");
 }
+
+#[test]
+fn an_error_in_a_text_no_longer_kept_says_so_instead_of_quoting_it() {
+    // The registry keeps the 4,096 most recent texts of a session: after more inputs, a
+    // function defined in the first one still runs, and its error names no text.
+    let mut input = String::from("(define (f) (car 1))\n");
+    for i in 0..4_100 {
+        input.push_str(&format!("(+ 0 {i})\n"));
+    }
+    input.push_str("(f)\n");
+    let (_, out, err) = with_stdin(&[], &input);
+    assert!(out.ends_with("4099\n"), "{out}");
+    assert!(err.contains("car: expected a list"), "{err}");
+    assert!(
+        err.contains("at a text no longer kept (only the most recent texts are kept"),
+        "{err}"
+    );
+    let (_, _, err) = with_stdin(&[], "(define (f) (car 1))\n(f)\n");
+    assert!(
+        err.contains("(define (f) (car 1))"),
+        "a kept text is quoted: {err}"
+    );
+}

@@ -1,10 +1,15 @@
 //! Read and evaluate any text in a sandbox (no programs, files, environment or
-//! providers) under fuel, time and depth limits: a value or a clean error, never a
-//! panic, a hang or runaway memory (libFuzzer's `-rss_limit_mb` and `-timeout` watch).
+//! providers) under fuel, time, depth and memory limits: a value or a clean error, never
+//! a panic, a hang or runaway memory (libFuzzer's `-rss_limit_mb` and `-timeout` watch).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::time::Duration;
+use tasklisp::memory::CountingAllocator;
 use tasklisp::{Capabilities, Interp, Limits};
+
+/// Counts heap use, as the binary does, so the memory budget below is enforced.
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -16,6 +21,10 @@ fuzz_target!(|data: &[u8]| {
         fuel: Some(50_000),
         timeout: Some(Duration::from_secs(2)),
         capabilities: Capabilities::sandbox(),
+        // A program that doubles a string or a list until a limit stops it (the golden
+        // cases do) ends here rather than at the 256 MiB result cap: the rest of the
+        // inputs are not slowed by a process that holds a gigabyte.
+        max_memory: Some(256 << 20),
         ..Limits::default()
     };
     if let Ok(interp) = Interp::with_output(limits, Box::new(std::io::sink())) {

@@ -1,7 +1,7 @@
 //! Strings: lengths and indices count Unicode scalar values, not bytes.
 
 use super::{builtin_table, index_arg, list_arg, str_arg, type_error};
-use crate::bounds::{check_string_length, check_string_list};
+use crate::bounds::{check_string_length, check_string_list, push_within};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
@@ -51,13 +51,12 @@ builtin_table! {
 }
 
 fn str_concat(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let mut out = String::new();
+    let mut out = String::with_capacity(reserve("str", args)?);
     for a in args {
         match a {
-            Value::Str(s) => out.push_str(s),
-            other => out.push_str(&display_string_checked("str", other)?),
+            Value::Str(s) => push_within("str", &mut out, s)?,
+            other => push_within("str", &mut out, &display_string_checked("str", other)?)?,
         }
-        check_string_length("str", out.len())?;
     }
     Ok(Value::from(out))
 }
@@ -103,21 +102,42 @@ fn substring(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::from(&s[a..b]))
 }
 
+/// The bytes to reserve for joining `parts` (their strings' total), refused at once
+/// when that alone passes the limit: the result is allocated once rather than grown
+/// by doubling, which would hold the old and the new buffer at once.
+fn reserve(
+    who: &str,
+    parts: impl IntoIterator<Item = impl std::borrow::Borrow<Value>>,
+) -> Result<usize> {
+    let total = parts
+        .into_iter()
+        .map(|v| match v.borrow() {
+            Value::Str(s) => s.len(),
+            _ => 0,
+        })
+        .fold(0usize, usize::saturating_add);
+    check_string_length(who, total)?;
+    Ok(total)
+}
+
 fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let sep = match args.get(1) {
         Some(s) => str_arg("string-join", s)?,
         None => "",
     };
-    let mut out = String::new();
-    for (i, item) in list_arg("string-join", &args[0])?.iter().enumerate() {
+    let items = list_arg("string-join", &args[0])?;
+    let mut out = String::with_capacity(reserve("string-join", items.iter())?);
+    for (i, item) in items.iter().enumerate() {
         if i > 0 {
-            out.push_str(sep);
+            push_within("string-join", &mut out, sep)?;
         }
         match &item {
-            Value::Str(s) => out.push_str(s),
-            other => out.push_str(&display_string_checked("string-join", other)?),
+            Value::Str(s) => push_within("string-join", &mut out, s)?,
+            other => {
+                let shown = display_string_checked("string-join", other)?;
+                push_within("string-join", &mut out, &shown)?;
+            }
         }
-        check_string_length("string-join", out.len())?;
     }
     Ok(Value::from(out))
 }
@@ -236,21 +256,20 @@ fn string_to_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let template = str_arg("format", &args[0])?;
     let mut values = args[1..].iter();
-    let mut out = String::with_capacity(template.len());
+    let mut out = String::with_capacity(reserve("format", args)?);
     let mut rest = template;
     while let Some(at) = rest.find("{}") {
-        out.push_str(&rest[..at]);
+        push_within("format", &mut out, &rest[..at])?;
         let v = values.next().ok_or_else(|| {
             Error::eval(format!(
                 "format: more {{}} than arguments in {:?}",
                 template
             ))
         })?;
-        out.push_str(&display_string_checked("format", v)?);
-        check_string_length("format", out.len())?;
+        push_within("format", &mut out, &display_string_checked("format", v)?)?;
         rest = &rest[at + 2..];
     }
-    out.push_str(rest);
+    push_within("format", &mut out, rest)?;
     if values.next().is_some() {
         return Err(Error::eval(format!(
             "format: more arguments than {{}} in {:?}",

@@ -20,6 +20,7 @@ use crate::builtins::{self, Builtin};
 use crate::env::{self, Env, Frame, Slots};
 use crate::error::{Error, ErrorKind, Reason, Result};
 use crate::reader::{self, Syntax};
+use crate::source::Origin;
 use crate::symbol::Sym;
 use crate::task::{self, Runtime};
 use crate::value::{self, Value};
@@ -288,7 +289,12 @@ impl Interp {
     /// Reads all of `text` (a syntax error anywhere means nothing runs), then analyses and
     /// runs each form in turn, returning the last value.
     pub fn run_source(&self, name: &str, text: &str) -> Result<Value> {
-        let forms = reader::read_source(name, text)?;
+        self.run_source_as(Origin::Text, name, text)
+    }
+
+    /// [`Interp::run_source`] for a text of another origin (a file).
+    pub fn run_source_as(&self, origin: Origin, name: &str, text: &str) -> Result<Value> {
+        let forms = reader::read_source_as(origin, name, text)?;
         self.run_forms(&forms)
     }
 

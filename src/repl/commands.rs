@@ -123,7 +123,8 @@ impl Session<'_> {
         let outcome = read_file_text(path, self.interp.limits.max_file_bytes).and_then(|text| {
             self.interruptibly(|interp| {
                 interp.loading().borrow_mut().push(path.to_path_buf());
-                let result = interp.run_source(&path.display().to_string(), &text);
+                let name = path.display().to_string();
+                let result = interp.run_source_as(crate::source::Origin::File, &name, &text);
                 interp.loading().borrow_mut().pop();
                 result
             })

@@ -7,7 +7,8 @@
 //! are passed over without being read as code, so helper scripts can sit beside tests.
 
 use crate::error::Error;
-use crate::reader::{read_source, SyntaxKind};
+use crate::reader::{read_source_as, SyntaxKind};
+use crate::source::Origin;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
@@ -96,7 +97,7 @@ pub fn read_test_file(path: &Path) -> Option<TestFile> {
 /// The names of the top-level `deftest` forms, each once (a name defined twice fails
 /// when the file runs).
 fn test_names(path: &Path, text: &str) -> Result<Vec<String>, Error> {
-    let forms = read_source(&path.display().to_string(), text)?;
+    let forms = read_source_as(Origin::File, &path.display().to_string(), text)?;
     let mut names: Vec<String> = forms
         .iter()
         .filter_map(|form| {

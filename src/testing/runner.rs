@@ -335,7 +335,8 @@ fn run_test(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check
     let path = &job.file.path;
     let prepared = prepare(interp, config, job).and_then(|()| {
         interp.loading().borrow_mut().push(path.clone());
-        let ran = interp.run_source(&path.display().to_string(), &job.file.text);
+        let name = path.display().to_string();
+        let ran = interp.run_source_as(crate::source::Origin::File, &name, &job.file.text);
         interp.loading().borrow_mut().pop();
         ran?;
         interp.tests.get(&job.test).ok_or_else(|| {

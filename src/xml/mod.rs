@@ -21,7 +21,7 @@ pub use template::{Name, Template};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::reader::Syntax;
-use crate::source::{add_source, Span};
+use crate::source::{register, Origin, Span};
 use crate::symbol::Sym;
 use generate::Resolve;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -48,13 +48,17 @@ pub struct Definition {
 pub fn read_file(path: &Path, max_bytes: u64) -> Result<TemplateFile> {
     let name = path.display().to_string();
     let text = file_text(path, &name, max_bytes)?;
-    read_str(&name, &text)
+    read_as(Origin::File, &name, &text)
 }
 
 /// Parses and validates template text registered under `name`.
 pub fn read_str(name: &str, text: &str) -> Result<TemplateFile> {
+    read_as(Origin::Text, name, text)
+}
+
+fn read_as(origin: Origin, name: &str, text: &str) -> Result<TemplateFile> {
     let mut templates = Vec::new();
-    each_template_of(name, text, &mut |template| {
+    each_template_of(origin, name, text, &mut |template| {
         templates.push(template);
         Ok(())
     })?;
@@ -74,7 +78,7 @@ pub fn each_template(
 ) -> Result<()> {
     let name = path.display().to_string();
     let text = file_text(path, &name, max_bytes)?;
-    each_template_of(&name, &text, each)
+    each_template_of(Origin::File, &name, &text, each)
 }
 
 fn file_text(path: &Path, name: &str, max_bytes: u64) -> Result<String> {
@@ -91,11 +95,12 @@ fn file_text(path: &Path, name: &str, max_bytes: u64) -> Result<String> {
 }
 
 fn each_template_of(
+    origin: Origin,
     name: &str,
     text: &str,
     each: &mut dyn FnMut(Template) -> Result<()>,
 ) -> Result<()> {
-    let source = add_source(name, text);
+    let source = register(origin, name, text);
     let mut top_level = template::TopLevel::new(each);
     // Each <task> of a <tasks> file is validated as soon as it is parsed, and its
     // elements dropped.

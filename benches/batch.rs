@@ -1,127 +1,136 @@
 //! Gathering and mapping back 100,000 batch requests: the JSONL built from the requests,
 //! uploaded, the job created and polled, the output file downloaded and every line
-//! mapped back to its request — against an in-process fake OpenAI batch server that
-//! answers at once, so what is timed is tasklisp's side (and the fake's string work).
+//! mapped back to its request — against a fake OpenAI batch server that answers at once
+//! (`tests/common/lean_batch_fake.rs`), so what is timed is tasklisp's side.
 //!
-//! `cargo bench --bench batch` prints the median of 3 runs and the peak resident memory.
+//! `cargo bench --bench batch` starts the fake in a process of its own and runs the
+//! batch three times, each in a fresh process, so that what one process measures is
+//! tasklisp's alone and one run's memory does not carry into the next. It prints the
+//! median time, tasklisp's peak resident memory and peak heap (and the heap per
+//! request), and the fake's peak resident memory.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-use tasklisp::provider::batch::{self, Call, Polling};
-use tasklisp::provider::http::Endpoint;
-use tasklisp::provider::openai::OpenAi;
-use tasklisp::provider::{Cancel, Request};
+#[path = "../tests/common/lean_batch_fake.rs"]
+mod lean_batch_fake;
+#[path = "../tests/common/peak_alloc.rs"]
+mod peak_alloc;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+#[global_allocator]
+static ALLOCATOR: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
 
 const REQUESTS: usize = 100_000;
+const RUNS: usize = 3;
+/// Which part this process plays: unset for the driver, else `fake` or `run`.
+const ROLE: &str = "TASKLISP_BATCH_BENCH_ROLE";
+/// The fake's base URL, for a `run` process.
+const BASE: &str = "TASKLISP_BATCH_BENCH_BASE";
 
 fn main() {
-    let base = fake_server();
-    let provider = OpenAi::new(Endpoint {
-        base_url: format!("{base}/v1"),
-        model: Some("gpt-4o-mini".into()),
-        ..Endpoint::default()
-    });
-    let api = tasklisp::provider::Provider::batch(&provider).expect("openai has a batch API");
-    let mut times = Vec::new();
-    for _ in 0..3 {
-        let calls: Vec<Call> = (0..REQUESTS)
-            .map(|i| {
-                Call::new(
-                    i,
-                    Request {
-                        task: "classify".into(),
-                        system: Some("Answer bug or feature.".into()),
-                        prompt: format!("Classify issue number {i}: the app crashes on start"),
-                        round: 1,
-                        ..Request::default()
-                    },
-                )
-            })
-            .collect();
-        let started = Instant::now();
-        let answers = batch::run(
-            api,
-            &calls,
-            Polling {
-                first: Duration::ZERO,
-                max: Duration::ZERO,
-            },
-            &Cancel::default(),
-            None,
-            &mut |_| {},
-        )
-        .expect("the job runs");
-        let elapsed = started.elapsed();
-        assert_eq!(answers.len(), REQUESTS);
-        assert!(answers
-            .iter()
-            .all(|a| a.as_ref().is_ok_and(|r| r.content == "bug")));
-        times.push(elapsed);
+    match std::env::var(ROLE).as_deref() {
+        Ok("fake") => fake(),
+        Ok("run") => run_once(&std::env::var(BASE).expect("the fake's base URL")),
+        _ => drive(),
     }
-    times.sort();
+}
+
+/// One run's figures, as a `run` process prints them.
+struct Measured {
+    seconds: f64,
+    rss_kb: u64,
+    heap_bytes: u64,
+    calls_bytes: u64,
+}
+
+/// Starts the fake, runs the batch `RUNS` times in fresh processes and prints the summary.
+fn drive() {
+    let me = std::env::current_exe().expect("the benchmark's own path");
+    let mut fake = Command::new(&me)
+        .env(ROLE, "fake")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the fake starts");
+    let mut line = String::new();
+    BufReader::new(fake.stdout.take().expect("piped stdout"))
+        .read_line(&mut line)
+        .expect("the fake says where it listens");
+    let base = line.trim().to_owned();
+    let mut runs: Vec<Measured> = (0..RUNS)
+        .map(|_| {
+            let output = Command::new(&me)
+                .env(ROLE, "run")
+                .env(BASE, &base)
+                .output()
+                .expect("a run");
+            assert!(output.status.success(), "a run failed: {output:?}");
+            let text = String::from_utf8_lossy(&output.stdout);
+            let fields: Vec<f64> = text
+                .split_whitespace()
+                .map(|f| f.parse().expect("a number"))
+                .collect();
+            Measured {
+                seconds: fields[0],
+                rss_kb: fields[1] as u64,
+                heap_bytes: fields[2] as u64,
+                calls_bytes: fields[3] as u64,
+            }
+        })
+        .collect();
+    let fake_rss_kb: u64 = ureq::get(format!("{base}/_peak"))
+        .call()
+        .expect("the fake's peak")
+        .body_mut()
+        .read_to_string()
+        .expect("a body")
+        .trim()
+        .parse()
+        .expect("kB");
+    let _ = fake.kill();
+    let _ = fake.wait();
+    let times: Vec<String> = runs.iter().map(|r| format!("{:.3}", r.seconds)).collect();
+    runs.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+    let rss = runs.iter().map(|r| r.rss_kb).max().unwrap_or(0);
+    let heap = runs.iter().map(|r| r.heap_bytes).max().unwrap_or(0);
+    let calls = runs.iter().map(|r| r.calls_bytes).max().unwrap_or(0);
     println!(
-        "batch: {REQUESTS} requests gathered, submitted and mapped back: median {:.3} s (runs: {:?}); peak RSS {} MB",
-        times[1].as_secs_f64(),
-        times.iter().map(|t| format!("{:.3}", t.as_secs_f64())).collect::<Vec<_>>(),
-        peak_rss_kb() / 1024
+        "batch: {REQUESTS} requests gathered, submitted and mapped back: median {:.3} s (runs: {times:?})",
+        runs[RUNS / 2].seconds
+    );
+    println!(
+        "  tasklisp: peak RSS {} MB; the calls {} MB of heap, the job {} MB more at its peak ({} bytes a request)",
+        rss / 1024,
+        calls >> 20,
+        heap >> 20,
+        heap / REQUESTS as u64
+    );
+    println!(
+        "  the fake server (its own process): peak RSS {} MB",
+        fake_rss_kb / 1024
     );
 }
 
-/// `VmHWM` of this process, in kB.
-fn peak_rss_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|n| n.parse().ok())
-        })
-        .unwrap_or(0)
+/// The fake server, until the driver kills it.
+fn fake() {
+    let (server, base) = lean_batch_fake::listen();
+    println!("{base}");
+    lean_batch_fake::serve(&server);
 }
 
-/// A fake OpenAI batch server that completes every job at once.
-fn fake_server() -> String {
-    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("listen"));
-    let address = server.server_addr().to_ip().expect("an IP address");
-    std::thread::spawn(move || {
-        let mut upload = Vec::new();
-        for mut request in server.incoming_requests() {
-            let mut body = Vec::new();
-            let _ = request.as_reader().read_to_end(&mut body);
-            let url = request.url().to_owned();
-            let answer: Vec<u8> = match url.as_str() {
-                "/v1/files" => {
-                    upload = body;
-                    br#"{"id":"file-in"}"#.to_vec()
-                }
-                "/v1/batches" => br#"{"id":"batch_1","status":"validating"}"#.to_vec(),
-                "/v1/batches/batch_1" => br#"{"id":"batch_1","status":"completed","output_file_id":"file-out","request_counts":{"total":100000,"completed":100000,"failed":0}}"#.to_vec(),
-                "/v1/files/file-out/content" => output_for(&upload),
-                _ => b"{}".to_vec(),
-            };
-            let _ = request.respond(tiny_http::Response::from_data(answer));
-        }
-    });
-    format!("http://{address}")
-}
-
-/// One output line for each line of the uploaded file, found by its custom id.
-fn output_for(upload: &[u8]) -> Vec<u8> {
-    let text = String::from_utf8_lossy(upload);
-    let mut out = Vec::with_capacity(upload.len());
-    for line in text.lines() {
-        let Some(rest) = line.split("\"custom_id\":\"").nth(1) else {
-            continue;
-        };
-        let id = rest.split('"').next().unwrap_or("");
-        out.extend_from_slice(
-            format!(
-                r#"{{"id":"r","custom_id":"{id}","response":{{"status_code":200,"body":{{"choices":[{{"index":0,"message":{{"role":"assistant","content":"bug"}}}}],"usage":{{"prompt_tokens":12,"completion_tokens":1}}}}}},"error":null}}"#
-            )
-            .as_bytes(),
-        );
-        out.push(b'\n');
-    }
-    out
+/// One batch of `REQUESTS` calls; prints the seconds it took, this process's peak RSS
+/// (kB), the peak heap the job added to the calls and the calls' own heap (bytes).
+fn run_once(base: &str) {
+    let job = lean_batch_fake::Job::new(base, REQUESTS);
+    let calls = job.calls();
+    let before = peak_alloc::reset_peak();
+    let started = Instant::now();
+    job.run(&calls);
+    let elapsed = started.elapsed();
+    println!(
+        "{} {} {} {before}",
+        elapsed.as_secs_f64(),
+        lean_batch_fake::peak_rss_kb(),
+        peak_alloc::peak() - before
+    );
 }

@@ -416,11 +416,15 @@ impl<'a> WithSource<'a> {
         };
         let bytes = file.text.as_bytes();
         let start = (span.start as usize).min(bytes.len());
-        let line_start = bytes[..start]
+        let line_start = bytes
+            .get(..start)
+            .unwrap_or_default()
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |i| i + 1);
-        let line_end = bytes[start..]
+        let line_end = bytes
+            .get(start..)
+            .unwrap_or_default()
             .iter()
             .position(|&b| b == b'\n')
             .map_or(bytes.len(), |i| start + i);

@@ -329,7 +329,9 @@ fn decode(bytes: &[u8], truncated: bool) -> String {
 
 /// How many bytes at the end of `bytes` begin a UTF-8 character they do not finish.
 fn incomplete_tail(bytes: &[u8]) -> usize {
-    let tail = &bytes[bytes.len().saturating_sub(3)..];
+    let tail = bytes
+        .get(bytes.len().saturating_sub(3)..)
+        .unwrap_or_default();
     for (from_end, &byte) in tail.iter().rev().enumerate() {
         let have = from_end + 1;
         let needed = match byte {

@@ -456,7 +456,8 @@ impl<'a> Reader<'a> {
         while let Some(&b) = self.bytes.get(self.pos) {
             if b == b'[' && self.pos > start {
                 // `xs[0]`: a bracket glued to a symbol is part of a path.
-                match self.bytes[self.pos..].iter().position(|&c| c == b']') {
+                let rest = self.bytes.get(self.pos..).unwrap_or_default();
+                match rest.iter().position(|&c| c == b']') {
                     Some(off) => self.pos += off + 1,
                     // The text ends inside the index: the REPL asks for more.
                     None => {

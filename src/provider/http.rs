@@ -12,6 +12,7 @@ use serde_json::{json, Value as Json};
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How often a waiting call looks at its `Cancel`.
@@ -130,12 +131,14 @@ struct Reply {
     body: Vec<u8>,
 }
 
-/// What to send: the method, and for a POST its content type and payload.
+/// What to send: the method, and for a POST its content type and payload. The payload
+/// is shared with the thread that sends it rather than copied: a batch file may be
+/// hundreds of megabytes.
 pub enum Body {
     Get,
     Post {
         content_type: String,
-        payload: Vec<u8>,
+        payload: Arc<Vec<u8>>,
     },
 }
 
@@ -143,7 +146,7 @@ impl Body {
     pub fn json(value: &Json) -> Body {
         Body::Post {
             content_type: "application/json".into(),
-            payload: value.to_string().into_bytes(),
+            payload: Arc::new(value.to_string().into_bytes()),
         }
     }
 }
@@ -295,7 +298,7 @@ impl HttpClient {
                 for (name, value) in headers {
                     request = request.header(*name, value.as_str());
                 }
-                Prepared::Post(request, payload.clone())
+                Prepared::Post(request, Arc::clone(payload))
             }
         };
         let (sender, receiver) = mpsc::channel();
@@ -425,7 +428,10 @@ mod stream;
 /// A request ready to go to the worker thread.
 enum Prepared {
     Get(ureq::RequestBuilder<ureq::typestate::WithoutBody>),
-    Post(ureq::RequestBuilder<ureq::typestate::WithBody>, Vec<u8>),
+    Post(
+        ureq::RequestBuilder<ureq::typestate::WithBody>,
+        Arc<Vec<u8>>,
+    ),
 }
 
 /// One exchange and the reading of its whole body (at most `limit` bytes).

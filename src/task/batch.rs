@@ -28,7 +28,7 @@ pub fn answer_gathered(
         let provider = first.provider.clone();
         let calls: Vec<Call> = group
             .iter()
-            .map(|(index, call)| Call::new(*index, call.request.clone()))
+            .map(|(index, call)| Call::new(*index, &call.request))
             .collect();
         let resumable = group.iter().any(|(_, call)| call.resumable);
         interp.flush();
@@ -76,7 +76,7 @@ fn run_job(
     let Some(api) = provider.batch() else {
         return calls
             .iter()
-            .map(|call| provider.complete(&call.request, &cancel(interp)))
+            .map(|call| provider.complete(call.request, &cancel(interp)))
             .collect();
     };
     let log = interp.tasks.observer.log();

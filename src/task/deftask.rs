@@ -192,7 +192,7 @@ fn parse_options<'s>(compiler: &mut Compiler, forms: &'s [Syntax]) -> Result<Par
         } else {
             options.insert(option, (compiler.compile(value)?, value.span));
         }
-        rest = &more[1..];
+        rest = more.get(1..).unwrap_or_default();
     }
 
     Ok(Parsed {

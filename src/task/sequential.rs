@@ -234,7 +234,7 @@ pub fn step(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Nod
             "audits" => step.audits = node,
             _ => step.retries = node,
         }
-        rest = &more[1..];
+        rest = more.get(1..).unwrap_or_default();
     }
     if step.inputs_from.is_some() && step.input.is_none() {
         return Err(Error::syntax(

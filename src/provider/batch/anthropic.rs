@@ -1,12 +1,13 @@
 //! Anthropic's Message Batches: the requests in one `POST /v1/messages/batches`, the job
 //! polled, and its results read from the `results_url` stream (JSONL).
 
-use super::{jsonl, request_failure, string_at, BatchApi, FailureKind, JobState};
+use super::{each_line, request_failure, string_at, Answers, BatchApi, FailureKind, JobState};
 use crate::error::Result;
 use crate::provider::anthropic::Anthropic;
 use crate::provider::http::Body;
 use crate::provider::{Cancel, Provider, Request, Response};
 use serde_json::{json, Value as Json};
+use std::sync::Arc;
 
 /// Results of a large job are far larger than one message.
 const MAX_RESULTS_BYTES: u64 = 1 << 30;
@@ -20,13 +21,21 @@ impl BatchApi for Anthropic {
         Ok(json!({"custom_id": custom_id, "params": self.body(request)?}))
     }
 
-    fn submit(&self, entries: Vec<Json>, cancel: &Cancel) -> Result<String> {
-        let job = self.client().post_json(
-            &self.endpoint().url("v1/messages/batches"),
+    fn submit(&self, file: Vec<u8>, cancel: &Cancel) -> Result<String> {
+        let url = self.endpoint().url("v1/messages/batches");
+        let body = Body::Post {
+            content_type: "application/json".into(),
+            payload: Arc::new(requests_body(&file)),
+        };
+        drop(file);
+        let reply = self.client().fetch(
+            &url,
             &self.headers(),
-            &json!({"requests": entries}),
+            &body,
+            crate::provider::http::MAX_RESPONSE_BYTES,
             cancel,
         )?;
+        let job = self.client().parse_json(&url, &reply)?;
         string_at(self.client(), &job, "id")
     }
 
@@ -54,7 +63,7 @@ impl BatchApi for Anthropic {
         })
     }
 
-    fn results(&self, job: &JobState, cancel: &Cancel) -> Result<Vec<(String, Result<Response>)>> {
+    fn results(&self, job: &JobState, cancel: &Cancel, answer: &mut Answers) -> Result<()> {
         let url = match job.raw.get("results_url").and_then(Json::as_str) {
             Some(url) => url.to_owned(),
             None => self
@@ -64,14 +73,31 @@ impl BatchApi for Anthropic {
         let text =
             self.client()
                 .fetch(&url, &self.headers(), &Body::Get, MAX_RESULTS_BYTES, cancel)?;
-        jsonl(&text)?
-            .iter()
-            .map(|line| {
-                let custom_id = string_at(self.client(), line, "custom_id")?;
-                Ok((custom_id, self.answer(line)))
-            })
-            .collect()
+        each_line(&text, &mut |line| {
+            let custom_id = string_at(self.client(), &line, "custom_id")?;
+            answer(&custom_id, self.answer(&line));
+            Ok(())
+        })
     }
+}
+
+/// The body of a `POST /v1/messages/batches`, `{"requests":[…]}`, made from the entries'
+/// JSONL: each line is one compact JSON value (newlines inside strings are escaped), so
+/// the lines joined with commas are the array.
+fn requests_body(file: &[u8]) -> Vec<u8> {
+    const OPEN: &[u8] = b"{\"requests\":[";
+    const CLOSE: &[u8] = b"]}";
+    let mut body = Vec::with_capacity(OPEN.len() + file.len() + CLOSE.len());
+    body.extend_from_slice(OPEN);
+    let lines = file.split(|b| *b == b'\n').filter(|line| !line.is_empty());
+    for (i, line) in lines.enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(line);
+    }
+    body.extend_from_slice(CLOSE);
+    body
 }
 
 impl Anthropic {
@@ -112,5 +138,26 @@ impl Anthropic {
                 ))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_requests_body_is_the_entries_as_one_array() {
+        let entries = [
+            json!({"custom_id": "a", "params": {"x": "1\n2"}}),
+            json!({"custom_id": "b"}),
+        ];
+        let mut file = Vec::new();
+        for entry in &entries {
+            serde_json::to_writer(&mut file, entry).unwrap();
+            file.push(b'\n');
+        }
+        let expected = json!({"requests": entries}).to_string().into_bytes();
+        assert_eq!(requests_body(&file), expected);
+        assert_eq!(requests_body(b""), b"{\"requests\":[]}");
     }
 }

@@ -15,20 +15,27 @@ use std::time::Duration;
 
 /// A provider's batch API. The driver ([`run`]) calls these in order: an entry per
 /// call, one `submit` (or none, for a job resumed), `poll` until the job has ended, then
-/// `results`.
+/// `results`. A job may hold 100,000 requests, so nothing here holds them all as JSON
+/// values at once: the entries go into the JSONL text one by one, and the results are
+/// handed on a line at a time.
 pub trait BatchApi: Send + Sync {
     /// The provider's name and base URL: jobs of different origins never share a key.
     fn origin(&self) -> String;
     /// What the job holds for `request` under `custom_id` (an OpenAI JSONL line, an
     /// Anthropic `requests` element).
     fn entry(&self, custom_id: &str, request: &Request) -> Result<Json>;
-    /// Submits the entries as one job and returns its id.
-    fn submit(&self, entries: Vec<Json>, cancel: &Cancel) -> Result<String>;
+    /// Submits the entries — `file`, JSONL, one compact entry a line — as one job and
+    /// returns its id.
+    fn submit(&self, file: Vec<u8>, cancel: &Cancel) -> Result<String>;
     /// Where the job stands.
     fn poll(&self, id: &str, cancel: &Cancel) -> Result<JobState>;
-    /// The answer of every request of an ended job, by custom id.
-    fn results(&self, job: &JobState, cancel: &Cancel) -> Result<Vec<(String, Result<Response>)>>;
+    /// Hands `answer` the custom id and the answer of every request of an ended job, as
+    /// each is read.
+    fn results(&self, job: &JobState, cancel: &Cancel, answer: &mut Answers) -> Result<()>;
 }
+
+/// Where [`BatchApi::results`] puts each answer: the request's custom id and its answer.
+pub type Answers<'a> = dyn FnMut(&str, Result<Response>) + 'a;
 
 /// A batch job as the provider reports it.
 #[derive(Clone, Debug)]
@@ -71,16 +78,17 @@ impl Polling {
     }
 }
 
-/// One call of a batch: its custom id (`item-N-round-R`) and its request.
-pub struct Call {
+/// One call of a batch: its custom id (`item-N-round-R`) and its request, borrowed
+/// from the item that waits for it.
+pub struct Call<'a> {
     pub custom_id: String,
-    pub request: Request,
+    pub request: &'a Request,
 }
 
-impl Call {
+impl<'a> Call<'a> {
     /// The custom id names the `pmap` item (0-based) and the task's round, so an answer
     /// maps back to the item that waits for it.
-    pub fn new(item: usize, request: Request) -> Call {
+    pub fn new(item: usize, request: &'a Request) -> Call<'a> {
         Call {
             custom_id: format!("item-{item}-round-{}", request.round.max(1)),
             request,
@@ -126,13 +134,13 @@ impl Ended {
 }
 
 /// The key of a job's requests: a digest of the provider and its base URL
-/// ([`BatchApi::origin`]) and the requests as JSONL, custom ids included.
-pub fn job_key(api: &dyn BatchApi, entries: &[Json]) -> String {
+/// ([`BatchApi::origin`]) and the requests as JSONL (`file`), custom ids included.
+pub fn job_key(api: &dyn BatchApi, file: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     let mut hasher = Sha256::new();
     hasher.update(api.origin().as_bytes());
     hasher.update(b"\n");
-    hasher.update(to_jsonl(entries));
+    hasher.update(file);
     hasher
         .finalize()
         .iter()
@@ -152,11 +160,8 @@ pub fn run(
     mut journal: Option<&mut dyn Journal>,
     progress: &mut dyn FnMut(&JobState),
 ) -> Result<Vec<Result<Response>>> {
-    let entries = calls
-        .iter()
-        .map(|call| api.entry(&call.custom_id, &call.request))
-        .collect::<Result<Vec<_>>>()?;
-    let key = journal.as_ref().map(|_| job_key(api, &entries));
+    let file = requests_file(api, calls)?;
+    let key = journal.as_ref().map(|_| job_key(api, &file));
     let resumed = match (journal.as_deref_mut(), &key) {
         (Some(journal), Some(key)) => resume(api, journal, key, calls.len(), cancel)?,
         _ => None,
@@ -164,7 +169,7 @@ pub fn run(
     let id = match resumed {
         Some(id) => id,
         None => {
-            let id = api.submit(entries, cancel)?;
+            let id = api.submit(file, cancel)?;
             if let (Some(journal), Some(key)) = (journal.as_deref_mut(), &key) {
                 journal.started(key, &id, calls.len(), false);
             }
@@ -172,9 +177,7 @@ pub fn run(
         }
     };
     let job = wait(api, &id, polling, cancel, progress)?;
-    let answers = api
-        .results(&job, cancel)
-        .map(|results| by_call(&job, calls, results));
+    let answers = by_call(api, &job, calls, cancel);
     if let (Some(journal), Some(key)) = (journal, &key) {
         let ended = match &answers {
             Ok(answers) if answers.iter().all(Result::is_ok) => Ended::Answered,
@@ -231,42 +234,72 @@ fn wait(
     }
 }
 
-/// The answers of an ended job in the order of `calls`; a call the job has no answer
-/// for fails.
-fn by_call(
-    job: &JobState,
-    calls: &[Call],
-    results: Vec<(String, Result<Response>)>,
-) -> Vec<Result<Response>> {
-    let mut answers: HashMap<String, Result<Response>> = results.into_iter().collect();
-    calls
-        .iter()
-        .map(|call| match answers.remove(&call.custom_id) {
-            Some(answer) => answer,
-            None => Err(Error::task_failure(
-                Reason::LlmError,
-                format!(
-                    "the batch {} ended ({}) without an answer for {}",
-                    job.id, job.status, call.custom_id
-                ),
-            )),
-        })
-        .collect()
+/// The requests of `calls` as JSONL: each entry written as soon as it is made, and
+/// dropped.
+fn requests_file(api: &dyn BatchApi, calls: &[Call]) -> Result<Vec<u8>> {
+    let mut file = Vec::new();
+    for call in calls {
+        let entry = api.entry(&call.custom_id, call.request)?;
+        // Writing JSON into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut file, &entry);
+        file.push(b'\n');
+    }
+    Ok(file)
 }
 
-/// The lines of a JSONL text, each parsed; a line that is not JSON is an `llm_error`.
-pub fn jsonl(text: &[u8]) -> Result<Vec<Json>> {
-    text.split(|b| *b == b'\n')
-        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
-        .map(|line| {
-            serde_json::from_slice(line).map_err(|e| {
-                Error::task_failure(
+/// The answers of an ended job in the order of `calls`, each put in its call's place as
+/// it is read; a call the job has no answer for fails.
+fn by_call(
+    api: &dyn BatchApi,
+    job: &JobState,
+    calls: &[Call],
+    cancel: &Cancel,
+) -> Result<Vec<Result<Response>>> {
+    let place: HashMap<&str, usize> = calls
+        .iter()
+        .enumerate()
+        .map(|(index, call)| (call.custom_id.as_str(), index))
+        .collect();
+    let mut answers: Vec<Option<Result<Response>>> = Vec::new();
+    answers.resize_with(calls.len(), || None);
+    api.results(job, cancel, &mut |custom_id, answer| {
+        if let Some(slot) = place.get(custom_id).and_then(|&i| answers.get_mut(i)) {
+            *slot = Some(answer);
+        }
+    })?;
+    Ok(answers
+        .into_iter()
+        .zip(calls)
+        .map(|(answer, call)| {
+            answer.unwrap_or_else(|| {
+                Err(Error::task_failure(
                     Reason::LlmError,
-                    format!("a batch result line is not JSON: {e}"),
-                )
+                    format!(
+                        "the batch {} ended ({}) without an answer for {}",
+                        job.id, job.status, call.custom_id
+                    ),
+                ))
             })
         })
-        .collect()
+        .collect())
+}
+
+/// Parses each non-blank line of a JSONL text in turn and hands it to `each`; a line
+/// that is not JSON is an `llm_error`. Only one line is held as JSON at a time.
+pub fn each_line(text: &[u8], each: &mut dyn FnMut(Json) -> Result<()>) -> Result<()> {
+    for line in text.split(|b| *b == b'\n') {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let json = serde_json::from_slice(line).map_err(|e| {
+            Error::task_failure(
+                Reason::LlmError,
+                format!("a batch result line is not JSON: {e}"),
+            )
+        })?;
+        each(json)?;
+    }
+    Ok(())
 }
 
 /// The string at `key` of a provider's answer, or an `llm_error` quoting the answer.
@@ -275,17 +308,6 @@ fn string_at(client: &super::http::HttpClient, json: &Json, key: &str) -> Result
         .and_then(Json::as_str)
         .map(str::to_owned)
         .ok_or_else(|| client.unexpected(&format!("no \"{key}\" string"), json))
-}
-
-/// Entries as JSONL: one compact JSON value a line.
-pub fn to_jsonl(entries: &[Json]) -> Vec<u8> {
-    let mut text = Vec::with_capacity(entries.len() * 256);
-    for entry in entries {
-        // Writing JSON into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut text, entry);
-        text.push(b'\n');
-    }
-    text
 }
 
 /// The failure of one request inside a job, as the usual `TASK_FAILURE` of a model
@@ -318,22 +340,23 @@ pub enum FailureKind {
 /// (with its boundary) and the bytes.
 pub fn multipart(fields: &[(&str, &str)], file: (&str, &str, &[u8])) -> (String, Vec<u8>) {
     let boundary = format!("tasklisp-{:016x}", boundary_seed(file.2));
-    let mut body = Vec::with_capacity(file.2.len() + 512);
-    for (name, value) in fields {
-        body.extend_from_slice(
-            format!("--{boundary}\r\ncontent-disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
-                .as_bytes(),
-        );
-    }
     let (name, filename, bytes) = file;
-    body.extend_from_slice(
-        format!(
-            "--{boundary}\r\ncontent-disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\ncontent-type: application/jsonl\r\n\r\n"
-        )
-        .as_bytes(),
-    );
+    let mut head: String = fields
+        .iter()
+        .map(|(name, value)| {
+            format!("--{boundary}\r\ncontent-disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+        })
+        .collect();
+    head.push_str(&format!(
+        "--{boundary}\r\ncontent-disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\ncontent-type: application/jsonl\r\n\r\n"
+    ));
+    let tail = format!("\r\n--{boundary}--\r\n");
+    // The exact size: the file may be hundreds of megabytes, and a Vec that outgrows its
+    // capacity holds the old and the new buffer at once while it moves.
+    let mut body = Vec::with_capacity(head.len() + bytes.len() + tail.len());
+    body.extend_from_slice(head.as_bytes());
     body.extend_from_slice(bytes);
-    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    body.extend_from_slice(tail.as_bytes());
     (format!("multipart/form-data; boundary={boundary}"), body)
 }
 
@@ -367,9 +390,9 @@ mod tests {
         fn entry(&self, custom_id: &str, request: &Request) -> Result<Json> {
             Ok(json!({"custom_id": custom_id, "prompt": request.prompt}))
         }
-        fn submit(&self, entries: Vec<Json>, _: &Cancel) -> Result<String> {
+        fn submit(&self, file: Vec<u8>, _: &Cancel) -> Result<String> {
             *self.submitted.lock().unwrap() += 1;
-            let id = format!("job-{}", entries.len());
+            let id = format!("job-{}", file.iter().filter(|b| **b == b'\n').count());
             self.known.lock().unwrap().push(id.clone());
             Ok(id)
         }
@@ -388,12 +411,14 @@ mod tests {
                 raw: Json::Null,
             })
         }
-        fn results(&self, _: &JobState, _: &Cancel) -> Result<Vec<(String, Result<Response>)>> {
-            let answer = Response {
+        fn results(&self, _: &JobState, _: &Cancel, answer: &mut Answers) -> Result<()> {
+            let yes = Response {
                 content: "yes".into(),
                 ..Response::default()
             };
-            Ok(vec![("item-0-round-1".into(), Ok(answer))])
+            answer("item-0-round-1", Ok(yes));
+            answer("item-9-round-1", Ok(Response::default()));
+            Ok(())
         }
     }
 
@@ -418,24 +443,48 @@ mod tests {
     }
 
     fn one_call(api: &Memory, notes: &mut Notes) -> Vec<String> {
-        let calls = [Call::new(0, Request::default())];
+        calls_answered(api, &[0], Some(notes))
+            .into_iter()
+            .map(|a| a.unwrap().content)
+            .collect()
+    }
+
+    /// The answers to one call for each of `items`, in round 1.
+    fn calls_answered(
+        api: &Memory,
+        items: &[usize],
+        notes: Option<&mut Notes>,
+    ) -> Vec<Result<Response>> {
+        let request = Request::default();
+        let calls: Vec<Call> = items
+            .iter()
+            .map(|&item| Call::new(item, &request))
+            .collect();
         let polling = Polling {
             first: Duration::ZERO,
             max: Duration::ZERO,
         };
-        let answers = run(
+        let journal = notes.map(|notes| notes as &mut dyn Journal);
+        run(
             api,
             &calls,
             polling,
             &Cancel::default(),
-            Some(notes),
+            journal,
             &mut |_| {},
-        );
-        answers
-            .unwrap()
-            .into_iter()
-            .map(|a| a.unwrap().content)
-            .collect()
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn answers_map_back_by_custom_id_and_a_missing_one_fails() {
+        let answers = calls_answered(&Memory::default(), &[3, 0], None);
+        let e = answers[0].as_ref().unwrap_err();
+        assert_eq!(e.reason(), Some("llm_error"));
+        assert!(e
+            .to_string()
+            .contains("without an answer for item-3-round-1"));
+        assert_eq!(answers[1].as_ref().unwrap().content, "yes");
     }
 
     #[test]
@@ -476,21 +525,41 @@ mod tests {
     #[test]
     fn the_job_key_follows_the_origin_and_every_request() {
         let api = Memory::default();
-        let a = job_key(&api, &[json!({"custom_id": "item-0-round-1"})]);
-        assert_eq!(a, job_key(&api, &[json!({"custom_id": "item-0-round-1"})]));
-        assert_ne!(a, job_key(&api, &[json!({"custom_id": "item-1-round-1"})]));
+        let a = job_key(&api, b"{\"custom_id\":\"item-0-round-1\"}\n");
+        assert_eq!(a, job_key(&api, b"{\"custom_id\":\"item-0-round-1\"}\n"));
+        assert_ne!(a, job_key(&api, b"{\"custom_id\":\"item-1-round-1\"}\n"));
         assert_eq!(a.len(), 64);
     }
 
     #[test]
-    fn jsonl_round_trips_and_skips_blank_lines() {
-        let entries = vec![json!({"a": 1}), json!({"b": "x\ny"})];
-        let text = to_jsonl(&entries);
-        assert_eq!(text.iter().filter(|b| **b == b'\n').count(), 2);
-        let mut with_blank = text.clone();
-        with_blank.extend_from_slice(b"\n  \n");
-        assert_eq!(jsonl(&with_blank).unwrap(), entries);
-        let e = jsonl(b"{\"a\":1}\nnot json\n").unwrap_err();
+    fn the_requests_file_holds_one_compact_entry_a_line() {
+        let request = Request::default();
+        let calls = [Call::new(0, &request), Call::new(1, &request)];
+        let file = requests_file(&Memory::default(), &calls).unwrap();
+        assert_eq!(
+            String::from_utf8(file).unwrap(),
+            "{\"custom_id\":\"item-0-round-1\",\"prompt\":\"\"}\n{\"custom_id\":\"item-1-round-1\",\"prompt\":\"\"}\n"
+        );
+    }
+
+    /// The lines `each_line` hands on, or its error.
+    fn lines(text: &[u8]) -> Result<Vec<Json>> {
+        let mut seen = Vec::new();
+        each_line(text, &mut |line| {
+            seen.push(line);
+            Ok(())
+        })?;
+        Ok(seen)
+    }
+
+    #[test]
+    fn each_line_parses_lines_in_order_and_skips_blank_ones() {
+        let text = b"{\"a\":1}\n\n  \n{\"b\":\"x\\ny\"}\n";
+        assert_eq!(
+            lines(text).unwrap(),
+            [json!({"a": 1}), json!({"b": "x\ny"})]
+        );
+        let e = lines(b"{\"a\":1}\nnot json\n").unwrap_err();
         assert_eq!(e.reason(), Some("llm_error"));
     }
 
@@ -500,8 +569,11 @@ mod tests {
             round: 2,
             ..Request::default()
         };
-        assert_eq!(Call::new(17, request).custom_id, "item-17-round-2");
-        assert_eq!(Call::new(0, Request::default()).custom_id, "item-0-round-1");
+        assert_eq!(Call::new(17, &request).custom_id, "item-17-round-2");
+        assert_eq!(
+            Call::new(0, &Request::default()).custom_id,
+            "item-0-round-1"
+        );
     }
 
     #[test]

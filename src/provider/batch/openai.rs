@@ -3,13 +3,14 @@
 //! downloaded from `/v1/files/{id}/content`.
 
 use super::{
-    jsonl, multipart, request_failure, string_at, to_jsonl, BatchApi, FailureKind, JobState,
+    each_line, multipart, request_failure, string_at, Answers, BatchApi, FailureKind, JobState,
 };
 use crate::error::{Error, Reason, Result};
 use crate::provider::http::Body;
 use crate::provider::openai::OpenAi;
 use crate::provider::{Cancel, Provider, Request, Response};
 use serde_json::{json, Value as Json};
+use std::sync::Arc;
 
 /// The endpoint every line of the file is for.
 const ENDPOINT: &str = "/v1/chat/completions";
@@ -30,18 +31,17 @@ impl BatchApi for OpenAi {
         }))
     }
 
-    fn submit(&self, entries: Vec<Json>, cancel: &Cancel) -> Result<String> {
-        let (content_type, payload) = multipart(
-            &[("purpose", "batch")],
-            ("file", "batch.jsonl", &to_jsonl(&entries)),
-        );
+    fn submit(&self, file: Vec<u8>, cancel: &Cancel) -> Result<String> {
+        let (content_type, payload) =
+            multipart(&[("purpose", "batch")], ("file", "batch.jsonl", &file));
+        drop(file);
         let files_url = self.endpoint().url("files");
         let reply = self.client().fetch(
             &files_url,
             &self.headers(),
             &Body::Post {
                 content_type,
-                payload,
+                payload: Arc::new(payload),
             },
             super::super::http::MAX_RESPONSE_BYTES,
             cancel,
@@ -83,7 +83,7 @@ impl BatchApi for OpenAi {
         })
     }
 
-    fn results(&self, job: &JobState, cancel: &Cancel) -> Result<Vec<(String, Result<Response>)>> {
+    fn results(&self, job: &JobState, cancel: &Cancel, answer: &mut Answers) -> Result<()> {
         if job.status == "failed" {
             return Err(Error::task_failure(
                 Reason::LlmError,
@@ -91,7 +91,6 @@ impl BatchApi for OpenAi {
             )
             .with_details(json!({"batch": job.raw})));
         }
-        let mut answers = Vec::new();
         for key in ["output_file_id", "error_file_id"] {
             let Some(file_id) = job.raw.get(key).and_then(Json::as_str) else {
                 continue;
@@ -100,11 +99,13 @@ impl BatchApi for OpenAi {
             let text =
                 self.client()
                     .fetch(&url, &self.headers(), &Body::Get, MAX_FILE_BYTES, cancel)?;
-            for line in jsonl(&text)? {
-                answers.push(self.answer(&line)?);
-            }
+            each_line(&text, &mut |line| {
+                let (custom_id, outcome) = self.answer(&line)?;
+                answer(&custom_id, outcome);
+                Ok(())
+            })?;
         }
-        Ok(answers)
+        Ok(())
     }
 }
 

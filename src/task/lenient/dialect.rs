@@ -24,8 +24,8 @@ pub fn normalize(text: &str) -> (String, Vec<&'static str>) {
     // Text from `copied` to `i` is copied as it is when something is rewritten.
     let mut copied = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
             b'"' => i = string_end(bytes, i).unwrap_or(bytes.len()),
             b'\'' => {
                 out.push_str(&text[copied..i]);
@@ -82,8 +82,8 @@ pub fn balanced_len(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
             b'"' | b'\'' => {
                 i = string_end(bytes, i)?;
                 continue;
@@ -109,10 +109,10 @@ pub fn balanced_len(text: &str) -> Option<usize> {
 /// The index after the string that starts at `start` (its quote), or `None` if the text
 /// ends inside it.
 fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let quote = bytes[start];
+    let quote = *bytes.get(start)?;
     let mut i = start + 1;
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
             b'\\' => i += 2,
             c if c == quote => return Some(i + 1),
             _ => i += 1,
@@ -154,7 +154,7 @@ fn starts_comment(bytes: &[u8], i: usize) -> bool {
 /// The index after the comment at `start`: a line comment ends at the newline (or the
 /// text's end), a block comment at `*/` (`None` if never closed).
 fn comment_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let rest = &bytes[start + 2..];
+    let rest = bytes.get(start + 2..).unwrap_or_default();
     if bytes.get(start + 1) == Some(&b'/') {
         let newline = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
         return Some(start + 2 + newline);
@@ -166,8 +166,8 @@ fn comment_end(bytes: &[u8], start: usize) -> Option<usize> {
 
 /// The index of the next byte that is neither whitespace nor inside a comment.
 fn next_significant(bytes: &[u8], mut i: usize) -> usize {
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
             b' ' | b'\t' | b'\r' | b'\n' => i += 1,
             b'/' if starts_comment(bytes, i) => i = comment_end(bytes, i).unwrap_or(bytes.len()),
             _ => break,
@@ -191,7 +191,9 @@ fn is_identifier_start(c: u8) -> bool {
 }
 
 fn identifier_end(bytes: &[u8], start: usize) -> usize {
-    bytes[start..]
+    bytes
+        .get(start..)
+        .unwrap_or_default()
         .iter()
         .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_' || c == b'$'))
         .map_or(bytes.len(), |n| start + n)

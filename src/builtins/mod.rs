@@ -16,7 +16,7 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::symbol::Sym;
-use crate::value::{write_string, List, Value};
+use crate::value::{List, Value};
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -134,7 +134,7 @@ pub fn type_error(who: &str, expected: &str, got: &Value) -> Error {
     Error::eval(format!(
         "{who}: expected {expected}, got {} {}",
         article(got.type_name()),
-        crate::eval::truncate_text(&write_string(got), 60)
+        crate::value::write_prefix(got, 60)
     ))
 }
 

@@ -6,7 +6,7 @@ use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::task::result::field;
-use crate::value::{write_string, Value};
+use crate::value::Value;
 use serde_json::json;
 
 /// Whether `f` holds for `args`. A procedure's value counts by its truth; a task's
@@ -23,7 +23,7 @@ pub fn judge(interp: &Interp, f: &Value, args: &[Value], env: &Env) -> Result<bo
             format!(
                 "a predicate task must answer true or false: `{}` answered {}",
                 task.name,
-                crate::eval::truncate_text(&write_string(&other), 80)
+                crate::value::write_prefix(&other, 80)
             ),
         )
         .with_detail("task", json!(task.name))),

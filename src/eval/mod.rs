@@ -1059,7 +1059,7 @@ impl Interp {
             Value::Closure(_) => self.apply(callee, args, env),
             other => Err(Error::eval(format!(
                 "not a procedure: {} ({})",
-                truncate_text(&value::write_string(other), 80),
+                value::write_prefix(other, 80),
                 builtins::article(other.type_name())
             ))),
         }

@@ -169,7 +169,7 @@ fn checked_issue(issue: Value) -> Result<Value> {
 fn not_an_issue(value: &Value) -> Error {
     Error::eval(format!(
         "an audit returns a list of issues {{\"severity\" \"critical\"|\"warning\" \"message\" …}}, not {}",
-        crate::eval::truncate_text(&write_string(value), 80)
+        crate::value::write_prefix(value, 80)
     ))
 }
 

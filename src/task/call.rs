@@ -9,7 +9,7 @@ use crate::env::{self, Env, Frame, Scope, Slots};
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::provider::Message;
-use crate::value::{from_json, write_string, Entries, Value};
+use crate::value::{from_json, Entries, Value};
 use std::rc::Rc;
 
 /// Calls `task` with evaluated arguments; `env` is the environment of the call
@@ -199,7 +199,7 @@ pub fn bind_arguments(task: &Task, args: &[Value]) -> Result<Slots> {
                         format!(
                             "too many arguments: it takes {} and argument {positional} is extra: {}",
                             task.params.len(),
-                            crate::eval::truncate_text(&write_string(arg), 40)
+                            crate::value::write_prefix(arg, 40)
                         ),
                     )
                 })?;

@@ -379,7 +379,7 @@ fn response_from_value(answer: &Value) -> Result<Response> {
             Reason::LlmError,
             format!(
                 "the provider returned {}: expected a string or {{\"content\" …}}",
-                crate::eval::truncate_text(&write_string(answer), 80)
+                crate::value::write_prefix(answer, 80)
             ),
         )
     };

@@ -14,7 +14,9 @@ mod print;
 
 pub use json::{from_json, to_json};
 pub use list::List;
-pub use print::{display_string, display_string_checked, write_string, write_string_checked};
+pub use print::{
+    display_string, display_string_checked, write_prefix, write_string, write_string_checked,
+};
 
 use crate::builtins::Builtin;
 use crate::eval::Closure;

@@ -10,10 +10,19 @@ use std::rc::Rc;
 /// longer than the string limit is cut there and ends with `…`.
 pub fn write_string(value: &Value) -> String {
     let mut out = String::new();
-    if !print(value, true, &mut out) {
+    if !print(value, true, &mut out, MAX_STRING_BYTES) {
         out.push('…');
     }
     out
+}
+
+/// The first `max` characters of the canonical form, then `…` if there is more: for a
+/// message that shows a value, without printing all of a large one first.
+pub fn write_prefix(value: &Value, max: usize) -> String {
+    let mut out = String::new();
+    // A character is at most 4 bytes: text printed past that would be cut anyway.
+    print(value, true, &mut out, max.saturating_mul(4));
+    crate::eval::truncate_text(&out, max)
 }
 
 /// The display form: strings raw, everything else canonical (cut like `write_string`).
@@ -29,7 +38,7 @@ pub fn display_string(value: &Value) -> String {
 /// that shares structure can describe far more) is a `RESOURCE_EXHAUSTION`.
 pub fn write_string_checked(who: &str, value: &Value) -> Result<String> {
     let mut out = String::new();
-    if print(value, true, &mut out) {
+    if print(value, true, &mut out, MAX_STRING_BYTES) {
         return Ok(out);
     }
     check_string_length(who, out.len())?;
@@ -89,11 +98,11 @@ enum Work {
 /// prints in full without exhausting the stack. Stops, returning false, once the text
 /// is longer than the string limit or more nodes were printed than a traversal may
 /// visit (data that shares structure describes more than memory holds).
-fn print(value: &Value, quoted: bool, out: &mut String) -> bool {
+fn print(value: &Value, quoted: bool, out: &mut String, limit: usize) -> bool {
     let mut work = vec![Work::Value(value.clone(), quoted)];
     let mut budget = Budget::new("print", value);
     while let Some(item) = work.pop() {
-        if out.len() > MAX_STRING_BYTES {
+        if out.len() > limit {
             return false;
         }
         let (value, quoted) = match item {
@@ -174,6 +183,13 @@ fn print(value: &Value, quoted: bool, out: &mut String) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefix_prints_only_the_start_of_a_long_list() {
+        let long = Value::list((0..1_000_000).map(Value::Int).collect());
+        assert_eq!(write_prefix(&long, 12), "(0 1 2 3 4 5…");
+        assert_eq!(write_prefix(&Value::from("ab"), 12), "\"ab\"");
+    }
 
     #[test]
     fn floats_print_shortest_with_a_point_or_exponent() {

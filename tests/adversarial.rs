@@ -1121,19 +1121,29 @@ fn peak_kib(dir: &Path, args: &[&str]) -> (i32, i64) {
     (libc::WEXITSTATUS(status), usage.ru_maxrss)
 }
 
-#[test]
-fn checking_many_tasks_takes_little_memory_per_task() {
+/// The peak resident memory a task adds, in bytes, when `tasklisp ARGS…` (from `args`
+/// of the file's name) reads a file of 20,000 tasks rather than one; and the two peaks.
+fn bytes_per_task(args: impl Fn(&str) -> Vec<String>) -> (i64, i64, i64) {
     const TASKS: usize = 20_000;
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("one.xml"), many_tasks(1)).expect("write");
     std::fs::write(dir.path().join("many.xml"), many_tasks(TASKS)).expect("write");
-    let (status, base) = peak_kib(dir.path(), &["check", "one.xml"]);
-    assert_eq!(status, 0);
-    let (status, peak) = peak_kib(dir.path(), &["check", "many.xml"]);
-    assert_eq!(status, 0);
+    let peak = |file: &str| {
+        let args = args(file);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (status, kib) = peak_kib(dir.path(), &args);
+        assert_eq!(status, 0, "tasklisp {args:?}");
+        kib
+    };
+    let (base, peak) = (peak("one.xml"), peak("many.xml"));
+    ((peak - base) * 1024 / TASKS as i64, base, peak)
+}
+
+#[test]
+fn checking_many_tasks_takes_little_memory_per_task() {
+    let (per_task, base, peak) = bytes_per_task(|file| vec!["check".into(), file.into()]);
     // Recording each task's parameters as interpreter values took about 2.8 KiB a task
     // (a debug build: 76 MB for 20,000 tasks); the check's own records take 1.6.
-    let per_task = (peak - base) * 1024 / TASKS as i64;
     assert!(
         per_task < 2 * 1024,
         "{per_task} bytes a task ({base} → {peak} KiB)"
@@ -1142,19 +1152,11 @@ fn checking_many_tasks_takes_little_memory_per_task() {
 
 #[test]
 fn importing_many_tasks_takes_little_memory_per_task() {
-    const TASKS: usize = 20_000;
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::write(dir.path().join("one.xml"), many_tasks(1)).expect("write");
-    std::fs::write(dir.path().join("many.xml"), many_tasks(TASKS)).expect("write");
-    let import = |file: &str| format!("(length (import \"{file}\"))");
-    let (status, base) = peak_kib(dir.path(), &["eval", &import("one.xml")]);
-    assert_eq!(status, 0);
-    let (status, peak) = peak_kib(dir.path(), &["eval", &import("many.xml")]);
-    assert_eq!(status, 0);
+    let (per_task, base, peak) =
+        bytes_per_task(|file| vec!["eval".into(), format!("(length (import \"{file}\"))")]);
     // Holding every template, every generated form and every task at once took about
     // 5.2 KiB a task (a debug build); the templates are now dropped once their forms are
     // made, and each form once it is evaluated: about 3.3.
-    let per_task = (peak - base) * 1024 / TASKS as i64;
     assert!(
         per_task < 4 * 1024,
         "{per_task} bytes a task ({base} → {peak} KiB)"

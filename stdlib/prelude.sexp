@@ -11,12 +11,13 @@
 (define (inc n) (+ n 1))
 (define (dec n) (- n 1))
 
-;; (compose f g) is (fn (x) (f (g x))), for any number of procedures.
+;; (compose f g) is (fn (x …) (f (g x …))), for any number of procedures. Built in one
+;; pass from the right: composing a million procedures takes a million steps.
 (define (compose . fs)
   (if (null? fs)
       identity
-      (let ((f (car fs)) (g (apply compose (cdr fs))))
-        (fn args (f (apply g args))))))
+      (let ((backwards (reverse fs)))
+        (reduce (fn (g f) (fn args (f (apply g args)))) (car backwards) (cdr backwards)))))
 
 ;; (partial f a) is (fn (b …) (f a b …)).
 (define (partial f . bound)

@@ -667,6 +667,49 @@ fn builtins_refuse_results_over_the_limit_before_building_them() {
 }
 
 #[test]
+fn regular_expressions_refuse_results_over_the_limit_while_matching() {
+    // A one-character pattern matches 64 Mi times in 64 MiB of text, and a replacement
+    // longer than its match grows the text with every match: the matches and the replaced
+    // text are refused as they pass the bounds, never built whole first.
+    let program = r#"
+        (define (outcome thunk)
+          (try (thunk) (catch e (list e.type (get e.details "resource")))))
+        (define (double s n) (if (= n 0) s (double (str s s) (- n 1))))
+        (define big (double "a" 26))
+        (define text (double "a" 16))
+        (prn (outcome (fn () (re-seq "a" big))))
+        (prn (outcome (fn () (re-replace "a" text (double "b" 13)))))
+        (prn (length (re-seq "a" (double "a" 20))) (re-replace "" "abc" "-"))
+        (re-replace "(a)" text (double "$1" 13))
+    "#;
+    let outcome = run_bounded(program, &[]);
+    assert_clean_error(&outcome, "RESOURCE_EXHAUSTION", "regex results");
+    let memory = "(\"RESOURCE_EXHAUSTION\" \"memory\")";
+    assert_eq!(
+        outcome.stdout,
+        format!("{memory}\n{memory}\n1048576 \"-a-b-c-\"\n")
+    );
+}
+
+#[test]
+fn composing_a_million_procedures_takes_linear_memory() {
+    // `compose` once re-applied itself to the rest of its arguments at every step: a
+    // million procedures took minutes and gigabytes. Calling the result nests a million
+    // calls, which the depth limit stops.
+    let program = r#"
+        (define many (apply compose (map (fn (i) inc) (range 1000000))))
+        (prn (try (many 0) (catch e e.type)))
+        (prn ((apply compose (map (fn (i) inc) (range 1000))) 0))
+    "#;
+    let outcome = run_bounded(program, &["--max-memory", "400M"]);
+    assert_eq!(
+        outcome.stdout, "\"RESOURCE_EXHAUSTION\"\n1000\n",
+        "{}",
+        outcome.stderr
+    );
+}
+
+#[test]
 fn a_runaway_program_meets_the_memory_budget() {
     let program = r#"
         (define (outcome thunk)

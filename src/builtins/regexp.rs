@@ -2,6 +2,7 @@
 //! pattern from a model or a user cannot hang the interpreter.
 
 use super::{builtin_table, str_arg};
+use crate::bounds::{check_string_list, push_within};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
@@ -89,17 +90,37 @@ fn re_matches(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     }))
 }
 
+/// Every match, refused as soon as the strings made so far pass the size bounds: a short
+/// pattern can match hundreds of millions of times in a large text.
 fn re_seq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (re, text) = pattern_and_text("re-seq", args)?;
-    Ok(Value::list(
-        re.captures_iter(text)
-            .map(|caps| shaped(&re, &caps))
-            .collect(),
-    ))
+    let (mut strings, mut bytes) = (0usize, 0usize);
+    let mut matches = Vec::new();
+    for caps in re.captures_iter(text) {
+        strings = strings.saturating_add(re.captures_len());
+        bytes = bytes.saturating_add(caps.iter().flatten().map(|m| m.len()).sum());
+        check_string_list("re-seq", strings, bytes)?;
+        matches.push(shaped(&re, &caps));
+    }
+    Ok(Value::list(matches))
 }
 
+/// Every match replaced, refused before the result passes the string limit (a
+/// replacement longer than its match grows the text with every match).
 fn re_replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (re, text) = pattern_and_text("re-replace", args)?;
     let replacement = str_arg("re-replace", &args[2])?;
-    Ok(Value::from(re.replace_all(text, replacement).into_owned()))
+    let mut out = String::new();
+    let mut expanded = String::new();
+    let mut copied_to = 0;
+    for caps in re.captures_iter(text) {
+        let Some(whole) = caps.get(0) else { continue };
+        push_within("re-replace", &mut out, text.get(copied_to..whole.start()).unwrap_or(""))?;
+        expanded.clear();
+        caps.expand(replacement, &mut expanded);
+        push_within("re-replace", &mut out, &expanded)?;
+        copied_to = whole.end();
+    }
+    push_within("re-replace", &mut out, text.get(copied_to..).unwrap_or(""))?;
+    Ok(Value::from(out))
 }

@@ -50,12 +50,16 @@ builtin_table! {
     "repr", 1, Some(1) => repr;
 }
 
-fn str_concat(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let mut out = String::with_capacity(reserve("str", args)?);
-    for a in args {
+fn str_concat(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let mut out = String::with_capacity(reserve(interp, "str", args)?);
+    for (i, a) in args.iter().enumerate() {
+        interp.poll_at(i)?;
         match a {
             Value::Str(s) => push_within("str", &mut out, s)?,
-            other => push_within("str", &mut out, &display_string_checked("str", other)?)?,
+            other => {
+                let shown = display_string_checked("str", other, &|| interp.poll())?;
+                push_within("str", &mut out, &shown)?;
+            }
         }
     }
     Ok(Value::from(out))
@@ -104,8 +108,10 @@ fn substring(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 /// The bytes to reserve for joining `parts` (their strings' total), refused at once
 /// when that alone passes the limit: the result is allocated once rather than grown
-/// by doubling, which would hold the old and the new buffer at once.
+/// by doubling, which would hold the old and the new buffer at once. The limits are
+/// checked before a large copy (doubling a string in a loop meets them every step).
 fn reserve(
+    interp: &Interp,
     who: &str,
     parts: impl IntoIterator<Item = impl std::borrow::Borrow<Value>>,
 ) -> Result<usize> {
@@ -117,24 +123,27 @@ fn reserve(
         })
         .fold(0usize, usize::saturating_add);
     check_string_length(who, total)?;
+    // Text counts as many items as values of its size (16 bytes each).
+    interp.poll_before(total / 16)?;
     Ok(total)
 }
 
-fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn string_join(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let sep = match args.get(1) {
         Some(s) => str_arg("string-join", s)?,
         None => "",
     };
     let items = list_arg("string-join", &args[0])?;
-    let mut out = String::with_capacity(reserve("string-join", items.iter())?);
+    let mut out = String::with_capacity(reserve(interp, "string-join", items.iter())?);
     for (i, item) in items.iter().enumerate() {
+        interp.poll_at(i)?;
         if i > 0 {
             push_within("string-join", &mut out, sep)?;
         }
         match &item {
             Value::Str(s) => push_within("string-join", &mut out, s)?,
             other => {
-                let shown = display_string_checked("string-join", other)?;
+                let shown = display_string_checked("string-join", other, &|| interp.poll())?;
                 push_within("string-join", &mut out, &shown)?;
             }
         }
@@ -142,7 +151,7 @@ fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::from(out))
 }
 
-fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn string_split(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let s = str_arg("string-split", &args[0])?;
     let sep = str_arg("string-split", &args[1])?;
     let pieces = if sep.is_empty() {
@@ -151,12 +160,25 @@ fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         s.matches(sep).count() + 1
     };
     check_string_list("string-split", pieces, s.len())?;
-    let parts: Vec<Value> = if sep.is_empty() {
-        s.chars().map(|c| Value::from(c.to_string())).collect()
-    } else {
-        s.split(sep).map(Value::from).collect()
-    };
+    if sep.is_empty() {
+        return characters(interp, s);
+    }
+    let mut parts = Vec::with_capacity(pieces);
+    for (i, part) in s.split(sep).enumerate() {
+        interp.poll_at(i)?;
+        parts.push(Value::from(part));
+    }
     Ok(Value::list(parts))
+}
+
+/// The characters of `s` as one-character strings.
+fn characters(interp: &Interp, s: &str) -> Result<Value> {
+    let mut chars = Vec::new();
+    for (i, c) in s.chars().enumerate() {
+        interp.poll_at(i)?;
+        chars.push(Value::from(c.to_string()));
+    }
+    Ok(Value::list(chars))
 }
 
 fn upcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -253,10 +275,10 @@ fn string_to_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::data_symbol(str_arg("string->symbol", &args[0])?))
 }
 
-fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn format(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let template = str_arg("format", &args[0])?;
     let mut values = args[1..].iter();
-    let mut out = String::with_capacity(reserve("format", args)?);
+    let mut out = String::with_capacity(reserve(interp, "format", args)?);
     let mut rest = template;
     while let Some(at) = rest.find("{}") {
         push_within("format", &mut out, &rest[..at])?;
@@ -266,7 +288,8 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
                 template
             ))
         })?;
-        push_within("format", &mut out, &display_string_checked("format", v)?)?;
+        let shown = display_string_checked("format", v, &|| interp.poll())?;
+        push_within("format", &mut out, &shown)?;
         rest = &rest[at + 2..];
     }
     push_within("format", &mut out, rest)?;
@@ -279,16 +302,14 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::from(out))
 }
 
-fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn string_to_list(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let s = str_arg("string->list", &args[0])?;
     check_string_list("string->list", s.chars().count(), s.len())?;
-    Ok(Value::list(
-        s.chars().map(|c| Value::from(c.to_string())).collect(),
-    ))
+    characters(interp, s)
 }
 
-fn repr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    write_string_checked("repr", &args[0]).map(Value::from)
+fn repr(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    write_string_checked("repr", &args[0], &|| interp.poll()).map(Value::from)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Type predicates, equality and truth.
 
-use super::builtin_table;
+use super::{builtin_table, exactly};
 use crate::env::Env;
 use crate::error::Result;
 use crate::eval::Interp;
@@ -29,39 +29,46 @@ builtin_table! {
 }
 
 fn is_nil(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Nil)))
+    let [v] = exactly("nil?", args)?;
+    Ok(Value::Bool(matches!(v, Value::Nil)))
 }
 
 fn is_boolean(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Bool(_))))
+    let [v] = exactly("boolean?", args)?;
+    Ok(Value::Bool(matches!(v, Value::Bool(_))))
 }
 
 fn is_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(args[0].symbol_name().is_some()))
+    let [v] = exactly("symbol?", args)?;
+    Ok(Value::Bool(v.symbol_name().is_some()))
 }
 
 fn is_keyword(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(args[0].keyword_name().is_some()))
+    let [v] = exactly("keyword?", args)?;
+    Ok(Value::Bool(v.keyword_name().is_some()))
 }
 
 fn is_procedure(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(args[0].is_procedure()))
+    let [v] = exactly("procedure?", args)?;
+    Ok(Value::Bool(v.is_procedure()))
 }
 
 fn type_of(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Symbol(Sym::new(args[0].type_name())))
+    let [v] = exactly("type-of", args)?;
+    Ok(Value::Symbol(Sym::new(v.type_name())))
 }
 
 fn not(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(!args[0].is_truthy()))
+    let [v] = exactly("not", args)?;
+    Ok(Value::Bool(!v.is_truthy()))
 }
 
 fn equal(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    args[0]
-        .equal_polled(&args[1], || interp.poll())
-        .map(Value::Bool)
+    let [a, b] = exactly("equal?", args)?;
+    a.equal_polled(b, || interp.poll()).map(Value::Bool)
 }
 
 fn eq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(args[0].identical(&args[1])))
+    let [a, b] = exactly("eq?", args)?;
+    Ok(Value::Bool(a.identical(b)))
 }

@@ -25,8 +25,6 @@
 pub mod bounds;
 pub mod builtins;
 pub mod capabilities;
-// Indexes the command line within its length.
-#[allow(clippy::indexing_slicing)]
 pub mod cli;
 pub mod env;
 pub mod error;
@@ -40,24 +38,16 @@ pub mod module;
 pub mod prices;
 pub mod process;
 pub mod progress;
-// Builds request JSON objects by key (`body["stream"] = …`), on objects it made.
-#[allow(clippy::indexing_slicing)]
 pub mod provider;
 pub mod reader;
 pub mod repl;
-// Reads run-log JSON by key, which gives null for a missing key and never panics.
-#[allow(clippy::indexing_slicing)]
 pub mod runlog;
 pub mod secrets;
 pub mod source;
 pub mod stdlib;
 pub mod suggest;
-// Indexes the symbol table with ids it handed out.
-#[allow(clippy::indexing_slicing)]
 pub mod symbol;
 pub mod task;
-// The test forms index their items after checking their count.
-#[allow(clippy::indexing_slicing)]
 pub mod testing;
 pub mod value;
 pub mod xml;

@@ -1112,6 +1112,22 @@ fn symbol_at(index: usize) -> Option<Sym> {
     Some(Sym::new(name))
 }
 
+/// The arguments of builtin `name`, which takes exactly `N`: the builtin table checks the
+/// count before the call, so the error only guards a call made another way.
+pub fn fixed_args<'a, const N: usize>(name: &str, args: &'a [Value]) -> Result<&'a [Value; N]> {
+    args.try_into()
+        .map_err(|_| arity_error(name, N, Some(N), args.len()))
+}
+
+/// The first `N` arguments of builtin `name` and the rest (checked as for `fixed_args`).
+pub fn leading_args<'a, const N: usize>(
+    name: &str,
+    args: &'a [Value],
+) -> Result<(&'a [Value; N], &'a [Value])> {
+    args.split_first_chunk()
+        .ok_or_else(|| arity_error(name, N, None, args.len()))
+}
+
 pub fn arity_error(name: &str, min: usize, max: Option<usize>, got: usize) -> Error {
     let expected = match max {
         Some(max) if max == min => format!("{min}"),

@@ -1,10 +1,10 @@
 //! Evaluation, errors and time.
 
-use super::{at_least, builtin_table, exactly, str_arg, type_error};
+use super::{builtin_table, str_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::quote::syntax_to_value;
-use crate::eval::Interp;
+use crate::eval::{fixed_args, leading_args, Interp};
 use crate::source::Span;
 use crate::value::{to_json, Value};
 use std::time::{Duration, Instant};
@@ -47,19 +47,19 @@ fn apply(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn eval(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [datum] = exactly("eval", args)?;
+    let [datum] = fixed_args("eval", args)?;
     interp.eval_value(datum, Span::generated())
 }
 
 fn read(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [text] = exactly("read", args)?;
+    let [text] = fixed_args("read", args)?;
     let text = str_arg("read", text)?;
     let forms = crate::reader::read_data("<read>", text)?;
     Ok(forms.first().map_or(Value::Nil, syntax_to_value))
 }
 
 fn error(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [message] = exactly("error", args)?;
+    let [message] = fixed_args("error", args)?;
     let message = match message {
         Value::Str(s) => s.to_string(),
         other => crate::value::display_string(other),
@@ -68,7 +68,7 @@ fn error(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn fail(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let ([reason, message], details) = at_least("fail", args)?;
+    let ([reason, message], details) = leading_args("fail", args)?;
     let reason = match reason.name_text() {
         Some(name) => Reason::parse(name),
         None => return Err(type_error("fail", "a reason (string or keyword)", reason)),
@@ -84,13 +84,13 @@ fn fail(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn raise(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [error] = exactly("raise", args)?;
+    let [error] = fixed_args("raise", args)?;
     let json = to_json(error)?;
     Err(Error::from_json(&json).unwrap_or_else(|| Error::eval(crate::value::display_string(error))))
 }
 
 fn time(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let [thunk] = exactly("time", args)?;
+    let [thunk] = fixed_args("time", args)?;
     let start = Instant::now();
     let value = interp.apply(thunk, &[], env)?;
     let ms = start.elapsed().as_secs_f64() * 1000.0;
@@ -101,7 +101,7 @@ fn time(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [seconds] = exactly("sleep", args)?;
+    let [seconds] = fixed_args("sleep", args)?;
     let seconds = match seconds {
         Value::Int(i) => *i as f64,
         Value::Float(f) => *f,
@@ -132,7 +132,7 @@ fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn identity(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [x] = exactly("identity", args)?;
+    let [x] = fixed_args("identity", args)?;
     Ok(x.clone())
 }
 

@@ -1,9 +1,9 @@
 //! Grouping, counting, ordering by a key, and removing duplicates.
 
-use super::{at_least, builtin_table, exactly, list_arg, proc_arg};
+use super::{builtin_table, list_arg, proc_arg};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{fixed_args, leading_args, Interp};
 use crate::value::{write_string, Entries, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -29,7 +29,7 @@ fn key_text(v: &Value) -> Rc<str> {
 }
 
 fn group_by(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let [f, xs] = exactly("group-by", args)?;
+    let [f, xs] = fixed_args("group-by", args)?;
     let f = proc_arg("group-by", f)?;
     let mut groups: indexmap::IndexMap<Rc<str>, Vec<Value>> = indexmap::IndexMap::new();
     for x in list_arg("group-by", xs)?.iter() {
@@ -45,7 +45,7 @@ fn group_by(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 
 fn frequencies(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let mut counts: indexmap::IndexMap<Rc<str>, i64> = indexmap::IndexMap::new();
-    let [xs] = exactly("frequencies", args)?;
+    let [xs] = fixed_args("frequencies", args)?;
     for x in list_arg("frequencies", xs)?.iter() {
         *counts.entry(key_text(&x)).or_default() += 1;
     }
@@ -57,7 +57,7 @@ fn frequencies(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn sort_by(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let ([f, xs], less) = at_least("sort-by", args)?;
+    let ([f, xs], less) = leading_args("sort-by", args)?;
     let f = proc_arg("sort-by", f)?;
     let default_less =
         Value::Builtin(super::lookup("<").ok_or_else(|| Error::eval("sort-by: no <"))?);
@@ -97,7 +97,7 @@ fn distinct(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     // for procedures, which two different closures of one name share.
     let mut seen: HashMap<String, Vec<Value>> = HashMap::new();
     let mut kept = Vec::new();
-    let [xs] = exactly("distinct", args)?;
+    let [xs] = fixed_args("distinct", args)?;
     for x in list_arg("distinct", xs)?.iter() {
         let bucket = seen.entry(write_string(&x)).or_default();
         if !bucket.iter().any(|y| y.equal(&x)) {

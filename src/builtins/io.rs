@@ -1,11 +1,11 @@
 //! Input, output, files, the environment, and JSON text.
 
-use super::{builtin_table, exactly, split_options, str_arg};
+use super::{builtin_table, split_options, str_arg};
 use crate::bounds::read_file_text;
 use crate::capabilities::Access;
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
-use crate::eval::Interp;
+use crate::eval::{fixed_args, Interp};
 use crate::value::{display_string_checked, from_json, to_json, write_string_checked, Value};
 use std::io::{BufRead, Write};
 
@@ -126,7 +126,7 @@ fn read_line(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn read_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [path] = exactly("read-file", args)?;
+    let [path] = fixed_args("read-file", args)?;
     let path = interp.resolve_path(str_arg("read-file", path)?);
     interp.limits.capabilities.check_path(&path, Access::Read)?;
     read_file_text(&path, interp.limits.max_file_bytes)
@@ -138,7 +138,7 @@ fn read_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [path, text] = exactly("write-file", args)?;
+    let [path, text] = fixed_args("write-file", args)?;
     let path = interp.resolve_path(str_arg("write-file", path)?);
     interp
         .limits
@@ -150,7 +150,7 @@ fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [path, text] = exactly("append-file", args)?;
+    let [path, text] = fixed_args("append-file", args)?;
     let path = interp.resolve_path(str_arg("append-file", path)?);
     interp
         .limits
@@ -171,14 +171,14 @@ fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn file_exists(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [path] = exactly("file-exists?", args)?;
+    let [path] = fixed_args("file-exists?", args)?;
     let path = interp.resolve_path(str_arg("file-exists?", path)?);
     interp.limits.capabilities.check_path(&path, Access::Read)?;
     Ok(Value::Bool(path.exists()))
 }
 
 fn list_dir(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [path] = exactly("list-dir", args)?;
+    let [path] = fixed_args("list-dir", args)?;
     let path = interp.resolve_path(str_arg("list-dir", path)?);
     interp.limits.capabilities.check_path(&path, Access::Read)?;
     let cannot =
@@ -198,14 +198,14 @@ fn list_dir(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn getenv(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [name] = exactly("getenv", args)?;
+    let [name] = fixed_args("getenv", args)?;
     let name = str_arg("getenv", name)?;
     interp.limits.capabilities.check_env(name)?;
     Ok(std::env::var(name).map_or(Value::Nil, Value::from))
 }
 
 fn json_parse(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [text] = exactly("json-parse", args)?;
+    let [text] = fixed_args("json-parse", args)?;
     let text = str_arg("json-parse", text)?;
     serde_json::from_str(text)
         .map(|json| from_json(&json))

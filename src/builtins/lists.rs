@@ -2,11 +2,11 @@
 //! on long lists and call procedures without nesting the frame count.
 
 use super::predicate::{for_item, judge};
-use super::{at_least, builtin_table, exactly, index_arg, int_arg, list_arg, proc_arg, type_error};
+use super::{builtin_table, index_arg, int_arg, list_arg, proc_arg, type_error};
 use crate::bounds::{check_list_length, Budget};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::{arity_error, Interp};
+use crate::eval::{arity_error, fixed_args, leading_args, Interp};
 use crate::value::{List, Value};
 
 builtin_table! {
@@ -79,7 +79,7 @@ fn list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn cons(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [x, xs] = exactly("cons", args)?;
+    let [x, xs] = fixed_args("cons", args)?;
     Ok(Value::from(list_arg("cons", xs)?.cons(x.clone())))
 }
 
@@ -93,27 +93,27 @@ fn tail(who: &str, xs: &Value) -> Result<Value> {
 }
 
 fn car(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [xs] = exactly("car", args)?;
+    let [xs] = fixed_args("car", args)?;
     head("car", xs)
 }
 
 fn first(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [xs] = exactly("first", args)?;
+    let [xs] = fixed_args("first", args)?;
     head("first", xs)
 }
 
 fn cdr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [xs] = exactly("cdr", args)?;
+    let [xs] = fixed_args("cdr", args)?;
     tail("cdr", xs)
 }
 
 fn rest(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [xs] = exactly("rest", args)?;
+    let [xs] = fixed_args("rest", args)?;
     tail("rest", xs)
 }
 
 fn nth(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [xs, i] = exactly("nth", args)?;
+    let [xs, i] = fixed_args("nth", args)?;
     let (xs, i) = (list_arg("nth", xs)?, index_arg("nth", i)?);
     xs.get(i).ok_or_else(|| {
         Error::eval(format!(
@@ -124,7 +124,7 @@ fn nth(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("length", args)?;
+    let [v] = fixed_args("length", args)?;
     let n = match v {
         Value::Str(s) => s.chars().count(),
         Value::Map(m) => m.entries.len(),
@@ -151,24 +151,24 @@ fn append(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn reverse(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [xs] = exactly("reverse", args)?;
+    let [xs] = fixed_args("reverse", args)?;
     let mut items = list_arg("reverse", xs)?.to_vec();
     items.reverse();
     Ok(Value::list(items))
 }
 
 fn is_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("list?", args)?;
+    let [v] = fixed_args("list?", args)?;
     Ok(Value::Bool(matches!(v, Value::List(..))))
 }
 
 fn is_null(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("null?", args)?;
+    let [v] = fixed_args("null?", args)?;
     Ok(Value::Bool(matches!(v, Value::Nil | Value::List(_, None))))
 }
 
 fn is_empty(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("empty?", args)?;
+    let [v] = fixed_args("empty?", args)?;
     Ok(Value::Bool(match v {
         Value::Nil | Value::List(_, None) => true,
         Value::Str(s) => s.is_empty(),
@@ -206,7 +206,7 @@ fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let ([f], lists) = at_least("map", args)?;
+    let ([f], lists) = leading_args("map", args)?;
     let f = proc_arg("map", f)?;
     if let [xs] = lists {
         let xs = list_arg("map", xs)?;
@@ -231,7 +231,7 @@ fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn filter(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let [f, xs] = exactly("filter", args)?;
+    let [f, xs] = fixed_args("filter", args)?;
     let f = proc_arg("filter", f)?;
     let mut out = Vec::new();
     for (i, x) in list_arg("filter", xs)?.iter().enumerate() {
@@ -243,7 +243,7 @@ fn filter(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn remove(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let [f, xs] = exactly("remove", args)?;
+    let [f, xs] = fixed_args("remove", args)?;
     let f = proc_arg("remove", f)?;
     let mut out = Vec::new();
     for x in list_arg("remove", xs)?.iter() {
@@ -255,7 +255,7 @@ fn remove(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn find(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let [f, xs] = exactly("find", args)?;
+    let [f, xs] = fixed_args("find", args)?;
     let f = proc_arg("find", f)?;
     for x in list_arg("find", xs)?.iter() {
         if judge(interp, f, std::slice::from_ref(&x), env)? {
@@ -266,7 +266,7 @@ fn find(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn count(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let [f, xs] = exactly("count", args)?;
+    let [f, xs] = fixed_args("count", args)?;
     let f = proc_arg("count", f)?;
     let mut n = 0;
     for x in list_arg("count", xs)?.iter() {
@@ -278,7 +278,7 @@ fn count(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn reduce(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let [f, init, xs] = exactly("reduce", args)?;
+    let [f, init, xs] = fixed_args("reduce", args)?;
     let f = proc_arg("reduce", f)?;
     let mut acc = init.clone();
     for x in list_arg("reduce", xs)?.iter() {
@@ -288,7 +288,7 @@ fn reduce(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let ([f], lists) = at_least("for-each", args)?;
+    let ([f], lists) = leading_args("for-each", args)?;
     let f = proc_arg("for-each", f)?;
     let lists = lists
         .iter()
@@ -304,7 +304,7 @@ fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn sort(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let ([xs], less) = at_least("sort", args)?;
+    let ([xs], less) = leading_args("sort", args)?;
     let items = list_arg("sort", xs)?.to_vec();
     let default_less = Value::Builtin(super::lookup("<").ok_or_else(|| Error::eval("sort: no <"))?);
     let less = match less.first() {
@@ -350,7 +350,7 @@ pub(super) fn merge_sort(
 }
 
 fn last(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [xs] = exactly("last", args)?;
+    let [xs] = fixed_args("last", args)?;
     let xs = list_arg("last", xs)?;
     Ok(xs
         .len()
@@ -360,13 +360,13 @@ fn last(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn take(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [xs, n] = exactly("take", args)?;
+    let [xs, n] = fixed_args("take", args)?;
     let (xs, n) = (list_arg("take", xs)?, index_arg("take", n)?);
     Ok(Value::list(xs.iter().take(n).collect()))
 }
 
 fn drop(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [xs, n] = exactly("drop", args)?;
+    let [xs, n] = fixed_args("drop", args)?;
     let (xs, n) = (list_arg("drop", xs)?, index_arg("drop", n)?);
     Ok(Value::from(xs.drop_front(n)))
 }
@@ -385,7 +385,7 @@ fn zip(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn any(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let [f, xs] = exactly("any?", args)?;
+    let [f, xs] = fixed_args("any?", args)?;
     let f = proc_arg("any?", f)?;
     for x in list_arg("any?", xs)?.iter() {
         if judge(interp, f, &[x], env)? {
@@ -396,7 +396,7 @@ fn any(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn every(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let [f, xs] = exactly("every?", args)?;
+    let [f, xs] = fixed_args("every?", args)?;
     let f = proc_arg("every?", f)?;
     for x in list_arg("every?", xs)?.iter() {
         if !judge(interp, f, &[x], env)? {
@@ -407,7 +407,7 @@ fn every(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [coll, x] = exactly("contains?", args)?;
+    let [coll, x] = fixed_args("contains?", args)?;
     Ok(Value::Bool(match (coll, x) {
         (Value::Map(m), key) => key
             .name_text()
@@ -421,7 +421,7 @@ fn contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn index_of(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [xs, x] = exactly("index-of", args)?;
+    let [xs, x] = fixed_args("index-of", args)?;
     Ok(list_arg("index-of", xs)?
         .iter()
         .position(|y| y.equal(x))
@@ -431,7 +431,7 @@ fn index_of(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 /// Walks nested lists with a node budget: lists that share structure can describe far
 /// more leaves than memory holds.
 fn flatten(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [xs] = exactly("flatten", args)?;
+    let [xs] = fixed_args("flatten", args)?;
     let mut out = Vec::new();
     let mut budget = Budget::new("flatten", xs);
     let mut stack = vec![list_arg("flatten", xs)?.iter()];

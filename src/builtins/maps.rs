@@ -1,11 +1,11 @@
 //! Maps (string keys, insertion order) and the functional forms of path access.
 //! Maps are values: `assoc` and `dissoc` return new maps.
 
-use super::{at_least, builtin_table, exactly, str_arg, type_error};
+use super::{builtin_table, str_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::path::{step_into, StepFailure};
-use crate::eval::Interp;
+use crate::eval::{fixed_args, leading_args, Interp};
 use crate::reader::{parse_path_text, PathStep};
 use crate::source::Span;
 use crate::task::result::edited;
@@ -93,7 +93,7 @@ fn lookup(interp: &Interp, who: &str, coll: &Value, key: &Value) -> Result<Optio
 }
 
 fn get(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let ([coll, key], default) = at_least("get", args)?;
+    let ([coll, key], default) = leading_args("get", args)?;
     let found = lookup(interp, "get", coll, key)?;
     Ok(found
         .or_else(|| default.first().cloned())
@@ -101,7 +101,7 @@ fn get(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn get_in(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let ([coll, keys], default) = at_least("get-in", args)?;
+    let ([coll, keys], default) = leading_args("get-in", args)?;
     let keys = super::list_arg("get-in", keys)?;
     let mut current = Some(coll.clone());
     for key in keys.iter() {
@@ -116,7 +116,7 @@ fn get_in(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn path(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [value, text] = exactly("path", args)?;
+    let [value, text] = fixed_args("path", args)?;
     let text = str_arg("path", text)?;
     let steps = parse_path_text(text, Span::generated())
         .map_err(|e| Error::eval(e.message().to_owned()))?;
@@ -129,7 +129,7 @@ fn path(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn assoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let ([map], pairs) = at_least("assoc", args)?;
+    let ([map], pairs) = leading_args("assoc", args)?;
     let (pairs, []) = pairs.as_chunks() else {
         return Err(Error::eval(
             "assoc: expected a map then keys and values in pairs",
@@ -143,7 +143,7 @@ fn assoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn dissoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let ([map], keys) = at_least("dissoc", args)?;
+    let ([map], keys) = leading_args("dissoc", args)?;
     let mut entries = map_entries("dissoc", map)?;
     for k in keys {
         entries.shift_remove(&*key_of("dissoc", k)?);
@@ -152,7 +152,7 @@ fn dissoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn keys(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [map] = exactly("keys", args)?;
+    let [map] = fixed_args("keys", args)?;
     let entries = map_entries("keys", map)?;
     Ok(Value::list(
         entries.keys().map(|k| Value::from(&**k)).collect(),
@@ -160,13 +160,13 @@ fn keys(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn values(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [map] = exactly("values", args)?;
+    let [map] = fixed_args("values", args)?;
     let entries = map_entries("values", map)?;
     Ok(Value::list(entries.values().cloned().collect()))
 }
 
 fn has_key(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [map, key] = exactly("has-key?", args)?;
+    let [map, key] = fixed_args("has-key?", args)?;
     let entries = map_entries("has-key?", map)?;
     Ok(Value::Bool(
         entries.contains_key(&*key_of("has-key?", key)?),
@@ -185,6 +185,6 @@ fn merge(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_map(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("map?", args)?;
+    let [v] = fixed_args("map?", args)?;
     Ok(Value::Bool(matches!(v, Value::Map(_))))
 }

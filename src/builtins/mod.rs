@@ -130,27 +130,6 @@ pub fn spread_apply_args(args: &[Value]) -> Result<(Value, Vec<Value>)> {
 
 // ---- argument helpers shared by the topic modules ---------------------------------------
 
-/// The arguments of a builtin that takes exactly `N`, to destructure:
-/// `let [xs, n] = exactly("take", args)?;`. The evaluator has checked the count against
-/// the table already; checking again costs one comparison and turns a table entry that
-/// disagrees with its function into an arity error rather than a panic.
-#[inline]
-pub fn exactly<'a, const N: usize>(who: &str, args: &'a [Value]) -> Result<&'a [Value; N]> {
-    args.try_into()
-        .map_err(|_| arity_error(who, N, Some(N), args.len()))
-}
-
-/// The first `N` arguments and the rest, for builtins with optional or repeated ones:
-/// `let ([f], lists) = at_least("map", args)?;`.
-#[inline]
-pub fn at_least<'a, const N: usize>(
-    who: &str,
-    args: &'a [Value],
-) -> Result<(&'a [Value; N], &'a [Value])> {
-    args.split_first_chunk()
-        .ok_or_else(|| arity_error(who, N, None, args.len()))
-}
-
 pub fn type_error(who: &str, expected: &str, got: &Value) -> Error {
     Error::eval(format!(
         "{who}: expected {expected}, got {} {}",

@@ -1,9 +1,9 @@
 //! Numbers: integers stay exact until a float joins in; overflow is an error.
 
-use super::{at_least, builtin_table, exactly, int_arg, type_error};
+use super::{builtin_table, int_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::{arity_error, Interp};
+use crate::eval::{arity_error, fixed_args, leading_args, Interp};
 use crate::value::Value;
 
 builtin_table! {
@@ -189,7 +189,7 @@ enum DivOperands {
 }
 
 fn div_operands(who: &str, args: &[Value]) -> Result<DivOperands> {
-    let [a, b] = exactly(who, args)?;
+    let [a, b] = fixed_args(who, args)?;
     let (a, b) = (num(who, a)?, num(who, b)?);
     if float_of(b) == 0.0 {
         return Err(Error::eval("division by zero"));
@@ -237,7 +237,7 @@ fn modulo(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn abs(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [n] = exactly("abs", args)?;
+    let [n] = fixed_args("abs", args)?;
     match num("abs", n)? {
         Num::Int(i) => i.checked_abs().map(Value::Int).ok_or_else(overflow),
         Num::Float(f) => Ok(Value::Float(f.abs())),
@@ -245,7 +245,7 @@ fn abs(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn extreme(who: &str, args: &[Value], pick_second: fn(f64, f64) -> bool) -> Result<Value> {
-    let ([first], rest) = at_least(who, args)?;
+    let ([first], rest) = leading_args(who, args)?;
     let mut best = num(who, first)?;
     let mut any_float = matches!(best, Num::Float(_));
     for a in rest {
@@ -271,7 +271,7 @@ fn max(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn rounding(who: &str, args: &[Value], f: fn(f64) -> f64) -> Result<Value> {
-    let [v] = exactly(who, args)?;
+    let [v] = fixed_args(who, args)?;
     match num(who, v)? {
         Num::Int(i) => Ok(Value::Int(i)),
         Num::Float(x) => Ok(Value::Float(f(x))),
@@ -295,7 +295,7 @@ fn truncate(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn sqrt(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [n] = exactly("sqrt", args)?;
+    let [n] = fixed_args("sqrt", args)?;
     match num("sqrt", n)? {
         Num::Int(i) if i >= 0 => {
             let r = (i as f64).sqrt();
@@ -311,7 +311,7 @@ fn sqrt(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn expt(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [base, power] = exactly("expt", args)?;
+    let [base, power] = fixed_args("expt", args)?;
     match (num("expt", base)?, num("expt", power)?) {
         (Num::Int(b), Num::Int(e)) if e >= 0 => {
             let e = u32::try_from(e).map_err(|_| overflow())?;
@@ -322,12 +322,12 @@ fn expt(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn to_float(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [n] = exactly("exact->inexact", args)?;
+    let [n] = fixed_args("exact->inexact", args)?;
     Ok(Value::Float(float_of(num("exact->inexact", n)?)))
 }
 
 fn to_int(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [n] = exactly("inexact->exact", args)?;
+    let [n] = fixed_args("inexact->exact", args)?;
     match num("inexact->exact", n)? {
         Num::Int(i) => Ok(Value::Int(i)),
         Num::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Ok(Value::Int(f as i64)),
@@ -338,12 +338,12 @@ fn to_int(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_number(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("number?", args)?;
+    let [v] = fixed_args("number?", args)?;
     Ok(Value::Bool(matches!(v, Value::Int(_) | Value::Float(_))))
 }
 
 fn is_integer(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("integer?", args)?;
+    let [v] = fixed_args("integer?", args)?;
     Ok(Value::Bool(match v {
         Value::Int(_) => true,
         Value::Float(f) => f.is_finite() && f.fract() == 0.0,
@@ -352,12 +352,12 @@ fn is_integer(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_float(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("float?", args)?;
+    let [v] = fixed_args("float?", args)?;
     Ok(Value::Bool(matches!(v, Value::Float(_))))
 }
 
 fn sign_test(who: &str, args: &[Value], test: fn(f64) -> bool) -> Result<Value> {
-    let [v] = exactly(who, args)?;
+    let [v] = fixed_args(who, args)?;
     Ok(Value::Bool(test(float_of(num(who, v)?))))
 }
 
@@ -374,12 +374,12 @@ fn is_negative(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_even(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [n] = exactly("even?", args)?;
+    let [n] = fixed_args("even?", args)?;
     Ok(Value::Bool(int_arg("even?", n)? % 2 == 0))
 }
 
 fn is_odd(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [n] = exactly("odd?", args)?;
+    let [n] = fixed_args("odd?", args)?;
     Ok(Value::Bool(int_arg("odd?", n)? % 2 != 0))
 }
 

@@ -1,10 +1,10 @@
 //! Regular expressions on the `regex` crate: linear-time matching, no backtracking, so a
 //! pattern from a model or a user cannot hang the interpreter.
 
-use super::{builtin_table, exactly, str_arg};
+use super::{builtin_table, str_arg};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{fixed_args, Interp};
 use crate::value::Value;
 use regex::{Captures, Regex, RegexBuilder};
 use std::cell::RefCell;
@@ -68,7 +68,7 @@ fn shaped(re: &Regex, caps: &Captures) -> Value {
 }
 
 fn re_find(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [pattern, text] = exactly("re-find", args)?;
+    let [pattern, text] = fixed_args("re-find", args)?;
     let (re, text) = pattern_and_text("re-find", pattern, text)?;
     Ok(re
         .captures(text)
@@ -76,7 +76,7 @@ fn re_find(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn re_matches(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [pattern, text] = exactly("re-matches", args)?;
+    let [pattern, text] = fixed_args("re-matches", args)?;
     let pattern = str_arg("re-matches", pattern)?;
     // Checked alone first: wrapping can make an invalid pattern (`a)|(b`) valid.
     compile("re-matches", pattern)?;
@@ -89,7 +89,7 @@ fn re_matches(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn re_seq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [pattern, text] = exactly("re-seq", args)?;
+    let [pattern, text] = fixed_args("re-seq", args)?;
     let (re, text) = pattern_and_text("re-seq", pattern, text)?;
     Ok(Value::list(
         re.captures_iter(text)
@@ -99,7 +99,7 @@ fn re_seq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn re_replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [pattern, text, replacement] = exactly("re-replace", args)?;
+    let [pattern, text, replacement] = fixed_args("re-replace", args)?;
     let (re, text) = pattern_and_text("re-replace", pattern, text)?;
     let replacement = str_arg("re-replace", replacement)?;
     Ok(Value::from(re.replace_all(text, replacement).into_owned()))

@@ -1,10 +1,10 @@
 //! Strings: lengths and indices count Unicode scalar values, not bytes.
 
-use super::{at_least, builtin_table, exactly, index_arg, list_arg, str_arg, type_error};
+use super::{builtin_table, index_arg, list_arg, str_arg, type_error};
 use crate::bounds::{check_string_length, check_string_list, push_within};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{fixed_args, leading_args, Interp};
 use crate::value::{display_string_checked, write_string, write_string_checked, Value};
 
 builtin_table! {
@@ -62,19 +62,19 @@ fn str_concat(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("string?", args)?;
+    let [v] = fixed_args("string?", args)?;
     Ok(Value::Bool(matches!(v, Value::Str(_))))
 }
 
 fn string_length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s] = exactly("string-length", args)?;
+    let [s] = fixed_args("string-length", args)?;
     Ok(Value::Int(
         str_arg("string-length", s)?.chars().count() as i64
     ))
 }
 
 fn substring(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let ([s, start], end) = at_least("substring", args)?;
+    let ([s, start], end) = leading_args("substring", args)?;
     let s = str_arg("substring", s)?;
     let len = s.chars().count();
     let start = index_arg("substring", start)?;
@@ -110,7 +110,7 @@ fn reserve(
 }
 
 fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let ([items], sep) = at_least("string-join", args)?;
+    let ([items], sep) = leading_args("string-join", args)?;
     let sep = match sep.first() {
         Some(s) => str_arg("string-join", s)?,
         None => "",
@@ -133,7 +133,7 @@ fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s, sep] = exactly("string-split", args)?;
+    let [s, sep] = fixed_args("string-split", args)?;
     let (s, sep) = (str_arg("string-split", s)?, str_arg("string-split", sep)?);
     let pieces = if sep.is_empty() {
         s.chars().count()
@@ -150,14 +150,14 @@ fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn upcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s] = exactly("string-upcase", args)?;
+    let [s] = fixed_args("string-upcase", args)?;
     let s = str_arg("string-upcase", s)?;
     check_string_length("string-upcase", mapped_len(s, char::to_uppercase))?;
     Ok(Value::from(s.to_uppercase()))
 }
 
 fn downcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s] = exactly("string-downcase", args)?;
+    let [s] = fixed_args("string-downcase", args)?;
     let s = str_arg("string-downcase", s)?;
     check_string_length("string-downcase", mapped_len(s, char::to_lowercase))?;
     Ok(Value::from(s.to_lowercase()))
@@ -173,18 +173,18 @@ fn mapped_len<I: Iterator<Item = char>>(s: &str, map: impl Fn(char) -> I) -> usi
 }
 
 fn trim(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s] = exactly("string-trim", args)?;
+    let [s] = fixed_args("string-trim", args)?;
     Ok(Value::from(str_arg("string-trim", s)?.trim()))
 }
 
 fn string_contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s, sub] = exactly("string-contains?", args)?;
+    let [s, sub] = fixed_args("string-contains?", args)?;
     let s = str_arg("string-contains?", s)?;
     Ok(Value::Bool(s.contains(str_arg("string-contains?", sub)?)))
 }
 
 fn starts_with(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s, prefix] = exactly("string-starts-with?", args)?;
+    let [s, prefix] = fixed_args("string-starts-with?", args)?;
     let s = str_arg("string-starts-with?", s)?;
     Ok(Value::Bool(
         s.starts_with(str_arg("string-starts-with?", prefix)?),
@@ -192,7 +192,7 @@ fn starts_with(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn ends_with(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s, suffix] = exactly("string-ends-with?", args)?;
+    let [s, suffix] = fixed_args("string-ends-with?", args)?;
     let s = str_arg("string-ends-with?", s)?;
     Ok(Value::Bool(
         s.ends_with(str_arg("string-ends-with?", suffix)?),
@@ -200,7 +200,7 @@ fn ends_with(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s, old, new] = exactly("string-replace", args)?;
+    let [s, old, new] = fixed_args("string-replace", args)?;
     let s = str_arg("string-replace", s)?;
     let old = str_arg("string-replace", old)?;
     let new = str_arg("string-replace", new)?;
@@ -216,7 +216,7 @@ fn replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn to_number(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s] = exactly("string->number", args)?;
+    let [s] = fixed_args("string->number", args)?;
     let s = str_arg("string->number", s)?.trim();
     if let Ok(i) = s.parse::<i64>() {
         return Ok(Value::Int(i));
@@ -232,7 +232,7 @@ fn to_number(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn number_to_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [n] = exactly("number->string", args)?;
+    let [n] = fixed_args("number->string", args)?;
     match n {
         v @ (Value::Int(_) | Value::Float(_)) => Ok(Value::from(write_string(v))),
         other => Err(type_error("number->string", "a number", other)),
@@ -240,7 +240,7 @@ fn number_to_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn symbol_to_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [sym] = exactly("symbol->string", args)?;
+    let [sym] = fixed_args("symbol->string", args)?;
     match sym.symbol_or_keyword_name() {
         Some(name) => Ok(Value::from(name)),
         None => Err(type_error("symbol->string", "a symbol", sym)),
@@ -248,12 +248,12 @@ fn symbol_to_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn string_to_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s] = exactly("string->symbol", args)?;
+    let [s] = fixed_args("string->symbol", args)?;
     Ok(Value::data_symbol(str_arg("string->symbol", s)?))
 }
 
 fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let ([template], values) = at_least("format", args)?;
+    let ([template], values) = leading_args("format", args)?;
     let template = str_arg("format", template)?;
     let mut values = values.iter();
     let mut out = String::with_capacity(reserve("format", args)?);
@@ -280,7 +280,7 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [s] = exactly("string->list", args)?;
+    let [s] = fixed_args("string->list", args)?;
     let s = str_arg("string->list", s)?;
     check_string_list("string->list", s.chars().count(), s.len())?;
     Ok(Value::list(
@@ -289,7 +289,7 @@ fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn repr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("repr", args)?;
+    let [v] = fixed_args("repr", args)?;
     write_string_checked("repr", v).map(Value::from)
 }
 

@@ -1,9 +1,9 @@
 //! Type predicates, equality and truth.
 
-use super::{builtin_table, exactly};
+use super::builtin_table;
 use crate::env::Env;
 use crate::error::Result;
-use crate::eval::Interp;
+use crate::eval::{fixed_args, Interp};
 use crate::symbol::Sym;
 use crate::value::Value;
 
@@ -29,46 +29,46 @@ builtin_table! {
 }
 
 fn is_nil(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("nil?", args)?;
+    let [v] = fixed_args("nil?", args)?;
     Ok(Value::Bool(matches!(v, Value::Nil)))
 }
 
 fn is_boolean(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("boolean?", args)?;
+    let [v] = fixed_args("boolean?", args)?;
     Ok(Value::Bool(matches!(v, Value::Bool(_))))
 }
 
 fn is_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("symbol?", args)?;
+    let [v] = fixed_args("symbol?", args)?;
     Ok(Value::Bool(v.symbol_name().is_some()))
 }
 
 fn is_keyword(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("keyword?", args)?;
+    let [v] = fixed_args("keyword?", args)?;
     Ok(Value::Bool(v.keyword_name().is_some()))
 }
 
 fn is_procedure(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("procedure?", args)?;
+    let [v] = fixed_args("procedure?", args)?;
     Ok(Value::Bool(v.is_procedure()))
 }
 
 fn type_of(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("type-of", args)?;
+    let [v] = fixed_args("type-of", args)?;
     Ok(Value::Symbol(Sym::new(v.type_name())))
 }
 
 fn not(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [v] = exactly("not", args)?;
+    let [v] = fixed_args("not", args)?;
     Ok(Value::Bool(!v.is_truthy()))
 }
 
 fn equal(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [a, b] = exactly("equal?", args)?;
+    let [a, b] = fixed_args("equal?", args)?;
     a.equal_polled(b, || interp.poll()).map(Value::Bool)
 }
 
 fn eq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let [a, b] = exactly("eq?", args)?;
+    let [a, b] = fixed_args("eq?", args)?;
     Ok(Value::Bool(a.identical(b)))
 }

@@ -23,8 +23,6 @@
 )]
 
 pub mod bounds;
-// Builtins index `args` within the arity `builtin_table!` checks before the call.
-#[allow(clippy::indexing_slicing)]
 pub mod builtins;
 pub mod capabilities;
 pub mod cli;

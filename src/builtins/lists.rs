@@ -6,7 +6,7 @@ use super::{builtin_table, index_arg, int_arg, list_arg, proc_arg, type_error};
 use crate::bounds::{check_list_length, Budget, POLL_EVERY};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{arity_error, fixed_args, leading_args, Interp};
 use crate::value::{List, Value};
 
 builtin_table! {
@@ -79,8 +79,8 @@ fn list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn cons(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let tail = list_arg("cons", &args[1])?;
-    Ok(Value::from(tail.cons(args[0].clone())))
+    let [x, xs] = fixed_args("cons", args)?;
+    Ok(Value::from(list_arg("cons", xs)?.cons(x.clone())))
 }
 
 /// The first element (nil for an empty list), errors naming the builtin `who`.
@@ -93,24 +93,28 @@ fn tail(who: &str, xs: &Value) -> Result<Value> {
 }
 
 fn car(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    head("car", &args[0])
+    let [xs] = fixed_args("car", args)?;
+    head("car", xs)
 }
 
 fn first(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    head("first", &args[0])
+    let [xs] = fixed_args("first", args)?;
+    head("first", xs)
 }
 
 fn cdr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    tail("cdr", &args[0])
+    let [xs] = fixed_args("cdr", args)?;
+    tail("cdr", xs)
 }
 
 fn rest(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    tail("rest", &args[0])
+    let [xs] = fixed_args("rest", args)?;
+    tail("rest", xs)
 }
 
 fn nth(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let xs = list_arg("nth", &args[0])?;
-    let i = index_arg("nth", &args[1])?;
+    let [xs, i] = fixed_args("nth", args)?;
+    let (xs, i) = (list_arg("nth", xs)?, index_arg("nth", i)?);
     xs.get(i).ok_or_else(|| {
         Error::eval(format!(
             "nth: index {i} is out of range (length {})",
@@ -120,10 +124,11 @@ fn nth(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let n = match &args[0] {
+    let [v] = fixed_args("length", args)?;
+    let n = match v {
         Value::Str(s) => s.chars().count(),
         Value::Map(m) => m.entries.len(),
-        Value::List(..) | Value::Nil => list_arg("length", &args[0])?.len(),
+        Value::List(..) | Value::Nil => list_arg("length", v)?.len(),
         other => return Err(type_error("length", "a list, string or map", other)),
     };
     Ok(Value::Int(n as i64))
@@ -148,7 +153,8 @@ fn append(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn reverse(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let xs = list_arg("reverse", &args[0])?;
+    let [xs] = fixed_args("reverse", args)?;
+    let xs = list_arg("reverse", xs)?;
     interp.poll_before(xs.len())?;
     let mut items = xs.to_vec();
     items.reverse();
@@ -156,18 +162,18 @@ fn reverse(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::List(..))))
+    let [v] = fixed_args("list?", args)?;
+    Ok(Value::Bool(matches!(v, Value::List(..))))
 }
 
 fn is_null(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(
-        args[0],
-        Value::Nil | Value::List(_, None)
-    )))
+    let [v] = fixed_args("null?", args)?;
+    Ok(Value::Bool(matches!(v, Value::Nil | Value::List(_, None))))
 }
 
 fn is_empty(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(match &args[0] {
+    let [v] = fixed_args("empty?", args)?;
+    Ok(Value::Bool(match v {
         Value::Nil | Value::List(_, None) => true,
         Value::Str(s) => s.is_empty(),
         Value::Map(m) => m.entries.is_empty(),
@@ -185,7 +191,7 @@ fn range(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             int_arg("range", end)?,
             int_arg("range", step)?,
         ),
-        _ => return Err(Error::eval("range: expected 1 to 3 arguments")),
+        _ => return Err(arity_error("range", 1, Some(3), args.len())),
     };
     if step == 0 {
         return Err(Error::eval("range: step must not be zero"));
@@ -206,16 +212,17 @@ fn range(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("map", &args[0])?;
-    if args.len() == 2 {
-        let xs = list_arg("map", &args[1])?;
+    let ([f], lists) = leading_args("map", args)?;
+    let f = proc_arg("map", f)?;
+    if let [xs] = lists {
+        let xs = list_arg("map", xs)?;
         let mut out = Vec::with_capacity(xs.len());
         for (i, x) in xs.iter().enumerate() {
             out.push(interp.apply(f, &[x], env).map_err(|e| for_item(e, i))?);
         }
         return Ok(Value::list(out));
     }
-    let lists = args[1..]
+    let lists = lists
         .iter()
         .map(|a| list_arg("map", a))
         .collect::<Result<Vec<_>>>()?;
@@ -230,9 +237,10 @@ fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn filter(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("filter", &args[0])?;
+    let [f, xs] = fixed_args("filter", args)?;
+    let f = proc_arg("filter", f)?;
     let mut out = Vec::new();
-    for (i, x) in list_arg("filter", &args[1])?.iter().enumerate() {
+    for (i, x) in list_arg("filter", xs)?.iter().enumerate() {
         if judge(interp, f, std::slice::from_ref(&x), env).map_err(|e| for_item(e, i))? {
             out.push(x);
         }
@@ -241,9 +249,10 @@ fn filter(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn remove(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("remove", &args[0])?;
+    let [f, xs] = fixed_args("remove", args)?;
+    let f = proc_arg("remove", f)?;
     let mut out = Vec::new();
-    for x in list_arg("remove", &args[1])?.iter() {
+    for x in list_arg("remove", xs)?.iter() {
         if !judge(interp, f, std::slice::from_ref(&x), env)? {
             out.push(x);
         }
@@ -252,8 +261,9 @@ fn remove(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn find(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("find", &args[0])?;
-    for x in list_arg("find", &args[1])?.iter() {
+    let [f, xs] = fixed_args("find", args)?;
+    let f = proc_arg("find", f)?;
+    for x in list_arg("find", xs)?.iter() {
         if judge(interp, f, std::slice::from_ref(&x), env)? {
             return Ok(x);
         }
@@ -262,9 +272,10 @@ fn find(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn count(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("count", &args[0])?;
+    let [f, xs] = fixed_args("count", args)?;
+    let f = proc_arg("count", f)?;
     let mut n = 0;
-    for x in list_arg("count", &args[1])?.iter() {
+    for x in list_arg("count", xs)?.iter() {
         if judge(interp, f, std::slice::from_ref(&x), env)? {
             n += 1;
         }
@@ -273,17 +284,19 @@ fn count(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn reduce(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("reduce", &args[0])?;
-    let mut acc = args[1].clone();
-    for x in list_arg("reduce", &args[2])?.iter() {
+    let [f, init, xs] = fixed_args("reduce", args)?;
+    let f = proc_arg("reduce", f)?;
+    let mut acc = init.clone();
+    for x in list_arg("reduce", xs)?.iter() {
         acc = interp.apply(f, &[acc, x], env)?;
     }
     Ok(acc)
 }
 
 fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("for-each", &args[0])?;
-    let lists = args[1..]
+    let ([f], lists) = leading_args("for-each", args)?;
+    let f = proc_arg("for-each", f)?;
+    let lists = lists
         .iter()
         .map(|a| list_arg("for-each", a))
         .collect::<Result<Vec<_>>>()?;
@@ -297,9 +310,10 @@ fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn sort(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let items = list_arg("sort", &args[0])?.to_vec();
+    let ([xs], less) = leading_args("sort", args)?;
+    let items = list_arg("sort", xs)?.to_vec();
     let default_less = Value::Builtin(super::lookup("<").ok_or_else(|| Error::eval("sort: no <"))?);
-    let less = match args.get(1) {
+    let less = match less.first() {
         Some(f) => proc_arg("sort", f)?,
         None => &default_less,
     };
@@ -342,7 +356,8 @@ pub(super) fn merge_sort(
 }
 
 fn last(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let xs = list_arg("last", &args[0])?;
+    let [xs] = fixed_args("last", args)?;
+    let xs = list_arg("last", xs)?;
     Ok(xs
         .len()
         .checked_sub(1)
@@ -351,15 +366,15 @@ fn last(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn take(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let xs = list_arg("take", &args[0])?;
-    let n = index_arg("take", &args[1])?;
+    let [xs, n] = fixed_args("take", args)?;
+    let (xs, n) = (list_arg("take", xs)?, index_arg("take", n)?);
     interp.poll_before(n.min(xs.len()))?;
     Ok(Value::list(xs.iter().take(n).collect()))
 }
 
 fn drop(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let xs = list_arg("drop", &args[0])?;
-    let n = index_arg("drop", &args[1])?;
+    let [xs, n] = fixed_args("drop", args)?;
+    let (xs, n) = (list_arg("drop", xs)?, index_arg("drop", n)?);
     Ok(Value::from(xs.drop_front(n)))
 }
 
@@ -381,8 +396,9 @@ fn zip(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn any(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("any?", &args[0])?;
-    for x in list_arg("any?", &args[1])?.iter() {
+    let [f, xs] = fixed_args("any?", args)?;
+    let f = proc_arg("any?", f)?;
+    for x in list_arg("any?", xs)?.iter() {
         if judge(interp, f, &[x], env)? {
             return Ok(Value::Bool(true));
         }
@@ -391,8 +407,9 @@ fn any(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn every(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("every?", &args[0])?;
-    for x in list_arg("every?", &args[1])?.iter() {
+    let [f, xs] = fixed_args("every?", args)?;
+    let f = proc_arg("every?", f)?;
+    for x in list_arg("every?", xs)?.iter() {
         if !judge(interp, f, &[x], env)? {
             return Ok(Value::Bool(false));
         }
@@ -401,7 +418,8 @@ fn every(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn contains(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(match (&args[0], &args[1]) {
+    let [coll, x] = fixed_args("contains?", args)?;
+    Ok(Value::Bool(match (coll, x) {
         (Value::Map(m), key) => key
             .name_text()
             .is_some_and(|name| m.entries.contains_key(name)),
@@ -414,8 +432,8 @@ fn contains(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn index_of(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(position(interp, "index-of", &args[0], &args[1])?
-        .map_or(Value::Nil, |i| Value::Int(i as i64)))
+    let [xs, x] = fixed_args("index-of", args)?;
+    Ok(position(interp, "index-of", xs, x)?.map_or(Value::Nil, |i| Value::Int(i as i64)))
 }
 
 /// Where `x` first occurs in the list `coll` (by `equal?`), meeting the limits on a
@@ -433,9 +451,10 @@ fn position(interp: &Interp, who: &str, coll: &Value, x: &Value) -> Result<Optio
 /// Walks nested lists with a node budget: lists that share structure can describe far
 /// more leaves than memory holds.
 fn flatten(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [xs] = fixed_args("flatten", args)?;
     let mut out = Vec::new();
-    let mut budget = Budget::new("flatten", &args[0]);
-    let mut stack = vec![list_arg("flatten", &args[0])?.iter()];
+    let mut budget = Budget::new("flatten", xs);
+    let mut stack = vec![list_arg("flatten", xs)?.iter()];
     while let Some(top) = stack.last_mut() {
         budget.visit()?;
         if budget.visited().is_multiple_of(POLL_EVERY) {

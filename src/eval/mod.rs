@@ -213,10 +213,13 @@ impl Interp {
         if globals.len() <= i {
             globals.resize(Sym::count().max(i + 1), Value::Undefined);
         }
-        if matches!(globals[i], Value::Builtin(_)) {
-            self.builtin_rebound.set(true);
+        // Always there: the table was just resized to hold it.
+        if let Some(global) = globals.get_mut(i) {
+            if matches!(global, Value::Builtin(_)) {
+                self.builtin_rebound.set(true);
+            }
+            *global = value;
         }
-        globals[i] = value;
     }
 
     /// The global binding of `name`, if it has one.
@@ -231,8 +234,11 @@ impl Interp {
     /// Every bound global name (for completion and `:env`).
     pub fn global_names(&self) -> Vec<Sym> {
         let globals = self.globals.borrow();
-        (0..globals.len())
-            .filter(|&i| !matches!(globals[i], Value::Undefined))
+        globals
+            .iter()
+            .enumerate()
+            .filter(|(_, value)| !matches!(value, Value::Undefined))
+            .map(|(i, _)| i)
             // Names with a space are the interpreter's own bookkeeping (gensyms, modules).
             .filter(|&i| crate::symbol::name_at(i).is_some_and(|n| !n.contains(' ')))
             .filter_map(|i| {
@@ -754,7 +760,7 @@ impl Interp {
                     let v = self.eval(value, env)?;
                     let frame = env::frame_at(env, *depth as usize)
                         .ok_or_else(|| Error::eval("internal error: no frame for variable"))?;
-                    frame.slots.borrow_mut()[*slot as usize] = v;
+                    store(frame, *slot, v)?;
                     Value::Nil
                 }
                 Node::DefineLocal { slot, name, value } => {
@@ -762,7 +768,7 @@ impl Interp {
                     let frame = env
                         .as_ref()
                         .ok_or_else(|| Error::eval("internal error: local define at top level"))?;
-                    frame.slots.borrow_mut()[*slot as usize] = v;
+                    store(frame, *slot, v)?;
                     Value::Symbol(*name)
                 }
                 Node::SetGlobal { name, value, span } => {
@@ -924,13 +930,16 @@ impl Interp {
                 Tail::Call(closure, slots) => self.run_closure(closure, slots),
             };
         }
-        if let (ast::PrimOp::Other, _) | (_, false) = (prim.op, prim.args.len() == 2) {
-            return self
-                .call_builtin_with(prim.builtin, &prim.args, env)
-                .map_err(|e| e.or_span(prim.span));
-        }
-        let a = self.eval(&prim.args[0], env)?;
-        let b = self.eval(&prim.args[1], env)?;
+        let (a, b) = match prim.args.as_slice() {
+            [a, b] if !matches!(prim.op, ast::PrimOp::Other) => (a, b),
+            args => {
+                return self
+                    .call_builtin_with(prim.builtin, args, env)
+                    .map_err(|e| e.or_span(prim.span))
+            }
+        };
+        let a = self.eval(a, env)?;
+        let b = self.eval(b, env)?;
         if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
             if let Some(v) = prim.op.on_ints(*x, *y) {
                 return Ok(v);
@@ -984,7 +993,7 @@ impl Interp {
                 let inner = Some(frame.clone());
                 for (slot, init) in &l.inits {
                     let v = self.eval(init, &inner)?;
-                    frame.slots.borrow_mut()[*slot as usize] = v;
+                    store(&frame, *slot, v)?;
                 }
                 frame
             }
@@ -1133,10 +1142,39 @@ fn int_operand(node: &Node, env: &Env) -> Option<i64> {
     }
 }
 
+/// Stores `value` in `slot` of `frame`. The analyser gives a node only slots of its
+/// scope, and a frame holds a slot for each name of its scope.
+#[inline]
+fn store(frame: &Frame, slot: u32, value: Value) -> Result<()> {
+    match frame.slots.borrow_mut().get_mut(slot as usize) {
+        Some(place) => {
+            *place = value;
+            Ok(())
+        }
+        None => Err(Error::eval("internal error: no slot for variable")),
+    }
+}
+
 fn symbol_at(index: usize) -> Option<Sym> {
     // Symbols are dense indices; rebuild the Sym through its name table.
     let name = crate::symbol::name_at(index)?;
     Some(Sym::new(name))
+}
+
+/// The arguments of builtin `name`, which takes exactly `N`: the builtin table checks the
+/// count before the call, so the error only guards a call made another way.
+pub fn fixed_args<'a, const N: usize>(name: &str, args: &'a [Value]) -> Result<&'a [Value; N]> {
+    args.try_into()
+        .map_err(|_| arity_error(name, N, Some(N), args.len()))
+}
+
+/// The first `N` arguments of builtin `name` and the rest (checked as for `fixed_args`).
+pub fn leading_args<'a, const N: usize>(
+    name: &str,
+    args: &'a [Value],
+) -> Result<(&'a [Value; N], &'a [Value])> {
+    args.split_first_chunk()
+        .ok_or_else(|| arity_error(name, N, None, args.len()))
 }
 
 pub fn arity_error(name: &str, min: usize, max: Option<usize>, got: usize) -> Error {

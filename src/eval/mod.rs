@@ -213,10 +213,13 @@ impl Interp {
         if globals.len() <= i {
             globals.resize(Sym::count().max(i + 1), Value::Undefined);
         }
-        if matches!(globals[i], Value::Builtin(_)) {
-            self.builtin_rebound.set(true);
+        // Always there: the table was just resized to hold it.
+        if let Some(global) = globals.get_mut(i) {
+            if matches!(global, Value::Builtin(_)) {
+                self.builtin_rebound.set(true);
+            }
+            *global = value;
         }
-        globals[i] = value;
     }
 
     /// The global binding of `name`, if it has one.
@@ -231,8 +234,11 @@ impl Interp {
     /// Every bound global name (for completion and `:env`).
     pub fn global_names(&self) -> Vec<Sym> {
         let globals = self.globals.borrow();
-        (0..globals.len())
-            .filter(|&i| !matches!(globals[i], Value::Undefined))
+        globals
+            .iter()
+            .enumerate()
+            .filter(|(_, value)| !matches!(value, Value::Undefined))
+            .map(|(i, _)| i)
             // Names with a space are the interpreter's own bookkeeping (gensyms, modules).
             .filter(|&i| crate::symbol::name_at(i).is_some_and(|n| !n.contains(' ')))
             .filter_map(|i| {
@@ -727,7 +733,7 @@ impl Interp {
                     let v = self.eval(value, env)?;
                     let frame = env::frame_at(env, *depth as usize)
                         .ok_or_else(|| Error::eval("internal error: no frame for variable"))?;
-                    frame.slots.borrow_mut()[*slot as usize] = v;
+                    store(frame, *slot, v)?;
                     Value::Nil
                 }
                 Node::DefineLocal { slot, name, value } => {
@@ -735,7 +741,7 @@ impl Interp {
                     let frame = env
                         .as_ref()
                         .ok_or_else(|| Error::eval("internal error: local define at top level"))?;
-                    frame.slots.borrow_mut()[*slot as usize] = v;
+                    store(frame, *slot, v)?;
                     Value::Symbol(*name)
                 }
                 Node::SetGlobal { name, value, span } => {
@@ -897,13 +903,16 @@ impl Interp {
                 Tail::Call(closure, slots) => self.run_closure(closure, slots),
             };
         }
-        if let (ast::PrimOp::Other, _) | (_, false) = (prim.op, prim.args.len() == 2) {
-            return self
-                .call_builtin_with(prim.builtin, &prim.args, env)
-                .map_err(|e| e.or_span(prim.span));
-        }
-        let a = self.eval(&prim.args[0], env)?;
-        let b = self.eval(&prim.args[1], env)?;
+        let (a, b) = match prim.args.as_slice() {
+            [a, b] if !matches!(prim.op, ast::PrimOp::Other) => (a, b),
+            args => {
+                return self
+                    .call_builtin_with(prim.builtin, args, env)
+                    .map_err(|e| e.or_span(prim.span))
+            }
+        };
+        let a = self.eval(a, env)?;
+        let b = self.eval(b, env)?;
         if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
             if let Some(v) = prim.op.on_ints(*x, *y) {
                 return Ok(v);
@@ -957,7 +966,7 @@ impl Interp {
                 let inner = Some(frame.clone());
                 for (slot, init) in &l.inits {
                     let v = self.eval(init, &inner)?;
-                    frame.slots.borrow_mut()[*slot as usize] = v;
+                    store(&frame, *slot, v)?;
                 }
                 frame
             }
@@ -1103,6 +1112,19 @@ fn int_operand(node: &Node, env: &Env) -> Option<i64> {
             }
         }
         _ => None,
+    }
+}
+
+/// Stores `value` in `slot` of `frame`. The analyser gives a node only slots of its
+/// scope, and a frame holds a slot for each name of its scope.
+#[inline]
+fn store(frame: &Frame, slot: u32, value: Value) -> Result<()> {
+    match frame.slots.borrow_mut().get_mut(slot as usize) {
+        Some(place) => {
+            *place = value;
+            Ok(())
+        }
+        None => Err(Error::eval("internal error: no slot for variable")),
     }
 }
 

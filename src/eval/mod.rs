@@ -146,6 +146,20 @@ pub struct Interp {
     builtin_rebound: Cell<bool>,
 }
 
+/// What an interpreter starts with: the builtins and what the prelude defined.
+#[derive(Clone)]
+struct Start {
+    globals: Vec<Value>,
+    macros: HashMap<Sym, Value>,
+    gensyms: u64,
+    builtin_rebound: bool,
+}
+
+thread_local! {
+    /// The start the first interpreter of the thread made (see [`Interp::start`]).
+    static START: RefCell<Option<Start>> = const { RefCell::new(None) };
+}
+
 /// How many spare frames the pool keeps.
 const FRAME_POOL_SIZE: usize = 64;
 
@@ -178,11 +192,33 @@ impl Interp {
             .state
             .stack_floor
             .set(base.saturating_sub(interp.limits.stack_size.saturating_sub(STACK_MARGIN)));
-        builtins::install(&interp);
-        interp.define_global(Sym::new("taskLibrary"), Value::Library);
-        interp.define_global(Sym::new("*args*"), Value::empty_list());
-        crate::stdlib::load(&interp)?;
+        interp.start()?;
         Ok(interp)
+    }
+
+    /// Installs the builtins and runs the prelude, or, after the first interpreter of
+    /// the thread did, copies the globals and macros they made: every interpreter starts
+    /// from the same definitions, and copying them costs a tenth of making them.
+    fn start(&self) -> Result<()> {
+        if let Some(start) = START.with(|s| s.borrow().clone()) {
+            *self.globals.borrow_mut() = start.globals;
+            *self.macros.borrow_mut() = start.macros;
+            self.gensyms.set(start.gensyms);
+            self.builtin_rebound.set(start.builtin_rebound);
+            return Ok(());
+        }
+        builtins::install(self);
+        self.define_global(Sym::new("taskLibrary"), Value::Library);
+        self.define_global(Sym::new("*args*"), Value::empty_list());
+        crate::stdlib::load(self)?;
+        let start = Start {
+            globals: self.globals.borrow().clone(),
+            macros: self.macros.borrow().clone(),
+            gensyms: self.gensyms.get(),
+            builtin_rebound: self.builtin_rebound.get(),
+        };
+        START.with(|s| *s.borrow_mut() = Some(start));
+        Ok(())
     }
 
     /// The flag that interrupts evaluation (Ctrl-C); share it with a signal handler.
@@ -1218,6 +1254,35 @@ mod tests {
     #[test]
     fn the_prelude_leaves_every_builtin_in_place() {
         assert_eq!(run("1"), "true 1");
+    }
+
+    #[test]
+    fn interpreters_of_one_thread_start_alike_and_apart() {
+        let outcome = run_on_large_stack(&Limits::default(), |limits| {
+            let make = || Interp::with_output(limits.clone(), Box::new(std::io::sink()));
+            let first = make().expect("the first interpreter starts");
+            let shown = |interp: &Interp, code| {
+                interp
+                    .run_source("<test>", code)
+                    .map(|v| value::write_string(&v))
+                    .unwrap_or_else(|e| e.to_string())
+            };
+            let changed = shown(
+                &first,
+                "(define (inc n) 0) (define mine 1) (defmacro twice (x) `(list ,x ,x)) (inc 5)",
+            );
+            // The second copies the start the first made, not what the first did since.
+            let second = make().expect("the second interpreter starts");
+            let fresh = shown(&second, "(-> 5 inc (list (dec 5) (third '(1 2 3))))");
+            let apart = shown(&second, "mine");
+            let macro_apart = shown(&second, "(twice 1)");
+            (changed, fresh, apart, macro_apart)
+        })
+        .expect("thread");
+        assert_eq!(outcome.0, "0");
+        assert_eq!(outcome.1, "(6 4 3)");
+        assert!(outcome.2.contains("unbound symbol: mine"), "{}", outcome.2);
+        assert!(outcome.3.contains("unbound symbol: twice"), "{}", outcome.3);
     }
 
     #[test]

@@ -271,6 +271,14 @@ impl Interp {
                 return Ok(v.clone());
             }
         }
+        self.task_or_unbound(name, span)
+    }
+
+    /// A name no global binds: the task of that name. Out of line, so that the global
+    /// read above stays small enough to inline into every global call.
+    #[cold]
+    #[inline(never)]
+    fn task_or_unbound(&self, name: Sym, span: crate::source::Span) -> Result<Value> {
         self.tasks
             .task_value(name.name())
             .ok_or_else(|| self.unbound(name, span))

@@ -73,6 +73,11 @@ fn string_length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     ))
 }
 
+/// The byte offset of character `index`, or the length of `s` past its end.
+fn char_offset(s: &str, index: usize) -> usize {
+    s.char_indices().nth(index).map_or(s.len(), |(i, _)| i)
+}
+
 fn substring(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let ([s, start], end) = leading_args("substring", args)?;
     let s = str_arg("substring", s)?;
@@ -87,8 +92,9 @@ fn substring(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             "substring: range {start}..{end} is outside the string (length {len})"
         )));
     }
-    let part: String = s.chars().skip(start).take(end - start).collect();
-    Ok(Value::from(part))
+    // Both offsets fall on character boundaries, so `get` always finds the text.
+    let part = s.get(char_offset(s, start)..char_offset(s, end));
+    Ok(Value::from(part.unwrap_or_default()))
 }
 
 /// The bytes to reserve for joining `parts` (their strings' total), refused at once

@@ -43,10 +43,11 @@ fn group_by(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     Ok(Value::map(entries))
 }
 
-fn frequencies(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn frequencies(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let mut counts: indexmap::IndexMap<Rc<str>, i64> = indexmap::IndexMap::new();
     let [xs] = fixed_args("frequencies", args)?;
-    for x in list_arg("frequencies", xs)?.iter() {
+    for (i, x) in list_arg("frequencies", xs)?.iter().enumerate() {
+        interp.poll_at(i)?;
         *counts.entry(key_text(&x)).or_default() += 1;
     }
     let entries: Entries = counts
@@ -92,13 +93,14 @@ fn sort_by(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     ))
 }
 
-fn distinct(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn distinct(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     // Buckets by printed form, then `equal?` within a bucket: printing is not injective
     // for procedures, which two different closures of one name share.
     let mut seen: HashMap<String, Vec<Value>> = HashMap::new();
     let mut kept = Vec::new();
     let [xs] = fixed_args("distinct", args)?;
-    for x in list_arg("distinct", xs)?.iter() {
+    for (i, x) in list_arg("distinct", xs)?.iter().enumerate() {
+        interp.poll_at(i)?;
         let bucket = seen.entry(write_string(&x)).or_default();
         if !bucket.iter().any(|y| y.equal(&x)) {
             bucket.push(x.clone());

@@ -1,12 +1,12 @@
 //! Input, output, files, the environment, and JSON text.
 
 use super::{builtin_table, split_options, str_arg};
-use crate::bounds::read_file_text;
+use crate::bounds::{read_file_text, Poll};
 use crate::capabilities::Access;
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::{fixed_args, Interp};
-use crate::value::{display_string_checked, from_json, to_json, write_string_checked, Value};
+use crate::value::{display_string_checked, parse_json, to_json_text, write_string_checked, Value};
 use std::io::{BufRead, Write};
 
 builtin_table! {
@@ -54,33 +54,42 @@ fn emit(interp: &Interp, text: &str) -> Result<Value> {
     Ok(Value::Nil)
 }
 
-type Form = fn(&str, &Value) -> Result<String>;
+type Form = fn(&str, &Value, Poll) -> Result<String>;
 
-fn joined(who: &str, args: &[Value], form: Form) -> Result<String> {
+fn joined(interp: &Interp, who: &str, args: &[Value], form: Form) -> Result<String> {
     Ok(args
         .iter()
-        .map(|v| form(who, v))
+        .map(|v| form(who, v, &|| interp.poll()))
         .collect::<Result<Vec<_>>>()?
         .join(" "))
 }
 
 fn print(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &joined("print", args, display_string_checked)?)
+    emit(
+        interp,
+        &joined(interp, "print", args, display_string_checked)?,
+    )
 }
 
 fn println(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     emit(
         interp,
-        &(joined("println", args, display_string_checked)? + "\n"),
+        &(joined(interp, "println", args, display_string_checked)? + "\n"),
     )
 }
 
 fn write(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &joined("write", args, write_string_checked)?)
+    emit(
+        interp,
+        &joined(interp, "write", args, write_string_checked)?,
+    )
 }
 
 fn prn(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &(joined("prn", args, write_string_checked)? + "\n"))
+    emit(
+        interp,
+        &(joined(interp, "prn", args, write_string_checked)? + "\n"),
+    )
 }
 
 /// Standard error is unbuffered; stdout is flushed first so the two interleave as written.
@@ -92,13 +101,16 @@ fn emit_stderr(interp: &Interp, text: &str) -> Result<Value> {
 }
 
 fn eprint(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit_stderr(interp, &joined("eprint", args, display_string_checked)?)
+    emit_stderr(
+        interp,
+        &joined(interp, "eprint", args, display_string_checked)?,
+    )
 }
 
 fn eprintln(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     emit_stderr(
         interp,
-        &(joined("eprintln", args, display_string_checked)? + "\n"),
+        &(joined(interp, "eprintln", args, display_string_checked)? + "\n"),
     )
 }
 
@@ -144,9 +156,12 @@ fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         .limits
         .capabilities
         .check_path(&path, Access::Write)?;
-    std::fs::write(&path, display_string_checked("write-file", text)?)
-        .map(|()| Value::Nil)
-        .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
+    std::fs::write(
+        &path,
+        display_string_checked("write-file", text, &|| interp.poll())?,
+    )
+    .map(|()| Value::Nil)
+    .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
 }
 
 fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -159,7 +174,7 @@ fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let cannot = |e: std::io::Error| {
         Error::eval(format!("append-file: cannot write {}: {e}", path.display()))
     };
-    let text = display_string_checked("append-file", text)?;
+    let text = display_string_checked("append-file", text, &|| interp.poll())?;
     std::fs::OpenOptions::new()
         .append(true)
         .create(true)
@@ -204,15 +219,13 @@ fn getenv(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(std::env::var(name).map_or(Value::Nil, Value::from))
 }
 
-fn json_parse(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn json_parse(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [text] = fixed_args("json-parse", args)?;
     let text = str_arg("json-parse", text)?;
-    serde_json::from_str(text)
-        .map(|json| from_json(&json))
-        .map_err(|e| Error::eval(format!("json-parse: {e}")))
+    parse_json("json-parse", text, &|| interp.poll())
 }
 
-fn json_stringify(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn json_stringify(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (values, options) = split_options("json-stringify", args, &["pretty"])?;
     let [value] = values else {
         return Err(Error::eval(
@@ -220,13 +233,5 @@ fn json_stringify(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         ));
     };
     let pretty = options.iter().any(|(_, v)| v.is_truthy());
-    let json = to_json(value)?;
-    let text = if pretty {
-        serde_json::to_string_pretty(&json)
-    } else {
-        serde_json::to_string(&json)
-    };
-    let text = text.map_err(|e| Error::eval(format!("json-stringify: {e}")))?;
-    crate::bounds::check_string_length("json-stringify", text.len())?;
-    Ok(Value::from(text))
+    to_json_text("json-stringify", value, pretty, &|| interp.poll()).map(Value::from)
 }

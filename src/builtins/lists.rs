@@ -3,7 +3,7 @@
 
 use super::predicate::{for_item, judge};
 use super::{builtin_table, index_arg, int_arg, list_arg, proc_arg, type_error};
-use crate::bounds::{check_list_length, Budget};
+use crate::bounds::{check_list_length, Budget, POLL_EVERY};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::{arity_error, fixed_args, leading_args, Interp};
@@ -134,7 +134,7 @@ fn length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::Int(n as i64))
 }
 
-fn append(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn append(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let Some((last, init)) = args.split_last() else {
         return Ok(Value::empty_list());
     };
@@ -144,15 +144,19 @@ fn append(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         total += list_arg("append", a)?.len() as u128;
     }
     check_list_length("append", total)?;
+    // Each list but the last is copied in one step: the limits are checked before.
+    interp.poll_before(total as usize)?;
     for a in init.iter().rev() {
         result = list_arg("append", a)?.append(&result);
     }
     Ok(Value::from(result))
 }
 
-fn reverse(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn reverse(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [xs] = fixed_args("reverse", args)?;
-    let mut items = list_arg("reverse", xs)?.to_vec();
+    let xs = list_arg("reverse", xs)?;
+    interp.poll_before(xs.len())?;
+    let mut items = xs.to_vec();
     items.reverse();
     Ok(Value::list(items))
 }
@@ -178,7 +182,7 @@ fn is_empty(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     }))
 }
 
-fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn range(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (start, end, step) = match args {
         [end] => (0, int_arg("range", end)?, 1),
         [start, end] => (int_arg("range", start)?, int_arg("range", end)?, 1),
@@ -199,9 +203,11 @@ fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         0
     };
     check_list_length("range", count.unsigned_abs())?;
-    let items = (0..count as i64)
-        .map(|k| Value::Int(start + k * step))
-        .collect();
+    let mut items = Vec::with_capacity(count as usize);
+    for k in 0..count as i64 {
+        interp.poll_at(k as usize)?;
+        items.push(Value::Int(start + k * step));
+    }
     Ok(Value::list(items))
 }
 
@@ -359,9 +365,10 @@ fn last(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         .unwrap_or(Value::Nil))
 }
 
-fn take(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn take(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [xs, n] = fixed_args("take", args)?;
     let (xs, n) = (list_arg("take", xs)?, index_arg("take", n)?);
+    interp.poll_before(n.min(xs.len()))?;
     Ok(Value::list(xs.iter().take(n).collect()))
 }
 
@@ -371,16 +378,20 @@ fn drop(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::from(xs.drop_front(n)))
 }
 
-fn zip(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn zip(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let lists = args
         .iter()
         .map(|a| list_arg("zip", a))
         .collect::<Result<Vec<_>>>()?;
     let n = lists.iter().map(List::len).min().unwrap_or(0);
     let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
-    let rows = (0..n)
-        .map(|_| Value::list(iters.iter_mut().filter_map(Iterator::next).collect()))
-        .collect();
+    let mut rows = Vec::with_capacity(n);
+    for i in 0..n {
+        interp.poll_at(i)?;
+        rows.push(Value::list(
+            iters.iter_mut().filter_map(Iterator::next).collect(),
+        ));
+    }
     Ok(Value::list(rows))
 }
 
@@ -406,7 +417,7 @@ fn every(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     Ok(Value::Bool(true))
 }
 
-fn contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn contains(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [coll, x] = fixed_args("contains?", args)?;
     Ok(Value::Bool(match (coll, x) {
         (Value::Map(m), key) => key
@@ -416,16 +427,25 @@ fn contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         (Value::Str(_), other) => {
             return Err(type_error("contains?", "a string to look for", other))
         }
-        (coll, x) => list_arg("contains?", coll)?.iter().any(|y| y.equal(x)),
+        (coll, x) => position(interp, "contains?", coll, x)?.is_some(),
     }))
 }
 
-fn index_of(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn index_of(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [xs, x] = fixed_args("index-of", args)?;
-    Ok(list_arg("index-of", xs)?
-        .iter()
-        .position(|y| y.equal(x))
-        .map_or(Value::Nil, |i| Value::Int(i as i64)))
+    Ok(position(interp, "index-of", xs, x)?.map_or(Value::Nil, |i| Value::Int(i as i64)))
+}
+
+/// Where `x` first occurs in the list `coll` (by `equal?`), meeting the limits on a
+/// long list.
+fn position(interp: &Interp, who: &str, coll: &Value, x: &Value) -> Result<Option<usize>> {
+    for (i, y) in list_arg(who, coll)?.iter().enumerate() {
+        interp.poll_at(i)?;
+        if y.equal_polled(x, || interp.poll())? {
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
 }
 
 /// Walks nested lists with a node budget: lists that share structure can describe far
@@ -437,7 +457,7 @@ fn flatten(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let mut stack = vec![list_arg("flatten", xs)?.iter()];
     while let Some(top) = stack.last_mut() {
         budget.visit()?;
-        if budget.visited().is_multiple_of(4096) {
+        if budget.visited().is_multiple_of(POLL_EVERY) {
             interp.poll()?;
         }
         match top.next() {

@@ -88,14 +88,15 @@ fn re_matches(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     }))
 }
 
-fn re_seq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn re_seq(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [pattern, text] = fixed_args("re-seq", args)?;
     let (re, text) = pattern_and_text("re-seq", pattern, text)?;
-    Ok(Value::list(
-        re.captures_iter(text)
-            .map(|caps| shaped(&re, &caps))
-            .collect(),
-    ))
+    let mut matches = Vec::new();
+    for (i, caps) in re.captures_iter(text).enumerate() {
+        interp.poll_at(i)?;
+        matches.push(shaped(&re, &caps));
+    }
+    Ok(Value::list(matches))
 }
 
 fn re_replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

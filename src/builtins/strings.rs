@@ -50,12 +50,16 @@ builtin_table! {
     "repr", 1, Some(1) => repr;
 }
 
-fn str_concat(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let mut out = String::with_capacity(reserve("str", args)?);
-    for a in args {
+fn str_concat(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let mut out = String::with_capacity(reserve(interp, "str", args)?);
+    for (i, a) in args.iter().enumerate() {
+        interp.poll_at(i)?;
         match a {
             Value::Str(s) => push_within("str", &mut out, s)?,
-            other => push_within("str", &mut out, &display_string_checked("str", other)?)?,
+            other => {
+                let shown = display_string_checked("str", other, &|| interp.poll())?;
+                push_within("str", &mut out, &shown)?;
+            }
         }
     }
     Ok(Value::from(out))
@@ -99,8 +103,10 @@ fn substring(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 /// The bytes to reserve for joining `parts` (their strings' total), refused at once
 /// when that alone passes the limit: the result is allocated once rather than grown
-/// by doubling, which would hold the old and the new buffer at once.
+/// by doubling, which would hold the old and the new buffer at once. The limits are
+/// checked before a large copy (doubling a string in a loop meets them every step).
 fn reserve(
+    interp: &Interp,
     who: &str,
     parts: impl IntoIterator<Item = impl std::borrow::Borrow<Value>>,
 ) -> Result<usize> {
@@ -112,25 +118,28 @@ fn reserve(
         })
         .fold(0usize, usize::saturating_add);
     check_string_length(who, total)?;
+    // Text counts as many items as values of its size (16 bytes each).
+    interp.poll_before(total / 16)?;
     Ok(total)
 }
 
-fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn string_join(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let ([items], sep) = leading_args("string-join", args)?;
     let sep = match sep.first() {
         Some(s) => str_arg("string-join", s)?,
         None => "",
     };
     let items = list_arg("string-join", items)?;
-    let mut out = String::with_capacity(reserve("string-join", items.iter())?);
+    let mut out = String::with_capacity(reserve(interp, "string-join", items.iter())?);
     for (i, item) in items.iter().enumerate() {
+        interp.poll_at(i)?;
         if i > 0 {
             push_within("string-join", &mut out, sep)?;
         }
         match &item {
             Value::Str(s) => push_within("string-join", &mut out, s)?,
             other => {
-                let shown = display_string_checked("string-join", other)?;
+                let shown = display_string_checked("string-join", other, &|| interp.poll())?;
                 push_within("string-join", &mut out, &shown)?;
             }
         }
@@ -138,7 +147,7 @@ fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::from(out))
 }
 
-fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn string_split(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [s, sep] = fixed_args("string-split", args)?;
     let (s, sep) = (str_arg("string-split", s)?, str_arg("string-split", sep)?);
     let pieces = if sep.is_empty() {
@@ -147,12 +156,25 @@ fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         s.matches(sep).count() + 1
     };
     check_string_list("string-split", pieces, s.len())?;
-    let parts: Vec<Value> = if sep.is_empty() {
-        s.chars().map(|c| Value::from(c.to_string())).collect()
-    } else {
-        s.split(sep).map(Value::from).collect()
-    };
+    if sep.is_empty() {
+        return characters(interp, s);
+    }
+    let mut parts = Vec::with_capacity(pieces);
+    for (i, part) in s.split(sep).enumerate() {
+        interp.poll_at(i)?;
+        parts.push(Value::from(part));
+    }
     Ok(Value::list(parts))
+}
+
+/// The characters of `s` as one-character strings.
+fn characters(interp: &Interp, s: &str) -> Result<Value> {
+    let mut chars = Vec::new();
+    for (i, c) in s.chars().enumerate() {
+        interp.poll_at(i)?;
+        chars.push(Value::from(c.to_string()));
+    }
+    Ok(Value::list(chars))
 }
 
 fn upcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -258,11 +280,11 @@ fn string_to_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::data_symbol(str_arg("string->symbol", s)?))
 }
 
-fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn format(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let ([template], values) = leading_args("format", args)?;
     let template = str_arg("format", template)?;
     let mut values = values.iter();
-    let mut out = String::with_capacity(reserve("format", args)?);
+    let mut out = String::with_capacity(reserve(interp, "format", args)?);
     let mut rest = template;
     while let Some((before, after)) = rest.split_once("{}") {
         push_within("format", &mut out, before)?;
@@ -272,7 +294,8 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
                 template
             ))
         })?;
-        push_within("format", &mut out, &display_string_checked("format", v)?)?;
+        let shown = display_string_checked("format", v, &|| interp.poll())?;
+        push_within("format", &mut out, &shown)?;
         rest = after;
     }
     push_within("format", &mut out, rest)?;
@@ -285,18 +308,16 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::from(out))
 }
 
-fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn string_to_list(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [s] = fixed_args("string->list", args)?;
     let s = str_arg("string->list", s)?;
     check_string_list("string->list", s.chars().count(), s.len())?;
-    Ok(Value::list(
-        s.chars().map(|c| Value::from(c.to_string())).collect(),
-    ))
+    characters(interp, s)
 }
 
-fn repr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn repr(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [v] = fixed_args("repr", args)?;
-    write_string_checked("repr", v).map(Value::from)
+    write_string_checked("repr", v, &|| interp.poll()).map(Value::from)
 }
 
 #[cfg(test)]

@@ -438,6 +438,33 @@ impl Interp {
         self.check_memory()
     }
 
+    /// The fuel used so far: procedure calls, and the steps of long builtins counted
+    /// by [`Interp::poll`].
+    pub fn fuel_used(&self) -> u64 {
+        self.ticks.get()
+    }
+
+    /// [`Interp::poll`] on every [`POLL_EVERY`](crate::bounds::POLL_EVERY)-th step of a
+    /// loop inside a builtin (`step` counts from 0): how such loops meet the limits.
+    #[inline]
+    pub fn poll_at(&self, step: usize) -> Result<()> {
+        if (step as u64 + 1).is_multiple_of(crate::bounds::POLL_EVERY) {
+            return self.poll();
+        }
+        Ok(())
+    }
+
+    /// [`Interp::poll`] before a builtin copies `items` values in one step, when they
+    /// are [`POLL_EVERY`](crate::bounds::POLL_EVERY) or more: a loop of such copies
+    /// (doubling a list) meets the limits at every large step.
+    #[inline]
+    pub fn poll_before(&self, items: usize) -> Result<()> {
+        if items as u64 >= crate::bounds::POLL_EVERY {
+            return self.poll();
+        }
+        Ok(())
+    }
+
     /// Fails with `RESOURCE_EXHAUSTION` when the process uses more heap than
     /// `Limits::max_memory`.
     pub fn check_memory(&self) -> Result<()> {

@@ -1253,4 +1253,13 @@ mod tests {
                        (map (fn (f) (f)) (collect 0 '()))";
         assert_eq!(run(program), "true (2 1 0)");
     }
+
+    #[test]
+    fn storing_past_a_frames_slots_is_an_error_not_a_panic() {
+        let frame = Frame::new(env::Scope::new(vec![Sym::new("x")]), Slots::new(), None);
+        assert!(store(&frame, 0, Value::Int(1)).is_ok());
+        let error = store(&frame, 1, Value::Int(2)).unwrap_err();
+        assert_eq!(error.message(), "internal error: no slot for variable");
+        assert!(matches!(frame.slots.borrow().as_slice(), [Value::Int(1)]));
+    }
 }

@@ -9,15 +9,19 @@
 //! assert_eq!(value.unwrap().unwrap(), "3");
 //! ```
 
-// Input can reach almost any path: no unwrap, expect, panic or unchecked indexing outside
-// tests; code uses `get`, iterators and slice patterns. What still indexes (each `allow`
-// says why the index holds) is listed in docs/SECURITY.md; new modules are checked.
+// Input can reach almost any path: no unwrap, expect, panic (nor `unreachable!`, `todo!`,
+// `unimplemented!`) or unchecked indexing outside tests; code uses `get`, iterators and
+// slice patterns. What still indexes (each `allow` says why the index holds) is listed in
+// docs/SECURITY.md; new modules are checked.
 #![cfg_attr(
     not(test),
     deny(
         clippy::unwrap_used,
         clippy::expect_used,
         clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented,
         clippy::indexing_slicing
     )
 )]

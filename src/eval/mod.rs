@@ -307,6 +307,14 @@ impl Interp {
                 return Ok(v.clone());
             }
         }
+        self.task_or_unbound(name, span)
+    }
+
+    /// A name no global binds: the task of that name. Out of line, so that the global
+    /// read above stays small enough to inline into every global call.
+    #[cold]
+    #[inline(never)]
+    fn task_or_unbound(&self, name: Sym, span: crate::source::Span) -> Result<Value> {
         self.tasks
             .task_value(name.name())
             .ok_or_else(|| self.unbound(name, span))
@@ -1309,5 +1317,14 @@ mod tests {
                          (if (= i 3) acc (collect (+ i 1) (cons (fn () i) acc))))
                        (map (fn (f) (f)) (collect 0 '()))";
         assert_eq!(run(program), "true (2 1 0)");
+    }
+
+    #[test]
+    fn storing_past_a_frames_slots_is_an_error_not_a_panic() {
+        let frame = Frame::new(env::Scope::new(vec![Sym::new("x")]), Slots::new(), None);
+        assert!(store(&frame, 0, Value::Int(1)).is_ok());
+        let error = store(&frame, 1, Value::Int(2)).unwrap_err();
+        assert_eq!(error.message(), "internal error: no slot for variable");
+        assert!(matches!(frame.slots.borrow().as_slice(), [Value::Int(1)]));
     }
 }

@@ -131,6 +131,21 @@ pub fn read_file_text(path: &Path, limit: u64) -> Result<String> {
     })
 }
 
+/// Steps (items, nodes) a loop inside a builtin takes between two checks of the
+/// interpreter's limits (`Interp::poll`: Ctrl-C, the deadline, fuel, memory): often
+/// enough that a call on the largest data stops within milliseconds of a limit, rarely
+/// enough that the checks cost nothing measurable.
+pub const POLL_EVERY: u64 = 4096;
+
+/// A check of the interpreter's limits (`|| interp.poll()`) handed to a walk over data
+/// that does not know the interpreter; the walk calls it every [`POLL_EVERY`] nodes.
+pub type Poll<'a> = &'a dyn Fn() -> Result<()>;
+
+/// The check for walks no limit may stop (printing a message, a test's report).
+pub fn never_stop() -> Result<()> {
+    Ok(())
+}
+
 /// Nodes one traversal may visit: as many as the largest list a builtin may build.
 pub const MAX_NODES: u64 = 1 << 24;
 

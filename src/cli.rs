@@ -326,8 +326,8 @@ fn split_script_args(mut argv: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
         .collect();
     let mut seen_run = false;
     let mut i = 1;
-    while i < argv.len() {
-        let word = argv[i].to_string_lossy().into_owned();
+    while let Some(word) = argv.get(i) {
+        let word = word.to_string_lossy().into_owned();
         if word == "--" && seen_run {
             i += 1;
             break;

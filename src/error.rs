@@ -245,6 +245,11 @@ impl Error {
     /// The error as the map `try`/`catch` binds and `--error-format json` prints:
     /// `{"type" "reason" "message" "details"}` (plus `"resource"` for exhaustion).
     pub fn to_json(&self) -> Json {
+        Json::Object(self.to_json_map())
+    }
+
+    /// The map of `to_json`, for callers that add a key.
+    pub fn to_json_map(&self) -> Map<String, Json> {
         let mut map = Map::new();
         map.insert("type".into(), Json::from(self.0.kind.code()));
         if let Some(reason) = &self.0.reason {
@@ -264,7 +269,7 @@ impl Error {
                 );
             }
         }
-        Json::Object(map)
+        map
     }
 
     /// The map form, shortened to at most `max` bytes of JSON text (long strings and

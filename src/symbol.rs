@@ -62,8 +62,11 @@ impl Sym {
             .copied()
     }
 
+    /// The interned text. Only `new` makes a `Sym`, after pushing its name, so the
+    /// name is always there; the empty fallback is never taken.
     pub fn name(self) -> &'static str {
-        INTERNER.read().unwrap_or_else(|e| e.into_inner()).names[self.0 as usize]
+        let table = INTERNER.read().unwrap_or_else(|e| e.into_inner());
+        table.names.get(self.index()).copied().unwrap_or_default()
     }
 
     pub fn index(self) -> usize {

@@ -1188,6 +1188,33 @@ fn a_stream_cut_short_or_carrying_an_error_fails_cleanly() {
     server.finish();
 }
 
+/// A `message_start` whose message is not an object once panicked when the stream ended
+/// (setting the content of a string) or a `message_delta` came (setting its stop reason).
+#[test]
+fn an_anthropic_stream_starting_with_a_message_not_an_object_fails_cleanly() {
+    let start = |message: Json| json!({"type": "message_start", "message": message});
+    let delta = json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}});
+    let stop = json!({"type": "message_stop"});
+    let server = FakeServer::start(vec![
+        events_reply(&[start(json!("msg")), stop.clone()], ""),
+        events_reply(&[start(json!([1])), delta, stop], ""),
+    ]);
+    let provider = anthropic(&server.base, json!({}));
+    for _ in 0..2 {
+        let error = provider
+            .stream(&request("p"), &Cancel::default(), &mut |_| {})
+            .unwrap_err();
+        assert_eq!(error.reason(), Some("llm_error"));
+        assert!(
+            error
+                .to_string()
+                .contains("a streamed message_start whose message is not an object"),
+            "{error}"
+        );
+    }
+    server.finish();
+}
+
 #[test]
 fn an_error_inside_a_stream_never_shows_the_key() {
     let echoed = format!("Incorrect API key provided: {KEY}");

@@ -4,13 +4,10 @@ use super::{builtin_table, str_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::quote::syntax_to_value;
-use crate::eval::Interp;
+use crate::eval::{fixed_args, leading_args, Interp};
 use crate::source::Span;
 use crate::value::{to_json, Value};
 use std::time::{Duration, Instant};
-
-/// Where `apply` sits in `BUILTINS` (the evaluator runs it as a tail call).
-pub const APPLY_INDEX: usize = 0;
 
 builtin_table! {
     /// `(apply f x… xs)`: calls `f` with the `x`s and the elements of `xs`. `(apply + 1 '(2 3))` ⇒ `6`
@@ -39,23 +36,31 @@ builtin_table! {
     "exit", 0, Some(1) => exit;
 }
 
+/// `apply`, the table's first entry (the evaluator runs it as a tail call).
+// A constant index into a constant table: were it out of range, this would not compile.
+#[allow(clippy::indexing_slicing)]
+pub const APPLY: &super::Builtin = &BUILTINS[0];
+
 fn apply(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let (f, spread) = super::spread_apply_args(args)?;
     interp.apply(&f, &spread, env)
 }
 
 fn eval(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    interp.eval_value(&args[0], Span::generated())
+    let [datum] = fixed_args("eval", args)?;
+    interp.eval_value(datum, Span::generated())
 }
 
 fn read(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let text = str_arg("read", &args[0])?;
+    let [text] = fixed_args("read", args)?;
+    let text = str_arg("read", text)?;
     let forms = crate::reader::read_data("<read>", text)?;
     Ok(forms.first().map_or(Value::Nil, syntax_to_value))
 }
 
 fn error(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let message = match &args[0] {
+    let [message] = fixed_args("error", args)?;
+    let message = match message {
         Value::Str(s) => s.to_string(),
         other => crate::value::display_string(other),
     };
@@ -63,13 +68,13 @@ fn error(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn fail(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let reason = match args[0].name_text() {
+    let ([reason, message], details) = leading_args("fail", args)?;
+    let reason = match reason.name_text() {
         Some(name) => Reason::parse(name),
-        None => return Err(type_error("fail", "a reason (string or keyword)", &args[0])),
+        None => return Err(type_error("fail", "a reason (string or keyword)", reason)),
     };
-    let message = crate::value::display_string(&args[1]);
-    let mut e = Error::task_failure(reason, message);
-    if let Some(details) = args.get(2) {
+    let mut e = Error::task_failure(reason, crate::value::display_string(message));
+    if let Some(details) = details.first() {
         match details {
             Value::Map(_) | Value::Nil => e = e.with_details(to_json(details)?),
             other => return Err(type_error("fail", "a details map", other)),
@@ -79,14 +84,15 @@ fn fail(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn raise(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let json = to_json(&args[0])?;
-    Err(Error::from_json(&json)
-        .unwrap_or_else(|| Error::eval(crate::value::display_string(&args[0]))))
+    let [error] = fixed_args("raise", args)?;
+    let json = to_json(error)?;
+    Err(Error::from_json(&json).unwrap_or_else(|| Error::eval(crate::value::display_string(error))))
 }
 
 fn time(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
+    let [thunk] = fixed_args("time", args)?;
     let start = Instant::now();
-    let value = interp.apply(&args[0], &[], env)?;
+    let value = interp.apply(thunk, &[], env)?;
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     let mut entries = crate::value::Entries::new();
     entries.insert("value".into(), value);
@@ -95,7 +101,8 @@ fn time(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let seconds = match &args[0] {
+    let [seconds] = fixed_args("sleep", args)?;
+    let seconds = match seconds {
         Value::Int(i) => *i as f64,
         Value::Float(f) => *f,
         other => return Err(type_error("sleep", "a number of seconds", other)),
@@ -125,7 +132,8 @@ fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn identity(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(args[0].clone())
+    let [x] = fixed_args("identity", args)?;
+    Ok(x.clone())
 }
 
 fn exit(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {

@@ -3,7 +3,7 @@
 use super::{builtin_table, list_arg, proc_arg};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{fixed_args, leading_args, Interp};
 use crate::value::{write_string, Entries, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -29,9 +29,10 @@ fn key_text(v: &Value) -> Rc<str> {
 }
 
 fn group_by(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("group-by", &args[0])?;
+    let [f, xs] = fixed_args("group-by", args)?;
+    let f = proc_arg("group-by", f)?;
     let mut groups: indexmap::IndexMap<Rc<str>, Vec<Value>> = indexmap::IndexMap::new();
-    for x in list_arg("group-by", &args[1])?.iter() {
+    for x in list_arg("group-by", xs)?.iter() {
         let key = key_text(&interp.apply(f, std::slice::from_ref(&x), env)?);
         groups.entry(key).or_default().push(x);
     }
@@ -42,9 +43,11 @@ fn group_by(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     Ok(Value::map(entries))
 }
 
-fn frequencies(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn frequencies(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let mut counts: indexmap::IndexMap<Rc<str>, i64> = indexmap::IndexMap::new();
-    for x in list_arg("frequencies", &args[0])?.iter() {
+    let [xs] = fixed_args("frequencies", args)?;
+    for (i, x) in list_arg("frequencies", xs)?.iter().enumerate() {
+        interp.poll_at(i)?;
         *counts.entry(key_text(&x)).or_default() += 1;
     }
     let entries: Entries = counts
@@ -55,14 +58,15 @@ fn frequencies(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn sort_by(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("sort-by", &args[0])?;
+    let ([f, xs], less) = leading_args("sort-by", args)?;
+    let f = proc_arg("sort-by", f)?;
     let default_less =
         Value::Builtin(super::lookup("<").ok_or_else(|| Error::eval("sort-by: no <"))?);
-    let less = match args.get(2) {
+    let less = match less.first() {
         Some(l) => proc_arg("sort-by", l)?,
         None => &default_less,
     };
-    let items = list_arg("sort-by", &args[1])?.to_vec();
+    let items = list_arg("sort-by", xs)?.to_vec();
     let mut keys = Vec::with_capacity(items.len());
     for x in &items {
         keys.push(interp.apply(f, std::slice::from_ref(x), env)?);
@@ -89,12 +93,14 @@ fn sort_by(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     ))
 }
 
-fn distinct(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn distinct(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     // Buckets by printed form, then `equal?` within a bucket: printing is not injective
     // for procedures, which two different closures of one name share.
     let mut seen: HashMap<String, Vec<Value>> = HashMap::new();
     let mut kept = Vec::new();
-    for x in list_arg("distinct", &args[0])?.iter() {
+    let [xs] = fixed_args("distinct", args)?;
+    for (i, x) in list_arg("distinct", xs)?.iter().enumerate() {
+        interp.poll_at(i)?;
         let bucket = seen.entry(write_string(&x)).or_default();
         if !bucket.iter().any(|y| y.equal(&x)) {
             bucket.push(x.clone());

@@ -1,12 +1,12 @@
 //! Input, output, files, the environment, and JSON text.
 
 use super::{builtin_table, split_options, str_arg};
-use crate::bounds::read_file_text;
+use crate::bounds::{read_file_text, Poll};
 use crate::capabilities::Access;
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
-use crate::eval::Interp;
-use crate::value::{display_string_checked, from_json, to_json, write_string_checked, Value};
+use crate::eval::{fixed_args, Interp};
+use crate::value::{display_string_checked, parse_json, to_json_text, write_string_checked, Value};
 use std::io::{BufRead, Write};
 
 builtin_table! {
@@ -54,33 +54,42 @@ fn emit(interp: &Interp, text: &str) -> Result<Value> {
     Ok(Value::Nil)
 }
 
-type Form = fn(&str, &Value) -> Result<String>;
+type Form = fn(&str, &Value, Poll) -> Result<String>;
 
-fn joined(who: &str, args: &[Value], form: Form) -> Result<String> {
+fn joined(interp: &Interp, who: &str, args: &[Value], form: Form) -> Result<String> {
     Ok(args
         .iter()
-        .map(|v| form(who, v))
+        .map(|v| form(who, v, &|| interp.poll()))
         .collect::<Result<Vec<_>>>()?
         .join(" "))
 }
 
 fn print(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &joined("print", args, display_string_checked)?)
+    emit(
+        interp,
+        &joined(interp, "print", args, display_string_checked)?,
+    )
 }
 
 fn println(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     emit(
         interp,
-        &(joined("println", args, display_string_checked)? + "\n"),
+        &(joined(interp, "println", args, display_string_checked)? + "\n"),
     )
 }
 
 fn write(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &joined("write", args, write_string_checked)?)
+    emit(
+        interp,
+        &joined(interp, "write", args, write_string_checked)?,
+    )
 }
 
 fn prn(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit(interp, &(joined("prn", args, write_string_checked)? + "\n"))
+    emit(
+        interp,
+        &(joined(interp, "prn", args, write_string_checked)? + "\n"),
+    )
 }
 
 /// Standard error is unbuffered; stdout is flushed first so the two interleave as written.
@@ -92,13 +101,16 @@ fn emit_stderr(interp: &Interp, text: &str) -> Result<Value> {
 }
 
 fn eprint(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    emit_stderr(interp, &joined("eprint", args, display_string_checked)?)
+    emit_stderr(
+        interp,
+        &joined(interp, "eprint", args, display_string_checked)?,
+    )
 }
 
 fn eprintln(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     emit_stderr(
         interp,
-        &(joined("eprintln", args, display_string_checked)? + "\n"),
+        &(joined(interp, "eprintln", args, display_string_checked)? + "\n"),
     )
 }
 
@@ -126,7 +138,8 @@ fn read_line(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn read_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let path = interp.resolve_path(str_arg("read-file", &args[0])?);
+    let [path] = fixed_args("read-file", args)?;
+    let path = interp.resolve_path(str_arg("read-file", path)?);
     interp.limits.capabilities.check_path(&path, Access::Read)?;
     read_file_text(&path, interp.limits.max_file_bytes)
         .map(Value::from)
@@ -137,18 +150,23 @@ fn read_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let path = interp.resolve_path(str_arg("write-file", &args[0])?);
+    let [path, text] = fixed_args("write-file", args)?;
+    let path = interp.resolve_path(str_arg("write-file", path)?);
     interp
         .limits
         .capabilities
         .check_path(&path, Access::Write)?;
-    std::fs::write(&path, display_string_checked("write-file", &args[1])?)
-        .map(|()| Value::Nil)
-        .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
+    std::fs::write(
+        &path,
+        display_string_checked("write-file", text, &|| interp.poll())?,
+    )
+    .map(|()| Value::Nil)
+    .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
 }
 
 fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let path = interp.resolve_path(str_arg("append-file", &args[0])?);
+    let [path, text] = fixed_args("append-file", args)?;
+    let path = interp.resolve_path(str_arg("append-file", path)?);
     interp
         .limits
         .capabilities
@@ -156,7 +174,7 @@ fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let cannot = |e: std::io::Error| {
         Error::eval(format!("append-file: cannot write {}: {e}", path.display()))
     };
-    let text = display_string_checked("append-file", &args[1])?;
+    let text = display_string_checked("append-file", text, &|| interp.poll())?;
     std::fs::OpenOptions::new()
         .append(true)
         .create(true)
@@ -168,13 +186,15 @@ fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn file_exists(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let path = interp.resolve_path(str_arg("file-exists?", &args[0])?);
+    let [path] = fixed_args("file-exists?", args)?;
+    let path = interp.resolve_path(str_arg("file-exists?", path)?);
     interp.limits.capabilities.check_path(&path, Access::Read)?;
     Ok(Value::Bool(path.exists()))
 }
 
 fn list_dir(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let path = interp.resolve_path(str_arg("list-dir", &args[0])?);
+    let [path] = fixed_args("list-dir", args)?;
+    let path = interp.resolve_path(str_arg("list-dir", path)?);
     interp.limits.capabilities.check_path(&path, Access::Read)?;
     let cannot =
         |e: std::io::Error| Error::eval(format!("list-dir: cannot read {}: {e}", path.display()));
@@ -193,33 +213,25 @@ fn list_dir(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn getenv(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let name = str_arg("getenv", &args[0])?;
+    let [name] = fixed_args("getenv", args)?;
+    let name = str_arg("getenv", name)?;
     interp.limits.capabilities.check_env(name)?;
     Ok(std::env::var(name).map_or(Value::Nil, Value::from))
 }
 
-fn json_parse(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let text = str_arg("json-parse", &args[0])?;
-    serde_json::from_str(text)
-        .map(|json| from_json(&json))
-        .map_err(|e| Error::eval(format!("json-parse: {e}")))
+fn json_parse(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [text] = fixed_args("json-parse", args)?;
+    let text = str_arg("json-parse", text)?;
+    parse_json("json-parse", text, &|| interp.poll())
 }
 
-fn json_stringify(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn json_stringify(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (values, options) = split_options("json-stringify", args, &["pretty"])?;
-    if values.len() != 1 {
+    let [value] = values else {
         return Err(Error::eval(
             "json-stringify: expected one value and :pretty",
         ));
-    }
-    let pretty = options.iter().any(|(_, v)| v.is_truthy());
-    let json = to_json(&values[0])?;
-    let text = if pretty {
-        serde_json::to_string_pretty(&json)
-    } else {
-        serde_json::to_string(&json)
     };
-    let text = text.map_err(|e| Error::eval(format!("json-stringify: {e}")))?;
-    crate::bounds::check_string_length("json-stringify", text.len())?;
-    Ok(Value::from(text))
+    let pretty = options.iter().any(|(_, v)| v.is_truthy());
+    to_json_text("json-stringify", value, pretty, &|| interp.poll()).map(Value::from)
 }

@@ -3,10 +3,10 @@
 
 use super::predicate::{for_item, judge};
 use super::{builtin_table, index_arg, int_arg, list_arg, proc_arg, type_error};
-use crate::bounds::{check_list_length, Budget};
+use crate::bounds::{check_list_length, Budget, POLL_EVERY};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{arity_error, fixed_args, leading_args, Interp};
 use crate::value::{List, Value};
 
 builtin_table! {
@@ -79,8 +79,8 @@ fn list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn cons(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let tail = list_arg("cons", &args[1])?;
-    Ok(Value::from(tail.cons(args[0].clone())))
+    let [x, xs] = fixed_args("cons", args)?;
+    Ok(Value::from(list_arg("cons", xs)?.cons(x.clone())))
 }
 
 /// The first element (nil for an empty list), errors naming the builtin `who`.
@@ -93,24 +93,28 @@ fn tail(who: &str, xs: &Value) -> Result<Value> {
 }
 
 fn car(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    head("car", &args[0])
+    let [xs] = fixed_args("car", args)?;
+    head("car", xs)
 }
 
 fn first(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    head("first", &args[0])
+    let [xs] = fixed_args("first", args)?;
+    head("first", xs)
 }
 
 fn cdr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    tail("cdr", &args[0])
+    let [xs] = fixed_args("cdr", args)?;
+    tail("cdr", xs)
 }
 
 fn rest(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    tail("rest", &args[0])
+    let [xs] = fixed_args("rest", args)?;
+    tail("rest", xs)
 }
 
 fn nth(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let xs = list_arg("nth", &args[0])?;
-    let i = index_arg("nth", &args[1])?;
+    let [xs, i] = fixed_args("nth", args)?;
+    let (xs, i) = (list_arg("nth", xs)?, index_arg("nth", i)?);
     xs.get(i).ok_or_else(|| {
         Error::eval(format!(
             "nth: index {i} is out of range (length {})",
@@ -120,16 +124,17 @@ fn nth(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let n = match &args[0] {
+    let [v] = fixed_args("length", args)?;
+    let n = match v {
         Value::Str(s) => s.chars().count(),
         Value::Map(m) => m.entries.len(),
-        Value::List(..) | Value::Nil => list_arg("length", &args[0])?.len(),
+        Value::List(..) | Value::Nil => list_arg("length", v)?.len(),
         other => return Err(type_error("length", "a list, string or map", other)),
     };
     Ok(Value::Int(n as i64))
 }
 
-fn append(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn append(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let Some((last, init)) = args.split_last() else {
         return Ok(Value::empty_list());
     };
@@ -139,31 +144,36 @@ fn append(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         total += list_arg("append", a)?.len() as u128;
     }
     check_list_length("append", total)?;
+    // Each list but the last is copied in one step: the limits are checked before.
+    interp.poll_before(total as usize)?;
     for a in init.iter().rev() {
         result = list_arg("append", a)?.append(&result);
     }
     Ok(Value::from(result))
 }
 
-fn reverse(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let mut items = list_arg("reverse", &args[0])?.to_vec();
+fn reverse(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [xs] = fixed_args("reverse", args)?;
+    let xs = list_arg("reverse", xs)?;
+    interp.poll_before(xs.len())?;
+    let mut items = xs.to_vec();
     items.reverse();
     Ok(Value::list(items))
 }
 
 fn is_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::List(..))))
+    let [v] = fixed_args("list?", args)?;
+    Ok(Value::Bool(matches!(v, Value::List(..))))
 }
 
 fn is_null(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(
-        args[0],
-        Value::Nil | Value::List(_, None)
-    )))
+    let [v] = fixed_args("null?", args)?;
+    Ok(Value::Bool(matches!(v, Value::Nil | Value::List(_, None))))
 }
 
 fn is_empty(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(match &args[0] {
+    let [v] = fixed_args("empty?", args)?;
+    Ok(Value::Bool(match v {
         Value::Nil | Value::List(_, None) => true,
         Value::Str(s) => s.is_empty(),
         Value::Map(m) => m.entries.is_empty(),
@@ -172,7 +182,7 @@ fn is_empty(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     }))
 }
 
-fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn range(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (start, end, step) = match args {
         [end] => (0, int_arg("range", end)?, 1),
         [start, end] => (int_arg("range", start)?, int_arg("range", end)?, 1),
@@ -181,7 +191,7 @@ fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             int_arg("range", end)?,
             int_arg("range", step)?,
         ),
-        _ => return Err(Error::eval("range: expected 1 to 3 arguments")),
+        _ => return Err(arity_error("range", 1, Some(3), args.len())),
     };
     if step == 0 {
         return Err(Error::eval("range: step must not be zero"));
@@ -193,23 +203,26 @@ fn range(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         0
     };
     check_list_length("range", count.unsigned_abs())?;
-    let items = (0..count as i64)
-        .map(|k| Value::Int(start + k * step))
-        .collect();
+    let mut items = Vec::with_capacity(count as usize);
+    for k in 0..count as i64 {
+        interp.poll_at(k as usize)?;
+        items.push(Value::Int(start + k * step));
+    }
     Ok(Value::list(items))
 }
 
 fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("map", &args[0])?;
-    if args.len() == 2 {
-        let xs = list_arg("map", &args[1])?;
+    let ([f], lists) = leading_args("map", args)?;
+    let f = proc_arg("map", f)?;
+    if let [xs] = lists {
+        let xs = list_arg("map", xs)?;
         let mut out = Vec::with_capacity(xs.len());
         for (i, x) in xs.iter().enumerate() {
             out.push(interp.apply(f, &[x], env).map_err(|e| for_item(e, i))?);
         }
         return Ok(Value::list(out));
     }
-    let lists = args[1..]
+    let lists = lists
         .iter()
         .map(|a| list_arg("map", a))
         .collect::<Result<Vec<_>>>()?;
@@ -224,9 +237,10 @@ fn map(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn filter(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("filter", &args[0])?;
+    let [f, xs] = fixed_args("filter", args)?;
+    let f = proc_arg("filter", f)?;
     let mut out = Vec::new();
-    for (i, x) in list_arg("filter", &args[1])?.iter().enumerate() {
+    for (i, x) in list_arg("filter", xs)?.iter().enumerate() {
         if judge(interp, f, std::slice::from_ref(&x), env).map_err(|e| for_item(e, i))? {
             out.push(x);
         }
@@ -235,9 +249,10 @@ fn filter(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn remove(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("remove", &args[0])?;
+    let [f, xs] = fixed_args("remove", args)?;
+    let f = proc_arg("remove", f)?;
     let mut out = Vec::new();
-    for x in list_arg("remove", &args[1])?.iter() {
+    for x in list_arg("remove", xs)?.iter() {
         if !judge(interp, f, std::slice::from_ref(&x), env)? {
             out.push(x);
         }
@@ -246,8 +261,9 @@ fn remove(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn find(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("find", &args[0])?;
-    for x in list_arg("find", &args[1])?.iter() {
+    let [f, xs] = fixed_args("find", args)?;
+    let f = proc_arg("find", f)?;
+    for x in list_arg("find", xs)?.iter() {
         if judge(interp, f, std::slice::from_ref(&x), env)? {
             return Ok(x);
         }
@@ -256,9 +272,10 @@ fn find(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn count(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("count", &args[0])?;
+    let [f, xs] = fixed_args("count", args)?;
+    let f = proc_arg("count", f)?;
     let mut n = 0;
-    for x in list_arg("count", &args[1])?.iter() {
+    for x in list_arg("count", xs)?.iter() {
         if judge(interp, f, std::slice::from_ref(&x), env)? {
             n += 1;
         }
@@ -267,17 +284,19 @@ fn count(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn reduce(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("reduce", &args[0])?;
-    let mut acc = args[1].clone();
-    for x in list_arg("reduce", &args[2])?.iter() {
+    let [f, init, xs] = fixed_args("reduce", args)?;
+    let f = proc_arg("reduce", f)?;
+    let mut acc = init.clone();
+    for x in list_arg("reduce", xs)?.iter() {
         acc = interp.apply(f, &[acc, x], env)?;
     }
     Ok(acc)
 }
 
 fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("for-each", &args[0])?;
-    let lists = args[1..]
+    let ([f], lists) = leading_args("for-each", args)?;
+    let f = proc_arg("for-each", f)?;
+    let lists = lists
         .iter()
         .map(|a| list_arg("for-each", a))
         .collect::<Result<Vec<_>>>()?;
@@ -291,9 +310,10 @@ fn for_each(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn sort(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let items = list_arg("sort", &args[0])?.to_vec();
+    let ([xs], less) = leading_args("sort", args)?;
+    let items = list_arg("sort", xs)?.to_vec();
     let default_less = Value::Builtin(super::lookup("<").ok_or_else(|| Error::eval("sort: no <"))?);
-    let less = match args.get(1) {
+    let less = match less.first() {
         Some(f) => proc_arg("sort", f)?,
         None => &default_less,
     };
@@ -336,7 +356,8 @@ pub(super) fn merge_sort(
 }
 
 fn last(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let xs = list_arg("last", &args[0])?;
+    let [xs] = fixed_args("last", args)?;
+    let xs = list_arg("last", xs)?;
     Ok(xs
         .len()
         .checked_sub(1)
@@ -344,34 +365,40 @@ fn last(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         .unwrap_or(Value::Nil))
 }
 
-fn take(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let xs = list_arg("take", &args[0])?;
-    let n = index_arg("take", &args[1])?;
+fn take(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [xs, n] = fixed_args("take", args)?;
+    let (xs, n) = (list_arg("take", xs)?, index_arg("take", n)?);
+    interp.poll_before(n.min(xs.len()))?;
     Ok(Value::list(xs.iter().take(n).collect()))
 }
 
 fn drop(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let xs = list_arg("drop", &args[0])?;
-    let n = index_arg("drop", &args[1])?;
+    let [xs, n] = fixed_args("drop", args)?;
+    let (xs, n) = (list_arg("drop", xs)?, index_arg("drop", n)?);
     Ok(Value::from(xs.drop_front(n)))
 }
 
-fn zip(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn zip(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let lists = args
         .iter()
         .map(|a| list_arg("zip", a))
         .collect::<Result<Vec<_>>>()?;
     let n = lists.iter().map(List::len).min().unwrap_or(0);
     let mut iters: Vec<_> = lists.iter().map(List::iter).collect();
-    let rows = (0..n)
-        .map(|_| Value::list(iters.iter_mut().filter_map(Iterator::next).collect()))
-        .collect();
+    let mut rows = Vec::with_capacity(n);
+    for i in 0..n {
+        interp.poll_at(i)?;
+        rows.push(Value::list(
+            iters.iter_mut().filter_map(Iterator::next).collect(),
+        ));
+    }
     Ok(Value::list(rows))
 }
 
 fn any(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("any?", &args[0])?;
-    for x in list_arg("any?", &args[1])?.iter() {
+    let [f, xs] = fixed_args("any?", args)?;
+    let f = proc_arg("any?", f)?;
+    for x in list_arg("any?", xs)?.iter() {
         if judge(interp, f, &[x], env)? {
             return Ok(Value::Bool(true));
         }
@@ -380,8 +407,9 @@ fn any(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
 }
 
 fn every(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("every?", &args[0])?;
-    for x in list_arg("every?", &args[1])?.iter() {
+    let [f, xs] = fixed_args("every?", args)?;
+    let f = proc_arg("every?", f)?;
+    for x in list_arg("every?", xs)?.iter() {
         if !judge(interp, f, &[x], env)? {
             return Ok(Value::Bool(false));
         }
@@ -389,8 +417,9 @@ fn every(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     Ok(Value::Bool(true))
 }
 
-fn contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(match (&args[0], &args[1]) {
+fn contains(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [coll, x] = fixed_args("contains?", args)?;
+    Ok(Value::Bool(match (coll, x) {
         (Value::Map(m), key) => key
             .name_text()
             .is_some_and(|name| m.entries.contains_key(name)),
@@ -398,26 +427,37 @@ fn contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         (Value::Str(_), other) => {
             return Err(type_error("contains?", "a string to look for", other))
         }
-        (coll, x) => list_arg("contains?", coll)?.iter().any(|y| y.equal(x)),
+        (coll, x) => position(interp, "contains?", coll, x)?.is_some(),
     }))
 }
 
-fn index_of(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(list_arg("index-of", &args[0])?
-        .iter()
-        .position(|y| y.equal(&args[1]))
-        .map_or(Value::Nil, |i| Value::Int(i as i64)))
+fn index_of(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [xs, x] = fixed_args("index-of", args)?;
+    Ok(position(interp, "index-of", xs, x)?.map_or(Value::Nil, |i| Value::Int(i as i64)))
+}
+
+/// Where `x` first occurs in the list `coll` (by `equal?`), meeting the limits on a
+/// long list.
+fn position(interp: &Interp, who: &str, coll: &Value, x: &Value) -> Result<Option<usize>> {
+    for (i, y) in list_arg(who, coll)?.iter().enumerate() {
+        interp.poll_at(i)?;
+        if y.equal_polled(x, || interp.poll())? {
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
 }
 
 /// Walks nested lists with a node budget: lists that share structure can describe far
 /// more leaves than memory holds.
 fn flatten(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [xs] = fixed_args("flatten", args)?;
     let mut out = Vec::new();
-    let mut budget = Budget::new("flatten", &args[0]);
-    let mut stack = vec![list_arg("flatten", &args[0])?.iter()];
+    let mut budget = Budget::new("flatten", xs);
+    let mut stack = vec![list_arg("flatten", xs)?.iter()];
     while let Some(top) = stack.last_mut() {
         budget.visit()?;
-        if budget.visited().is_multiple_of(4096) {
+        if budget.visited().is_multiple_of(POLL_EVERY) {
             interp.poll()?;
         }
         match top.next() {

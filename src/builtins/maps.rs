@@ -5,7 +5,7 @@ use super::{builtin_table, str_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::path::{step_into, StepFailure};
-use crate::eval::Interp;
+use crate::eval::{fixed_args, leading_args, Interp};
 use crate::reader::{parse_path_text, PathStep};
 use crate::source::Span;
 use crate::task::result::edited;
@@ -54,12 +54,12 @@ fn map_entries(who: &str, v: &Value) -> Result<Entries> {
 }
 
 fn hash_map(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    if !args.len().is_multiple_of(2) {
+    let (pairs, []) = args.as_chunks() else {
         return Err(Error::eval("hash-map: expected keys and values in pairs"));
-    }
-    let mut entries = Entries::with_capacity(args.len() / 2);
-    for pair in args.chunks(2) {
-        entries.insert(key_of("hash-map", &pair[0])?, pair[1].clone());
+    };
+    let mut entries = Entries::with_capacity(pairs.len());
+    for [key, value] in pairs {
+        entries.insert(key_of("hash-map", key)?, value.clone());
     }
     Ok(Value::map(entries))
 }
@@ -93,13 +93,17 @@ fn lookup(interp: &Interp, who: &str, coll: &Value, key: &Value) -> Result<Optio
 }
 
 fn get(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let found = lookup(interp, "get", &args[0], &args[1])?;
-    Ok(found.or_else(|| args.get(2).cloned()).unwrap_or(Value::Nil))
+    let ([coll, key], default) = leading_args("get", args)?;
+    let found = lookup(interp, "get", coll, key)?;
+    Ok(found
+        .or_else(|| default.first().cloned())
+        .unwrap_or(Value::Nil))
 }
 
 fn get_in(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let keys = super::list_arg("get-in", &args[1])?;
-    let mut current = Some(args[0].clone());
+    let ([coll, keys], default) = leading_args("get-in", args)?;
+    let keys = super::list_arg("get-in", keys)?;
+    let mut current = Some(coll.clone());
     for key in keys.iter() {
         current = match current {
             Some(c) => lookup(interp, "get-in", &c, &key)?,
@@ -107,12 +111,13 @@ fn get_in(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         };
     }
     Ok(current
-        .or_else(|| args.get(2).cloned())
+        .or_else(|| default.first().cloned())
         .unwrap_or(Value::Nil))
 }
 
 fn path(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let text = str_arg("path", &args[1])?;
+    let [value, text] = fixed_args("path", args)?;
+    let text = str_arg("path", text)?;
     let steps = parse_path_text(text, Span::generated())
         .map_err(|e| Error::eval(e.message().to_owned()))?;
     let spec = crate::reader::PathSpec {
@@ -120,46 +125,51 @@ fn path(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         base: crate::symbol::Sym::new(""),
         steps,
     };
-    crate::eval::access_path(&args[0], &spec, interp).map_err(|e| e.into_error())
+    crate::eval::access_path(value, &spec, interp).map_err(|e| e.into_error())
 }
 
 fn assoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    if args.len().is_multiple_of(2) {
+    let ([map], pairs) = leading_args("assoc", args)?;
+    let (pairs, []) = pairs.as_chunks() else {
         return Err(Error::eval(
             "assoc: expected a map then keys and values in pairs",
         ));
+    };
+    let mut entries = map_entries("assoc", map)?;
+    for [key, value] in pairs {
+        entries.insert(key_of("assoc", key)?, value.clone());
     }
-    let mut entries = map_entries("assoc", &args[0])?;
-    for pair in args[1..].chunks(2) {
-        entries.insert(key_of("assoc", &pair[0])?, pair[1].clone());
-    }
-    Ok(edited(&args[0], entries))
+    Ok(edited(map, entries))
 }
 
 fn dissoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let mut entries = map_entries("dissoc", &args[0])?;
-    for k in &args[1..] {
+    let ([map], keys) = leading_args("dissoc", args)?;
+    let mut entries = map_entries("dissoc", map)?;
+    for k in keys {
         entries.shift_remove(&*key_of("dissoc", k)?);
     }
-    Ok(edited(&args[0], entries))
+    Ok(edited(map, entries))
 }
 
 fn keys(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let entries = map_entries("keys", &args[0])?;
+    let [map] = fixed_args("keys", args)?;
+    let entries = map_entries("keys", map)?;
     Ok(Value::list(
         entries.keys().map(|k| Value::from(&**k)).collect(),
     ))
 }
 
 fn values(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let entries = map_entries("values", &args[0])?;
+    let [map] = fixed_args("values", args)?;
+    let entries = map_entries("values", map)?;
     Ok(Value::list(entries.values().cloned().collect()))
 }
 
 fn has_key(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let entries = map_entries("has-key?", &args[0])?;
+    let [map, key] = fixed_args("has-key?", args)?;
+    let entries = map_entries("has-key?", map)?;
     Ok(Value::Bool(
-        entries.contains_key(&*key_of("has-key?", &args[1])?),
+        entries.contains_key(&*key_of("has-key?", key)?),
     ))
 }
 
@@ -175,5 +185,6 @@ fn merge(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_map(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Map(_))))
+    let [v] = fixed_args("map?", args)?;
+    Ok(Value::Bool(matches!(v, Value::Map(_))))
 }

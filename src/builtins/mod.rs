@@ -14,7 +14,7 @@ mod types;
 
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{arity_error, Interp};
 use crate::symbol::Sym;
 use crate::value::{List, Value};
 use std::collections::HashMap;
@@ -111,14 +111,14 @@ pub fn all() -> impl Iterator<Item = &'static Builtin> {
 
 /// `apply`, which the evaluator runs as a tail call.
 pub fn apply_builtin() -> &'static Builtin {
-    &control::BUILTINS[control::APPLY_INDEX]
+    control::APPLY
 }
 
 /// `(apply f a b '(c d))` → `f` and `[a b c d]`.
 pub fn spread_apply_args(args: &[Value]) -> Result<(Value, Vec<Value>)> {
     // Checked here too: the evaluator's tail call of `apply` skips the table's arity check.
     let [f, middle @ .., last] = args else {
-        return Err(crate::eval::arity_error("apply", 2, None, args.len()));
+        return Err(arity_error("apply", 2, None, args.len()));
     };
     let mut spread: Vec<Value> = middle.to_vec();
     match last {
@@ -185,24 +185,24 @@ pub fn split_options<'a>(
     args: &'a [Value],
     known: &[&'static str],
 ) -> Result<(&'a [Value], Options)> {
-    let mut end = args.len();
+    let mut values = args;
     let mut options = Vec::new();
-    while end >= 2 {
-        let Some(name) = args[end - 2].keyword_name() else {
+    while let Some((before, [name, value])) = values.split_last_chunk() {
+        let Some(name) = name.keyword_name() else {
             break;
         };
         match known.iter().find(|k| **k == name) {
             Some(known) => {
-                options.push((*known, args[end - 1].clone()));
-                end -= 2;
+                options.push((*known, value.clone()));
+                values = before;
             }
-            None if end == args.len() => {
+            None if values.len() == args.len() => {
                 return Err(Error::eval(format!("{who}: unknown option :{name}")))
             }
             None => break,
         }
     }
-    Ok((&args[..end], options))
+    Ok((values, options))
 }
 
 #[cfg(test)]
@@ -226,6 +226,37 @@ mod tests {
                 b.name
             );
         }
+    }
+
+    /// The evaluator checks arity before calling a builtin. Called past that check with
+    /// too few arguments, no builtin (the task builtins included) panics: each answers (some variadic ones are lenient,
+    /// `(=)` is true) or fails with an error naming it.
+    #[test]
+    fn no_builtin_panics_on_too_few_arguments() {
+        let failures = crate::run_on_large_stack(&crate::Limits::default(), |limits| {
+            let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
+            let mut failures = Vec::new();
+            for b in all() {
+                for count in 0..b.min_args {
+                    let args = vec![Value::Nil; count];
+                    let call = || (b.func)(&interp, &args, &None);
+                    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+                        Ok(Ok(_)) => {}
+                        Ok(Err(e)) if e.message().starts_with(&format!("{}: ", b.name)) => {}
+                        Ok(Err(e)) => failures.push(format!("{} with {count}: {e}", b.name)),
+                        Err(_) => failures.push(format!("{} with {count}: panicked", b.name)),
+                    }
+                }
+            }
+            failures
+        })
+        .expect("the test thread");
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+
+    #[test]
+    fn apply_is_the_registered_builtin() {
+        assert!(lookup("apply").is_some_and(|b| std::ptr::eq(b, apply_builtin())));
     }
 
     const BEGIN: &str = "<!-- builtins:begin (generated from the builtin tables; \

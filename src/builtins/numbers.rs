@@ -3,7 +3,7 @@
 use super::{builtin_table, int_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{arity_error, fixed_args, leading_args, Interp};
 use crate::value::Value;
 
 builtin_table! {
@@ -146,7 +146,7 @@ fn sub(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             Num::Float(f) => Ok(Value::Float(-f)),
         },
         [first, rest @ ..] => fold("-", rest, num("-", first)?, i64::checked_sub, |a, b| a - b),
-        [] => Err(Error::eval("-: expected at least 1 argument")),
+        [] => Err(arity_error("-", 1, None, 0)),
     }
 }
 
@@ -177,7 +177,7 @@ fn div(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             }
             Ok(value_of(acc))
         }
-        [] => Err(Error::eval("/: expected at least 1 argument")),
+        [] => Err(arity_error("/", 1, None, 0)),
     }
 }
 
@@ -189,7 +189,8 @@ enum DivOperands {
 }
 
 fn div_operands(who: &str, args: &[Value]) -> Result<DivOperands> {
-    let (a, b) = (num(who, &args[0])?, num(who, &args[1])?);
+    let [a, b] = fixed_args(who, args)?;
+    let (a, b) = (num(who, a)?, num(who, b)?);
     if float_of(b) == 0.0 {
         return Err(Error::eval("division by zero"));
     }
@@ -236,16 +237,18 @@ fn modulo(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn abs(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    match num("abs", &args[0])? {
+    let [n] = fixed_args("abs", args)?;
+    match num("abs", n)? {
         Num::Int(i) => i.checked_abs().map(Value::Int).ok_or_else(overflow),
         Num::Float(f) => Ok(Value::Float(f.abs())),
     }
 }
 
 fn extreme(who: &str, args: &[Value], pick_second: fn(f64, f64) -> bool) -> Result<Value> {
-    let mut best = num(who, &args[0])?;
+    let ([first], rest) = leading_args(who, args)?;
+    let mut best = num(who, first)?;
     let mut any_float = matches!(best, Num::Float(_));
-    for a in &args[1..] {
+    for a in rest {
         let n = num(who, a)?;
         any_float |= matches!(n, Num::Float(_));
         if pick_second(float_of(best), float_of(n)) {
@@ -267,7 +270,8 @@ fn max(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     extreme("max", args, |best, n| n > best)
 }
 
-fn rounding(who: &str, v: &Value, f: fn(f64) -> f64) -> Result<Value> {
+fn rounding(who: &str, args: &[Value], f: fn(f64) -> f64) -> Result<Value> {
+    let [v] = fixed_args(who, args)?;
     match num(who, v)? {
         Num::Int(i) => Ok(Value::Int(i)),
         Num::Float(x) => Ok(Value::Float(f(x))),
@@ -275,23 +279,24 @@ fn rounding(who: &str, v: &Value, f: fn(f64) -> f64) -> Result<Value> {
 }
 
 fn floor(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    rounding("floor", &args[0], f64::floor)
+    rounding("floor", args, f64::floor)
 }
 
 fn ceiling(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    rounding("ceiling", &args[0], f64::ceil)
+    rounding("ceiling", args, f64::ceil)
 }
 
 fn round(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    rounding("round", &args[0], f64::round_ties_even)
+    rounding("round", args, f64::round_ties_even)
 }
 
 fn truncate(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    rounding("truncate", &args[0], f64::trunc)
+    rounding("truncate", args, f64::trunc)
 }
 
 fn sqrt(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    match num("sqrt", &args[0])? {
+    let [n] = fixed_args("sqrt", args)?;
+    match num("sqrt", n)? {
         Num::Int(i) if i >= 0 => {
             let r = (i as f64).sqrt();
             let exact = r as i64;
@@ -306,7 +311,8 @@ fn sqrt(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn expt(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    match (num("expt", &args[0])?, num("expt", &args[1])?) {
+    let [base, power] = fixed_args("expt", args)?;
+    match (num("expt", base)?, num("expt", power)?) {
         (Num::Int(b), Num::Int(e)) if e >= 0 => {
             let e = u32::try_from(e).map_err(|_| overflow())?;
             b.checked_pow(e).map(Value::Int).ok_or_else(overflow)
@@ -316,11 +322,13 @@ fn expt(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn to_float(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Float(float_of(num("exact->inexact", &args[0])?)))
+    let [n] = fixed_args("exact->inexact", args)?;
+    Ok(Value::Float(float_of(num("exact->inexact", n)?)))
 }
 
 fn to_int(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    match num("inexact->exact", &args[0])? {
+    let [n] = fixed_args("inexact->exact", args)?;
+    match num("inexact->exact", n)? {
         Num::Int(i) => Ok(Value::Int(i)),
         Num::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Ok(Value::Int(f as i64)),
         Num::Float(f) => Err(Error::eval(format!(
@@ -330,14 +338,13 @@ fn to_int(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_number(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(
-        args[0],
-        Value::Int(_) | Value::Float(_)
-    )))
+    let [v] = fixed_args("number?", args)?;
+    Ok(Value::Bool(matches!(v, Value::Int(_) | Value::Float(_))))
 }
 
 fn is_integer(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(match args[0] {
+    let [v] = fixed_args("integer?", args)?;
+    Ok(Value::Bool(match v {
         Value::Int(_) => true,
         Value::Float(f) => f.is_finite() && f.fract() == 0.0,
         _ => false,
@@ -345,35 +352,39 @@ fn is_integer(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn is_float(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Float(_))))
+    let [v] = fixed_args("float?", args)?;
+    Ok(Value::Bool(matches!(v, Value::Float(_))))
 }
 
-fn sign_test(who: &str, v: &Value, test: fn(f64) -> bool) -> Result<Value> {
+fn sign_test(who: &str, args: &[Value], test: fn(f64) -> bool) -> Result<Value> {
+    let [v] = fixed_args(who, args)?;
     Ok(Value::Bool(test(float_of(num(who, v)?))))
 }
 
 fn is_zero(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    sign_test("zero?", &args[0], |x| x == 0.0)
+    sign_test("zero?", args, |x| x == 0.0)
 }
 
 fn is_positive(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    sign_test("positive?", &args[0], |x| x > 0.0)
+    sign_test("positive?", args, |x| x > 0.0)
 }
 
 fn is_negative(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    sign_test("negative?", &args[0], |x| x < 0.0)
+    sign_test("negative?", args, |x| x < 0.0)
 }
 
 fn is_even(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(int_arg("even?", &args[0])? % 2 == 0))
+    let [n] = fixed_args("even?", args)?;
+    Ok(Value::Bool(int_arg("even?", n)? % 2 == 0))
 }
 
 fn is_odd(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(int_arg("odd?", &args[0])? % 2 != 0))
+    let [n] = fixed_args("odd?", args)?;
+    Ok(Value::Bool(int_arg("odd?", n)? % 2 != 0))
 }
 
 fn num_eq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(args.windows(2).all(|w| w[0].num_equal(&w[1]))))
+    Ok(Value::Bool(pairs(args).all(|(a, b)| a.num_equal(b))))
 }
 
 /// Orders two numbers, or two strings.
@@ -401,17 +412,22 @@ fn chain(who: &str, args: &[Value], ok: fn(std::cmp::Ordering) -> bool) -> Resul
         return Ok(Value::Bool(ok(a.cmp(b))));
     }
     let mut result = true;
-    for w in args.windows(2) {
-        let order = compare(who, &w[0], &w[1])?;
+    for (a, b) in pairs(args) {
+        let order = compare(who, a, b)?;
         // NaN compares false whatever the operator.
-        let nan = matches!((&w[0], &w[1]), (Value::Float(x), _) if x.is_nan())
-            || matches!((&w[0], &w[1]), (_, Value::Float(y)) if y.is_nan());
+        let nan = matches!((a, b), (Value::Float(x), _) if x.is_nan())
+            || matches!((a, b), (_, Value::Float(y)) if y.is_nan());
         result &= !nan && ok(order);
     }
-    if args.len() == 1 {
-        compare(who, &args[0], &args[0])?;
+    if let [only] = args {
+        compare(who, only, only)?;
     }
     Ok(Value::Bool(result))
+}
+
+/// Each argument with the next: `(a b c)` → `(a, b)`, `(b, c)`.
+fn pairs(args: &[Value]) -> impl Iterator<Item = (&Value, &Value)> {
+    args.iter().zip(args.iter().skip(1))
 }
 
 fn lt(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {

@@ -5,7 +5,7 @@ use super::{builtin_table, str_arg};
 use crate::bounds::{check_string_list, push_within};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{fixed_args, Interp};
 use crate::value::Value;
 use regex::{Captures, Regex, RegexBuilder};
 use std::cell::RefCell;
@@ -51,11 +51,8 @@ fn compile(who: &str, pattern: &str) -> Result<Regex> {
     Ok(re)
 }
 
-fn pattern_and_text<'a>(who: &str, args: &'a [Value]) -> Result<(Regex, &'a str)> {
-    Ok((
-        compile(who, str_arg(who, &args[0])?)?,
-        str_arg(who, &args[1])?,
-    ))
+fn pattern_and_text<'a>(who: &str, pattern: &Value, text: &'a Value) -> Result<(Regex, &'a str)> {
+    Ok((compile(who, str_arg(who, pattern)?)?, str_arg(who, text)?))
 }
 
 /// A match as the program sees it: the text, or the whole text and each group (nil when
@@ -72,18 +69,20 @@ fn shaped(re: &Regex, caps: &Captures) -> Value {
 }
 
 fn re_find(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let (re, text) = pattern_and_text("re-find", args)?;
+    let [pattern, text] = fixed_args("re-find", args)?;
+    let (re, text) = pattern_and_text("re-find", pattern, text)?;
     Ok(re
         .captures(text)
         .map_or(Value::Nil, |caps| shaped(&re, &caps)))
 }
 
 fn re_matches(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let pattern = str_arg("re-matches", &args[0])?;
+    let [pattern, text] = fixed_args("re-matches", args)?;
+    let pattern = str_arg("re-matches", pattern)?;
     // Checked alone first: wrapping can make an invalid pattern (`a)|(b`) valid.
     compile("re-matches", pattern)?;
     let whole = compile("re-matches", &format!(r"\A(?:{pattern})\z"))?;
-    let text = str_arg("re-matches", &args[1])?;
+    let text = str_arg("re-matches", text)?;
     Ok(whole.captures(text).map_or(Value::Nil, |caps| {
         // The anchored pattern adds no group, so the shape is the user's pattern's.
         shaped(&whole, &caps)
@@ -92,11 +91,13 @@ fn re_matches(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 /// Every match, refused as soon as the strings made so far pass the size bounds: a short
 /// pattern can match hundreds of millions of times in a large text.
-fn re_seq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let (re, text) = pattern_and_text("re-seq", args)?;
+fn re_seq(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [pattern, text] = fixed_args("re-seq", args)?;
+    let (re, text) = pattern_and_text("re-seq", pattern, text)?;
     let (mut strings, mut bytes) = (0usize, 0usize);
     let mut matches = Vec::new();
-    for caps in re.captures_iter(text) {
+    for (i, caps) in re.captures_iter(text).enumerate() {
+        interp.poll_at(i)?;
         strings = strings.saturating_add(re.captures_len());
         bytes = bytes.saturating_add(caps.iter().flatten().map(|m| m.len()).sum());
         check_string_list("re-seq", strings, bytes)?;
@@ -107,15 +108,21 @@ fn re_seq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 /// Every match replaced, refused before the result passes the string limit (a
 /// replacement longer than its match grows the text with every match).
-fn re_replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let (re, text) = pattern_and_text("re-replace", args)?;
-    let replacement = str_arg("re-replace", &args[2])?;
+fn re_replace(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [pattern, text, replacement] = fixed_args("re-replace", args)?;
+    let (re, text) = pattern_and_text("re-replace", pattern, text)?;
+    let replacement = str_arg("re-replace", replacement)?;
     let mut out = String::new();
     let mut expanded = String::new();
     let mut copied_to = 0;
-    for caps in re.captures_iter(text) {
+    for (i, caps) in re.captures_iter(text).enumerate() {
+        interp.poll_at(i)?;
         let Some(whole) = caps.get(0) else { continue };
-        push_within("re-replace", &mut out, text.get(copied_to..whole.start()).unwrap_or(""))?;
+        push_within(
+            "re-replace",
+            &mut out,
+            text.get(copied_to..whole.start()).unwrap_or(""),
+        )?;
         expanded.clear();
         caps.expand(replacement, &mut expanded);
         push_within("re-replace", &mut out, &expanded)?;

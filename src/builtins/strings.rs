@@ -4,7 +4,7 @@ use super::{builtin_table, index_arg, list_arg, str_arg, type_error};
 use crate::bounds::{check_string_length, check_string_list, push_within};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{fixed_args, leading_args, Interp};
 use crate::value::{display_string_checked, write_string, write_string_checked, Value};
 
 builtin_table! {
@@ -50,43 +50,44 @@ builtin_table! {
     "repr", 1, Some(1) => repr;
 }
 
-fn str_concat(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let mut out = String::with_capacity(reserve("str", args)?);
-    for a in args {
+fn str_concat(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let mut out = String::with_capacity(reserve(interp, "str", args)?);
+    for (i, a) in args.iter().enumerate() {
+        interp.poll_at(i)?;
         match a {
             Value::Str(s) => push_within("str", &mut out, s)?,
-            other => push_within("str", &mut out, &display_string_checked("str", other)?)?,
+            other => {
+                let shown = display_string_checked("str", other, &|| interp.poll())?;
+                push_within("str", &mut out, &shown)?;
+            }
         }
     }
     Ok(Value::from(out))
 }
 
 fn is_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Str(_))))
+    let [v] = fixed_args("string?", args)?;
+    Ok(Value::Bool(matches!(v, Value::Str(_))))
 }
 
 fn string_length(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [s] = fixed_args("string-length", args)?;
     Ok(Value::Int(
-        str_arg("string-length", &args[0])?.chars().count() as i64,
+        str_arg("string-length", s)?.chars().count() as i64
     ))
 }
 
-/// Byte offset of the `index`-th character, or `None` past the end.
-fn char_offset(s: &str, index: usize) -> Option<usize> {
-    if index == 0 {
-        return Some(0);
-    }
-    s.char_indices()
-        .map(|(i, _)| i)
-        .chain(std::iter::once(s.len()))
-        .nth(index)
+/// The byte offset of character `index`, or the length of `s` past its end.
+fn char_offset(s: &str, index: usize) -> usize {
+    s.char_indices().nth(index).map_or(s.len(), |(i, _)| i)
 }
 
 fn substring(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let s = str_arg("substring", &args[0])?;
+    let ([s, start], end) = leading_args("substring", args)?;
+    let s = str_arg("substring", s)?;
     let len = s.chars().count();
-    let start = index_arg("substring", &args[1])?;
-    let end = match args.get(2) {
+    let start = index_arg("substring", start)?;
+    let end = match end.first() {
         Some(Value::Nil) | None => len,
         Some(e) => index_arg("substring", e)?,
     };
@@ -95,17 +96,17 @@ fn substring(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             "substring: range {start}..{end} is outside the string (length {len})"
         )));
     }
-    let (a, b) = (
-        char_offset(s, start).unwrap_or(s.len()),
-        char_offset(s, end).unwrap_or(s.len()),
-    );
-    Ok(Value::from(&s[a..b]))
+    // Both offsets fall on character boundaries, so `get` always finds the text.
+    let part = s.get(char_offset(s, start)..char_offset(s, end));
+    Ok(Value::from(part.unwrap_or_default()))
 }
 
 /// The bytes to reserve for joining `parts` (their strings' total), refused at once
 /// when that alone passes the limit: the result is allocated once rather than grown
-/// by doubling, which would hold the old and the new buffer at once.
+/// by doubling, which would hold the old and the new buffer at once. The limits are
+/// checked before a large copy (doubling a string in a loop meets them every step).
 fn reserve(
+    interp: &Interp,
     who: &str,
     parts: impl IntoIterator<Item = impl std::borrow::Borrow<Value>>,
 ) -> Result<usize> {
@@ -117,24 +118,28 @@ fn reserve(
         })
         .fold(0usize, usize::saturating_add);
     check_string_length(who, total)?;
+    // Text counts as many items as values of its size (16 bytes each).
+    interp.poll_before(total / 16)?;
     Ok(total)
 }
 
-fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let sep = match args.get(1) {
+fn string_join(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let ([items], sep) = leading_args("string-join", args)?;
+    let sep = match sep.first() {
         Some(s) => str_arg("string-join", s)?,
         None => "",
     };
-    let items = list_arg("string-join", &args[0])?;
-    let mut out = String::with_capacity(reserve("string-join", items.iter())?);
+    let items = list_arg("string-join", items)?;
+    let mut out = String::with_capacity(reserve(interp, "string-join", items.iter())?);
     for (i, item) in items.iter().enumerate() {
+        interp.poll_at(i)?;
         if i > 0 {
             push_within("string-join", &mut out, sep)?;
         }
         match &item {
             Value::Str(s) => push_within("string-join", &mut out, s)?,
             other => {
-                let shown = display_string_checked("string-join", other)?;
+                let shown = display_string_checked("string-join", other, &|| interp.poll())?;
                 push_within("string-join", &mut out, &shown)?;
             }
         }
@@ -142,31 +147,46 @@ fn string_join(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::from(out))
 }
 
-fn string_split(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let s = str_arg("string-split", &args[0])?;
-    let sep = str_arg("string-split", &args[1])?;
+fn string_split(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [s, sep] = fixed_args("string-split", args)?;
+    let (s, sep) = (str_arg("string-split", s)?, str_arg("string-split", sep)?);
     let pieces = if sep.is_empty() {
         s.chars().count()
     } else {
         s.matches(sep).count() + 1
     };
     check_string_list("string-split", pieces, s.len())?;
-    let parts: Vec<Value> = if sep.is_empty() {
-        s.chars().map(|c| Value::from(c.to_string())).collect()
-    } else {
-        s.split(sep).map(Value::from).collect()
-    };
+    if sep.is_empty() {
+        return characters(interp, s);
+    }
+    let mut parts = Vec::with_capacity(pieces);
+    for (i, part) in s.split(sep).enumerate() {
+        interp.poll_at(i)?;
+        parts.push(Value::from(part));
+    }
     Ok(Value::list(parts))
 }
 
+/// The characters of `s` as one-character strings.
+fn characters(interp: &Interp, s: &str) -> Result<Value> {
+    let mut chars = Vec::new();
+    for (i, c) in s.chars().enumerate() {
+        interp.poll_at(i)?;
+        chars.push(Value::from(c.to_string()));
+    }
+    Ok(Value::list(chars))
+}
+
 fn upcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let s = str_arg("string-upcase", &args[0])?;
+    let [s] = fixed_args("string-upcase", args)?;
+    let s = str_arg("string-upcase", s)?;
     check_string_length("string-upcase", mapped_len(s, char::to_uppercase))?;
     Ok(Value::from(s.to_uppercase()))
 }
 
 fn downcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let s = str_arg("string-downcase", &args[0])?;
+    let [s] = fixed_args("string-downcase", args)?;
+    let s = str_arg("string-downcase", s)?;
     check_string_length("string-downcase", mapped_len(s, char::to_lowercase))?;
     Ok(Value::from(s.to_lowercase()))
 }
@@ -181,34 +201,37 @@ fn mapped_len<I: Iterator<Item = char>>(s: &str, map: impl Fn(char) -> I) -> usi
 }
 
 fn trim(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::from(str_arg("string-trim", &args[0])?.trim()))
+    let [s] = fixed_args("string-trim", args)?;
+    Ok(Value::from(str_arg("string-trim", s)?.trim()))
 }
 
 fn string_contains(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let s = str_arg("string-contains?", &args[0])?;
-    Ok(Value::Bool(
-        s.contains(str_arg("string-contains?", &args[1])?),
-    ))
+    let [s, sub] = fixed_args("string-contains?", args)?;
+    let s = str_arg("string-contains?", s)?;
+    Ok(Value::Bool(s.contains(str_arg("string-contains?", sub)?)))
 }
 
 fn starts_with(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let s = str_arg("string-starts-with?", &args[0])?;
+    let [s, prefix] = fixed_args("string-starts-with?", args)?;
+    let s = str_arg("string-starts-with?", s)?;
     Ok(Value::Bool(
-        s.starts_with(str_arg("string-starts-with?", &args[1])?),
+        s.starts_with(str_arg("string-starts-with?", prefix)?),
     ))
 }
 
 fn ends_with(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let s = str_arg("string-ends-with?", &args[0])?;
+    let [s, suffix] = fixed_args("string-ends-with?", args)?;
+    let s = str_arg("string-ends-with?", s)?;
     Ok(Value::Bool(
-        s.ends_with(str_arg("string-ends-with?", &args[1])?),
+        s.ends_with(str_arg("string-ends-with?", suffix)?),
     ))
 }
 
 fn replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let s = str_arg("string-replace", &args[0])?;
-    let old = str_arg("string-replace", &args[1])?;
-    let new = str_arg("string-replace", &args[2])?;
+    let [s, old, new] = fixed_args("string-replace", args)?;
+    let s = str_arg("string-replace", s)?;
+    let old = str_arg("string-replace", old)?;
+    let new = str_arg("string-replace", new)?;
     if old.is_empty() {
         return Err(Error::eval(
             "string-replace: the text to replace must not be empty",
@@ -221,7 +244,8 @@ fn replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn to_number(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let s = str_arg("string->number", &args[0])?.trim();
+    let [s] = fixed_args("string->number", args)?;
+    let s = str_arg("string->number", s)?.trim();
     if let Ok(i) = s.parse::<i64>() {
         return Ok(Value::Int(i));
     }
@@ -236,38 +260,43 @@ fn to_number(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn number_to_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    match &args[0] {
+    let [n] = fixed_args("number->string", args)?;
+    match n {
         v @ (Value::Int(_) | Value::Float(_)) => Ok(Value::from(write_string(v))),
         other => Err(type_error("number->string", "a number", other)),
     }
 }
 
 fn symbol_to_string(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    match args[0].symbol_or_keyword_name() {
+    let [sym] = fixed_args("symbol->string", args)?;
+    match sym.symbol_or_keyword_name() {
         Some(name) => Ok(Value::from(name)),
-        None => Err(type_error("symbol->string", "a symbol", &args[0])),
+        None => Err(type_error("symbol->string", "a symbol", sym)),
     }
 }
 
 fn string_to_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::data_symbol(str_arg("string->symbol", &args[0])?))
+    let [s] = fixed_args("string->symbol", args)?;
+    Ok(Value::data_symbol(str_arg("string->symbol", s)?))
 }
 
-fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let template = str_arg("format", &args[0])?;
-    let mut values = args[1..].iter();
-    let mut out = String::with_capacity(reserve("format", args)?);
+fn format(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let ([template], values) = leading_args("format", args)?;
+    let template = str_arg("format", template)?;
+    let mut values = values.iter();
+    let mut out = String::with_capacity(reserve(interp, "format", args)?);
     let mut rest = template;
-    while let Some(at) = rest.find("{}") {
-        push_within("format", &mut out, &rest[..at])?;
+    while let Some((before, after)) = rest.split_once("{}") {
+        push_within("format", &mut out, before)?;
         let v = values.next().ok_or_else(|| {
             Error::eval(format!(
                 "format: more {{}} than arguments in {:?}",
                 template
             ))
         })?;
-        push_within("format", &mut out, &display_string_checked("format", v)?)?;
-        rest = &rest[at + 2..];
+        let shown = display_string_checked("format", v, &|| interp.poll())?;
+        push_within("format", &mut out, &shown)?;
+        rest = after;
     }
     push_within("format", &mut out, rest)?;
     if values.next().is_some() {
@@ -279,16 +308,16 @@ fn format(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::from(out))
 }
 
-fn string_to_list(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let s = str_arg("string->list", &args[0])?;
+fn string_to_list(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [s] = fixed_args("string->list", args)?;
+    let s = str_arg("string->list", s)?;
     check_string_list("string->list", s.chars().count(), s.len())?;
-    Ok(Value::list(
-        s.chars().map(|c| Value::from(c.to_string())).collect(),
-    ))
+    characters(interp, s)
 }
 
-fn repr(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    write_string_checked("repr", &args[0]).map(Value::from)
+fn repr(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [v] = fixed_args("repr", args)?;
+    write_string_checked("repr", v, &|| interp.poll()).map(Value::from)
 }
 
 #[cfg(test)]

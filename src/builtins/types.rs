@@ -3,7 +3,7 @@
 use super::builtin_table;
 use crate::env::Env;
 use crate::error::Result;
-use crate::eval::Interp;
+use crate::eval::{fixed_args, Interp};
 use crate::symbol::Sym;
 use crate::value::Value;
 
@@ -29,39 +29,46 @@ builtin_table! {
 }
 
 fn is_nil(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Nil)))
+    let [v] = fixed_args("nil?", args)?;
+    Ok(Value::Bool(matches!(v, Value::Nil)))
 }
 
 fn is_boolean(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Bool(_))))
+    let [v] = fixed_args("boolean?", args)?;
+    Ok(Value::Bool(matches!(v, Value::Bool(_))))
 }
 
 fn is_symbol(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(args[0].symbol_name().is_some()))
+    let [v] = fixed_args("symbol?", args)?;
+    Ok(Value::Bool(v.symbol_name().is_some()))
 }
 
 fn is_keyword(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(args[0].keyword_name().is_some()))
+    let [v] = fixed_args("keyword?", args)?;
+    Ok(Value::Bool(v.keyword_name().is_some()))
 }
 
 fn is_procedure(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(args[0].is_procedure()))
+    let [v] = fixed_args("procedure?", args)?;
+    Ok(Value::Bool(v.is_procedure()))
 }
 
 fn type_of(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Symbol(Sym::new(args[0].type_name())))
+    let [v] = fixed_args("type-of", args)?;
+    Ok(Value::Symbol(Sym::new(v.type_name())))
 }
 
 fn not(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(!args[0].is_truthy()))
+    let [v] = fixed_args("not", args)?;
+    Ok(Value::Bool(!v.is_truthy()))
 }
 
 fn equal(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    args[0]
-        .equal_polled(&args[1], || interp.poll())
-        .map(Value::Bool)
+    let [a, b] = fixed_args("equal?", args)?;
+    a.equal_polled(b, || interp.poll()).map(Value::Bool)
 }
 
 fn eq(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(args[0].identical(&args[1])))
+    let [a, b] = fixed_args("eq?", args)?;
+    Ok(Value::Bool(a.identical(b)))
 }

@@ -207,7 +207,7 @@ impl<'i> Compiler<'i> {
                 }
             }
         }
-        let args = items[1..]
+        let args = operands(items)
             .iter()
             .map(|s| self.compile(s))
             .collect::<Result<Vec<_>>>()?;
@@ -256,7 +256,7 @@ impl<'i> Compiler<'i> {
             )
             .with_span(span));
         }
-        let args: Vec<Value> = items[1..].iter().map(syntax_to_value).collect();
+        let args: Vec<Value> = operands(items).iter().map(syntax_to_value).collect();
         let expanded = self
             .interp
             .apply(&macro_fn, &args, &None)
@@ -303,15 +303,15 @@ impl<'i> Compiler<'i> {
     // ---- special forms ------------------------------------------------------------
 
     fn quote(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 2, 2, span, "(quote datum)")?;
-        Ok(Node::Const(syntax_to_value(&items[1])))
+        let ([_, datum], _) = form_items(items, 2, span, "(quote datum)")?;
+        Ok(Node::Const(syntax_to_value(datum)))
     }
 
     fn if_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 3, 4, span, "(if test then else?)")?;
-        let test = self.compile(&items[1])?;
-        let then = self.compile(&items[2])?;
-        let otherwise = match items.get(3) {
+        let ([_, test, then], otherwise) = form_items(items, 4, span, "(if test then else?)")?;
+        let test = self.compile(test)?;
+        let then = self.compile(then)?;
+        let otherwise = match otherwise.first() {
             Some(e) => self.compile(e)?,
             None => Node::Const(Value::Nil),
         };
@@ -319,24 +319,25 @@ impl<'i> Compiler<'i> {
     }
 
     fn when(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 2, usize::MAX, span, "(when test body…)")?;
-        let test = self.compile(&items[1])?;
-        let body = self.sequence(&items[2..], span)?;
+        let ([_, test], body) = form_items(items, usize::MAX, span, "(when test body…)")?;
+        let test = self.compile(test)?;
+        let body = self.sequence(body, span)?;
         Ok(Node::If(Box::new((test, body, Node::Const(Value::Nil)))))
     }
 
     fn unless(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 2, usize::MAX, span, "(unless test body…)")?;
-        let test = self.compile(&items[1])?;
-        let body = self.sequence(&items[2..], span)?;
+        let ([_, test], body) = form_items(items, usize::MAX, span, "(unless test body…)")?;
+        let test = self.compile(test)?;
+        let body = self.sequence(body, span)?;
         Ok(Node::If(Box::new((test, Node::Const(Value::Nil), body))))
     }
 
     fn and(&mut self, items: &[Syntax], _span: Span) -> Result<Node> {
-        if items.len() == 1 {
+        let operands = operands(items);
+        if operands.is_empty() {
             return Ok(Node::Const(Value::Bool(true)));
         }
-        let nodes = items[1..]
+        let nodes = operands
             .iter()
             .map(|s| self.compile(s))
             .collect::<Result<Vec<_>>>()?;
@@ -344,10 +345,11 @@ impl<'i> Compiler<'i> {
     }
 
     fn or(&mut self, items: &[Syntax], _span: Span) -> Result<Node> {
-        if items.len() == 1 {
+        let operands = operands(items);
+        if operands.is_empty() {
             return Ok(Node::Const(Value::Bool(false)));
         }
-        let nodes = items[1..]
+        let nodes = operands
             .iter()
             .map(|s| self.compile(s))
             .collect::<Result<Vec<_>>>()?;
@@ -355,89 +357,97 @@ impl<'i> Compiler<'i> {
     }
 
     fn begin(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        self.sequence(&items[1..], span)
+        self.sequence(operands(items), span)
     }
 
     fn cond(&mut self, items: &[Syntax], _span: Span) -> Result<Node> {
-        self.cond_clauses(&items[1..])
+        self.cond_clauses(operands(items))
     }
 
     fn cond_clauses(&mut self, clauses: &[Syntax]) -> Result<Node> {
-        let Some(clause) = clauses.first() else {
+        let Some((clause, later)) = clauses.split_first() else {
             return Ok(Node::Const(Value::Nil));
         };
-        let parts = clause
-            .as_list()
-            .filter(|p| !p.is_empty())
-            .ok_or_else(|| Error::syntax("a cond clause is (test body…)", clause.span))?;
-        if parts[0].as_symbol() == Some(*well_known::ELSE) {
-            if clauses.len() > 1 {
+        let Some((test, body)) = clause.as_list().and_then(|parts| parts.split_first()) else {
+            return Err(Error::syntax("a cond clause is (test body…)", clause.span));
+        };
+        if test.as_symbol() == Some(*well_known::ELSE) {
+            if !later.is_empty() {
                 return Err(Error::syntax(
                     "`else` must be the last cond clause",
                     clause.span,
                 ));
             }
-            return self.sequence(&parts[1..], clause.span);
+            return self.sequence(body, clause.span);
         }
-        if parts.len() == 3 && parts[1].as_symbol() == Some(*well_known::ARROW) {
-            // (test => f): bind the test's value, call f with it.
-            let scope = Scope::new(vec![self.interp.gensym("cond-value")]);
-            let init = self.compile(&parts[0])?;
-            self.push_scope(scope.clone());
-            let f = self.compile(&parts[2]);
-            let rest = self.cond_clauses(&clauses[1..]);
-            self.pop_scope();
-            let tested = Node::Local {
-                depth: 0,
-                slot: 0,
-                name: scope.names()[0],
-                span: clause.span,
-            };
-            let call = Node::Call(Box::new(Call {
-                callee: f?,
-                args: vec![Node::Local {
-                    depth: 0,
-                    slot: 0,
-                    name: scope.names()[0],
-                    span: clause.span,
-                }],
-                span: clause.span,
-            }));
-            return Ok(Node::Let(Box::new(Let {
-                kind: LetKind::Parallel,
-                scope,
-                inits: vec![(0, init)],
-                body: Node::If(Box::new((tested, call, rest?))),
-            })));
+        if let [arrow, f] = body {
+            if arrow.as_symbol() == Some(*well_known::ARROW) {
+                return self.cond_arrow(test, f, later, clause.span);
+            }
         }
-        let test = self.compile(&parts[0])?;
-        let rest = self.cond_clauses(&clauses[1..])?;
-        if parts.len() == 1 {
+        let test = self.compile(test)?;
+        let rest = self.cond_clauses(later)?;
+        if body.is_empty() {
             return Ok(Node::Or(vec![test, rest].into_boxed_slice()));
         }
-        let body = self.sequence(&parts[1..], clause.span)?;
+        let body = self.sequence(body, clause.span)?;
         Ok(Node::If(Box::new((test, body, rest))))
     }
 
+    /// `(test => f)`: binds the test's value and, when it is true, calls f with it.
+    fn cond_arrow(
+        &mut self,
+        test: &Syntax,
+        f: &Syntax,
+        later: &[Syntax],
+        span: Span,
+    ) -> Result<Node> {
+        let tested = self.interp.gensym("cond-value");
+        let scope = Scope::new(vec![tested]);
+        let init = self.compile(test)?;
+        self.push_scope(scope.clone());
+        let f = self.compile(f);
+        let rest = self.cond_clauses(later);
+        self.pop_scope();
+        let local = || Node::Local {
+            depth: 0,
+            slot: 0,
+            name: tested,
+            span,
+        };
+        let call = Node::Call(Box::new(Call {
+            callee: f?,
+            args: vec![local()],
+            span,
+        }));
+        Ok(Node::Let(Box::new(Let {
+            kind: LetKind::Parallel,
+            scope,
+            inits: vec![(0, init)],
+            body: Node::If(Box::new((local(), call, rest?))),
+        })))
+    }
+
     fn case(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(
+        let ([_, key], case_clauses) = form_items(
             items,
-            2,
             usize::MAX,
             span,
             "(case key ((datum…) body…)… (else body…))",
         )?;
-        let key = self.compile(&items[1])?;
+        let key = self.compile(key)?;
         let mut clauses = Vec::new();
         let mut default = Node::Const(Value::Nil);
-        for (i, clause) in items[2..].iter().enumerate() {
-            let parts = clause
-                .as_list()
-                .filter(|p| !p.is_empty())
-                .ok_or_else(|| Error::syntax("a case clause is ((datum…) body…)", clause.span))?;
-            let body = self.sequence(&parts[1..], clause.span)?;
-            if parts[0].as_symbol() == Some(*well_known::ELSE) {
-                if i + 3 != items.len() {
+        for (i, clause) in case_clauses.iter().enumerate() {
+            let Some((datum, body)) = clause.as_list().and_then(|parts| parts.split_first()) else {
+                return Err(Error::syntax(
+                    "a case clause is ((datum…) body…)",
+                    clause.span,
+                ));
+            };
+            let body = self.sequence(body, clause.span)?;
+            if datum.as_symbol() == Some(*well_known::ELSE) {
+                if i + 1 != case_clauses.len() {
                     return Err(Error::syntax(
                         "`else` must be the last case clause",
                         clause.span,
@@ -446,11 +456,11 @@ impl<'i> Compiler<'i> {
                 default = body;
                 continue;
             }
-            let datums = match &parts[0].kind {
+            let datums = match &datum.kind {
                 SyntaxKind::List(ds) | SyntaxKind::Vector(ds) => {
                     ds.iter().map(syntax_to_value).collect()
                 }
-                _ => vec![syntax_to_value(&parts[0])],
+                _ => vec![syntax_to_value(datum)],
             };
             clauses.push((datums, body));
         }
@@ -462,38 +472,32 @@ impl<'i> Compiler<'i> {
     }
 
     fn define(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(
+        let ([_, target], body) = form_items(
             items,
-            2,
             usize::MAX,
             span,
             "(define name value) or (define (name params…) body…)",
         )?;
-        let (name, value) = match &items[1].kind {
+        let (name, value) = match &target.kind {
             SyntaxKind::Symbol(name) => {
-                if items.len() > 3 {
-                    return Err(Error::syntax("(define name value) takes one value", span));
-                }
-                let value = match items.get(2) {
-                    Some(v) => self.compile_named(v, *name)?,
-                    None => Node::Const(Value::Nil),
+                let value = match body {
+                    [] => Node::Const(Value::Nil),
+                    [value] => self.compile_named(value, *name)?,
+                    _ => return Err(Error::syntax("(define name value) takes one value", span)),
                 };
                 (*name, value)
             }
-            SyntaxKind::List(signature) if !signature.is_empty() => {
-                let name = signature[0].as_symbol().ok_or_else(|| {
-                    Error::syntax("a procedure name must be a symbol", signature[0].span)
-                })?;
-                let lambda = self.lambda(
-                    Some(name),
-                    &signature[1..],
-                    signature[0].span,
-                    &items[2..],
-                    span,
-                )?;
+            SyntaxKind::List(signature) => {
+                let Some((head, params)) = signature.split_first() else {
+                    return Err(Error::syntax("define needs a name", target.span));
+                };
+                let name = head
+                    .as_symbol()
+                    .ok_or_else(|| Error::syntax("a procedure name must be a symbol", head.span))?;
+                let lambda = self.lambda(Some(name), params, head.span, body, span)?;
                 (name, Node::Lambda(lambda))
             }
-            _ => return Err(Error::syntax("define needs a name", items[1].span)),
+            _ => return Err(Error::syntax("define needs a name", target.span)),
         };
         Ok(self.define_node(name, value))
     }
@@ -518,18 +522,15 @@ impl<'i> Compiler<'i> {
 
     /// Compiles a value that is being bound to `name`, naming it if it is a lambda.
     fn compile_named(&mut self, syntax: &Syntax, name: Sym) -> Result<Node> {
-        if let Some(items) = syntax.as_list() {
-            if let Some(head) = items.first().and_then(Syntax::as_symbol) {
-                if matches!(head.name(), "lambda" | "fn")
-                    && !self.is_local(head)
-                    && items.len() >= 2
-                {
-                    let params = lambda_params(&items[1])?;
+        if let Some([head, params, body @ ..]) = syntax.as_list() {
+            if let Some(head) = head.as_symbol() {
+                if matches!(head.name(), "lambda" | "fn") && !self.is_local(head) {
+                    let names = lambda_params(params)?;
                     return Ok(Node::Lambda(self.lambda(
                         Some(name),
-                        &params,
-                        items[1].span,
-                        &items[2..],
+                        &names,
+                        params.span,
+                        body,
                         syntax.span,
                     )?));
                 }
@@ -539,30 +540,30 @@ impl<'i> Compiler<'i> {
     }
 
     fn set(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 3, 3, span, "(set! name value)")?;
-        let name = items[1]
+        let ([_, target, value], _) = form_items(items, 3, span, "(set! name value)")?;
+        let name = target
             .as_symbol()
-            .ok_or_else(|| Error::syntax("set! needs a variable name", items[1].span))?;
-        let value = Box::new(self.compile(&items[2])?);
-        Ok(match self.variable(name, items[1].span) {
+            .ok_or_else(|| Error::syntax("set! needs a variable name", target.span))?;
+        let value = Box::new(self.compile(value)?);
+        Ok(match self.variable(name, target.span) {
             Node::Local { depth, slot, .. } => Node::SetLocal { depth, slot, value },
             Node::Dynamic { name, span } => Node::SetDynamic { name, value, span },
             _ => Node::SetGlobal {
                 name,
                 value,
-                span: items[1].span,
+                span: target.span,
             },
         })
     }
 
     fn lambda_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 2, usize::MAX, span, "(lambda (params…) body…)")?;
-        let params = lambda_params(&items[1])?;
+        let ([_, params], body) = form_items(items, usize::MAX, span, "(lambda (params…) body…)")?;
+        let names = lambda_params(params)?;
         Ok(Node::Lambda(self.lambda(
             None,
-            &params,
-            items[1].span,
-            &items[2..],
+            &names,
+            params.span,
+            body,
             span,
         )?))
     }
@@ -605,13 +606,16 @@ impl<'i> Compiler<'i> {
         };
         list.iter()
             .map(|b| match &b.kind {
-                SyntaxKind::List(pair) | SyntaxKind::Vector(pair)
-                    if (1..=2).contains(&pair.len()) =>
-                {
-                    let name = pair[0].as_symbol().ok_or_else(|| {
-                        Error::syntax("a binding name must be a symbol", pair[0].span)
+                SyntaxKind::List(pair) | SyntaxKind::Vector(pair) => {
+                    let (name, init) = match pair.as_slice() {
+                        [name] => (name, None),
+                        [name, init] => (name, Some(init)),
+                        _ => return Err(Error::syntax("a binding is (name value)", b.span)),
+                    };
+                    let symbol = name.as_symbol().ok_or_else(|| {
+                        Error::syntax("a binding name must be a symbol", name.span)
                     })?;
-                    Ok((name, pair.get(1), b.span))
+                    Ok((symbol, init, b.span))
                 }
                 SyntaxKind::Symbol(name) => Ok((*name, None, b.span)),
                 _ => Err(Error::syntax("a binding is (name value)", b.span)),
@@ -627,23 +631,25 @@ impl<'i> Compiler<'i> {
     }
 
     fn let_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 2, usize::MAX, span, "(let ((name value)…) body…)")?;
-        if let Some(loop_name) = items[1].as_symbol() {
-            expect_len(items, 3, usize::MAX, span, "(let name ((var init)…) body…)")?;
-            let bindings = self.bindings(&items[2])?;
+        let ([_, first], rest) =
+            form_items(items, usize::MAX, span, "(let ((name value)…) body…)")?;
+        if let Some(loop_name) = first.as_symbol() {
+            let ([_, _, bindings], body) =
+                form_items(items, usize::MAX, span, "(let name ((var init)…) body…)")?;
+            let bindings = self.bindings(bindings)?;
             let inits = bindings
                 .iter()
                 .map(|(name, init, _)| self.init(*init, *name))
                 .collect::<Result<Vec<_>>>()?;
             let params: Vec<Sym> = bindings.iter().map(|b| b.0).collect();
-            let lambda = self.loop_lambda(loop_name, params, &items[3..], span)?;
+            let lambda = self.loop_lambda(loop_name, params, body, span)?;
             return Ok(Node::Loop(Box::new(Loop {
                 lambda,
                 inits,
                 span,
             })));
         }
-        let bindings = self.bindings(&items[1])?;
+        let bindings = self.bindings(first)?;
         let inits = bindings
             .iter()
             .enumerate()
@@ -651,7 +657,7 @@ impl<'i> Compiler<'i> {
             .collect::<Result<Vec<_>>>()?;
         let scope = Scope::new(bindings.iter().map(|b| b.0).collect());
         self.push_scope(scope.clone());
-        let body = self.body(&items[2..], span);
+        let body = self.body(rest, span);
         self.pop_scope();
         Ok(Node::Let(Box::new(Let {
             kind: LetKind::Parallel,
@@ -704,8 +710,8 @@ impl<'i> Compiler<'i> {
         usage: &str,
         recursive: bool,
     ) -> Result<Node> {
-        expect_len(items, 2, usize::MAX, span, usage)?;
-        let bindings = self.bindings(&items[1])?;
+        let ([_, bindings], body) = form_items(items, usize::MAX, span, usage)?;
+        let bindings = self.bindings(bindings)?;
         let declared_first = if recursive {
             bindings.iter().map(|b| b.0).collect()
         } else {
@@ -720,7 +726,7 @@ impl<'i> Compiler<'i> {
                 let slot = if recursive { i } else { scope.declare(*name) };
                 inits.push((slot as u32, node));
             }
-            let body = self.body(&items[2..], span)?;
+            let body = self.body(body, span)?;
             Ok((inits, body))
         })();
         self.pop_scope();
@@ -735,28 +741,24 @@ impl<'i> Compiler<'i> {
 
     /// `(do ((var init step)…) (test result…) body…)` as a named-let loop.
     fn do_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(
+        let ([_, specs, exit], body) = form_items(
             items,
-            3,
             usize::MAX,
             span,
             "(do ((var init step)…) (test result…) body…)",
         )?;
-        let specs = match &items[1].kind {
-            SyntaxKind::List(l) => l,
-            _ => {
-                return Err(Error::syntax(
-                    "do needs a list of (var init step)",
-                    items[1].span,
-                ))
-            }
+        let SyntaxKind::List(specs) = &specs.kind else {
+            return Err(Error::syntax(
+                "do needs a list of (var init step)",
+                specs.span,
+            ));
         };
-        let exit = items[2]
-            .as_list()
-            .filter(|l| !l.is_empty())
-            .ok_or_else(|| {
-                Error::syntax("do needs an exit clause (test result…)", items[2].span)
-            })?;
+        let Some((test, results)) = exit.as_list().and_then(|l| l.split_first()) else {
+            return Err(Error::syntax(
+                "do needs an exit clause (test result…)",
+                exit.span,
+            ));
+        };
         let loop_name = self.interp.gensym("do-loop");
         let sym = |s: Sym| Syntax::new(SyntaxKind::Symbol(s), span);
         let list = |items: Vec<Syntax>| Syntax::new(SyntaxKind::List(items), span);
@@ -764,25 +766,31 @@ impl<'i> Compiler<'i> {
         let mut inits = Vec::new();
         let mut steps = vec![sym(loop_name)];
         for spec in specs {
-            let parts = spec
-                .as_list()
-                .filter(|p| (2..=3).contains(&p.len()))
-                .ok_or_else(|| Error::syntax("a do variable is (var init step?)", spec.span))?;
-            let var = parts[0]
+            let (var, init, step) = match spec.as_list() {
+                Some([var, init]) => (var, init, var),
+                Some([var, init, step]) => (var, init, step),
+                _ => {
+                    return Err(Error::syntax(
+                        "a do variable is (var init step?)",
+                        spec.span,
+                    ))
+                }
+            };
+            let name = var
                 .as_symbol()
-                .ok_or_else(|| Error::syntax("a do variable must be a symbol", parts[0].span))?;
-            vars.push(var);
-            inits.push(self.compile(&parts[1])?);
-            steps.push(parts.get(2).cloned().unwrap_or_else(|| parts[0].clone()));
+                .ok_or_else(|| Error::syntax("a do variable must be a symbol", var.span))?;
+            vars.push(name);
+            inits.push(self.compile(init)?);
+            steps.push(step.clone());
         }
         let mut on_exit = vec![sym(Sym::new("begin")), Syntax::new(SyntaxKind::Nil, span)];
-        on_exit.extend(exit[1..].iter().cloned());
+        on_exit.extend(results.iter().cloned());
         let mut again = vec![sym(Sym::new("begin"))];
-        again.extend(items[3..].iter().cloned());
+        again.extend(body.iter().cloned());
         again.push(list(steps));
         let body = list(vec![
             sym(Sym::new("if")),
-            exit[0].clone(),
+            test.clone(),
             list(on_exit),
             list(again),
         ]);
@@ -795,37 +803,37 @@ impl<'i> Compiler<'i> {
     }
 
     fn try_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 2, usize::MAX, span, "(try expr (catch e body…))")?;
-        let clause_of = |s: &Syntax, word: &str| {
-            s.as_list()
-                .and_then(|l| l.first())
-                .and_then(Syntax::as_symbol)
-                .is_some_and(|h| h.name() == word)
-        };
-        let mut end = items.len();
+        form_items::<2>(items, usize::MAX, span, "(try expr (catch e body…))")?;
+        // A clause follows at least one form of the body: a lone `(catch …)` is the body.
+        let mut body = operands(items);
         let mut finally = None;
-        if end > 2 && clause_of(&items[end - 1], "finally") {
-            let parts = items[end - 1].as_list().unwrap_or_default();
-            finally = Some(self.sequence(&parts[1..], span)?);
-            end -= 1;
+        if let Some((forms, [clause])) = body.split_last_chunk() {
+            if let Some(parts) = clause_parts(clause, "finally").filter(|_| !forms.is_empty()) {
+                finally = Some(self.sequence(parts, span)?);
+                body = forms;
+            }
         }
         let mut handler = None;
-        if end > 2 && clause_of(&items[end - 1], "catch") {
-            let parts = items[end - 1].as_list().unwrap_or_default();
-            let var = parts.get(1).and_then(Syntax::as_symbol).ok_or_else(|| {
-                Error::syntax(
-                    "catch needs a variable: (catch e body…)",
-                    items[end - 1].span,
-                )
-            })?;
-            let scope = Scope::new(vec![var]);
-            self.push_scope(scope.clone());
-            let body = self.body(&parts[2..], items[end - 1].span);
-            self.pop_scope();
-            handler = Some((scope, body?));
-            end -= 1;
+        if let Some((forms, [clause])) = body.split_last_chunk() {
+            if let Some(parts) = clause_parts(clause, "catch").filter(|_| !forms.is_empty()) {
+                let Some((var, catch_body)) = parts
+                    .split_first()
+                    .and_then(|(var, rest)| Some((var.as_symbol()?, rest)))
+                else {
+                    return Err(Error::syntax(
+                        "catch needs a variable: (catch e body…)",
+                        clause.span,
+                    ));
+                };
+                let scope = Scope::new(vec![var]);
+                self.push_scope(scope.clone());
+                let caught = self.body(catch_body, clause.span);
+                self.pop_scope();
+                handler = Some((scope, caught?));
+                body = forms;
+            }
         }
-        let body = self.sequence(&items[1..end], span)?;
+        let body = self.sequence(body, span)?;
         Ok(Node::Try(Box::new(Try {
             body,
             handler,
@@ -834,33 +842,29 @@ impl<'i> Compiler<'i> {
     }
 
     fn defmacro(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(
-            items,
-            3,
-            usize::MAX,
-            span,
-            "(defmacro name (params…) body…)",
-        )?;
-        let name = items[1]
+        let ([_, name, params], body) =
+            form_items(items, usize::MAX, span, "(defmacro name (params…) body…)")?;
+        let name = name
             .as_symbol()
-            .ok_or_else(|| Error::syntax("a macro name must be a symbol", items[1].span))?;
-        let params = match &items[2].kind {
+            .ok_or_else(|| Error::syntax("a macro name must be a symbol", name.span))?;
+        let params_span = params.span;
+        let params = match &params.kind {
             SyntaxKind::List(p) => p.clone(),
             SyntaxKind::Symbol(_) => vec![
-                Syntax::new(SyntaxKind::Symbol(*well_known::DOT), items[2].span),
-                items[2].clone(),
+                Syntax::new(SyntaxKind::Symbol(*well_known::DOT), params_span),
+                params.clone(),
             ],
             _ => {
                 return Err(Error::syntax(
                     "macro parameters are a list of symbols",
-                    items[2].span,
+                    params_span,
                 ))
             }
         };
         // Macros run at analysis time, so they see only the global environment.
         let mut global = Compiler::new(self.interp);
         global.expansions = self.expansions;
-        let lambda = global.lambda(Some(name), &params, items[2].span, &items[3..], span)?;
+        let lambda = global.lambda(Some(name), &params, params_span, body, span)?;
         Ok(Node::DefMacro { name, lambda })
     }
 }
@@ -875,7 +879,7 @@ fn declare_defines(scope: &Scope, forms: &[Syntax]) {
             continue;
         };
         if head.name() == "begin" {
-            declare_defines(scope, &items[1..]);
+            declare_defines(scope, operands(items));
         } else if binds_name(head.name()) {
             let name = match items.get(1).map(|s| &s.kind) {
                 Some(SyntaxKind::Symbol(s)) => Some(*s),
@@ -909,9 +913,7 @@ fn lambda_params(params: &Syntax) -> Result<Vec<Syntax>> {
 fn parse_params(params: &[Syntax], span: Span) -> Result<(Vec<Sym>, bool)> {
     let mut names = Vec::with_capacity(params.len());
     let mut rest = false;
-    let mut i = 0;
-    while i < params.len() {
-        let p = &params[i];
+    for (i, p) in params.iter().enumerate() {
         let name = p
             .as_symbol()
             .ok_or_else(|| Error::syntax("a parameter must be a symbol", p.span))?;
@@ -934,23 +936,34 @@ fn parse_params(params: &[Syntax], span: Span) -> Result<(Vec<Sym>, bool)> {
             ));
         }
         names.push(name);
-        i += 1;
     }
     let _ = span;
     Ok((names, rest))
 }
 
-pub(super) fn expect_len(
-    items: &[Syntax],
-    min: usize,
+/// A special form's first `MIN` items (its head and required operands) and the rest,
+/// when it has at most `max` items; otherwise its usage as a syntax error.
+pub(super) fn form_items<'a, const MIN: usize>(
+    items: &'a [Syntax],
     max: usize,
     span: Span,
     usage: &str,
-) -> Result<()> {
-    if items.len() < min || items.len() > max {
-        return Err(Error::syntax(format!("bad syntax: expected {usage}"), span));
+) -> Result<(&'a [Syntax; MIN], &'a [Syntax])> {
+    match items.split_first_chunk() {
+        Some(split) if items.len() <= max => Ok(split),
+        _ => Err(Error::syntax(format!("bad syntax: expected {usage}"), span)),
     }
-    Ok(())
+}
+
+/// A form's items after its head.
+pub(super) fn operands(items: &[Syntax]) -> &[Syntax] {
+    items.split_first().map_or(&[], |(_, rest)| rest)
+}
+
+/// The items after the head of `clause` when it is a list headed by the symbol `word`.
+fn clause_parts<'a>(clause: &'a Syntax, word: &str) -> Option<&'a [Syntax]> {
+    let (head, parts) = clause.as_list()?.split_first()?;
+    (head.as_symbol()?.name() == word).then_some(parts)
 }
 
 /// A call to a builtin that user definitions cannot shadow (list literals, quasiquote).

@@ -146,6 +146,20 @@ pub struct Interp {
     builtin_rebound: Cell<bool>,
 }
 
+/// What an interpreter starts with: the builtins and what the prelude defined.
+#[derive(Clone)]
+struct Start {
+    globals: Vec<Value>,
+    macros: HashMap<Sym, Value>,
+    gensyms: u64,
+    builtin_rebound: bool,
+}
+
+thread_local! {
+    /// The start the first interpreter of the thread made (see [`Interp::start`]).
+    static START: RefCell<Option<Start>> = const { RefCell::new(None) };
+}
+
 /// How many spare frames the pool keeps.
 const FRAME_POOL_SIZE: usize = 64;
 
@@ -178,11 +192,33 @@ impl Interp {
             .state
             .stack_floor
             .set(base.saturating_sub(interp.limits.stack_size.saturating_sub(STACK_MARGIN)));
-        builtins::install(&interp);
-        interp.define_global(Sym::new("taskLibrary"), Value::Library);
-        interp.define_global(Sym::new("*args*"), Value::empty_list());
-        crate::stdlib::load(&interp)?;
+        interp.start()?;
         Ok(interp)
+    }
+
+    /// Installs the builtins and runs the prelude, or, after the first interpreter of
+    /// the thread did, copies the globals and macros they made: every interpreter starts
+    /// from the same definitions, and copying them costs a tenth of making them.
+    fn start(&self) -> Result<()> {
+        if let Some(start) = START.with(|s| s.borrow().clone()) {
+            *self.globals.borrow_mut() = start.globals;
+            *self.macros.borrow_mut() = start.macros;
+            self.gensyms.set(start.gensyms);
+            self.builtin_rebound.set(start.builtin_rebound);
+            return Ok(());
+        }
+        builtins::install(self);
+        self.define_global(Sym::new("taskLibrary"), Value::Library);
+        self.define_global(Sym::new("*args*"), Value::empty_list());
+        crate::stdlib::load(self)?;
+        let start = Start {
+            globals: self.globals.borrow().clone(),
+            macros: self.macros.borrow().clone(),
+            gensyms: self.gensyms.get(),
+            builtin_rebound: self.builtin_rebound.get(),
+        };
+        START.with(|s| *s.borrow_mut() = Some(start));
+        Ok(())
     }
 
     /// The flag that interrupts evaluation (Ctrl-C); share it with a signal handler.
@@ -213,10 +249,13 @@ impl Interp {
         if globals.len() <= i {
             globals.resize(Sym::count().max(i + 1), Value::Undefined);
         }
-        if matches!(globals[i], Value::Builtin(_)) {
-            self.builtin_rebound.set(true);
+        // Always there: the table was just resized to hold it.
+        if let Some(global) = globals.get_mut(i) {
+            if matches!(global, Value::Builtin(_)) {
+                self.builtin_rebound.set(true);
+            }
+            *global = value;
         }
-        globals[i] = value;
     }
 
     /// The global binding of `name`, if it has one.
@@ -231,8 +270,11 @@ impl Interp {
     /// Every bound global name (for completion and `:env`).
     pub fn global_names(&self) -> Vec<Sym> {
         let globals = self.globals.borrow();
-        (0..globals.len())
-            .filter(|&i| !matches!(globals[i], Value::Undefined))
+        globals
+            .iter()
+            .enumerate()
+            .filter(|(_, value)| !matches!(value, Value::Undefined))
+            .map(|(i, _)| i)
             // Names with a space are the interpreter's own bookkeeping (gensyms, modules).
             .filter(|&i| crate::symbol::name_at(i).is_some_and(|n| !n.contains(' ')))
             .filter_map(|i| {
@@ -265,6 +307,14 @@ impl Interp {
                 return Ok(v.clone());
             }
         }
+        self.task_or_unbound(name, span)
+    }
+
+    /// A name no global binds: the task of that name. Out of line, so that the global
+    /// read above stays small enough to inline into every global call.
+    #[cold]
+    #[inline(never)]
+    fn task_or_unbound(&self, name: Sym, span: crate::source::Span) -> Result<Value> {
         self.tasks
             .task_value(name.name())
             .ok_or_else(|| self.unbound(name, span))
@@ -422,6 +472,33 @@ impl Interp {
         }
         self.check_interrupt()?;
         self.check_memory()
+    }
+
+    /// The fuel used so far: procedure calls, and the steps of long builtins counted
+    /// by [`Interp::poll`].
+    pub fn fuel_used(&self) -> u64 {
+        self.ticks.get()
+    }
+
+    /// [`Interp::poll`] on every [`POLL_EVERY`](crate::bounds::POLL_EVERY)-th step of a
+    /// loop inside a builtin (`step` counts from 0): how such loops meet the limits.
+    #[inline]
+    pub fn poll_at(&self, step: usize) -> Result<()> {
+        if (step as u64 + 1).is_multiple_of(crate::bounds::POLL_EVERY) {
+            return self.poll();
+        }
+        Ok(())
+    }
+
+    /// [`Interp::poll`] before a builtin copies `items` values in one step, when they
+    /// are [`POLL_EVERY`](crate::bounds::POLL_EVERY) or more: a loop of such copies
+    /// (doubling a list) meets the limits at every large step.
+    #[inline]
+    pub fn poll_before(&self, items: usize) -> Result<()> {
+        if items as u64 >= crate::bounds::POLL_EVERY {
+            return self.poll();
+        }
+        Ok(())
     }
 
     /// Fails with `RESOURCE_EXHAUSTION` when the process uses more heap than
@@ -727,7 +804,7 @@ impl Interp {
                     let v = self.eval(value, env)?;
                     let frame = env::frame_at(env, *depth as usize)
                         .ok_or_else(|| Error::eval("internal error: no frame for variable"))?;
-                    frame.slots.borrow_mut()[*slot as usize] = v;
+                    store(frame, *slot, v)?;
                     Value::Nil
                 }
                 Node::DefineLocal { slot, name, value } => {
@@ -735,7 +812,7 @@ impl Interp {
                     let frame = env
                         .as_ref()
                         .ok_or_else(|| Error::eval("internal error: local define at top level"))?;
-                    frame.slots.borrow_mut()[*slot as usize] = v;
+                    store(frame, *slot, v)?;
                     Value::Symbol(*name)
                 }
                 Node::SetGlobal { name, value, span } => {
@@ -897,13 +974,16 @@ impl Interp {
                 Tail::Call(closure, slots) => self.run_closure(closure, slots),
             };
         }
-        if let (ast::PrimOp::Other, _) | (_, false) = (prim.op, prim.args.len() == 2) {
-            return self
-                .call_builtin_with(prim.builtin, &prim.args, env)
-                .map_err(|e| e.or_span(prim.span));
-        }
-        let a = self.eval(&prim.args[0], env)?;
-        let b = self.eval(&prim.args[1], env)?;
+        let (a, b) = match prim.args.as_slice() {
+            [a, b] if !matches!(prim.op, ast::PrimOp::Other) => (a, b),
+            args => {
+                return self
+                    .call_builtin_with(prim.builtin, args, env)
+                    .map_err(|e| e.or_span(prim.span))
+            }
+        };
+        let a = self.eval(a, env)?;
+        let b = self.eval(b, env)?;
         if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
             if let Some(v) = prim.op.on_ints(*x, *y) {
                 return Ok(v);
@@ -957,7 +1037,7 @@ impl Interp {
                 let inner = Some(frame.clone());
                 for (slot, init) in &l.inits {
                     let v = self.eval(init, &inner)?;
-                    frame.slots.borrow_mut()[*slot as usize] = v;
+                    store(&frame, *slot, v)?;
                 }
                 frame
             }
@@ -1106,10 +1186,39 @@ fn int_operand(node: &Node, env: &Env) -> Option<i64> {
     }
 }
 
+/// Stores `value` in `slot` of `frame`. The analyser gives a node only slots of its
+/// scope, and a frame holds a slot for each name of its scope.
+#[inline]
+fn store(frame: &Frame, slot: u32, value: Value) -> Result<()> {
+    match frame.slots.borrow_mut().get_mut(slot as usize) {
+        Some(place) => {
+            *place = value;
+            Ok(())
+        }
+        None => Err(Error::eval("internal error: no slot for variable")),
+    }
+}
+
 fn symbol_at(index: usize) -> Option<Sym> {
     // Symbols are dense indices; rebuild the Sym through its name table.
     let name = crate::symbol::name_at(index)?;
     Some(Sym::new(name))
+}
+
+/// The arguments of builtin `name`, which takes exactly `N`: the builtin table checks the
+/// count before the call, so the error only guards a call made another way.
+pub fn fixed_args<'a, const N: usize>(name: &str, args: &'a [Value]) -> Result<&'a [Value; N]> {
+    args.try_into()
+        .map_err(|_| arity_error(name, N, Some(N), args.len()))
+}
+
+/// The first `N` arguments of builtin `name` and the rest (checked as for `fixed_args`).
+pub fn leading_args<'a, const N: usize>(
+    name: &str,
+    args: &'a [Value],
+) -> Result<(&'a [Value; N], &'a [Value])> {
+    args.split_first_chunk()
+        .ok_or_else(|| arity_error(name, N, None, args.len()))
 }
 
 pub fn arity_error(name: &str, min: usize, max: Option<usize>, got: usize) -> Error {
@@ -1156,6 +1265,35 @@ mod tests {
     }
 
     #[test]
+    fn interpreters_of_one_thread_start_alike_and_apart() {
+        let outcome = run_on_large_stack(&Limits::default(), |limits| {
+            let make = || Interp::with_output(limits.clone(), Box::new(std::io::sink()));
+            let first = make().expect("the first interpreter starts");
+            let shown = |interp: &Interp, code| {
+                interp
+                    .run_source("<test>", code)
+                    .map(|v| value::write_string(&v))
+                    .unwrap_or_else(|e| e.to_string())
+            };
+            let changed = shown(
+                &first,
+                "(define (inc n) 0) (define mine 1) (defmacro twice (x) `(list ,x ,x)) (inc 5)",
+            );
+            // The second copies the start the first made, not what the first did since.
+            let second = make().expect("the second interpreter starts");
+            let fresh = shown(&second, "(-> 5 inc (list (dec 5) (third '(1 2 3))))");
+            let apart = shown(&second, "mine");
+            let macro_apart = shown(&second, "(twice 1)");
+            (changed, fresh, apart, macro_apart)
+        })
+        .expect("thread");
+        assert_eq!(outcome.0, "0");
+        assert_eq!(outcome.1, "(6 4 3)");
+        assert!(outcome.2.contains("unbound symbol: mine"), "{}", outcome.2);
+        assert!(outcome.3.contains("unbound symbol: twice"), "{}", outcome.3);
+    }
+
+    #[test]
     fn a_rebound_builtin_is_seen_by_code_analysed_before() {
         let program = "(define (add a b) (+ a b))
                        (define before (add 1 2))
@@ -1179,5 +1317,14 @@ mod tests {
                          (if (= i 3) acc (collect (+ i 1) (cons (fn () i) acc))))
                        (map (fn (f) (f)) (collect 0 '()))";
         assert_eq!(run(program), "true (2 1 0)");
+    }
+
+    #[test]
+    fn storing_past_a_frames_slots_is_an_error_not_a_panic() {
+        let frame = Frame::new(env::Scope::new(vec![Sym::new("x")]), Slots::new(), None);
+        assert!(store(&frame, 0, Value::Int(1)).is_ok());
+        let error = store(&frame, 1, Value::Int(2)).unwrap_err();
+        assert_eq!(error.message(), "internal error: no slot for variable");
+        assert!(matches!(frame.slots.borrow().as_slice(), [Value::Int(1)]));
     }
 }

@@ -2,7 +2,7 @@
 //! (macro output, `eval`), and quasiquote, analysed into calls that build the data.
 
 use super::ast::Node;
-use super::compile::{expect_len, internal_call, Compiler};
+use super::compile::{form_items, internal_call, Compiler};
 use crate::bounds::Budget;
 use crate::error::{Error, ErrorKind, Result};
 use crate::reader::{Syntax, SyntaxKind};
@@ -13,8 +13,8 @@ use std::rc::Rc;
 
 impl Compiler<'_> {
     pub(super) fn quasiquote_form(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
-        expect_len(items, 2, 2, span, "(quasiquote datum)")?;
-        self.quasi(&items[1], 1)
+        let ([_, datum], _) = form_items(items, 2, span, "(quasiquote datum)")?;
+        self.quasi(datum, 1)
     }
 
     fn quasi(&mut self, syntax: &Syntax, level: usize) -> Result<Node> {
@@ -34,27 +34,27 @@ impl Compiler<'_> {
             }
             _ => return Ok(Node::Const(syntax_to_value(syntax))),
         };
-        if let Some(head) = items.first().and_then(Syntax::as_symbol) {
-            if items.len() == 2 && head == *well_known::UNQUOTE {
+        if let Some((head, datum)) = quoting(items) {
+            if head == *well_known::UNQUOTE {
                 return if level == 1 {
-                    self.compile(&items[1])
+                    self.compile(datum)
                 } else {
                     Ok(internal_call(
                         "list",
                         vec![
                             Node::Const(Value::Symbol(head)),
-                            self.quasi(&items[1], level - 1)?,
+                            self.quasi(datum, level - 1)?,
                         ],
                         span,
                     ))
                 };
             }
-            if items.len() == 2 && head == *well_known::QUASIQUOTE {
+            if head == *well_known::QUASIQUOTE {
                 return Ok(internal_call(
                     "list",
                     vec![
                         Node::Const(Value::Symbol(head)),
-                        self.quasi(&items[1], level + 1)?,
+                        self.quasi(datum, level + 1)?,
                     ],
                     span,
                 ));
@@ -64,15 +64,16 @@ impl Compiler<'_> {
         let mut segments: Vec<Node> = Vec::new();
         let mut run: Vec<Node> = Vec::new();
         for item in items {
-            let splice = item.as_list().filter(|l| {
-                l.len() == 2 && l[0].as_symbol() == Some(*well_known::UNQUOTE_SPLICING)
-            });
+            let splice = item
+                .as_list()
+                .and_then(quoting)
+                .filter(|(head, _)| *head == *well_known::UNQUOTE_SPLICING);
             match splice {
-                Some(l) if level == 1 => {
+                Some((_, spliced)) if level == 1 => {
                     if !run.is_empty() {
                         segments.push(internal_call("list", std::mem::take(&mut run), span));
                     }
-                    segments.push(self.compile(&l[1])?);
+                    segments.push(self.compile(spliced)?);
                 }
                 _ => run.push(self.quasi(item, level)?),
             }
@@ -95,6 +96,15 @@ impl Compiler<'_> {
             segments.push(internal_call("list", run, span));
         }
         Ok(internal_call("append", segments, span))
+    }
+}
+
+/// `(head datum)` with a symbol head: the shape of `unquote`, `quasiquote` and
+/// `unquote-splicing`.
+fn quoting(items: &[Syntax]) -> Option<(Sym, &Syntax)> {
+    match items {
+        [head, datum] => Some((head.as_symbol()?, datum)),
+        _ => None,
     }
 }
 
@@ -125,12 +135,14 @@ pub fn syntax_to_value(syntax: &Syntax) -> Value {
         }
         SyntaxKind::Map(items) => {
             let mut entries = Entries::new();
-            for pair in items.chunks(2) {
-                let key = match map_key(&pair[0]) {
+            // The reader refuses a map literal of an odd number of forms.
+            let (pairs, _) = items.as_chunks();
+            for [key, value] in pairs {
+                let key = match map_key(key) {
                     Value::Str(s) => Rc::from(s.as_str()),
                     other => Rc::from(crate::value::write_string(&other).as_str()),
                 };
-                entries.insert(key, syntax_to_value(&pair[1]));
+                entries.insert(key, syntax_to_value(value));
             }
             Value::map(entries)
         }

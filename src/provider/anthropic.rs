@@ -7,7 +7,7 @@ use super::message::system_text;
 use super::structured;
 use super::{Cancel, Message, Provider, Request, Response, Role, ToolCall, Usage};
 use crate::error::Result;
-use serde_json::{json, Value as Json};
+use serde_json::{json, Map, Value as Json};
 
 /// The API version this client speaks.
 const API_VERSION: &str = "2023-06-01";
@@ -34,15 +34,31 @@ impl Anthropic {
     /// object becomes one tool the request forces (`tool_choice`), whose input is the
     /// answer; otherwise the task's prompt asks for JSON.
     pub fn body(&self, request: &Request) -> Result<Json> {
+        self.body_fields(request).map(Json::Object)
+    }
+
+    /// The fields of `body`, for the streamed call to add to.
+    pub(crate) fn body_fields(&self, request: &Request) -> Result<Map<String, Json>> {
         let options = &request.options;
-        let mut body = json!({
-            "model": self.endpoint.model_for("anthropic", request)?,
-            "max_tokens": options.get("max_tokens").cloned().unwrap_or(json!(self.max_tokens)),
-        });
+        let mut body = Map::new();
+        body.insert(
+            "model".into(),
+            json!(self.endpoint.model_for("anthropic", request)?),
+        );
+        body.insert(
+            "max_tokens".into(),
+            options
+                .get("max_tokens")
+                .cloned()
+                .unwrap_or(json!(self.max_tokens)),
+        );
         if let Some(system) = system_text(&request.messages) {
-            body["system"] = json!(system);
+            body.insert("system".into(), json!(system));
         }
-        body["messages"] = Json::Array(wire_messages(&request.messages));
+        body.insert(
+            "messages".into(),
+            Json::Array(wire_messages(&request.messages)),
+        );
         let mut tools: Vec<Json> = request
             .tools
             .iter()
@@ -67,22 +83,22 @@ impl Anthropic {
             });
         }
         if !tools.is_empty() {
-            body["tools"] = Json::Array(tools);
+            body.insert("tools".into(), Json::Array(tools));
         }
         if let Some(choice) = choice {
-            body["tool_choice"] = choice;
+            body.insert("tool_choice".into(), choice);
         }
         for name in ["temperature", "top_p"] {
             if let Some(value) = options.get(name) {
-                body[name] = value.clone();
+                body.insert(name.into(), value.clone());
             }
         }
         // The API takes only a list of stop sequences, and has no seed.
         match options.get("stop") {
-            Some(Json::String(stop)) => body["stop_sequences"] = json!([stop]),
-            Some(stops) => body["stop_sequences"] = stops.clone(),
-            None => {}
-        }
+            Some(Json::String(stop)) => body.insert("stop_sequences".into(), json!([stop])),
+            Some(stops) => body.insert("stop_sequences".into(), stops.clone()),
+            None => None,
+        };
         Ok(body)
     }
 }

@@ -116,14 +116,16 @@ impl Provider for Record {
         let usage = response
             .usage
             .map(|u| json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}));
-        let mut answer = json!({"content": response.content, "usage": usage});
+        let mut answer = Map::new();
+        answer.insert("content".into(), json!(response.content));
+        answer.insert("usage".into(), json!(usage));
         if !response.tool_calls.is_empty() {
             let calls = response.tool_calls.iter().map(ToolCall::to_json).collect();
-            answer["tool_calls"] = Json::Array(calls);
+            answer.insert("tool_calls".into(), Json::Array(calls));
         }
         let line = self.inner.secrets().scrub_json(&json!({
             "request": canonical_request(request),
-            "response": answer,
+            "response": Json::Object(answer),
         }));
         let written = match self.file.lock() {
             Ok(mut file) => writeln!(file, "{line}").and_then(|()| file.flush()),

@@ -23,7 +23,7 @@ pub use message::{Message, Role, ToolCall, ToolSpec};
 pub use options::ModelOptions;
 
 use crate::error::Result;
-use serde_json::Value as Json;
+use serde_json::{json, Map, Value as Json};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -63,30 +63,40 @@ impl Request {
 
     /// The request as the map a provider written in the language receives.
     pub fn to_json(&self) -> Json {
-        let mut map = serde_json::json!({
-            "task": self.task,
-            "system": self.system,
-            "prompt": self.prompt,
-            "model": self.model,
-            "params": self.params,
-            "round": self.round,
-            "issues": self.issues,
-            "messages": self.messages.iter().map(Message::to_json).collect::<Vec<_>>(),
-            "options": self.options.to_json(),
-            "tools": self.tools.iter().map(ToolSpec::to_json).collect::<Vec<_>>(),
-        });
-        // Only a task with a schema has the key, so cassettes of other calls still match.
-        if let Some(schema) = &self.schema {
-            map["schema"] = schema.clone();
-        }
-        map
+        Json::Object(self.to_map())
     }
 
     /// The request map plus `json_mode`: everything a provider is asked, for programs
     /// that answer (`command`) and for cassettes.
     pub fn to_json_with_mode(&self) -> Json {
-        let mut map = self.to_json();
-        map["json_mode"] = Json::Bool(self.json_mode);
+        let mut map = self.to_map();
+        map.insert("json_mode".into(), Json::Bool(self.json_mode));
+        Json::Object(map)
+    }
+
+    fn to_map(&self) -> Map<String, Json> {
+        let mut map: Map<String, Json> = [
+            ("task", json!(self.task)),
+            ("system", json!(self.system)),
+            ("prompt", json!(self.prompt)),
+            ("model", json!(self.model)),
+            ("params", json!(self.params)),
+            ("round", json!(self.round)),
+            ("issues", json!(self.issues)),
+            (
+                "messages",
+                self.messages.iter().map(Message::to_json).collect(),
+            ),
+            ("options", self.options.to_json()),
+            ("tools", self.tools.iter().map(ToolSpec::to_json).collect()),
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect();
+        // Only a task with a schema has the key, so cassettes of other calls still match.
+        if let Some(schema) = &self.schema {
+            map.insert("schema".into(), schema.clone());
+        }
         map
     }
 }

@@ -6,7 +6,7 @@ use super::http::{Endpoint, HttpClient};
 use super::structured::{self, JsonForm};
 use super::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
 use crate::error::{Error, Result};
-use serde_json::{json, Value as Json};
+use serde_json::{json, Map, Value as Json};
 
 pub struct OpenAi {
     /// `openai`, or the name of the server it is a preset for (`ollama`).
@@ -39,12 +39,26 @@ impl OpenAi {
 
     /// The body with a JSON-Schema sent in `form` (a type name asks for a JSON object).
     pub fn body_in(&self, request: &Request, form: JsonForm) -> Result<Json> {
-        let mut body = json!({
-            "model": self.endpoint.model_for(self.name, request)?,
-            "messages": request.messages.iter().map(wire_message).collect::<Vec<_>>(),
-        });
+        self.body_fields(request, form).map(Json::Object)
+    }
+
+    /// The fields of `body_in`, for the streamed call to add to.
+    pub(crate) fn body_fields(
+        &self,
+        request: &Request,
+        form: JsonForm,
+    ) -> Result<Map<String, Json>> {
+        let mut body = Map::new();
+        body.insert(
+            "model".into(),
+            json!(self.endpoint.model_for(self.name, request)?),
+        );
+        body.insert(
+            "messages".into(),
+            request.messages.iter().map(wire_message).collect(),
+        );
         for (name, value) in request.options.iter() {
-            body[name] = value.clone();
+            body.insert(name.clone(), value.clone());
         }
         if !request.tools.is_empty() {
             let tools: Vec<Json> = request
@@ -58,12 +72,13 @@ impl OpenAi {
                     }})
                 })
                 .collect();
-            body["tools"] = Json::Array(tools);
+            body.insert("tools".into(), Json::Array(tools));
         }
         if let Some(schema) = request.json_schema() {
-            body["response_format"] = structured::response_format(form, &request.task, schema);
+            let format = structured::response_format(form, &request.task, schema);
+            body.insert("response_format".into(), format);
         } else if request.json_mode {
-            body["response_format"] = json!({"type": "json_object"});
+            body.insert("response_format".into(), json!({"type": "json_object"}));
         }
         Ok(body)
     }
@@ -191,7 +206,9 @@ impl OpenAi {
 /// A message as chat completions spell it: tool calls as `function` calls whose
 /// arguments are a JSON string, tool results as role `tool` messages.
 fn wire_message(message: &Message) -> Json {
-    let mut wire = json!({"role": message.role.as_str(), "content": message.content});
+    let mut wire = Map::new();
+    wire.insert("role".into(), json!(message.role.as_str()));
+    wire.insert("content".into(), json!(message.content));
     if !message.tool_calls.is_empty() {
         let calls: Vec<Json> = message
             .tool_calls
@@ -204,12 +221,12 @@ fn wire_message(message: &Message) -> Json {
                 })
             })
             .collect();
-        wire["tool_calls"] = Json::Array(calls);
+        wire.insert("tool_calls".into(), Json::Array(calls));
     }
     if let Some(id) = &message.tool_call_id {
-        wire["tool_call_id"] = json!(id);
+        wire.insert("tool_call_id".into(), json!(id));
     }
-    wire
+    Json::Object(wire)
 }
 
 /// `message.tool_calls`: `[{"id", "type": "function", "function": {"name", "arguments"}}]`,

@@ -76,7 +76,12 @@ impl ModelOptions {
 
     /// The options as a JSON map, in `NAMES` order.
     pub fn to_json(&self) -> Json {
-        Json::Object(self.over(&ModelOptions::default()).0)
+        Json::Object(self.to_map())
+    }
+
+    /// The map of `to_json`, for callers that add a key.
+    pub fn to_map(&self) -> Map<String, Json> {
+        self.over(&ModelOptions::default()).0
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Json)> {

@@ -7,9 +7,10 @@ use super::anthropic::Anthropic;
 use super::http::HttpClient;
 use super::openai::OpenAi;
 use super::sse::Event;
+use super::structured::JsonForm;
 use super::{Cancel, Request, Response};
 use crate::error::{Error, Reason, Result};
-use serde_json::{json, Value as Json};
+use serde_json::{json, Map, Value as Json};
 
 /// Where streamed text goes as it arrives.
 pub type Sink<'a> = &'a mut dyn FnMut(&str);
@@ -23,9 +24,10 @@ impl OpenAi {
         cancel: &Cancel,
         sink: Sink,
     ) -> Result<Response> {
-        let mut body = self.body(request)?;
-        body["stream"] = json!(true);
-        body["stream_options"] = json!({"include_usage": true});
+        let mut body = self.body_fields(request, JsonForm::JsonSchema)?;
+        body.insert("stream".into(), json!(true));
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+        let body = Json::Object(body);
         let mut text = String::new();
         let mut refusal = String::new();
         let mut finish = Json::Null;
@@ -87,9 +89,10 @@ impl Anthropic {
         cancel: &Cancel,
         sink: Sink,
     ) -> Result<Response> {
-        let mut body = self.body(request)?;
-        body["stream"] = json!(true);
-        let mut message = json!({});
+        let mut body = self.body_fields(request)?;
+        body.insert("stream".into(), json!(true));
+        let body = Json::Object(body);
+        let mut message = Map::new();
         let mut text = String::new();
         let mut stopped = false;
         let url = self.endpoint().url("v1/messages");
@@ -101,9 +104,16 @@ impl Anthropic {
                     .and_then(Json::as_str)
                     .unwrap_or(&event.name)
                 {
-                    "message_start" => {
-                        message = data.get("message").cloned().unwrap_or(message.take())
-                    }
+                    "message_start" => match data.get("message") {
+                        Some(Json::Object(start)) => message = start.clone(),
+                        None => {}
+                        Some(_) => {
+                            return Err(self.client().unexpected(
+                                "a streamed message_start whose message is not an object",
+                                &data,
+                            ))
+                        }
+                    },
                     "content_block_delta" => {
                         if let Some(piece) = data.pointer("/delta/text").and_then(Json::as_str) {
                             sink(piece);
@@ -127,8 +137,8 @@ impl Anthropic {
         if !stopped {
             return Err(incomplete("anthropic"));
         }
-        message["content"] = json!([{"type": "text", "text": text}]);
-        self.response(&message)
+        message.insert("content".into(), json!([{"type": "text", "text": text}]));
+        self.response(&Json::Object(message))
     }
 }
 
@@ -143,16 +153,16 @@ fn event_json(client: &HttpClient, event: &Event) -> Result<Json> {
 }
 
 /// `message_delta` sets the stop reason and the output tokens of the message.
-fn merge_delta(message: &mut Json, data: &Json) {
+fn merge_delta(message: &mut Map<String, Json>, data: &Json) {
     if let Some(stop) = data.pointer("/delta/stop_reason") {
-        message["stop_reason"] = stop.clone();
+        message.insert("stop_reason".into(), stop.clone());
     }
     if let Some(Json::Object(usage)) = data.get("usage") {
-        if !message.get("usage").is_some_and(Json::is_object) {
-            message["usage"] = json!({});
-        }
-        for (key, value) in usage {
-            message["usage"][key] = value.clone();
+        match message.get_mut("usage") {
+            Some(Json::Object(merged)) => merged.extend(usage.clone()),
+            _ => {
+                message.insert("usage".into(), Json::Object(usage.clone()));
+            }
         }
     }
 }

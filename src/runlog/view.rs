@@ -109,7 +109,10 @@ fn call_line(call: &Json) -> String {
         }
     }
     if call["status"] != "ok" {
-        let message = call["error"]["message"].as_str().unwrap_or("failed");
+        let message = call
+            .pointer("/error/message")
+            .and_then(Json::as_str)
+            .unwrap_or("failed");
         let _ = write!(line, "  {}: {}", text(&call["status"]), message);
     } else if let Some(answer) = call["answer"].as_str() {
         let short = crate::eval::truncate_text(&answer.replace('\n', " "), 60);

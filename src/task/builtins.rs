@@ -12,7 +12,7 @@ use crate::builtins::predicate::for_item;
 use crate::builtins::{builtin_table, list_arg, proc_arg, split_options, str_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
-use crate::eval::Interp;
+use crate::eval::{fixed_args, leading_args, Interp};
 use crate::provider::options::{self as model_options, ModelOptions};
 use crate::provider::rate::RateLimit;
 use crate::value::{to_json, write_string, Entries, Value};
@@ -46,8 +46,9 @@ builtin_table! {
 }
 
 fn task_alias(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let name = name_arg("task-alias", &args[0])?;
-    let target = name_arg("task-alias", &args[1])?;
+    let [name, target] = fixed_args("task-alias", args)?;
+    let name = name_arg("task-alias", name)?;
+    let target = name_arg("task-alias", target)?;
     interp.tasks.register_alias(&name, &target)?;
     Ok(Value::data_symbol(&name))
 }
@@ -97,7 +98,8 @@ fn task_names(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn get_task(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let name = name_arg("get-task", &args[0])?;
+    let [name] = fixed_args("get-task", args)?;
+    let name = name_arg("get-task", name)?;
     interp
         .tasks
         .task_value(&name)
@@ -115,14 +117,16 @@ fn task_not_found(interp: &Interp, name: &str) -> Error {
 }
 
 fn is_task(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    Ok(Value::Bool(matches!(args[0], Value::Task(_))))
+    let [value] = fixed_args("task?", args)?;
+    Ok(Value::Bool(matches!(value, Value::Task(_))))
 }
 
 fn reduce_task(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let f = proc_arg("reduce-task", &args[0])?;
-    let items = list_arg("reduce-task", &args[2])?;
+    let [f, init, items] = fixed_args("reduce-task", args)?;
+    let f = proc_arg("reduce-task", f)?;
+    let items = list_arg("reduce-task", items)?;
     let json_output = matches!(f, Value::Task(t) if t.json_output);
-    let mut acc = args[1].clone();
+    let mut acc = init.clone();
     let mut last = None;
     for (index, item) in items.iter().enumerate() {
         let result = interp
@@ -192,11 +196,12 @@ fn make_task_result(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let ([spec], _) = leading_args("set-provider!", args)?;
     // The provider is a procedure or a name, optionally followed by its options map.
     let named_with_options = matches!(
-        (args.first(), args.get(1)),
+        (spec, args.get(1)),
         (
-            Some(Value::Keyword(_) | Value::DataKeyword(_) | Value::Str(_)),
+            Value::Keyword(_) | Value::DataKeyword(_) | Value::Str(_),
             Some(Value::Map(_))
         )
     );
@@ -217,7 +222,7 @@ fn set_provider(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         ));
     }
     let provider = ProviderChoice::from_spec(
-        &args[0],
+        spec,
         args.get(1).filter(|_| named_with_options),
         &interp.limits.capabilities,
     )?;
@@ -326,10 +331,11 @@ pub fn string_list(who: &str, value: &Value) -> Result<Vec<String>> {
 
 fn call_task(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let who = "call-task";
-    let name = name_arg(who, &args[0])?;
-    let bindings = args[1]
+    let [name, bindings] = fixed_args(who, args)?;
+    let name = name_arg(who, name)?;
+    let bindings = bindings
         .as_map()
-        .ok_or_else(|| type_error(who, "a map of arguments", &args[1]))?;
+        .ok_or_else(|| type_error(who, "a map of arguments", bindings))?;
     let task = interp
         .tasks
         .get(&name)

@@ -10,7 +10,7 @@ use super::session::send;
 use crate::builtins::{builtin_table, split_options, str_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::Interp;
+use crate::eval::{fixed_args, Interp};
 use crate::provider::message::system_text;
 use crate::provider::options::{self, ModelOptions};
 use crate::provider::{Message, Request, Role};
@@ -216,8 +216,9 @@ fn conversation(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn chat(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
-    let conversation = Conversation::from_value("chat", &args[0])?;
-    exchange(interp, conversation, str_arg("chat", &args[1])?, env)
+    let [conversation, said] = fixed_args("chat", args)?;
+    let conversation = Conversation::from_value("chat", conversation)?;
+    exchange(interp, conversation, str_arg("chat", said)?, env)
 }
 
 /// A conversation with nothing said yet (the REPL's `:chat MODEL`).
@@ -272,7 +273,8 @@ pub fn exchange(
 }
 
 fn messages(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let conversation = Conversation::from_value("messages", &args[0])?;
+    let [conversation] = fixed_args("messages", args)?;
+    let conversation = Conversation::from_value("messages", conversation)?;
     Ok(Value::list(
         conversation
             .messages

@@ -5,15 +5,11 @@ pub(crate) mod atomic;
 mod audit;
 mod batch;
 pub mod blocking;
-// `args` within the arity the builtin table checks.
-#[allow(clippy::indexing_slicing)]
 pub mod builtins;
 pub(crate) mod call;
 mod coerce;
 mod command;
 mod cond_output;
-// `args` within the arity the builtin table checks.
-#[allow(clippy::indexing_slicing)]
 pub mod conversation;
 mod definition;
 mod deftask;
@@ -23,12 +19,8 @@ mod library;
 mod loops;
 pub mod memory;
 pub mod metrics;
-// Sets keys of JSON objects it made.
-#[allow(clippy::indexing_slicing)]
 pub mod observe;
 mod options;
-// Sets a key of an error's map form, an object.
-#[allow(clippy::indexing_slicing)]
 pub mod pmap;
 pub mod result;
 mod schema;

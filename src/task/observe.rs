@@ -447,10 +447,10 @@ fn logged_messages(request: &Request) -> Json {
 
 /// The model options in force, with the JSON mode and the round.
 fn logged_options(request: &Request) -> Json {
-    let mut options = request.options.to_json();
-    options["json_mode"] = json!(request.json_mode);
-    options["round"] = json!(request.round);
-    options
+    let mut options = request.options.to_map();
+    options.insert("json_mode".into(), json!(request.json_mode));
+    options.insert("round".into(), json!(request.round));
+    Json::Object(options)
 }
 
 /// The tools the model asked for, when it asked for any.

@@ -150,9 +150,9 @@ fn stops_the_program(error: &Error) -> bool {
 
 /// A failed item's place in a collected result: its error map with `"index"`.
 fn error_map(error: Error, index: usize) -> Value {
-    let mut map = error.to_json();
-    map["index"] = serde_json::json!(index);
-    crate::value::from_json(&map)
+    let mut map = error.to_json_map();
+    map.insert("index".into(), serde_json::json!(index));
+    crate::value::from_json(&serde_json::Value::Object(map))
 }
 
 /// Runs the items of one `pmap` call.

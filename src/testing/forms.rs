@@ -124,10 +124,7 @@ struct Expect {
 fn expect_form(compiler: &mut Compiler, items: &[Syntax], span: Span, kind: Kind) -> Result<Node> {
     let operands = items.get(1..).unwrap_or_default();
     if operands.len() != kind.operands() {
-        return Err(Error::syntax(
-            format!("bad syntax: expected {}", kind.usage()),
-            span,
-        ));
+        return Err(bad_syntax(kind, span));
     }
     let operands = operands
         .iter()
@@ -147,6 +144,10 @@ fn expect_form(compiler: &mut Compiler, items: &[Syntax], span: Span, kind: Kind
     })))
 }
 
+fn bad_syntax(kind: Kind, span: Span) -> Error {
+    Error::syntax(format!("bad syntax: expected {}", kind.usage()), span)
+}
+
 /// What evaluating an operand gave: a value, or an error the check sees.
 type Outcome = std::result::Result<Value, Error>;
 
@@ -160,26 +161,26 @@ struct Verdict {
 
 impl Extension for Expect {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let verdict = match self.kind {
-            Kind::Truthy => truthy(attempt(interp, &self.operands[0], env)?),
-            Kind::Equal => equal(
-                attempt(interp, &self.operands[0], env)?,
-                attempt(interp, &self.operands[1], env)?,
+        // `expect_form` checked the count of operands for the kind.
+        let verdict = match (self.kind, self.operands.as_slice()) {
+            (Kind::Truthy, [value]) => truthy(attempt(interp, value, env)?),
+            (Kind::Equal, [actual, expected]) => equal(
+                attempt(interp, actual, env)?,
+                attempt(interp, expected, env)?,
             ),
-            Kind::Error => raises(
-                attempt(interp, &self.operands[0], env)?,
-                interp.eval(&self.operands[1], env)?,
-            )?,
-            Kind::Schema => matches_schema(
-                attempt(interp, &self.operands[0], env)?,
-                interp.eval(&self.operands[1], env)?,
-            ),
-            Kind::Judge => judged(
+            (Kind::Error, [value, reason]) => {
+                raises(attempt(interp, value, env)?, interp.eval(reason, env)?)?
+            }
+            (Kind::Schema, [value, schema]) => {
+                matches_schema(attempt(interp, value, env)?, interp.eval(schema, env)?)
+            }
+            (Kind::Judge, [value, rubric]) => judged(
                 interp,
                 env,
-                attempt(interp, &self.operands[0], env)?,
-                interp.eval(&self.operands[1], env)?,
+                attempt(interp, value, env)?,
+                interp.eval(rubric, env)?,
             )?,
+            _ => return Err(bad_syntax(self.kind, self.span)),
         };
         interp.tests.record(Check {
             form: self.kind.form(),

@@ -12,7 +12,7 @@ mod json;
 pub mod list;
 mod print;
 
-pub use json::{from_json, to_json};
+pub use json::{from_json, parse_json, to_json, to_json_polled, to_json_text};
 pub use list::List;
 pub use print::{
     display_string, display_string_checked, write_prefix, write_string, write_string_checked,
@@ -284,10 +284,10 @@ impl Value {
     ) -> std::result::Result<bool, E> {
         let mut pending = vec![(self.clone(), other.clone())];
         let mut met: HashSet<((usize, u32), (usize, u32))> = HashSet::new();
-        let mut steps = 0u32;
+        let mut steps = 0u64;
         while let Some((a, b)) = pending.pop() {
-            steps = steps.wrapping_add(1);
-            if steps.is_multiple_of(4096) {
+            steps += 1;
+            if steps.is_multiple_of(crate::bounds::POLL_EVERY) {
                 poll()?;
             }
             // A pair can come back only if both sides are shared.

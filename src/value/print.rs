@@ -1,7 +1,9 @@
 //! The canonical printed form (`write`, `prn`, the REPL) and the display form.
 
 use super::Value;
-use crate::bounds::{check_string_length, Budget, MAX_NODES, MAX_STRING_BYTES};
+use crate::bounds::{
+    check_string_length, never_stop, Budget, Poll, MAX_NODES, MAX_STRING_BYTES, POLL_EVERY,
+};
 use crate::error::{Error, Result};
 use std::fmt::Write;
 use std::rc::Rc;
@@ -10,7 +12,7 @@ use std::rc::Rc;
 /// longer than the string limit is cut there and ends with `…`.
 pub fn write_string(value: &Value) -> String {
     let mut out = String::new();
-    if !print(value, true, &mut out, MAX_STRING_BYTES) {
+    if !print(value, true, &mut out, MAX_STRING_BYTES, &never_stop).unwrap_or(false) {
         out.push('…');
     }
     out
@@ -21,7 +23,7 @@ pub fn write_string(value: &Value) -> String {
 pub fn write_prefix(value: &Value, max: usize) -> String {
     let mut out = String::new();
     // A character is at most 4 bytes: text printed past that would be cut anyway.
-    print(value, true, &mut out, max.saturating_mul(4));
+    let _ = print(value, true, &mut out, max.saturating_mul(4), &never_stop);
     crate::eval::truncate_text(&out, max)
 }
 
@@ -35,10 +37,11 @@ pub fn display_string(value: &Value) -> String {
 }
 
 /// `write_string` for builtins that make strings: text over the string limit (data
-/// that shares structure can describe far more) is a `RESOURCE_EXHAUSTION`.
-pub fn write_string_checked(who: &str, value: &Value) -> Result<String> {
+/// that shares structure can describe far more) is a `RESOURCE_EXHAUSTION`, and `poll`
+/// (the interpreter's limits) can stop a long print.
+pub fn write_string_checked(who: &str, value: &Value, poll: Poll) -> Result<String> {
     let mut out = String::new();
-    if print(value, true, &mut out, MAX_STRING_BYTES) {
+    if print(value, true, &mut out, MAX_STRING_BYTES, poll)? {
         return Ok(out);
     }
     check_string_length(who, out.len())?;
@@ -51,10 +54,10 @@ pub fn write_string_checked(who: &str, value: &Value) -> Result<String> {
 }
 
 /// `display_string` for builtins that make strings; see [`write_string_checked`].
-pub fn display_string_checked(who: &str, value: &Value) -> Result<String> {
+pub fn display_string_checked(who: &str, value: &Value, poll: Poll) -> Result<String> {
     match value {
         Value::Str(s) => Ok(s.as_str().to_owned()),
-        _ => write_string_checked(who, value),
+        _ => write_string_checked(who, value, poll),
     }
 }
 
@@ -97,13 +100,14 @@ enum Work {
 /// Prints with an explicit stack rather than recursion, so data nested a million deep
 /// prints in full without exhausting the stack. Stops, returning false, once the text
 /// is longer than the string limit or more nodes were printed than a traversal may
-/// visit (data that shares structure describes more than memory holds).
-fn print(value: &Value, quoted: bool, out: &mut String, limit: usize) -> bool {
+/// visit (data that shares structure describes more than memory holds); fails with
+/// the error of `poll`, called every [`POLL_EVERY`] nodes.
+fn print(value: &Value, quoted: bool, out: &mut String, limit: usize, poll: Poll) -> Result<bool> {
     let mut work = vec![Work::Value(value.clone(), quoted)];
     let mut budget = Budget::new("print", value);
     while let Some(item) = work.pop() {
         if out.len() > limit {
-            return false;
+            return Ok(false);
         }
         let (value, quoted) = match item {
             Work::Text(text) => {
@@ -118,7 +122,10 @@ fn print(value: &Value, quoted: bool, out: &mut String, limit: usize) -> bool {
             Work::Value(value, quoted) => (value, quoted),
         };
         if budget.visit().is_err() {
-            return false;
+            return Ok(false);
+        }
+        if budget.visited().is_multiple_of(POLL_EVERY) {
+            poll()?;
         }
         match &value {
             Value::List(..) => {
@@ -177,7 +184,7 @@ fn print(value: &Value, quoted: bool, out: &mut String, limit: usize) -> bool {
             Value::Undefined => out.push_str("#<undefined>"),
         }
     }
-    true
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -680,14 +680,15 @@ fn regular_expressions_refuse_results_over_the_limit_while_matching() {
         (prn (outcome (fn () (re-seq "a" big))))
         (prn (outcome (fn () (re-replace "a" text (double "b" 13)))))
         (prn (length (re-seq "a" (double "a" 20))) (re-replace "" "abc" "-"))
-        (re-replace "(a)" text (double "$1" 13))
+        (prn (re-replace "(b)" "abcb" "[$1$1]"))
+        (re-replace "a" text (double "b" 13))
     "#;
     let outcome = run_bounded(program, &[]);
     assert_clean_error(&outcome, "RESOURCE_EXHAUSTION", "regex results");
     let memory = "(\"RESOURCE_EXHAUSTION\" \"memory\")";
     assert_eq!(
         outcome.stdout,
-        format!("{memory}\n{memory}\n1048576 \"-a-b-c-\"\n")
+        format!("{memory}\n{memory}\n1048576 \"-a-b-c-\"\n\"a[bb]c[bb]\"\n")
     );
 }
 

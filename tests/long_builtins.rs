@@ -50,6 +50,10 @@ const CALLS: &[(&str, &str)] = &[
     ("(string-split words \" \")", "(string-split \"a b\" \" \")"),
     ("(string->list chars)", "(string->list \"ab\")"),
     ("(re-seq \"[0-9]+\" words)", "(re-seq \"[0-9]+\" \"1 2\")"),
+    (
+        "(re-replace \"[0-9]+\" words \"n\")",
+        "(re-replace \"[0-9]+\" \"1 2\" \"n\")",
+    ),
 ];
 
 /// An interpreter holding the big data, with no limits yet.

@@ -24,7 +24,8 @@ const SETUP: &str = "
     (define words (string-join big \" \"))
     (define chars (substring words 0 1048576))
     (define nested (map list (range 1048576)))
-    (define small (list 1 2 3))";
+    (define small (list 1 2 3))
+    (define table (frequencies big))";
 
 /// One call per family of long builtin, each on the big data and on `small`.
 const CALLS: &[(&str, &str)] = &[
@@ -54,6 +55,25 @@ const CALLS: &[(&str, &str)] = &[
         "(re-replace \"[0-9]+\" words \"n\")",
         "(re-replace \"[0-9]+\" \"1 2\" \"n\")",
     ),
+];
+
+/// Builtins that copy a big list, string or map in one step: each checks the limits
+/// once before the copy, so a loop of such copies meets them at every step.
+const COPIES: &[(&str, &str)] = &[
+    ("(append big big)", "(append small small)"),
+    ("(reverse big)", "(reverse small)"),
+    ("(take big 1000000)", "(take small 2)"),
+    ("(string-upcase words)", "(string-upcase \"ab\")"),
+    ("(string-downcase words)", "(string-downcase \"AB\")"),
+    (
+        "(string-replace words \" \" \",\")",
+        "(string-replace \"a b\" \" \" \",\")",
+    ),
+    ("(keys table)", "(keys {\"a\" 1})"),
+    ("(values table)", "(values {\"a\" 1})"),
+    ("(assoc table \"x\" 1)", "(assoc {} \"x\" 1)"),
+    ("(dissoc table \"1\")", "(dissoc {\"1\" 1} \"1\")"),
+    ("(merge table {\"x\" 1})", "(merge {} {\"x\" 1})"),
 ];
 
 /// An interpreter holding the big data, with no limits yet.
@@ -109,24 +129,46 @@ fn a_call_on_big_data_ends_out_of_fuel_from_inside() {
     });
 }
 
+/// Runs `big` with the deadline already passed, then with Ctrl-C pressed: both end it.
+fn assert_stopped_past_the_deadline_and_on_ctrl_c(interp: &mut Interp, big: &str) {
+    interp.limits.timeout = Some(Duration::ZERO);
+    let e = interp
+        .run_source("<big>", big)
+        .expect_err("the call meets the deadline");
+    assert_eq!(e.reason(), Some("execution_timeout"), "{big}: {e:?}");
+    interp.limits.timeout = None;
+    interp.interrupt_flag().store(true, Ordering::Relaxed);
+    let e = interp
+        .run_source("<big>", big)
+        .expect_err("the call is interrupted");
+    assert_eq!(e.reason(), Some("execution_halted"), "{big}: {e:?}");
+    interp.clear_interrupt();
+}
+
 #[test]
 fn a_call_on_big_data_ends_at_the_deadline_and_on_ctrl_c() {
     on_a_large_stack(|| {
         let mut interp = prepared();
         for (big, _) in CALLS {
             // A limit already passed: the first poll inside the builtin ends the call.
+            assert_stopped_past_the_deadline_and_on_ctrl_c(&mut interp, big);
+        }
+    });
+}
+
+#[test]
+fn a_copy_of_big_data_meets_the_limits_before_it_starts() {
+    on_a_large_stack(|| {
+        let mut interp = prepared();
+        for (big, small) in COPIES {
+            // A copy of a few items is not checked; a copy of a million is refused
+            // before it starts.
             interp.limits.timeout = Some(Duration::ZERO);
-            let e = interp
-                .run_source("<big>", big)
-                .expect_err("the call meets the deadline");
-            assert_eq!(e.reason(), Some("execution_timeout"), "{big}: {e:?}");
+            interp
+                .run_source("<small>", small)
+                .expect("a small copy is not checked");
             interp.limits.timeout = None;
-            interp.interrupt_flag().store(true, Ordering::Relaxed);
-            let e = interp
-                .run_source("<big>", big)
-                .expect_err("the call is interrupted");
-            assert_eq!(e.reason(), Some("execution_halted"), "{big}: {e:?}");
-            interp.clear_interrupt();
+            assert_stopped_past_the_deadline_and_on_ctrl_c(&mut interp, big);
         }
     });
 }

@@ -10,6 +10,7 @@ use crate::reader::{parse_path_text, PathStep};
 use crate::source::Span;
 use crate::task::result::edited;
 use crate::value::{Entries, Value};
+use std::borrow::Cow;
 use std::rc::Rc;
 
 builtin_table! {
@@ -45,12 +46,21 @@ pub fn key_of(who: &str, v: &Value) -> Result<Rc<str>> {
     }
 }
 
-fn map_entries(who: &str, v: &Value) -> Result<Entries> {
+/// The entries of a map, borrowed (nil is the empty map).
+fn entries_of<'a>(who: &str, v: &'a Value) -> Result<Cow<'a, Entries>> {
     match v {
-        Value::Map(m) => Ok(m.entries.clone()),
-        Value::Nil => Ok(Entries::new()),
+        Value::Map(m) => Ok(Cow::Borrowed(&m.entries)),
+        Value::Nil => Ok(Cow::Owned(Entries::new())),
         other => Err(type_error(who, "a map", other)),
     }
+}
+
+/// A copy of a map's entries to edit; the limits are checked before a large copy (an
+/// `assoc` in a loop over a big map copies it every step).
+fn map_entries(interp: &Interp, who: &str, v: &Value) -> Result<Entries> {
+    let entries = entries_of(who, v)?;
+    interp.poll_before(entries.len())?;
+    Ok(entries.into_owned())
 }
 
 fn hash_map(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -128,55 +138,57 @@ fn path(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     crate::eval::access_path(value, &spec, interp).map_err(|e| e.into_error())
 }
 
-fn assoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn assoc(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let ([map], pairs) = leading_args("assoc", args)?;
     let (pairs, []) = pairs.as_chunks() else {
         return Err(Error::eval(
             "assoc: expected a map then keys and values in pairs",
         ));
     };
-    let mut entries = map_entries("assoc", map)?;
+    let mut entries = map_entries(interp, "assoc", map)?;
     for [key, value] in pairs {
         entries.insert(key_of("assoc", key)?, value.clone());
     }
     Ok(edited(map, entries))
 }
 
-fn dissoc(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn dissoc(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let ([map], keys) = leading_args("dissoc", args)?;
-    let mut entries = map_entries("dissoc", map)?;
+    let mut entries = map_entries(interp, "dissoc", map)?;
     for k in keys {
         entries.shift_remove(&*key_of("dissoc", k)?);
     }
     Ok(edited(map, entries))
 }
 
-fn keys(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn keys(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [map] = fixed_args("keys", args)?;
-    let entries = map_entries("keys", map)?;
+    let entries = entries_of("keys", map)?;
+    interp.poll_before(entries.len())?;
     Ok(Value::list(
         entries.keys().map(|k| Value::from(&**k)).collect(),
     ))
 }
 
-fn values(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn values(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [map] = fixed_args("values", args)?;
-    let entries = map_entries("values", map)?;
+    let entries = entries_of("values", map)?;
+    interp.poll_before(entries.len())?;
     Ok(Value::list(entries.values().cloned().collect()))
 }
 
 fn has_key(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [map, key] = fixed_args("has-key?", args)?;
-    let entries = map_entries("has-key?", map)?;
+    let entries = entries_of("has-key?", map)?;
     Ok(Value::Bool(
         entries.contains_key(&*key_of("has-key?", key)?),
     ))
 }
 
-fn merge(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn merge(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let mut entries = Entries::new();
     for m in args {
-        entries.extend(map_entries("merge", m)?);
+        entries.extend(map_entries(interp, "merge", m)?);
     }
     Ok(match args.first() {
         Some(first) => edited(first, entries),

@@ -118,9 +118,14 @@ fn reserve(
         })
         .fold(0usize, usize::saturating_add);
     check_string_length(who, total)?;
-    // Text counts as many items as values of its size (16 bytes each).
-    interp.poll_before(total / 16)?;
+    poll_before_text(interp, total)?;
     Ok(total)
+}
+
+/// The limits, checked before building a large string in one step: text counts as many
+/// items as values of its size (16 bytes each).
+fn poll_before_text(interp: &Interp, bytes: usize) -> Result<()> {
+    interp.poll_before(bytes / 16)
 }
 
 fn string_join(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -177,17 +182,19 @@ fn characters(interp: &Interp, s: &str) -> Result<Value> {
     Ok(Value::list(chars))
 }
 
-fn upcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn upcase(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [s] = fixed_args("string-upcase", args)?;
     let s = str_arg("string-upcase", s)?;
     check_string_length("string-upcase", mapped_len(s, char::to_uppercase))?;
+    poll_before_text(interp, s.len())?;
     Ok(Value::from(s.to_uppercase()))
 }
 
-fn downcase(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn downcase(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [s] = fixed_args("string-downcase", args)?;
     let s = str_arg("string-downcase", s)?;
     check_string_length("string-downcase", mapped_len(s, char::to_lowercase))?;
+    poll_before_text(interp, s.len())?;
     Ok(Value::from(s.to_lowercase()))
 }
 
@@ -227,7 +234,7 @@ fn ends_with(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     ))
 }
 
-fn replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn replace(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [s, old, new] = fixed_args("string-replace", args)?;
     let s = str_arg("string-replace", s)?;
     let old = str_arg("string-replace", old)?;
@@ -240,6 +247,7 @@ fn replace(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let count = s.matches(old).count();
     let len = (s.len() - count * old.len()).saturating_add(count.saturating_mul(new.len()));
     check_string_length("string-replace", len)?;
+    poll_before_text(interp, s.len().max(len))?;
     Ok(Value::from(s.replace(old, new)))
 }
 

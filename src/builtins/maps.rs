@@ -188,7 +188,9 @@ fn has_key(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn merge(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let mut entries = Entries::new();
     for m in args {
-        entries.extend(map_entries(interp, "merge", m)?);
+        let more = entries_of("merge", m)?;
+        interp.poll_before(more.len())?;
+        entries.extend(more.iter().map(|(k, v)| (Rc::clone(k), v.clone())));
     }
     Ok(match args.first() {
         Some(first) => edited(first, entries),

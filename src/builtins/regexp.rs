@@ -10,6 +10,7 @@ use crate::value::Value;
 use regex::{Captures, Regex, RegexBuilder};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::Range;
 
 builtin_table! {
     /// `(re-find re s)`: the first match: its text, or `(whole group…)` when the pattern has groups; nil if none. `(re-find "\\d+" "ab12c3")` ⇒ `"12"`
@@ -107,27 +108,60 @@ fn re_seq(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 /// Every match replaced, refused before the result passes the string limit (a
-/// replacement longer than its match grows the text with every match).
+/// replacement longer than its match grows the text with every match). A replacement
+/// without `$` needs only where each match is, not its groups.
 fn re_replace(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [pattern, text, replacement] = fixed_args("re-replace", args)?;
     let (re, text) = pattern_and_text("re-replace", pattern, text)?;
     let replacement = str_arg("re-replace", replacement)?;
-    let mut out = String::new();
-    let mut expanded = String::new();
-    let mut copied_to = 0;
-    for (i, caps) in re.captures_iter(text).enumerate() {
-        interp.poll_at(i)?;
-        let Some(whole) = caps.get(0) else { continue };
-        push_within(
-            "re-replace",
-            &mut out,
-            text.get(copied_to..whole.start()).unwrap_or(""),
-        )?;
-        expanded.clear();
-        caps.expand(replacement, &mut expanded);
-        push_within("re-replace", &mut out, &expanded)?;
-        copied_to = whole.end();
+    let mut out = Rebuilt::new(text);
+    if replacement.contains('$') {
+        let mut expanded = String::new();
+        for (i, caps) in re.captures_iter(text).enumerate() {
+            interp.poll_at(i)?;
+            let Some(whole) = caps.get(0) else { continue };
+            expanded.clear();
+            caps.expand(replacement, &mut expanded);
+            out.replace(whole.range(), &expanded)?;
+        }
+    } else {
+        for (i, found) in re.find_iter(text).enumerate() {
+            interp.poll_at(i)?;
+            out.replace(found.range(), replacement)?;
+        }
     }
-    push_within("re-replace", &mut out, text.get(copied_to..).unwrap_or(""))?;
-    Ok(Value::from(out))
+    out.finish().map(Value::from)
+}
+
+/// A text rebuilt with some of its ranges replaced, in order, within the string limit.
+struct Rebuilt<'a> {
+    text: &'a str,
+    out: String,
+    copied_to: usize,
+}
+
+impl<'a> Rebuilt<'a> {
+    fn new(text: &'a str) -> Self {
+        Rebuilt {
+            text,
+            out: String::new(),
+            copied_to: 0,
+        }
+    }
+
+    /// Copies the text up to `range`, then `with` in its place.
+    fn replace(&mut self, range: Range<usize>, with: &str) -> Result<()> {
+        let before = self.text.get(self.copied_to..range.start).unwrap_or("");
+        push_within("re-replace", &mut self.out, before)?;
+        push_within("re-replace", &mut self.out, with)?;
+        self.copied_to = range.end;
+        Ok(())
+    }
+
+    /// The rest of the text copied.
+    fn finish(mut self) -> Result<String> {
+        let rest = self.text.get(self.copied_to..).unwrap_or("");
+        push_within("re-replace", &mut self.out, rest)?;
+        Ok(self.out)
+    }
 }

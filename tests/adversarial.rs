@@ -573,10 +573,16 @@ fn run_command_within(mut command: Command, dir: &Path, address_space: u64) -> O
     }
 }
 
-/// A program that catches each error and prints its type and resource.
-const CATCHING: &str = r#"
+/// Definitions the programs below share: `(outcome thunk)` runs the thunk and gives the
+/// type and resource of the error it raises; `(double s n)` doubles a string `n` times.
+const HELPERS: &str = r#"
     (define (outcome thunk)
       (try (thunk) (catch e (list e.type (get e.details "resource")))))
+    (define (double s n) (if (= n 0) s (double (str s s) (- n 1))))
+"#;
+
+/// A tree of 2⁴⁰ leaves described by 40 shared lists.
+const SHARED: &str = r#"
     (define (dbl n x) (if (= n 0) x (dbl (- n 1) (list x x))))
     (define big (dbl 40 1))
 "#;
@@ -584,7 +590,7 @@ const CATCHING: &str = r#"
 #[test]
 fn shared_structure_is_walked_within_a_budget() {
     let program = format!(
-        "{CATCHING}{}",
+        "{HELPERS}{SHARED}{}",
         r#"
         (prn (equal? big (dbl 40 1)) (equal? big (dbl 40 2)) (= big (dbl 40 1)))
         (prn (equal? (eval (list 'quote big)) big))
@@ -606,7 +612,7 @@ fn shared_structure_is_walked_within_a_budget() {
         "(repr (dbl 40 {}))",
         "(prn big)",
     ] {
-        let program = format!("{CATCHING}(prn (outcome (fn () {walk}))) {walk}");
+        let program = format!("{HELPERS}{SHARED}(prn (outcome (fn () {walk}))) {walk}");
         let outcome = run_bounded(&program, &[]);
         assert_clean_error(&outcome, "RESOURCE_EXHAUSTION", walk);
         assert_eq!(
@@ -618,16 +624,17 @@ fn shared_structure_is_walked_within_a_budget() {
 
 #[test]
 fn macro_expansion_that_grows_ends() {
-    let program = r#"
-        (define (outcome thunk)
-          (try (thunk) (catch e (list e.type (get e.details "resource")))))
+    let program = format!(
+        "{HELPERS}{}",
+        r#"
         (defmacro grow (x) (list 'grow (list 'quote (list x x))))
         (defmacro grow-code (x) (list 'grow-code (list 'list x x)))
         (prn (outcome (fn () (eval '(grow 1)))))
         (prn (outcome (fn () (eval '(grow-code 1)))))
         (grow 1)
-    "#;
-    let outcome = run_bounded(program, &[]);
+    "#
+    );
+    let outcome = run_bounded(&program, &[]);
     assert_clean_error(&outcome, "RESOURCE_EXHAUSTION", "growing macro");
     assert_eq!(
         outcome.stdout,
@@ -637,10 +644,9 @@ fn macro_expansion_that_grows_ends() {
 
 #[test]
 fn builtins_refuse_results_over_the_limit_before_building_them() {
-    let program = r#"
-        (define (outcome thunk)
-          (try (thunk) (catch e (list e.type (get e.details "resource")))))
-        (define (double s n) (if (= n 0) s (double (str s s) (- n 1))))
+    let program = format!(
+        "{HELPERS}{}",
+        r#"
         (define mib (double "a" 20))
         (define big (double mib 6))
         (prn (string-length big))
@@ -654,8 +660,9 @@ fn builtins_refuse_results_over_the_limit_before_building_them() {
         (prn (outcome (fn () (string-upcase greek))))
         (prn (string-length (string-downcase greek)))
         (string-replace big "a" "aaaaa")
-    "#;
-    let outcome = run_bounded(program, &[]);
+    "#
+    );
+    let outcome = run_bounded(&program, &[]);
     assert_clean_error(&outcome, "RESOURCE_EXHAUSTION", "big results");
     let memory = "(\"RESOURCE_EXHAUSTION\" \"memory\")";
     assert_eq!(
@@ -671,10 +678,9 @@ fn regular_expressions_refuse_results_over_the_limit_while_matching() {
     // A one-character pattern matches 64 Mi times in 64 MiB of text, and a replacement
     // longer than its match grows the text with every match: the matches and the replaced
     // text are refused as they pass the bounds, never built whole first.
-    let program = r#"
-        (define (outcome thunk)
-          (try (thunk) (catch e (list e.type (get e.details "resource")))))
-        (define (double s n) (if (= n 0) s (double (str s s) (- n 1))))
+    let program = format!(
+        "{HELPERS}{}",
+        r#"
         (define big (double "a" 26))
         (define text (double "a" 16))
         (prn (outcome (fn () (re-seq "a" big))))
@@ -682,8 +688,9 @@ fn regular_expressions_refuse_results_over_the_limit_while_matching() {
         (prn (length (re-seq "a" (double "a" 20))) (re-replace "" "abc" "-"))
         (prn (re-replace "(b)" "abcb" "[$1$1]"))
         (re-replace "a" text (double "b" 13))
-    "#;
-    let outcome = run_bounded(program, &[]);
+    "#
+    );
+    let outcome = run_bounded(&program, &[]);
     assert_clean_error(&outcome, "RESOURCE_EXHAUSTION", "regex results");
     let memory = "(\"RESOURCE_EXHAUSTION\" \"memory\")";
     assert_eq!(
@@ -712,15 +719,16 @@ fn composing_a_million_procedures_takes_linear_memory() {
 
 #[test]
 fn a_runaway_program_meets_the_memory_budget() {
-    let program = r#"
-        (define (outcome thunk)
-          (try (thunk) (catch e (list e.type (get e.details "resource")))))
+    let program = format!(
+        "{HELPERS}{}",
+        r#"
         (define (hoard acc n) (hoard (cons (str "item " n) acc) (+ n 1)))
         (prn (outcome (fn () (hoard '() 0))))
         (prn (outcome (fn () (length (map str (range 10000000))))))
         (hoard '() 0)
-    "#;
-    let outcome = run_bounded(program, &["--max-memory", "50M"]);
+    "#
+    );
+    let outcome = run_bounded(&program, &["--max-memory", "50M"]);
     assert_clean_error(&outcome, "RESOURCE_EXHAUSTION", "runaway program");
     let memory = "(\"RESOURCE_EXHAUSTION\" \"memory\")";
     assert_eq!(outcome.stdout, format!("{memory}\n{memory}\n"));

@@ -115,7 +115,8 @@ pub fn open(path: &std::path::Path) -> Result<Connection, String> {
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(|e| e.to_string())?;
     migrate(&mut conn)?;
-    super::lease::mark_interrupted(&conn).map_err(|e| e.to_string())?;
+    // Best effort: a log this process may read but not write is still read.
+    let _ = super::lease::mark_interrupted(&conn);
     Ok(conn)
 }
 

@@ -80,6 +80,10 @@ fn run_job(
             .collect();
     };
     let log = interp.tasks.observer.log();
+    if let Some(log) = &log {
+        // The job's row may be the run's first: its script is scrubbed of this key too.
+        log.learn_secrets(&provider.secrets());
+    }
     let mut journal = log.as_deref().map(|log| LogJournal {
         log,
         provider: provider.name(),

@@ -88,6 +88,7 @@ fn run_chunk(interp: &Interp, name: &str, text: &str) -> Result<()> {
         let _ = writeln!(out, "{}", write_string(&value));
         let _ = out.flush();
         drop(out);
+        super::session::warn_if_cut_off(&value);
         interp.define_global(Sym::new("_"), value);
     }
     Ok(())

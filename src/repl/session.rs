@@ -137,6 +137,7 @@ impl<'a> Session<'a> {
         if elided {
             self.say("; abbreviated — :show prints it in full");
         }
+        warn_if_cut_off(&value);
         self.last.replace(value);
     }
 
@@ -312,5 +313,12 @@ mod tests {
         assert_eq!(format_duration(Duration::from_millis(1500)), "1.500 s");
         assert_eq!(format_duration(Duration::from_micros(12_340)), "12.3 ms");
         assert_eq!(format_duration(Duration::from_micros(45)), "45 µs");
+    }
+}
+
+/// Tells on stderr when a result's answer was cut off by the token limit.
+pub fn warn_if_cut_off(value: &Value) {
+    if let Some(warning) = crate::task::result::cut_off_warning(value) {
+        eprintln!("; {warning}");
     }
 }

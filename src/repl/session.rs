@@ -304,6 +304,13 @@ pub fn timed<T>(work: impl FnOnce() -> T) -> (T, Duration) {
     (value, start.elapsed())
 }
 
+/// Tells on stderr when a result's answer was cut off by the token limit.
+pub fn warn_if_cut_off(value: &Value) {
+    if let Some(warning) = crate::task::result::cut_off_warning(value) {
+        eprintln!("; {warning}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,12 +320,5 @@ mod tests {
         assert_eq!(format_duration(Duration::from_millis(1500)), "1.500 s");
         assert_eq!(format_duration(Duration::from_micros(12_340)), "12.3 ms");
         assert_eq!(format_duration(Duration::from_micros(45)), "45 µs");
-    }
-}
-
-/// Tells on stderr when a result's answer was cut off by the token limit.
-pub fn warn_if_cut_off(value: &Value) {
-    if let Some(warning) = crate::task::result::cut_off_warning(value) {
-        eprintln!("; {warning}");
     }
 }

@@ -241,6 +241,13 @@ fn cut_off_answer() -> Json {
     })
 }
 
+/// `--provider openai --base-url BASE -m m1`, then `rest`.
+fn at_openai<'a>(base: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["--provider", "openai", "--base-url", base, "-m", "m1"];
+    args.extend_from_slice(rest);
+    args
+}
+
 /// Runs the binary with exactly `env` and `args`; gives status, stdout, stderr.
 fn tasklisp_in(env: &[(&str, &str)], args: &[&str]) -> (Option<i32>, String, String) {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
@@ -276,17 +283,7 @@ fn openai_a_json_answer_cut_off_by_the_token_limit_fails_streamed_or_not() {
     let base = format!("{}/v1", server.base);
     let program = r#"(deftask cats () :prompt "List cats" :output "json" :retries 2)
         (try (cats) (catch e (list e.reason e.details.finishReason e.details.model)))"#;
-    let common = [
-        "--provider",
-        "openai",
-        "--base-url",
-        &base,
-        "-m",
-        "m1",
-        "-o",
-        "max_tokens",
-        "45",
-    ];
+    let common = at_openai(&base, &["-o", "max_tokens", "45"]);
     let (status, out, err) = tasklisp_in(&[], &[&common[..], &["eval", program]].concat());
     assert_eq!(status, Some(0), "{err}");
     assert_eq!(out, "(\"output_format_failure\" \"length\" \"m1\")\n");
@@ -329,7 +326,7 @@ fn a_text_answer_cut_off_is_complete_and_marked_truncated() {
     cut["choices"][0]["finish_reason"] = json!("length");
     let server = FakeServer::start(vec![reply(200, cut.clone()), reply(200, cut)]);
     let base = format!("{}/v1", server.base);
-    let common = ["--provider", "openai", "--base-url", &base, "-m", "m1"];
+    let common = at_openai(&base, &[]);
     let program = r#"(deftask story () :prompt "Tell a story")
         (define r (story)) (list r.status r.notes.finishReason r.notes.truncated)"#;
     let (_, out, err) = tasklisp_in(&[], &[&common[..], &["eval", program]].concat());
@@ -473,20 +470,7 @@ fn the_cache_holds_only_answers_that_passed_and_can_be_cleared() {
         (get (get (classify) "parsedContent") "label")"#;
     let run = |server: &FakeServer| {
         let base = format!("{}/v1", server.base);
-        tasklisp_in(
-            &env,
-            &[
-                "--provider",
-                "openai",
-                "--base-url",
-                &base,
-                "-m",
-                "m1",
-                "--cache",
-                "eval",
-                program,
-            ],
-        )
+        tasklisp_in(&env, &at_openai(&base, &["--cache", "eval", program]))
     };
     // The server answers badly: the run fails, and the answer is not kept.
     assert_eq!(run(&first).0, Some(1));

@@ -71,6 +71,53 @@ fn run_passes_every_argument_after_the_script_flags_included() {
     );
 }
 
+/// Every shape of global flag before `run` (and between `run` and the script) takes
+/// effect, and the words after the script still reach it.
+#[test]
+fn flags_of_every_shape_before_run_leave_the_script_its_arguments() {
+    let (dir, _) =
+        script("(deftask t () :prompt \"hi\")\n(prn *args*)\n(print (get (t) \"content\"))");
+    let env = [
+        ("TASKLISP_PROVIDER", "command"),
+        (
+            "TASKLISP_PROVIDER_COMMAND",
+            "printf '%s %s' \"$TASKLISP_MODEL\" \"$TASKLISP_OPTIONS\"",
+        ),
+    ];
+    let shapes: &[(&[&str], &str)] = &[
+        (&["-m", "m1"], "m1 {}"),
+        (&["--model", "m2"], "m2 {}"),
+        (&["--model=m3"], "m3 {}"),
+        (&["-mm4"], "m4 {}"),
+        (&["-qm", "m5"], "m5 {}"),
+        (&["-m", "m6", "-o", "seed", "7"], "m6 {\"seed\":7}"),
+        (&["-m", "m7", "--option", "seed", "8"], "m7 {\"seed\":8}"),
+        (&["-q", "--json", "--no-log", "-m", "m8"], "m8 {}"),
+        (&["--sandbox", "--allow-exec", "-m", "m9"], "m9 {}"),
+        (&["--max-depth", "50", "--model", "m10"], "m10 {}"),
+    ];
+    for (flags, answer) in shapes {
+        for after_run in [false, true] {
+            let mut args: Vec<&str> = Vec::new();
+            if after_run {
+                args.push("run");
+            }
+            args.extend(*flags);
+            if !after_run {
+                args.push("run");
+            }
+            args.extend(["main.sexp", "x", "-y", "--json", "-m", "z"]);
+            let r = run_binary(dir.path(), &args, &env);
+            assert_eq!(r.status, Some(0), "{args:?}: {}", r.stderr);
+            assert_eq!(
+                r.stdout,
+                format!("(\"x\" \"-y\" \"--json\" \"-m\" \"z\")\n{answer}"),
+                "{args:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn run_dash_reads_the_script_from_stdin() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -116,6 +163,22 @@ fn an_unknown_provider_is_bad_usage_with_a_hint() {
     assert!(r.stderr.contains("did you mean `openai`?"), "{}", r.stderr);
     let r = eval(&["--provider", "record:nope", "1"]);
     assert_eq!(r.status, Some(2), "{}", r.stderr);
+}
+
+#[test]
+fn provider_help_lists_every_provider() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let r = tasklisp(dir.path(), &["--help"]);
+    let line = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.contains("--provider"))
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    for name in tasklisp::provider::KNOWN {
+        assert!(line.contains(name), "{name} in {line}");
+    }
 }
 
 #[test]

@@ -266,7 +266,10 @@ pub fn main() -> i32 {
         Ok(o) => o,
         Err(e) => {
             match help {
-                Some(help) if e.kind() == clap::error::ErrorKind::DisplayHelp => print!("{help}"),
+                Some(help) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
+                    // A closed pipe ends the help quietly, as it ends any output.
+                    let _ = std::io::stdout().write_all(help.as_bytes());
+                }
                 _ => {
                     let _ = e.print();
                 }
@@ -407,7 +410,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),
     });
-    interp.flush();
+    let result = flushed(&interp, result);
     log::finish(&interp, &result);
     match result {
         Ok(code) => code,
@@ -415,6 +418,17 @@ fn run(options: &Options, limits: Limits) -> i32 {
             Some(code) => code,
             None => report(options, &e),
         },
+    }
+}
+
+/// The result of a command once its output is flushed: output that could not be
+/// written (a full disk) fails the command; a closed pipe does not.
+fn flushed(interp: &Interp, result: Result<i32>) -> Result<i32> {
+    match (result, interp.out().flush()) {
+        (Ok(_), Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::stdout_write(&e))
+        }
+        (result, _) => result,
     }
 }
 
@@ -442,6 +456,21 @@ pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
         crate::module::import_file(interp, file, None)?;
     }
     Ok(())
+}
+
+/// Prints `text` on stdout; returns the exit status: 0, also when the pipe was closed.
+pub fn print_stdout(options: &Options, text: &str) -> i32 {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => 0,
+        Err(e) => {
+            let error = Error::stdout_write(&e);
+            error.exit_code().unwrap_or_else(|| report(options, &error))
+        }
+    }
 }
 
 /// The exit status of bad usage: unknown flags, a script that cannot be read.
@@ -511,8 +540,7 @@ fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()
     } else {
         "\n"
     };
-    writeln!(out, "{newline}{text}")
-        .map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
+    writeln!(out, "{newline}{text}").map_err(|e| Error::stdout_write(&e))?;
     Ok(())
 }
 

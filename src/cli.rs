@@ -128,6 +128,16 @@ pub struct Options {
         global = true
     )]
     pub allow_provider: Vec<String>,
+    /// With --sandbox: hosts (HOST or HOST:PORT) code may send requests to when it
+    /// chooses the address itself (a provider's base_url given in code).
+    #[arg(
+        long = "allow-net",
+        value_name = "HOST,…",
+        value_delimiter = ',',
+        requires = "sandbox",
+        global = true
+    )]
+    pub allow_net: Vec<String>,
     /// Record nothing in the run log (also TASKLISP_LOG=off).
     #[arg(long = "no-log", global = true)]
     pub no_log: bool,
@@ -229,6 +239,7 @@ impl Options {
             write: Some(self.allow_write.clone()),
             env: Some(self.allow_env.clone()),
             providers: Some(self.allow_provider.clone()),
+            net: Some(self.allow_net.clone()),
         }
     }
 

@@ -81,7 +81,7 @@ impl ProviderChoice {
                     if let Some(map) = options.as_object_mut() {
                         map.remove("provider");
                     }
-                    return ProviderChoice::native(name, &options);
+                    return ProviderChoice::native(name, &options, capabilities);
                 }
                 _ => return Err(Error::eval("a provider map needs a \"provider\" name")),
             },
@@ -109,13 +109,17 @@ impl ProviderChoice {
                 )))
             }
         };
-        ProviderChoice::native(&name, &options)
+        ProviderChoice::native(&name, &options, capabilities)
     }
 
     /// `options` go to the provider as they are: for `record` its `"provider"` names
     /// the provider recorded.
-    fn native(name: &str, options: &serde_json::Value) -> Result<ProviderChoice> {
-        crate::provider::from_language(name, options).map(ProviderChoice::Native)
+    fn native(
+        name: &str,
+        options: &serde_json::Value,
+        capabilities: &Capabilities,
+    ) -> Result<ProviderChoice> {
+        crate::provider::from_language(name, options, capabilities).map(ProviderChoice::Native)
     }
 }
 

@@ -103,6 +103,16 @@ impl Error {
         e
     }
 
+    /// A write to standard output that failed. A closed pipe (`tasklisp run x | head`)
+    /// means the reader wants no more: the program ends quietly with status 0, as
+    /// `(exit 0)` would end it.
+    pub fn stdout_write(e: &std::io::Error) -> Error {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            return Error::exit(0);
+        }
+        Error::eval(format!("cannot write output: {e}"))
+    }
+
     /// Adds a suggestion to the rendered report, if there is one.
     pub fn with_hint(mut self, hint: Option<String>) -> Error {
         self.0.hint = hint;

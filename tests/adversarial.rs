@@ -224,6 +224,33 @@ fn a_million_deep_structure_built_at_run_time() {
 }
 
 #[test]
+fn chains_of_two_million_closures_are_freed_without_recursion() {
+    // Each closure captures the one before through its environment: freeing the chain
+    // once overflowed the stack — when the last reference went, at exit, and through
+    // lists and maps that hold closures that hold lists.
+    let chain = r#"
+        (define (chain n acc) (if (= n 0) acc (chain (- n 1) (let ((prev acc)) (fn () prev)))))
+        (define (mixed n acc)
+          (if (= n 0) acc (mixed (- n 1) (let ((prev (list acc))) {"f" (fn () prev)}))))
+    "#;
+    for (what, program) in [
+        (
+            "dropped",
+            "(define c (chain 2000000 nil)) (set! c nil) (prn \"freed\")",
+        ),
+        ("at exit", "(define c (chain 2000000 nil)) (prn \"freed\")"),
+        (
+            "interleaved",
+            "(define c (mixed 1000000 nil)) (set! c 0) (prn \"freed\")",
+        ),
+    ] {
+        let outcome = run_bounded(&format!("{chain}{program}"), &[]);
+        assert_eq!(outcome.status, Some(0), "{what}: {}", head(&outcome.stderr));
+        assert_eq!(outcome.stdout, "\"freed\"\n", "{what}");
+    }
+}
+
+#[test]
 fn deep_code_from_macros_and_eval() {
     let program = r#"
         (defmacro deep (n) (let loop ((i 0) (acc 1)) (if (= i n) acc (loop (+ i 1) (list '+ acc 0)))))

@@ -71,6 +71,53 @@ fn run_passes_every_argument_after_the_script_flags_included() {
     );
 }
 
+/// Every shape of global flag before `run` (and between `run` and the script) takes
+/// effect, and the words after the script still reach it.
+#[test]
+fn flags_of_every_shape_before_run_leave_the_script_its_arguments() {
+    let (dir, _) =
+        script("(deftask t () :prompt \"hi\")\n(prn *args*)\n(print (get (t) \"content\"))");
+    let env = [
+        ("TASKLISP_PROVIDER", "command"),
+        (
+            "TASKLISP_PROVIDER_COMMAND",
+            "printf '%s %s' \"$TASKLISP_MODEL\" \"$TASKLISP_OPTIONS\"",
+        ),
+    ];
+    let shapes: &[(&[&str], &str)] = &[
+        (&["-m", "m1"], "m1 {}"),
+        (&["--model", "m2"], "m2 {}"),
+        (&["--model=m3"], "m3 {}"),
+        (&["-mm4"], "m4 {}"),
+        (&["-qm", "m5"], "m5 {}"),
+        (&["-m", "m6", "-o", "seed", "7"], "m6 {\"seed\":7}"),
+        (&["-m", "m7", "--option", "seed", "8"], "m7 {\"seed\":8}"),
+        (&["-q", "--json", "--no-log", "-m", "m8"], "m8 {}"),
+        (&["--sandbox", "--allow-exec", "-m", "m9"], "m9 {}"),
+        (&["--max-depth", "50", "--model", "m10"], "m10 {}"),
+    ];
+    for (flags, answer) in shapes {
+        for after_run in [false, true] {
+            let mut args: Vec<&str> = Vec::new();
+            if after_run {
+                args.push("run");
+            }
+            args.extend(*flags);
+            if !after_run {
+                args.push("run");
+            }
+            args.extend(["main.sexp", "x", "-y", "--json", "-m", "z"]);
+            let r = run_binary(dir.path(), &args, &env);
+            assert_eq!(r.status, Some(0), "{args:?}: {}", r.stderr);
+            assert_eq!(
+                r.stdout,
+                format!("(\"x\" \"-y\" \"--json\" \"-m\" \"z\")\n{answer}"),
+                "{args:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn run_dash_reads_the_script_from_stdin() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -116,6 +163,22 @@ fn an_unknown_provider_is_bad_usage_with_a_hint() {
     assert!(r.stderr.contains("did you mean `openai`?"), "{}", r.stderr);
     let r = eval(&["--provider", "record:nope", "1"]);
     assert_eq!(r.status, Some(2), "{}", r.stderr);
+}
+
+#[test]
+fn provider_help_lists_every_provider() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let r = tasklisp(dir.path(), &["--help"]);
+    let line = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.contains("--provider"))
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    for name in tasklisp::provider::KNOWN {
+        assert!(line.contains(name), "{name} in {line}");
+    }
 }
 
 #[test]
@@ -855,4 +918,91 @@ fn an_error_in_a_text_no_longer_kept_says_so_instead_of_quoting_it() {
         err.contains("(define (f) (car 1))"),
         "a kept text is quoted: {err}"
     );
+}
+
+/// Runs `tasklisp ARGS` (the log in `dir`) with `input` on stdin and stdout a pipe
+/// whose read end is closed at once, as `| head` closes it; returns the status and
+/// stderr. Output larger than a pipe holds makes a write meet the closed pipe.
+fn with_closed_stdout(dir: &Path, args: &[&str], input: &str) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("TASKLISP_LOG", dir.join("log.db"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        // The program may stop reading once its output is refused.
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    let output = child.wait_with_output().expect("runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn output_to_a_closed_pipe_ends_quietly_with_status_0() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let printing = "(define (loop i) (when (< i 100000) (println i) (loop (+ i 1))))\n(loop 0)";
+    std::fs::write(dir.path().join("print.sexp"), printing).expect("write");
+    let long_text = "abcdefghijklmnopqrstuvwxyz\n".repeat(4_000);
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "print.sexp"], ""),
+        (&["eval", printing], ""),
+        (&["eval", "(range 100000)"], ""),
+        (&["--json", "eval", "(range 100000)"], ""),
+        (&["--provider", "echo", "prompt"], &long_text),
+        (&["--provider", "echo", "--json", "prompt"], &long_text),
+        (&[], "(range 100000)\n(range 100000)\n"),
+        (&[], printing),
+    ];
+    for (args, input) in cases {
+        let (status, stderr) = with_closed_stdout(dir.path(), args, input);
+        assert_eq!((status, stderr.as_str()), (Some(0), ""), "{args:?}");
+    }
+    // Enough runs in the log that listing them overflows the pipe.
+    let calls = "(deftask t (i) :prompt \"call {{i}}\")\n(map t (range 600))";
+    let (status, stderr) =
+        with_closed_stdout(dir.path(), &["--provider", "echo", "eval", calls], "");
+    assert_eq!((status, stderr.as_str()), (Some(0), ""));
+    let log = dir.path().join("log.db");
+    let log = [("TASKLISP_LOG", log.to_str().expect("a UTF-8 path"))];
+    let listing = run_binary(dir.path(), &["log", "--json", "-n", "1"], &log);
+    let runs: serde_json::Value = serde_json::from_str(&listing.stdout).expect("runs as JSON");
+    let id = runs[0]["id"].as_str().expect("a run id");
+    for args in [&["log", id][..], &["log", "--json", id]] {
+        let (status, stderr) = with_closed_stdout(dir.path(), args, "");
+        assert_eq!((status, stderr.as_str()), (Some(0), ""), "{args:?}");
+    }
+}
+
+#[test]
+fn output_that_cannot_be_written_is_an_error() {
+    let Ok(full) = std::fs::File::create("/dev/full") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    for args in [&["eval", "1"][..], &["eval", "(println 1)"]] {
+        let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+            .env("TASKLISP_LOG", "off")
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(full.try_clone().expect("dup"))
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("cannot write output: No space left on device"),
+            "{stderr}"
+        );
+    }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use tasklisp::provider::{build, Cancel, Message, Provider, Request, Usage};
+use tasklisp::Capabilities;
 
 const KEY: &str = "sk-test-0123456789abcdef";
 
@@ -993,15 +994,17 @@ fn from_language_builds_from_an_options_map() {
         "model": "m",
         "max_retries": 0,
     });
-    let provider = tasklisp::provider::from_language("openai", &options).unwrap();
+    let provider =
+        tasklisp::provider::from_language("openai", &options, &Capabilities::all()).unwrap();
     let response = provider
         .complete(&request("p"), &Cancel::default())
         .unwrap();
     assert_eq!(response.content, "mapped");
     server.finish();
-    let error = tasklisp::provider::from_language("openai", &json!({"api_key": KEY}))
-        .err()
-        .unwrap();
+    let error =
+        tasklisp::provider::from_language("openai", &json!({"api_key": KEY}), &Capabilities::all())
+            .err()
+            .unwrap();
     assert_eq!(error.kind().code(), "VALIDATION_ERROR");
     assert!(!error.message().contains(KEY));
 }

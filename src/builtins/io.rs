@@ -50,7 +50,7 @@ fn emit(interp: &Interp, text: &str) -> Result<Value> {
     interp
         .out()
         .write_all(text.as_bytes())
-        .map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
+        .map_err(|e| Error::stdout_write(&e))?;
     Ok(Value::Nil)
 }
 

@@ -100,10 +100,7 @@ pub fn finish(interp: &Interp, result: &Result<i32>) {
 /// `tasklisp log [RUN] [-n N] [--json]`.
 pub fn show(options: &Options, run: Option<&str>, limit: usize) -> i32 {
     match listing(options, run, limit) {
-        Ok(text) => {
-            print!("{text}");
-            0
-        }
+        Ok(text) => super::print_stdout(options, &text),
         Err(e) => super::report(options, &e),
     }
 }

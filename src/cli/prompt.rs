@@ -67,7 +67,7 @@ pub fn run(
             .to_owned()
     };
     let mut out = interp.out();
-    writeln!(out, "{shown}").map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
+    writeln!(out, "{shown}").map_err(|e| Error::stdout_write(&e))?;
     Ok(0)
 }
 

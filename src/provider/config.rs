@@ -8,7 +8,7 @@ use super::command::{CommandProvider, Input, Program};
 use super::http::{Endpoint, HttpSettings};
 use super::openai::OpenAi;
 use super::{Echo, Provider, Unconfigured};
-use crate::capabilities::Access;
+use crate::capabilities::{Access, Capabilities};
 use crate::error::{Error, Reason, Result};
 use crate::task::ProviderSettings;
 use serde_json::{Map, Value as Json};
@@ -78,9 +78,21 @@ fn chosen_by_keys(env: EnvLookup) -> Option<String> {
 }
 
 /// The provider `kind` (`openai`, `ollama`, `anthropic`, `command`, `replay`, `record`,
-/// `record:INNER`, `echo`) configured by the map `options`.
+/// `record:INNER`, `echo`) configured by the map `options`, which are trusted.
 pub fn build(kind: &str, options: &Json, env: EnvLookup) -> Result<Arc<dyn Provider>> {
-    let options = Options::new(kind, options, &accepted_options(kind)?, env)?;
+    build_checked(kind, options, env, &Capabilities::all())
+}
+
+/// `build` for options a program chose: a `base_url` among them must name a host
+/// `capabilities` allows, and an `api_key_env` a variable it allows, or a key could be
+/// sent anywhere. Addresses and keys from the environment are the user's and pass.
+pub fn build_checked(
+    kind: &str,
+    options: &Json,
+    env: EnvLookup,
+    capabilities: &Capabilities,
+) -> Result<Arc<dyn Provider>> {
+    let options = Options::new(kind, options, &accepted_options(kind)?, env, capabilities)?;
     Ok(match kind {
         "echo" => Arc::new(Echo),
         "openai" => Arc::new(OpenAi::new(
@@ -104,7 +116,7 @@ pub fn build(kind: &str, options: &Json, env: EnvLookup) -> Result<Arc<dyn Provi
             Arc::new(Anthropic::new(endpoint, max_tokens))
         }
         "command" => Arc::new(options.command()?),
-        "replay" => Arc::new(Replay::new(&options.cassette()?)?),
+        "replay" => Arc::new(Replay::new(&options.cassette(Access::Read)?)?),
         _ => {
             let named = match record_inner(kind)? {
                 Some(inner) => Some(inner),
@@ -122,8 +134,12 @@ pub fn build(kind: &str, options: &Json, env: EnvLookup) -> Result<Arc<dyn Provi
             let mut inner_options = options.map.clone();
             inner_options.remove("provider");
             inner_options.remove("cassette");
-            let inner_provider = build(&inner, &Json::Object(inner_options), env)?;
-            Arc::new(Record::new(inner_provider, &options.cassette()?)?)
+            let inner_provider =
+                build_checked(&inner, &Json::Object(inner_options), env, capabilities)?;
+            Arc::new(Record::new(
+                inner_provider,
+                &options.cassette(Access::Write)?,
+            )?)
         }
     })
 }
@@ -206,6 +222,7 @@ struct Options<'a> {
     kind: &'a str,
     map: Map<String, Json>,
     env: EnvLookup<'a>,
+    capabilities: &'a Capabilities,
 }
 
 impl<'a> Options<'a> {
@@ -214,6 +231,7 @@ impl<'a> Options<'a> {
         options: &Json,
         accepted: &[&str],
         env: EnvLookup<'a>,
+        capabilities: &'a Capabilities,
     ) -> Result<Options<'a>> {
         let map = match options {
             Json::Null => Map::new(),
@@ -230,7 +248,12 @@ impl<'a> Options<'a> {
                 accepted.join(", ")
             )));
         }
-        Ok(Options { kind, map, env })
+        Ok(Options {
+            kind,
+            map,
+            env,
+            capabilities,
+        })
     }
 
     fn invalid(&self, key: &str, expected: &str) -> Error {
@@ -309,11 +332,18 @@ impl<'a> Options<'a> {
     }
 
     /// The endpoint of an HTTP provider; the key comes from `api_key_env` or `key_var`.
+    /// A `base_url` or `api_key_env` in the options must pass the capabilities.
     fn endpoint(&self, default_base: &str, base_var: &str, key_var: &str) -> Result<Endpoint> {
+        if let Some(url) = self.string("base_url")? {
+            self.capabilities.check_url(&url)?;
+        }
         let base_url = self
             .string_or_env("base_url", base_var)?
             .unwrap_or_else(|| default_base.to_owned());
         let named_var = self.string("api_key_env")?;
+        if let Some(var) = &named_var {
+            self.capabilities.check_env(var)?;
+        }
         let key_var = named_var.clone().unwrap_or_else(|| key_var.to_owned());
         let api_key = (!key_var.is_empty())
             .then(|| (self.env)(&key_var))
@@ -358,28 +388,14 @@ impl<'a> Options<'a> {
         CommandProvider::new(program, input, timeout, self.string("model")?)
     }
 
-    /// The cassette file, relative to the current directory.
-    fn cassette(&self) -> Result<PathBuf> {
+    /// The cassette file, relative to the current directory, which the provider reads
+    /// (`replay`) or writes (`record`): a program must be allowed to.
+    fn cassette(&self, access: Access) -> Result<PathBuf> {
         let path = self.string_or_env("cassette", "TASKLISP_CASSETTE")?;
-        Ok(PathBuf::from(path.as_deref().unwrap_or(DEFAULT_CASSETTE)))
+        let path = PathBuf::from(path.as_deref().unwrap_or(DEFAULT_CASSETTE));
+        self.capabilities.check_path(&path, access)?;
+        Ok(path)
     }
-}
-
-/// The file a cassette provider of `kind` configured by `options` reads (`replay`) or
-/// writes (`record`), for the sandbox to check before code may choose it.
-pub fn cassette_access(kind: &str, options: &Json, env: EnvLookup) -> Option<(PathBuf, Access)> {
-    let access = match kind {
-        "replay" => Access::Read,
-        _ if kind == "record" || kind.starts_with("record:") => Access::Write,
-        _ => return None,
-    };
-    let options = Options {
-        kind,
-        map: options.as_object().cloned().unwrap_or_default(),
-        env,
-    };
-    // A cassette option of the wrong type is refused when the provider is built.
-    options.cassette().ok().map(|path| (path, access))
 }
 
 #[cfg(test)]

@@ -254,22 +254,14 @@ pub fn from_settings(settings: &crate::task::ProviderSettings) -> Result<Arc<dyn
 
 /// The provider `(set-provider! :KIND {options…})` asks for: `kind` is `openai`,
 /// `ollama`, `anthropic`, `command`, `replay`, `record` (or `record:INNER`) or `echo`;
-/// `options` is a JSON map (or null) of the options in `docs/PROVIDERS.md`.
-pub fn from_language(kind: &str, options: &Json) -> Result<Arc<dyn Provider>> {
-    config::build(kind, options, &env_var)
-}
-
-/// Checks that code may read or write the cassette of the provider it chooses by name
-/// (`record` writes a file, `replay` reads one).
-pub fn check_files(
+/// `options` is a JSON map (or null) of the options in `docs/PROVIDERS.md`. A
+/// `base_url` or `api_key_env` among them must be one `capabilities` allows.
+pub fn from_language(
     kind: &str,
     options: &Json,
     capabilities: &crate::capabilities::Capabilities,
-) -> Result<()> {
-    match config::cassette_access(kind, options, &env_var) {
-        Some((path, access)) => capabilities.check_path(&path, access),
-        None => Ok(()),
-    }
+) -> Result<Arc<dyn Provider>> {
+    config::build_checked(kind, options, &env_var, capabilities)
 }
 
 /// An environment variable, where set to something: `OPENAI_API_KEY=` counts as unset.

@@ -63,7 +63,9 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
             span,
         )
     };
-    let name = items.get(1).and_then(Syntax::as_symbol).ok_or_else(usage)?;
+    let name_syntax = items.get(1).ok_or_else(usage)?;
+    let name = name_syntax.as_symbol().ok_or_else(usage)?;
+    compiler.check_definable(name, name_syntax.span)?;
     let params = parse_params(compiler, items.get(2).ok_or_else(usage)?)?;
     let Parsed {
         options,

@@ -330,7 +330,9 @@ impl Interp {
                 options.clone()
             };
             chain.push(ProviderChoice::Native(crate::provider::from_language(
-                name, &options,
+                name,
+                &options,
+                &crate::capabilities::Capabilities::all(),
             )?));
         }
         self.set_provider(ProviderChoice::Fallback(chain), Metrics::default());

@@ -122,15 +122,14 @@ impl ProviderChoice {
     }
 
     /// `options` go to the provider as they are: for `record` its `"provider"` names
-    /// the provider recorded. A cassette it reads or writes must be one `capabilities`
-    /// allows.
+    /// the provider recorded. What it reaches (a server, a key, a cassette) must be
+    /// what `capabilities` allows.
     fn native(
         name: &str,
         options: &serde_json::Value,
         capabilities: &Capabilities,
     ) -> Result<ProviderChoice> {
-        crate::provider::check_files(name, options, capabilities)?;
-        crate::provider::from_language(name, options).map(ProviderChoice::Native)
+        crate::provider::from_language(name, options, capabilities).map(ProviderChoice::Native)
     }
 }
 

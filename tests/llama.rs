@@ -430,12 +430,19 @@ fn a_server_killed_mid_stream_is_a_clear_error() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut pieces = child.stderr.take().unwrap();
+    // `prompt` streams the answer to stdout; the error comes on stderr.
+    let mut pieces = child.stdout.take().unwrap();
     let mut first = [0u8; 1];
     pieces.read_exact(&mut first).unwrap();
     server.child.kill().unwrap();
     let mut rest = String::new();
     pieces.read_to_string(&mut rest).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut rest)
+        .unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{rest}");
     assert!(rest.contains("llm_error"), "{rest}");

@@ -447,6 +447,24 @@ fn with_no_provider_named_an_openai_key_chooses_openai_and_its_default_model() {
     );
 }
 
+/// A cut-off text answer comes back from the cache still marked as cut off.
+#[test]
+fn a_cut_off_text_answer_comes_back_from_the_cache_marked() {
+    let mut cut = chat_answer("Once upon a");
+    cut["choices"][0]["finish_reason"] = json!("length");
+    let server = FakeServer::start(vec![reply(200, cut)]);
+    let base = format!("{}/v1", server.base);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.db");
+    let env = [("TASKLISP_LOG", log.to_str().unwrap())];
+    let program = r#"(deftask story () :prompt "Tell a story")
+        (define r (story)) (list r.notes.cached r.notes.finishReason r.notes.truncated)"#;
+    let args = at_openai(&base, &["--cache", "eval", program]);
+    assert_eq!(tasklisp_in(&env, &args).1, "(nil \"length\" true)\n");
+    assert_eq!(tasklisp_in(&env, &args).1, "(true \"length\" true)\n");
+    assert_eq!(server.finish().len(), 1);
+}
+
 /// The cache answers only from answers that passed parsing, the schema and the audits,
 /// keys on the server's base URL, and `tasklisp cache clear` empties it.
 #[test]

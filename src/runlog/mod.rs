@@ -87,6 +87,8 @@ pub struct CallRow {
     /// Set on the answers the cache may give (see [`RunLog::accept`]).
     pub cache_key: Option<String>,
     pub started_ms: i64,
+    /// Why the model stopped, in the provider's word.
+    pub finish_reason: Option<String>,
 }
 
 /// A provider batch job as one run saw it: submitted by the run, or resumed by it
@@ -123,6 +125,7 @@ pub struct CachedAnswer {
     pub content: String,
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
+    pub finish_reason: Option<String>,
 }
 
 /// What every thread's handle on one run's log shares: the run, the writer thread (

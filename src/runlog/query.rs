@@ -9,7 +9,7 @@ use std::path::Path;
 /// answer is always the provider's own).
 pub fn cached_answer(conn: &Connection, key: &str) -> Option<CachedAnswer> {
     conn.query_row(
-        "SELECT answer, input_tokens, output_tokens FROM calls
+        "SELECT answer, input_tokens, output_tokens, finish_reason FROM calls
          WHERE cache_key = ?1 AND status = 'ok' AND cache_hit = 0 AND answer IS NOT NULL
          ORDER BY started_ms DESC LIMIT 1",
         params![key],
@@ -18,6 +18,7 @@ pub fn cached_answer(conn: &Connection, key: &str) -> Option<CachedAnswer> {
                 content: row.get(0)?,
                 input_tokens: row.get::<_, Option<i64>>(1)?.map(|n| n.max(0) as u64),
                 output_tokens: row.get::<_, Option<i64>>(2)?.map(|n| n.max(0) as u64),
+                finish_reason: row.get(3)?,
             })
         },
     )
@@ -145,7 +146,7 @@ pub fn calls(conn: &Connection, run_id: &str) -> rusqlite::Result<Vec<Json>> {
     let mut statement = conn.prepare(
         "SELECT seq, parent, kind, task, provider, model, options, messages, answer,
                 tool_calls, input_tokens, output_tokens, latency_ms, cost, status, error,
-                cache_hit, started_ms
+                cache_hit, started_ms, finish_reason
          FROM calls WHERE run_id = ?1 ORDER BY seq",
     )?;
     let rows = statement.query_map(params![run_id], call_json)?;
@@ -178,5 +179,6 @@ fn call_json(row: &Row) -> rusqlite::Result<Json> {
         "error": parsed(15)?,
         "cache_hit": row.get::<_, bool>(16)?,
         "started_ms": row.get::<_, i64>(17)?,
+        "finish_reason": row.get::<_, Option<String>>(18)?,
     }))
 }

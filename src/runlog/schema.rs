@@ -59,6 +59,9 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, job_id)
      );
      CREATE INDEX batches_by_key ON batches (key);",
+    // 3: why the model stopped (`stop`, `length`, `end_turn`, `max_tokens`…), so an
+    // answer cut off by the token limit is still marked when the cache gives it again.
+    "ALTER TABLE calls ADD COLUMN finish_reason TEXT;",
 ];
 
 /// The schema version this build writes.

@@ -22,6 +22,7 @@ fn row(run: &str, seq: u64, parent: Option<u64>, kind: CallKind, answer: &str) -
         cache_hit: false,
         cache_key: None,
         started_ms: now_ms(),
+        finish_reason: Some("stop".into()),
     }
 }
 
@@ -44,6 +45,7 @@ fn rows_written_by_one_run_are_read_back_as_runs_and_a_tree() {
         content: content.into(),
         input_tokens: Some(3),
         output_tokens: Some(4),
+        finish_reason: Some("stop".into()),
     };
     log.accept(2, "key2".into(), answer("inner answer"));
     assert_eq!(

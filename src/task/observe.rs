@@ -303,6 +303,7 @@ impl Observer {
             cache_hit: false,
             cache_key: None,
             started_ms: open.started_ms,
+            finish_reason: None,
         });
     }
 
@@ -442,6 +443,7 @@ impl Observer {
                         content: answer.clone(),
                         input_tokens: usage.map(|u| u.input_tokens),
                         output_tokens: usage.map(|u| u.output_tokens),
+                        finish_reason: response.finish_reason.clone(),
                     },
                 })
             }
@@ -471,6 +473,10 @@ impl Observer {
             cache_hit: cached,
             cache_key: None,
             started_ms: pending.started_ms,
+            finish_reason: outcome
+                .as_ref()
+                .ok()
+                .and_then(|(response, _)| response.finish_reason.clone()),
         });
         candidate
     }
@@ -528,10 +534,10 @@ fn logged_tool_calls(outcome: &Result<(Response, Usage)>) -> Option<Json> {
         .then(|| Json::Array(response.tool_calls.iter().map(ToolCall::to_json).collect()))
 }
 
-/// Whether the cache may keep an answer: a whole answer (not cut off by the token
-/// limit), not a tool call, to a request that offered no tools.
+/// Whether the cache may keep an answer: not a tool call, to a request that offered no
+/// tools. (A cut-off answer is kept with its stop reason, so it comes back marked.)
 fn cacheable(request: &Request, response: &Response) -> bool {
-    request.tools.is_empty() && response.tool_calls.is_empty() && !response.truncated()
+    request.tools.is_empty() && response.tool_calls.is_empty()
 }
 
 /// Where a model call goes: the provider, its server and the model.

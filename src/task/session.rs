@@ -225,6 +225,7 @@ pub fn send(
                         output_tokens,
                     },
                 ),
+                finish_reason: answer.finish_reason,
                 ..Response::default()
             })
             .inspect(|response| show_whole(streaming, response)),

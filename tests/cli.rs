@@ -850,6 +850,23 @@ fn with_no_provider_configured_a_model_call_fails_and_says_how_to_configure_one(
     assert_eq!((r.status, r.stdout.as_str()), (Some(0), "hi\n"));
 }
 
+/// A plain-text answer cut off by the token limit is printed, with a warning on stderr.
+#[test]
+fn the_repl_warns_of_an_answer_cut_off_by_the_token_limit() {
+    let input =
+        "(set-provider! (fn (r) {\"content\" \"Once upon\" \"finish_reason\" \"length\"}))\n\
+                 (deftask story () :prompt \"Tell a story\")\n\
+                 (get (story) \"content\")\n\
+                 (story)\n";
+    let (status, out, err) = with_stdin(&[], input);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(out.contains("\"Once upon\"\n"), "{out}");
+    assert_eq!(
+        err,
+        "; warning: the answer was cut off by the token limit (finish reason \"length\"); raise max_tokens for the whole answer\n"
+    );
+}
+
 #[test]
 fn budget_flags_stop_the_call_past_them() {
     let script = "(deftask ask (q) :prompt \"{{q}}\")\n(ask \"a\")\n(ask \"b\")\n(println \"two done\")\n(ask \"c\")\n";

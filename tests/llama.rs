@@ -378,6 +378,7 @@ fn a_prompt_longer_than_the_context_is_a_clear_error() {
     let stderr = stderr(&output);
     assert!(stderr.contains("llm_error"), "{stderr}");
     assert!(stderr.contains("context"), "says why: {stderr}");
+    assert!(!stderr.contains("deftask"), "no source the user did not write: {stderr}");
 }
 
 #[test]

@@ -15,6 +15,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 mod args;
+mod cache;
 mod log;
 mod prompt;
 
@@ -203,6 +204,8 @@ pub enum Command {
     },
     /// Run the `deftest` tests of .sexp files (see docs/TESTING.md).
     Test(crate::testing::TestArgs),
+    /// The answer cache: `cache clear [--task NAME] [--older-than DURATION]`.
+    Cache(cache::CacheArgs),
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -383,6 +386,9 @@ fn run(options: &Options, limits: Limits) -> i32 {
     if let Some(Command::Log { run, limit }) = &options.command {
         return log::show(options, run.as_deref(), *limit);
     }
+    if let Some(Command::Cache(args)) = &options.command {
+        return cache::run(options, args);
+    }
     // Tests run in interpreters of their own, one per test.
     if let Some(Command::Test(args)) = &options.command {
         return log::run_tests(options, args, limits);
@@ -416,7 +422,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
             system,
             schema,
         }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
-        Some(Command::Log { .. }) => Ok(0),
+        Some(Command::Log { .. } | Command::Cache(_)) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),

@@ -26,6 +26,7 @@
     )
 )]
 
+pub mod atomic_write;
 pub mod bounds;
 pub mod builtins;
 pub mod capabilities;

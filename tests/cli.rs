@@ -751,10 +751,20 @@ fn stdin_reaches_read_line() {
 
 /// Runs `tasklisp ARGS` with `input` on stdin (echo provider, no log).
 fn with_stdin(args: &[&str], input: &str) -> (Option<i32>, String, String) {
+    with_stdin_in(args, input, &[("TASKLISP_PROVIDER", "echo")])
+}
+
+/// `with_stdin` with the environment `env` instead of the echo provider.
+fn with_stdin_in(
+    args: &[&str],
+    input: &str,
+    env: &[(&str, &str)],
+) -> (Option<i32>, String, String) {
     let dir = tempfile::tempdir().expect("temp dir");
     let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
         .env_clear()
         .env("TASKLISP_LOG", "off")
+        .envs(env.iter().copied())
         .args(args)
         .current_dir(dir.path())
         .stdin(Stdio::piped())
@@ -808,10 +818,42 @@ fn prompt_joins_stdin_after_the_text_and_prints_the_answer() {
     assert!(err.contains("nothing to ask"), "{err}");
 }
 
+/// With no provider named and no API key, a model call fails saying how to configure
+/// one (it used to answer with the prompt, exit 0); `echo` answers only when named.
+#[test]
+fn with_no_provider_configured_a_model_call_fails_and_says_how_to_configure_one() {
+    let (status, out, err) = with_stdin_in(&["prompt", "hello"], "", &[]);
+    assert_eq!((status, out.as_str()), (Some(1), ""), "{err}");
+    for words in [
+        "llm_error",
+        "no model provider is configured",
+        "--provider",
+        "OPENAI_API_KEY",
+    ] {
+        assert!(err.contains(words), "{words}: {err}");
+    }
+    let (status, _, err) = with_stdin_in(&["-m", "gpt-4o-mini", "prompt", "hello"], "", &[]);
+    assert_eq!(status, Some(1), "{err}");
+    assert!(err.contains("no model provider is configured"), "{err}");
+    let script = "(deftask ask (q) :prompt \"{{q}}\")\n(println (get (ask \"hi\") \"content\"))\n";
+    let r = run_script(script, &[]);
+    assert_eq!((r.status, r.stdout.as_str()), (Some(1), ""), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no model provider is configured"),
+        "{}",
+        r.stderr
+    );
+    // A program without model calls needs no provider; echo answers when named.
+    let r = run_script("(println (+ 1 2))", &[]);
+    assert_eq!((r.status, r.stdout.as_str()), (Some(0), "3\n"));
+    let r = run_script(script, &["--provider", "echo"]);
+    assert_eq!((r.status, r.stdout.as_str()), (Some(0), "hi\n"));
+}
+
 #[test]
 fn budget_flags_stop_the_call_past_them() {
     let script = "(deftask ask (q) :prompt \"{{q}}\")\n(ask \"a\")\n(ask \"b\")\n(println \"two done\")\n(ask \"c\")\n";
-    let r = run_script(script, &["--budget-calls", "2"]);
+    let r = run_script(script, &["--provider", "echo", "--budget-calls", "2"]);
     assert_eq!(r.status, Some(1));
     assert_eq!(r.stdout, "two done\n");
     assert!(
@@ -820,7 +862,7 @@ fn budget_flags_stop_the_call_past_them() {
         r.stderr
     );
     // Cost is known after a call: a dollar budget of 0 stops the first one.
-    let r = run_script(script, &["--budget-usd", "0"]);
+    let r = run_script(script, &["--provider", "echo", "--budget-usd", "0"]);
     assert_eq!(r.status, Some(1), "{}", r.stderr);
 }
 

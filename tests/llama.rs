@@ -153,7 +153,11 @@ fn a_json_answer_cut_off_by_max_tokens_fails() {
         r#"(deftask j () :prompt "Give a JSON list of ten numbers." :output "json") (j)"#,
     ]));
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("max_tokens"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("max_tokens"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 /// A plain-text answer cut off stays an answer, marked, with a warning on stderr.
@@ -179,7 +183,11 @@ fn a_plain_answer_cut_off_is_marked_truncated() {
         "Tell a long story about a dragon.",
     ]));
     assert_eq!(output.status.code(), Some(0));
-    assert!(stderr(&output).contains("max_tokens"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("max_tokens"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 /// The first piece of a streamed answer is shown while the server is still generating.
@@ -188,7 +196,15 @@ fn a_plain_answer_cut_off_is_marked_truncated() {
 fn a_streamed_answer_arrives_in_pieces() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = tasklisp(dir.path(), &shared_url())
-        .args(["--stream", "-o", "max_tokens", "200", "-o", "temperature", "0"])
+        .args([
+            "--stream",
+            "-o",
+            "max_tokens",
+            "200",
+            "-o",
+            "temperature",
+            "0",
+        ])
         .args(["prompt", "Write a long poem about the sea."])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -203,7 +219,10 @@ fn a_streamed_answer_arrives_in_pieces() {
     pieces.read_to_end(&mut rest).unwrap();
     let status = child.wait().unwrap();
     assert!(status.success());
-    assert!(running_after_first_piece, "the first piece came only at the end");
+    assert!(
+        running_after_first_piece,
+        "the first piece came only at the end"
+    );
     assert!(rest.len() > 20, "more text followed the first piece");
 }
 
@@ -241,11 +260,16 @@ fn pmap_of_sixteen_calls_at_concurrency_four() {
     let mut reported = 0;
     for result in results {
         assert_eq!(result["status"], "COMPLETE", "{result}");
-        reported += result["usage"]["output_tokens"].as_i64().expect("the server's count");
+        reported += result["usage"]["output_tokens"]
+            .as_i64()
+            .expect("the server's count");
     }
     let calls = logged_calls(dir.path(), &url);
     assert_eq!(calls.len(), 16);
-    let logged: i64 = calls.iter().filter_map(|c| c["output_tokens"].as_i64()).sum();
+    let logged: i64 = calls
+        .iter()
+        .filter_map(|c| c["output_tokens"].as_i64())
+        .sum();
     assert_eq!(logged, reported, "the log holds the server's counts");
     assert!(calls.iter().all(|c| c["input_tokens"].as_i64() > Some(0)));
 }
@@ -258,7 +282,15 @@ fn the_cache_answers_a_repeat() {
     let url = shared_url();
     let ask = |dir: &Path| {
         let output = run(tasklisp(dir, &url)
-            .args(["--cache", "-o", "max_tokens", "12", "-o", "temperature", "0"])
+            .args([
+                "--cache",
+                "-o",
+                "max_tokens",
+                "12",
+                "-o",
+                "temperature",
+                "0",
+            ])
             .args(["prompt", "Name a colour."]));
         assert_eq!(output.status.code(), Some(0));
         stdout(&output)
@@ -322,7 +354,14 @@ impl OwnServer {
         let model = std::env::var("TASKLISP_LLAMA_MODEL").expect("TASKLISP_LLAMA_MODEL");
         let port = free_port();
         let child = Command::new(binary)
-            .args(["-m", &model, "--host", "127.0.0.1", "--port", &port.to_string()])
+            .args([
+                "-m",
+                &model,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+            ])
             .args(["-c", "2048", "-t", "1", "--jinja"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())

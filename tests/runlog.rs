@@ -546,7 +546,7 @@ fn the_examples_of_the_observability_guide_run_and_print_what_they_say() {
     assert!(blocks.len() >= 3, "found {} examples", blocks.len());
     for block in blocks {
         let sandbox = Sandbox::new();
-        let output = sandbox.run(None, &block, &[]);
+        let output = sandbox.run(None, &block, &["--provider", "echo"]);
         assert!(
             output.status.success(),
             "{block}\n{}",

@@ -17,7 +17,7 @@ fn run(dir: &Path, flags: &[&str], program: &str) -> Output {
         .arg(&file)
         .current_dir(dir)
         .env("TASKLISP_SANDBOX_TEST", "visible")
-        .env_remove("TASKLISP_PROVIDER")
+        .env("TASKLISP_PROVIDER", "echo")
         .output()
         .unwrap()
 }
@@ -181,6 +181,42 @@ fn choosing_a_provider() {
             &program
         ),
         ":set\n:echo\n:procedure\n"
+    );
+}
+
+/// A cassette is a file: `record` writes it and `replay` reads it, so code choosing them
+/// needs `--allow-write` and `--allow-read` for it, besides `--allow-provider`.
+#[test]
+fn a_cassette_chosen_by_code_needs_the_file_capabilities() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("tapes")).unwrap();
+    std::fs::write(dir.path().join("victim.txt"), "keep me").unwrap();
+    let real = std::fs::canonicalize(dir.path()).unwrap();
+    let program = format!(
+        "{} {}",
+        outcome("(begin (set-provider! \"record:echo\" {\"cassette\" \"victim.txt\"}) :recording)"),
+        outcome("(begin (set-provider! \"replay\" {\"cassette\" \"victim.txt\"}) :replaying)"),
+    );
+    let flags = ["--sandbox", "--allow-provider=record,echo,replay"];
+    assert_eq!(
+        printed(dir.path(), &flags, &program),
+        denied(&format!("--allow-write={}", real.display()))
+            + &denied(&format!("--allow-read={}", real.display()))
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("victim.txt")).unwrap(),
+        "keep me"
+    );
+    let allowed = program.replace("victim.txt", "tapes/c.jsonl");
+    let flags = [
+        "--sandbox",
+        "--allow-provider=record,echo,replay",
+        "--allow-write=tapes",
+        "--allow-read=tapes",
+    ];
+    assert_eq!(
+        printed(dir.path(), &flags, &allowed),
+        ":recording\n:replaying\n"
     );
 }
 

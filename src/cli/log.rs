@@ -32,7 +32,10 @@ pub fn install(interp: &Interp, options: &Options) {
         Some(super::Command::Eval { exprs }) => ("eval", exprs.join(" ")),
         Some(super::Command::Prompt { text, .. }) => ("prompt", text.join(" ")),
         Some(
-            super::Command::Check { .. } | super::Command::Log { .. } | super::Command::Test(_),
+            super::Command::Check { .. }
+            | super::Command::Log { .. }
+            | super::Command::Test(_)
+            | super::Command::Cache(_),
         ) => return,
         None => ("repl", String::new()),
     };

@@ -52,6 +52,10 @@ pub fn run(
         interp.tasks.set_streaming(Some(StreamTo::Stdout));
     }
     let result = interp.run_source("<prompt>", &source)?;
+    if let Some(warning) = crate::task::result::cut_off_warning(&result) {
+        interp.flush();
+        eprintln!("tasklisp: {warning}");
+    }
     let shown = if options.json {
         to_json(&result)?.to_string()
     } else if streamed {

@@ -7,8 +7,8 @@ use super::cassette::{Record, Replay};
 use super::command::{CommandProvider, Input, Program};
 use super::http::{Endpoint, HttpSettings};
 use super::openai::OpenAi;
-use super::{Echo, Provider};
-use crate::capabilities::Capabilities;
+use super::{Echo, Provider, Unconfigured};
+use crate::capabilities::{Access, Capabilities};
 use crate::error::{Error, Reason, Result};
 use crate::task::ProviderSettings;
 use serde_json::{Map, Value as Json};
@@ -23,6 +23,9 @@ const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 const OLLAMA_BASE_URL: &str = "http://localhost:11434/v1";
 const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 const DEFAULT_CASSETTE: &str = "tasklisp-cassette.jsonl";
+/// The models used when none is named (flag, environment, option or task).
+const OPENAI_DEFAULT_MODEL: &str = "gpt-4o-mini";
+const ANTHROPIC_DEFAULT_MODEL: &str = "claude-3-5-haiku-latest";
 
 const HTTP_OPTIONS: &[&str] = &[
     "model",
@@ -38,14 +41,16 @@ const RECORD_OPTIONS: &[&str] = &["provider", "cassette"];
 
 /// The provider the flags name, with environment defaults. Flags that do not apply to
 /// it (a `TASKLISP_MODEL` set for another provider) are left out rather than refused.
+/// With none named, the keys in the environment choose; with no key either, every
+/// model call fails saying how to configure one (`echo` answers only when named).
 pub fn build_from_settings(
     settings: &ProviderSettings,
     env: EnvLookup,
 ) -> Result<Arc<dyn Provider>> {
-    let mut kind = settings
-        .provider
-        .clone()
-        .unwrap_or_else(|| "echo".to_owned());
+    let mut kind = match settings.provider.clone().or_else(|| chosen_by_keys(env)) {
+        Some(kind) => kind,
+        None => return Ok(Arc::new(Unconfigured)),
+    };
     if kind == "record" {
         if let Some(inner) = env("TASKLISP_RECORD_PROVIDER") {
             kind = format!("record:{inner}");
@@ -59,6 +64,17 @@ pub fn build_from_settings(
         }
     }
     build(&kind, &Json::Object(options), env)
+}
+
+/// The provider whose API key is set, when no provider is named: `openai` first.
+fn chosen_by_keys(env: EnvLookup) -> Option<String> {
+    [
+        ("OPENAI_API_KEY", "openai"),
+        ("ANTHROPIC_API_KEY", "anthropic"),
+    ]
+    .into_iter()
+    .find(|(key, _)| env(key).is_some())
+    .map(|(_, kind)| kind.to_owned())
 }
 
 /// The provider `kind` (`openai`, `ollama`, `anthropic`, `command`, `replay`, `record`,
@@ -79,26 +95,28 @@ pub fn build_checked(
     let options = Options::new(kind, options, &accepted_options(kind)?, env, capabilities)?;
     Ok(match kind {
         "echo" => Arc::new(Echo),
-        "openai" => Arc::new(OpenAi::new(options.endpoint(
-            OPENAI_BASE_URL,
-            "OPENAI_BASE_URL",
-            "OPENAI_API_KEY",
-        )?)),
+        "openai" => Arc::new(OpenAi::new(
+            options
+                .endpoint(OPENAI_BASE_URL, "OPENAI_BASE_URL", "OPENAI_API_KEY")?
+                .with_default_model(OPENAI_DEFAULT_MODEL),
+        )),
         "ollama" => Arc::new(OpenAi::named(
             "ollama",
             options.endpoint(OLLAMA_BASE_URL, "", "")?,
         )),
         "anthropic" => {
-            let endpoint = options.endpoint(
-                ANTHROPIC_BASE_URL,
-                "ANTHROPIC_BASE_URL",
-                "ANTHROPIC_API_KEY",
-            )?;
+            let endpoint = options
+                .endpoint(
+                    ANTHROPIC_BASE_URL,
+                    "ANTHROPIC_BASE_URL",
+                    "ANTHROPIC_API_KEY",
+                )?
+                .with_default_model(ANTHROPIC_DEFAULT_MODEL);
             let max_tokens = options.integer("max_tokens")?.unwrap_or(DEFAULT_MAX_TOKENS);
             Arc::new(Anthropic::new(endpoint, max_tokens))
         }
         "command" => Arc::new(options.command()?),
-        "replay" => Arc::new(Replay::new(&options.cassette()?)?),
+        "replay" => Arc::new(Replay::new(&options.cassette(Access::Read)?)?),
         _ => {
             let named = match record_inner(kind)? {
                 Some(inner) => Some(inner),
@@ -118,7 +136,10 @@ pub fn build_checked(
             inner_options.remove("cassette");
             let inner_provider =
                 build_checked(&inner, &Json::Object(inner_options), env, capabilities)?;
-            Arc::new(Record::new(inner_provider, &options.cassette()?)?)
+            Arc::new(Record::new(
+                inner_provider,
+                &options.cassette(Access::Write)?,
+            )?)
         }
     })
 }
@@ -367,10 +388,13 @@ impl<'a> Options<'a> {
         CommandProvider::new(program, input, timeout, self.string("model")?)
     }
 
-    /// The cassette file, relative to the current directory.
-    fn cassette(&self) -> Result<PathBuf> {
+    /// The cassette file, relative to the current directory, which the provider reads
+    /// (`replay`) or writes (`record`): a program must be allowed to.
+    fn cassette(&self, access: Access) -> Result<PathBuf> {
         let path = self.string_or_env("cassette", "TASKLISP_CASSETTE")?;
-        Ok(PathBuf::from(path.as_deref().unwrap_or(DEFAULT_CASSETTE)))
+        let path = PathBuf::from(path.as_deref().unwrap_or(DEFAULT_CASSETTE));
+        self.capabilities.check_path(&path, access)?;
+        Ok(path)
     }
 }
 
@@ -396,14 +420,62 @@ mod tests {
     }
 
     #[test]
-    fn nothing_configured_is_echo_and_unknown_names_are_listed() {
-        let env = env_of(&[]);
-        assert_eq!(
-            build_from_settings(&ProviderSettings::default(), &env)
+    fn with_nothing_named_the_keys_choose_and_without_keys_calls_fail() {
+        let chosen = |pairs: &'static [(&'static str, &'static str)]| {
+            build_from_settings(&ProviderSettings::default(), &env_of(pairs))
                 .unwrap()
-                .name(),
-            "echo"
+                .name()
+                .to_owned()
+        };
+        assert_eq!(chosen(&[("OPENAI_API_KEY", "k")]), "openai");
+        assert_eq!(chosen(&[("ANTHROPIC_API_KEY", "k")]), "anthropic");
+        assert_eq!(
+            chosen(&[("ANTHROPIC_API_KEY", "k"), ("OPENAI_API_KEY", "k")]),
+            "openai"
         );
+        assert_eq!(chosen(&[]), "none");
+        let with_model = ProviderSettings {
+            model: Some("gpt-4o-mini".into()),
+            ..ProviderSettings::default()
+        };
+        let none = build_from_settings(&with_model, &env_of(&[])).unwrap();
+        let error = none
+            .complete(&crate::provider::Request::default(), &Default::default())
+            .unwrap_err();
+        assert_eq!(error.reason(), Some("llm_error"));
+        assert!(
+            error.message().contains("--provider"),
+            "{}",
+            error.message()
+        );
+        assert!(
+            error.message().contains("OPENAI_API_KEY"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn openai_and_anthropic_have_default_models() {
+        let env = env_of(&[("OPENAI_API_KEY", "k"), ("ANTHROPIC_API_KEY", "k")]);
+        let model = |kind: &str, options: Json| {
+            build(kind, &options, &env)
+                .unwrap()
+                .default_model()
+                .map(str::to_owned)
+        };
+        assert_eq!(model("openai", Json::Null).as_deref(), Some("gpt-4o-mini"));
+        assert_eq!(
+            model("anthropic", Json::Null).as_deref(),
+            Some("claude-3-5-haiku-latest")
+        );
+        assert_eq!(model("openai", json!({"model": "m"})).as_deref(), Some("m"));
+        assert_eq!(model("ollama", Json::Null), None);
+    }
+
+    #[test]
+    fn unknown_names_are_listed() {
+        let env = env_of(&[]);
         let error = error_of(build("gpt", &Json::Null, &env));
         assert_eq!(error.reason(), Some("llm_error"));
         assert!(

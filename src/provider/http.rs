@@ -71,6 +71,12 @@ impl Endpoint {
         )
     }
 
+    /// The endpoint with `model` as its model when none is configured.
+    pub fn with_default_model(mut self, model: &str) -> Endpoint {
+        self.model.get_or_insert_with(|| model.to_owned());
+        self
+    }
+
     /// The task's `:model`, else the configured one; servers need one.
     pub fn model_for(&self, provider: &str, request: &super::Request) -> Result<String> {
         request.model.clone().or_else(|| self.model.clone()).ok_or_else(|| {

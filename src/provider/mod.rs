@@ -121,6 +121,22 @@ pub struct Response {
     pub status: Option<String>,
     /// Criteria the provider gave, kept in the result as `criteria`.
     pub criteria: Option<Json>,
+    /// Why the model stopped, in the provider's own word (`stop`, `length`,
+    /// `end_turn`, `max_tokens`…), when it said.
+    pub finish_reason: Option<String>,
+}
+
+/// The stop reasons that mean the answer was cut off by the token limit: OpenAI's
+/// `length`, Anthropic's `max_tokens`.
+const TRUNCATED: &[&str] = &["length", "max_tokens"];
+
+impl Response {
+    /// The model stopped because it reached the token limit: the answer is cut off.
+    pub fn truncated(&self) -> bool {
+        self.finish_reason
+            .as_deref()
+            .is_some_and(|reason| TRUNCATED.contains(&reason))
+    }
 }
 
 /// Lets a call in flight stop early: Ctrl-C in the REPL, or a timeout.
@@ -144,6 +160,11 @@ pub trait Provider: Send + Sync {
     fn name(&self) -> &str;
     /// The model used when a request names none (for the run log and prices).
     fn default_model(&self) -> Option<&str> {
+        None
+    }
+    /// The server it sends to, when it has one: answers of two servers never share a
+    /// cache entry.
+    fn base_url(&self) -> Option<&str> {
         None
     }
     /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
@@ -200,6 +221,28 @@ impl Provider for Echo {
             content: request.prompt.clone(),
             ..Response::default()
         })
+    }
+}
+
+/// What answers when no provider is configured: every model call fails, saying how to
+/// configure one. `echo` answers only when it is named.
+pub struct Unconfigured;
+
+/// How to configure a provider, for the failure of a call made without one.
+pub const HOW_TO_CONFIGURE: &str = "no model provider is configured: pass --provider \
+(openai, anthropic, ollama, command, echo…) with --model, set TASKLISP_PROVIDER, set \
+OPENAI_API_KEY or ANTHROPIC_API_KEY, or call (set-provider! …) in the program";
+
+impl Provider for Unconfigured {
+    fn name(&self) -> &str {
+        "none"
+    }
+
+    fn complete(&self, _request: &Request, _cancel: &Cancel) -> Result<Response> {
+        Err(crate::error::Error::task_failure(
+            crate::error::Reason::LlmError,
+            HOW_TO_CONFIGURE,
+        ))
     }
 }
 

@@ -26,6 +26,28 @@ pub fn cached_answer(conn: &Connection, key: &str) -> Option<CachedAnswer> {
     .flatten()
 }
 
+/// Takes answers out of the cache (the calls stay in the log): those of `task`'s
+/// requests, started before `before_ms`, or all. Returns how many answers (distinct
+/// keys) were removed.
+pub fn clear_cache(
+    conn: &Connection,
+    task: Option<&str>,
+    before_ms: Option<i64>,
+) -> rusqlite::Result<usize> {
+    const MATCHING: &str = "cache_key IS NOT NULL AND (?1 IS NULL OR task = ?1)
+         AND (?2 IS NULL OR started_ms < ?2)";
+    let removed: i64 = conn.query_row(
+        &format!("SELECT count(DISTINCT cache_key) FROM calls WHERE {MATCHING}"),
+        params![task, before_ms],
+        |row| row.get(0),
+    )?;
+    conn.execute(
+        &format!("UPDATE calls SET cache_key = NULL WHERE {MATCHING}"),
+        params![task, before_ms],
+    )?;
+    Ok(usize::try_from(removed).unwrap_or(0))
+}
+
 /// The job to wait for instead of submitting the requests whose key is `key`: the
 /// latest still running or fully answered (a partial, failed or lost job is submitted
 /// again, for what it did not answer).

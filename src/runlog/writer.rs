@@ -13,6 +13,12 @@ pub enum Message {
     /// A batch job's row; the sender hears when it is committed.
     Batch(Box<BatchRow>, Sender<()>),
     BatchEnd(Box<BatchEnd>),
+    /// A call's answer passed its checks: the cache may give it for `key`.
+    Accept {
+        run_id: String,
+        seq: u64,
+        key: String,
+    },
     End {
         run_id: String,
         status: String,
@@ -99,6 +105,12 @@ fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<(
                 waiting.push(written);
             }
             Message::BatchEnd(end) => end_batch(&tx, &end)?,
+            Message::Accept { run_id, seq, key } => {
+                tx.execute(
+                    "UPDATE calls SET cache_key = ?3 WHERE run_id = ?1 AND seq = ?2",
+                    params![run_id, count(seq), key],
+                )?;
+            }
             Message::End {
                 run_id,
                 status,

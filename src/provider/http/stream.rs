@@ -14,6 +14,9 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 enum Chunk {
     /// A non-2xx answer, read whole.
     Status(Reply),
+    /// A 2xx answer that is one JSON body instead of a stream (a server that does not
+    /// stream), read whole.
+    Whole(Reply),
     Events(Vec<Event>),
     /// The stream ended.
     End,
@@ -27,6 +30,8 @@ impl HttpClient {
     /// POSTs `body` as JSON and hands each event of the answer to `on_event`, which
     /// says whether to read on (`Ok(false)` once the answer is complete). A failure
     /// before the first event is retried as `fetch` retries; after it, the call fails.
+    /// A server that answers with one JSON body (`application/json`) instead of a
+    /// stream gives that body, for the caller to read as the whole answer.
     pub fn post_events(
         &self,
         url: &str,
@@ -34,7 +39,7 @@ impl HttpClient {
         body: &Json,
         cancel: &Cancel,
         on_event: &mut dyn FnMut(Event) -> Result<bool>,
-    ) -> Result<()> {
+    ) -> Result<Option<Json>> {
         let mut retry = 0;
         loop {
             check_cancel(cancel)?;
@@ -46,11 +51,12 @@ impl HttpClient {
                         started = true;
                         for event in events {
                             if !on_event(event)? {
-                                return Ok(());
+                                return Ok(None);
                             }
                         }
                     }
-                    Ok(Chunk::End) => return Ok(()),
+                    Ok(Chunk::End) => return Ok(None),
+                    Ok(Chunk::Whole(reply)) => return self.parse_json(url, &reply.body).map(Some),
                     Ok(Chunk::Status(reply)) => break self.judge(url, reply),
                     Ok(Chunk::Failed(error)) => break self.judge_stream_failure(url, &error),
                     Ok(Chunk::Malformed(error)) => return Err(error),
@@ -68,7 +74,7 @@ impl HttpClient {
                 }
             };
             match outcome {
-                Outcome::Done(_) => return Ok(()),
+                Outcome::Done(_) => return Ok(None),
                 Outcome::Fail(error) => return Err(error),
                 Outcome::Retry(error, _) if started || retry >= self.settings.max_retries => {
                     return Err(error.with_detail("attempts", json!(retry + 1)))
@@ -143,6 +149,17 @@ fn is_read_timeout(error: &ureq::Error) -> bool {
     )
 }
 
+/// Whether a response is one JSON body (`Content-Type: application/json`, with or
+/// without parameters) rather than events.
+fn is_json(response: &ureq::http::Response<ureq::Body>) -> bool {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+}
+
 /// Sends the request and reports what comes back; stops once nobody listens.
 fn read_stream(
     request: ureq::RequestBuilder<ureq::typestate::WithBody>,
@@ -156,8 +173,10 @@ fn read_stream(
             return;
         }
     };
-    if !(200..300).contains(&response.status().as_u16()) {
+    let success = (200..300).contains(&response.status().as_u16());
+    if !success || is_json(&response) {
         let chunk = match read_reply(response, MAX_RESPONSE_BYTES) {
+            Ok(reply) if success => Chunk::Whole(reply),
             Ok(reply) => Chunk::Status(reply),
             Err(error) => Chunk::Failed(error),
         };

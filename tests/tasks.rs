@@ -275,3 +275,55 @@ fn the_snippets_of_the_task_guide_run() {
         assert_eq!(outcome, Ok(()), "{shown}");
     }
 }
+
+/// The blocks of the task guide whose printing forms all say what they print print
+/// exactly that (run by the binary, from the repository's root).
+#[test]
+fn the_task_guide_prints_what_it_says() {
+    let guide =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/TASKS.md"))
+            .unwrap();
+    let mut checked = 0;
+    for block in lisp_blocks(&guide) {
+        let Some(promised) = common::printed_promises(&block) else {
+            continue;
+        };
+        let output = run_block(&block);
+        let printed: Vec<&str> = output.lines().collect();
+        let same = printed.len() == promised.len()
+            && printed
+                .iter()
+                .zip(&promised)
+                .all(|(line, promise)| common::as_promised(line, promise));
+        assert!(same, "{block}\nprints:\n{output}");
+        checked += 1;
+    }
+    assert!(checked >= 20, "checked {checked} blocks");
+}
+
+/// Runs a block with `tasklisp run -` (the echo provider unless it sets one); its stdout.
+fn run_block(block: &str) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
+        .args(["--provider", "echo", "run", "-"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(block.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{block}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}

@@ -1110,3 +1110,24 @@ fn prompt_errors_show_no_source_the_user_did_not_write() {
         "{err}"
     );
 }
+
+/// `--error-format json` is bounded: a failure carrying a 100 KB answer through nested
+/// steps is printed shortened, with a marker.
+#[test]
+fn error_format_json_is_bounded_through_nested_steps() {
+    let r = run_script(
+        "(define big (apply str (map (fn (i) \"0123456789\") (range 10000))))\n\
+         (set-provider! (fn (req) big))\n\
+         (deftask fetch () :prompt \"go\")\n\
+         (deftask check () (sequential (fetch) (fetch) (fail :llm_error \"bad\")))\n\
+         (deftask outer () (sequential (check)))\n\
+         (outer)",
+        &["--error-format", "json"],
+    );
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.len() < 64 * 1024, "{} bytes", r.stderr.len());
+    let json: serde_json::Value = serde_json::from_str(r.stderr.trim()).expect("one JSON value");
+    assert_eq!(json["reason"], "subtask_failure");
+    assert_eq!(json["details"]["subtaskError"]["reason"], "subtask_failure");
+    assert!(r.stderr.contains("more characters)"), "{}", r.stderr);
+}

@@ -1131,3 +1131,45 @@ fn error_format_json_is_bounded_through_nested_steps() {
     assert_eq!(json["details"]["subtaskError"]["reason"], "subtask_failure");
     assert!(r.stderr.contains("more characters)"), "{}", r.stderr);
 }
+
+/// `write-file` replaces a file whole or not at all: a program killed in the middle of
+/// writing (here by the file size limit, as a full disk would stop it) leaves the old
+/// text, where it used to leave the file cut short.
+#[test]
+fn write_file_never_leaves_a_half_written_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out.txt");
+    std::fs::write(&out, "old text").expect("write");
+    let big = "(write-file \"out.txt\" (apply str (map (fn (i) \"0123456789\") (range 10000))))";
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -f 8; exec \"$0\" eval '{big}'",))
+        .arg(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
+        .current_dir(dir.path())
+        .output()
+        .expect("sh runs");
+    assert!(!output.status.success());
+    assert_eq!(std::fs::read_to_string(&out).expect("read"), "old text");
+    // What the killed program was writing is a temporary file beside it.
+    let names = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("a directory")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    for name in names().iter().filter(|n| n.starts_with(".out.txt.")) {
+        std::fs::remove_file(dir.path().join(name)).expect("remove");
+    }
+    // A write that completes replaces the text and leaves nothing beside it.
+    let r = tasklisp(
+        dir.path(),
+        &["eval", "(write-file \"out.txt\" \"new text\")"],
+    );
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&out).expect("read"), "new text");
+    assert_eq!(names(), ["out.txt"]);
+}

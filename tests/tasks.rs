@@ -7,6 +7,8 @@ use tasklisp::task::{Registered, TaskKind};
 use tasklisp::value::write_string;
 use tasklisp::{ErrorKind, Interp, Limits};
 
+#[path = "common/binary.rs"]
+mod binary;
 mod common;
 use common::lisp_blocks;
 
@@ -303,27 +305,9 @@ fn the_task_guide_prints_what_it_says() {
 
 /// Runs a block with `tasklisp run -` (the echo provider unless it sets one); its stdout.
 fn run_block(block: &str) -> String {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
-        .env("TASKLISP_LOG", "off")
-        .args(["--provider", "echo", "run", "-"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(block.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{block}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let args = ["--provider", "echo", "run", "-"];
+    let run = binary::run_binary_with_input(root, &args, &[], Some(block));
+    assert_eq!(run.status, Some(0), "{block}\n{}", run.stderr);
+    run.stdout
 }

@@ -119,6 +119,30 @@ fn flags_of_every_shape_before_run_leave_the_script_its_arguments() {
     }
 }
 
+/// Global flags before `prompt` leave it its own (`-s`) and its text.
+#[test]
+fn flags_before_prompt_leave_it_its_own() {
+    let (status, out, err) = with_stdin(
+        &[
+            "--provider",
+            "echo",
+            "-m",
+            "m",
+            "-o",
+            "seed",
+            "1",
+            "-q",
+            "prompt",
+            "-s",
+            "Be terse.",
+            "hi",
+            "there",
+        ],
+        "",
+    );
+    assert_eq!((status, out.as_str()), (Some(0), "hi there\n"), "{err}");
+}
+
 #[test]
 fn run_dash_reads_the_script_from_stdin() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -13,6 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 
 mod bounded;
+mod printed;
 mod reason;
 pub use reason::Reason;
 
@@ -178,6 +179,13 @@ impl Error {
         self
     }
 
+    /// The error pointing nowhere: for errors in code the user did not write.
+    pub fn without_span(mut self) -> Error {
+        self.0.span = None;
+        self.0.text = None;
+        self
+    }
+
     /// Points the error at `span` of `file`, a text that is not registered: the error
     /// keeps the text to render against, and frees it when it is dropped.
     pub fn with_span_in(mut self, span: Span, file: SourceFile) -> Error {
@@ -288,26 +296,6 @@ impl Error {
         bounded::bounded(&self.to_json(), max)
     }
 
-    /// The task calls and steps the error crossed, outermost first, on one line
-    /// (`in release › step 0 › check-file`), from `details.trace`.
-    pub fn chain(&self) -> Option<String> {
-        let Some(Json::Array(trace)) = self.0.details.get("trace") else {
-            return None;
-        };
-        let parts: Vec<String> = trace
-            .iter()
-            .flat_map(|entry| {
-                let task = entry.get("task").and_then(Json::as_str).map(str::to_owned);
-                let step = entry
-                    .get("step")
-                    .and_then(Json::as_u64)
-                    .map(|i| format!("step {i}"));
-                task.into_iter().chain(step)
-            })
-            .collect();
-        (!parts.is_empty()).then(|| format!("in {}", parts.join(" › ")))
-    }
-
     /// Rebuilds an error from its map form (what `catch` saw), so a handler can re-raise it.
     pub fn from_json(value: &Json) -> Option<Error> {
         let kind = ErrorKind::from_code(value.get("type")?.as_str()?)?;
@@ -370,14 +358,9 @@ impl Diagnostic for Error {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        let details = (!self.0.details.is_empty() && self.0.kind != ErrorKind::Syntax).then(|| {
-            let details = Json::Object(self.0.details.clone()).to_string();
-            let details = format!("details: {}", truncate(&details, 2000));
-            match self.chain() {
-                Some(chain) => format!("{chain}\n{details}"),
-                None => details,
-            }
-        });
+        let details = (self.0.kind != ErrorKind::Syntax)
+            .then(|| printed::lines(&self.0.details).join("\n"))
+            .filter(|lines| !lines.is_empty());
         let call_site = self.0.call_site.and_then(|span| {
             let file = source::source(span.source)?;
             let (line, column) = source::line_col(&file.text, span.start as usize);
@@ -389,17 +372,6 @@ impl Diagnostic for Error {
             .collect();
         (!parts.is_empty()).then(|| Box::new(parts.join("; ")) as Box<dyn fmt::Display + 'a>)
     }
-}
-
-fn truncate(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
 }
 
 /// An error paired with the text its span points into, for rendering.

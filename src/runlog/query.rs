@@ -96,12 +96,17 @@ pub fn open(path: &Path) -> Result<Option<Connection>, String> {
 }
 
 /// The latest `limit` runs, newest first: `id`, `started` (UTC), `command`, `script`,
-/// `calls` (model calls), `input_tokens`, `output_tokens`, `cost`, `status`.
+/// `calls` (model calls made), `input_tokens`, `output_tokens`, `cost`, `status`,
+/// `cache_hits`. Calls answered from the cache are counted apart and their tokens left
+/// out, as `run-usage` does: nothing was sent for them.
 pub fn runs(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<Json>> {
     let mut statement = conn.prepare(
         "SELECT r.id, strftime('%Y-%m-%d %H:%M:%S', r.started_ms / 1000, 'unixepoch'),
                 r.command, r.script, r.status,
-                count(c.seq), sum(c.input_tokens), sum(c.output_tokens), sum(c.cost)
+                coalesce(sum(c.cache_hit = 0), 0),
+                sum(CASE WHEN c.cache_hit = 0 THEN c.input_tokens END),
+                sum(CASE WHEN c.cache_hit = 0 THEN c.output_tokens END),
+                sum(c.cost), coalesce(sum(c.cache_hit = 1), 0)
          FROM runs r LEFT JOIN calls c ON c.run_id = r.id AND c.kind = 'model'
          GROUP BY r.id ORDER BY r.started_ms DESC, r.rowid DESC LIMIT ?1",
     )?;
@@ -116,6 +121,7 @@ pub fn runs(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<Json>> {
             "input_tokens": row.get::<_, Option<i64>>(6)?.unwrap_or(0),
             "output_tokens": row.get::<_, Option<i64>>(7)?.unwrap_or(0),
             "cost": row.get::<_, Option<f64>>(8)?,
+            "cache_hits": row.get::<_, i64>(9)?,
         }))
     })?;
     rows.collect()

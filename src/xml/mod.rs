@@ -157,11 +157,7 @@ pub fn each_definition(
     unknown: Unknown,
     each: &mut dyn FnMut(Definition) -> Result<()>,
 ) -> Result<()> {
-    let local: HashMap<&str, &Template> = file
-        .templates
-        .iter()
-        .map(|t| (t.name.text.as_str(), t))
-        .collect();
+    let local = local_templates(file);
     let resolver = FileResolver {
         local: &local,
         alias,
@@ -218,6 +214,21 @@ fn inline_templates(template: &Template) -> Vec<&Template> {
     steps.extend(template.reduce.as_ref().map(|r| &r.task));
     walk(&steps, &mut out);
     out
+}
+
+/// The names of the tasks of `file` an import with `only` registers.
+pub fn selected<'t>(
+    file: &'t TemplateFile,
+    only: Option<&[(String, Span)]>,
+) -> Result<HashSet<&'t str>> {
+    select(file, &local_templates(file), only)
+}
+
+fn local_templates(file: &TemplateFile) -> HashMap<&str, &Template> {
+    file.templates
+        .iter()
+        .map(|t| (t.name.text.as_str(), t))
+        .collect()
 }
 
 /// The names `only` asks for and the local tasks they refer to, transitively.
@@ -279,6 +290,14 @@ pub fn references(template: &Template) -> Vec<&Name> {
     out
 }
 
+/// The name a task `name` of a file imported under `alias` is registered under.
+pub fn qualified(alias: Option<&str>, name: &str) -> String {
+    match alias {
+        Some(alias) => format!("{alias}/{name}"),
+        None => name.to_owned(),
+    }
+}
+
 struct FileResolver<'a> {
     local: &'a HashMap<&'a str, &'a Template>,
     alias: Option<&'a str>,
@@ -288,10 +307,7 @@ struct FileResolver<'a> {
 
 impl Resolve for FileResolver<'_> {
     fn qualified(&self, name: &str) -> String {
-        match self.alias {
-            Some(alias) => format!("{alias}/{name}"),
-            None => name.to_owned(),
-        }
+        qualified(self.alias, name)
     }
 
     fn resolve(&self, name: &Name) -> Result<Option<Callee>> {

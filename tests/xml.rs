@@ -369,6 +369,37 @@ fn the_command_line_checks_and_imports() {
     assert_eq!(error["location"]["column"], 41);
 }
 
+/// The XML examples of the design documents, copied as written: those in tasklisp's
+/// terms check as they are; the one whose `<code>` is TypeScript is refused there.
+#[test]
+fn the_seeds_examples_check_as_written() {
+    let seeds = templates_dir().join("seeds/as_written");
+    let scratch = tempfile::tempdir().unwrap();
+    let library = write(
+        scratch.path(),
+        "process_data.sexp",
+        "(deftask process_data (data) :prompt \"Process {{data}}\")\n",
+    );
+    with_interp(move |interp| {
+        let state = Checked::default();
+        checked(interp, &state, &library).unwrap();
+        for name in [
+            "automatic_step_results.xml",
+            "handle_result.xml",
+            "fresh_enabled.xml",
+        ] {
+            checked(interp, &state, &seeds.join(name))
+                .unwrap_or_else(|e| panic!("{name}: {}", e.message()));
+        }
+        let e = checked(interp, &state, &seeds.join("explicit_binding.xml")).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Validation);
+        assert_eq!(location(&e), (9, 16));
+        assert!(e
+            .render(false)
+            .contains("<code> holds tasklisp expressions"));
+    });
+}
+
 /// The complete example of `docs/XML.md` imports and runs as written: its XML block is
 /// saved as the file its `lisp` block imports, and each `(prn …) ; value` line prints
 /// that value.

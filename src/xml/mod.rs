@@ -101,7 +101,9 @@ fn each_template_of(
     each: &mut dyn FnMut(Template) -> Result<()>,
 ) -> Result<()> {
     let source = register(origin, name, text);
-    let mut top_level = template::TopLevel::new(each);
+    // Only a file has a name a task written without one can take.
+    let file = (origin == Origin::File).then_some(name);
+    let mut top_level = template::TopLevel::new(file, each);
     // Each <task> of a <tasks> file is validated as soon as it is parsed, and its
     // elements dropped.
     let root = parse::parse_streaming(text, source, |root, task| {

@@ -677,6 +677,137 @@ fn check_reports_a_syntax_error_and_goes_on() {
 }
 
 #[test]
+fn check_passes_the_shipped_examples_in_every_order() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = ["examples", "examples/templates"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(root.join(dir)).expect("examples"))
+        .map(|entry| entry.expect("entry").path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("sexp" | "xml")))
+        .map(|p| p.strip_prefix(&root).expect("inside").display().to_string())
+        .collect();
+    files.sort();
+    // Each file first once (rotations), and the whole list reversed.
+    let mut orders: Vec<Vec<String>> = (0..files.len())
+        .map(|i| [&files[i..], &files[..i]].concat())
+        .collect();
+    orders.push(files.iter().rev().cloned().collect());
+    for order in orders {
+        let mut args = vec!["check"];
+        args.extend(order.iter().map(String::as_str));
+        let r = tasklisp(&root, &args);
+        assert_eq!(r.status, Some(0), "{order:?}: {}", r.stderr);
+        let expected: String = order.iter().map(|f| format!("{f}: ok\n")).collect();
+        assert_eq!(r.stdout, expected);
+    }
+}
+
+#[test]
+fn check_knows_the_names_an_xml_import_gives_its_tasks() {
+    let (dir, _) = script(
+        "(import \"t.xml\" :as cr)\n\
+         (import \"t.xml\" :as one :only (b))\n\
+         (prn (cr/a 1) (cr/b) (one/b))\n",
+    );
+    std::fs::write(
+        dir.path().join("t.xml"),
+        r#"<tasks>
+  <task name="a"><inputs><input name="x"/></inputs><instructions>{{x}}</instructions></task>
+  <task name="b" type="sequential"><steps><call template="a"><arg>1</arg></call></steps></task>
+  <task name="c"><instructions>c</instructions></task>
+</tasks>"#,
+    )
+    .expect("write");
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "main.sexp: ok\n");
+    assert_eq!(tasklisp(dir.path(), &["run", "main.sexp"]).status, Some(0));
+    // What run would not find, check reports: the plain names, a task `:only` left out.
+    for (call, unbound) in [("(a 1)", "a"), ("(one/c)", "one/c"), ("(cr/a)", "")] {
+        std::fs::write(
+            dir.path().join("main.sexp"),
+            format!("(import \"t.xml\" :as cr)\n(import \"t.xml\" :as one :only (b))\n{call}\n"),
+        )
+        .expect("write");
+        let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+        assert_eq!(r.status, Some(1), "{call}");
+        let expected = match unbound {
+            "" => "task `cr/a`: missing required argument `x`".to_owned(),
+            name => format!("unbound symbol: {name}"),
+        };
+        assert!(r.stderr.contains(&expected), "{call}: {}", r.stderr);
+        assert_eq!(tasklisp(dir.path(), &["run", "main.sexp"]).status, Some(1));
+    }
+}
+
+#[test]
+fn check_resolves_xml_references_to_sexp_tasks_in_any_order() {
+    let (dir, _) = script("");
+    std::fs::write(
+        dir.path().join("lib.sexp"),
+        "(deftask shout (text) :prompt \"Shout {{text}}\")\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("flow.xml"),
+        r#"<task name="loud" type="sequential">
+  <inputs><input name="text"/></inputs>
+  <steps><task ref="shout"/><call template="shout"><arg>text</arg></call></steps>
+</task>"#,
+    )
+    .expect("write");
+    for order in [["flow.xml", "lib.sexp"], ["lib.sexp", "flow.xml"]] {
+        let r = tasklisp(dir.path(), &["check", order[0], order[1]]);
+        assert_eq!(r.status, Some(0), "{order:?}: {}", r.stderr);
+        assert_eq!(r.stdout, format!("{}: ok\n{}: ok\n", order[0], order[1]));
+    }
+    let r = tasklisp(dir.path(), &["check", "flow.xml"]);
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.contains("unknown task `shout`"), "{}", r.stderr);
+}
+
+#[test]
+fn check_reports_what_a_definition_would_refuse() {
+    let (dir, _) = script("(import \"fresh.xml\")\n");
+    let refused = ":fresh-context true runs the task with nothing inherited, so it cannot go with :inherit-context \"full\" or \"subset\"";
+    for mode in ["full", "subset"] {
+        std::fs::write(
+            dir.path().join("fresh.xml"),
+            format!(
+                r#"<task name="isolated" inherit_context="{mode}">
+  <instructions>hi</instructions>
+  <context_management><fresh_context>true</fresh_context></context_management>
+</task>"#
+            ),
+        )
+        .expect("write");
+        for file in ["fresh.xml", "main.sexp"] {
+            let r = tasklisp(dir.path(), &["check", file]);
+            assert_eq!(r.status, Some(1), "{mode} {file}");
+            assert!(r.stderr.contains("VALIDATION_ERROR"), "{}", r.stderr);
+            assert!(r.stderr.contains(refused), "{}", r.stderr);
+            assert!(r.stderr.contains("fresh.xml:3:"), "{}", r.stderr);
+        }
+        let r = tasklisp(dir.path(), &["run", "main.sexp"]);
+        assert_eq!(r.status, Some(1), "{mode}: run refuses it too");
+        assert!(r.stderr.contains(refused), "{}", r.stderr);
+    }
+    // The same in a deftask; an option written as an expression is left to the run.
+    std::fs::write(
+        dir.path().join("main.sexp"),
+        "(define mode \"full\")\n\
+         (deftask later () :prompt \"x\" :fresh-context true :inherit-context mode)\n\
+         (deftask now () :prompt \"x\" :fresh-context true :inherit-context \"subset\")\n",
+    )
+    .expect("write");
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.contains(refused), "{}", r.stderr);
+    assert!(r.stderr.contains("main.sexp:3:"), "{}", r.stderr);
+    assert!(!r.stderr.contains("main.sexp:2:"), "{}", r.stderr);
+}
+
+#[test]
 fn max_depth_limits_recursion() {
     let program = "(define (f n) (if (= n 0) 0 (+ 1 (f (- n 1)))))\n(prn (f 100))";
     let shallow = run_script(program, &["--max-depth", "50"]);

@@ -389,7 +389,7 @@ impl DefineTask {
                 shell: options.get("shell").is_some_and(|(v, _)| v.is_truthy()),
                 timeout: options.timeout()?,
             }),
-            Code::Body(body) => Action::Body(body.clone()),
+            Code::Body(body) => Action::Body(body.clone(), options.timeout()?),
         };
         Ok(Task {
             name: self.name.name().to_owned(),

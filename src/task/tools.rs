@@ -20,6 +20,9 @@ use std::time::Instant;
 /// Model turns a tool loop may take when the task sets no `:max-turns`.
 pub const DEFAULT_MAX_TURNS: u64 = 8;
 
+/// Tool calls one answer may ask for: an answer asking for more runs none of them.
+pub const MAX_TOOL_CALLS_PER_TURN: usize = 128;
+
 /// The JSON types a parameter can be declared with in `:param-types`.
 pub const PARAM_TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
 
@@ -97,6 +100,7 @@ pub fn converse(
             sent.notes.cost = cost;
             return Ok((sent, Value::list(log)));
         }
+        check_call_count(task, response.tool_calls.len(), &log)?;
         let calls = with_ids(response.tool_calls, request.messages.len());
         request
             .messages
@@ -114,6 +118,24 @@ pub fn converse(
             log.push(Value::map(logged));
         }
     }
+}
+
+/// Refuses an answer asking for more than `MAX_TOOL_CALLS_PER_TURN` tool calls.
+fn check_call_count(task: &Task, asked: usize, log: &[Value]) -> Result<()> {
+    if asked <= MAX_TOOL_CALLS_PER_TURN {
+        return Ok(());
+    }
+    Err(Error::resource(
+        "tool_calls",
+        asked as u64,
+        MAX_TOOL_CALLS_PER_TURN as u64,
+        format!(
+            "the model asked for {asked} tool calls in one turn of task `{}`; at most \
+             {MAX_TOOL_CALLS_PER_TURN} are run per turn",
+            task.name
+        ),
+    )
+    .with_detail("toolCalls", lossy_json(&Value::list(log.to_vec()))))
 }
 
 /// Calls without an id (a procedure provider need not give one) are numbered, unique

@@ -87,6 +87,31 @@ impl Capabilities {
         })
     }
 
+    /// Checks `program` as [`Capabilities::check_exec`] does and, when only some programs
+    /// may run, says which file to run: a name without a `/` found on tasklisp's own
+    /// `PATH`, so a `PATH` given to the program (a script task's `:env`) cannot swap
+    /// another file in under an allowed name. `None`: any program may run, looked up as
+    /// the program's own `PATH` says.
+    pub fn exec_program(&self, program: &str) -> Result<Option<PathBuf>> {
+        self.check_exec(program)?;
+        if self.exec.is_none() || program.contains('/') {
+            return Ok(None);
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        std::env::split_paths(&path)
+            // Absolute but not resolved further: a multi-call program (busybox) goes
+            // by the name it is run under.
+            .filter_map(|dir| std::path::absolute(dir.join(program)).ok())
+            .find(|file| is_executable(file))
+            .map(Some)
+            .ok_or_else(|| {
+                Error::task_failure(
+                    Reason::ToolExecutionError,
+                    format!("{program}: not found on PATH"),
+                )
+            })
+    }
+
     /// Whether `path` may be read or written: it must lie inside one of the allowed
     /// directories once `..` and symbolic links are resolved.
     pub fn check_path(&self, path: &Path, access: Access) -> Result<()> {
@@ -242,6 +267,11 @@ fn denied(capability: &str, action: String, flag: String) -> Error {
     .with_details(json!({"capability": capability, "flag": flag}))
 }
 
+fn is_executable(file: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
 /// `path` made absolute with its symbolic links resolved; the part that does not exist
 /// yet (a file about to be written) is appended with `.` and `..` folded away, so no
 /// spelling of a path can leave the directory it names.
@@ -391,6 +421,9 @@ mod tests {
             ..Capabilities::sandbox()
         };
         assert!(caps.check_exec("wc").is_ok());
+        let wc = caps.exec_program("wc").unwrap().unwrap();
+        assert!(wc.is_absolute() && wc.ends_with("wc"), "{}", wc.display());
+        assert_eq!(Capabilities::all().exec_program("wc").unwrap(), None);
         assert!(caps.check_exec("/tmp/wc").is_err());
         assert!(caps.check_env("LANG").is_ok());
         assert!(caps.check_env("HOME").is_err());

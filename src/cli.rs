@@ -565,7 +565,7 @@ use std::io::Write;
 
 fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
     let checked = crate::module::Checked::default();
-    crate::module::declare_xml_tasks(interp, &checked, files);
+    crate::module::declare_tasks(interp, &checked, files);
     let mut status = 0;
     let mut analysed = Vec::new();
     let mut readable = Vec::new();

@@ -13,7 +13,9 @@ use std::fmt;
 use std::sync::Arc;
 
 mod bounded;
+mod printed;
 mod reason;
+pub use bounded::{MAX_DETAILS, MAX_MESSAGE};
 pub use reason::Reason;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -84,7 +86,7 @@ impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
         Error(Box::new(ErrorData {
             kind,
-            message: message.into(),
+            message: bounded::cap_message(message.into()),
             reason: None,
             details: Map::new(),
             span: None,
@@ -178,6 +180,13 @@ impl Error {
         self
     }
 
+    /// The error pointing nowhere: for errors in code the user did not write.
+    pub fn without_span(mut self) -> Error {
+        self.0.span = None;
+        self.0.text = None;
+        self
+    }
+
     /// Points the error at `span` of `file`, a text that is not registered: the error
     /// keeps the text to render against, and frees it when it is dropped.
     pub fn with_span_in(mut self, span: Span, file: SourceFile) -> Error {
@@ -219,7 +228,7 @@ impl Error {
     }
 
     pub fn with_message(mut self, message: impl Into<String>) -> Error {
-        self.0.message = message.into();
+        self.0.message = bounded::cap_message(message.into());
         self
     }
 
@@ -288,26 +297,6 @@ impl Error {
         bounded::bounded(&self.to_json(), max)
     }
 
-    /// The task calls and steps the error crossed, outermost first, on one line
-    /// (`in release › step 0 › check-file`), from `details.trace`.
-    pub fn chain(&self) -> Option<String> {
-        let Some(Json::Array(trace)) = self.0.details.get("trace") else {
-            return None;
-        };
-        let parts: Vec<String> = trace
-            .iter()
-            .flat_map(|entry| {
-                let task = entry.get("task").and_then(Json::as_str).map(str::to_owned);
-                let step = entry
-                    .get("step")
-                    .and_then(Json::as_u64)
-                    .map(|i| format!("step {i}"));
-                task.into_iter().chain(step)
-            })
-            .collect();
-        (!parts.is_empty()).then(|| format!("in {}", parts.join(" › ")))
-    }
-
     /// Rebuilds an error from its map form (what `catch` saw), so a handler can re-raise it.
     pub fn from_json(value: &Json) -> Option<Error> {
         let kind = ErrorKind::from_code(value.get("type")?.as_str()?)?;
@@ -317,7 +306,7 @@ impl Error {
             e.0.reason = Some(Reason::parse(reason));
         }
         if let Some(Json::Object(details)) = value.get("details") {
-            e.0.details = details.clone();
+            e.0.details = bounded::cap_details(details);
         }
         Some(e)
     }
@@ -370,14 +359,9 @@ impl Diagnostic for Error {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        let details = (!self.0.details.is_empty() && self.0.kind != ErrorKind::Syntax).then(|| {
-            let details = Json::Object(self.0.details.clone()).to_string();
-            let details = format!("details: {}", truncate(&details, 2000));
-            match self.chain() {
-                Some(chain) => format!("{chain}\n{details}"),
-                None => details,
-            }
-        });
+        let details = (self.0.kind != ErrorKind::Syntax)
+            .then(|| printed::lines(&self.0.details).join("\n"))
+            .filter(|lines| !lines.is_empty());
         let call_site = self.0.call_site.and_then(|span| {
             let file = source::source(span.source)?;
             let (line, column) = source::line_col(&file.text, span.start as usize);
@@ -389,17 +373,6 @@ impl Diagnostic for Error {
             .collect();
         (!parts.is_empty()).then(|| Box::new(parts.join("; ")) as Box<dyn fmt::Display + 'a>)
     }
-}
-
-fn truncate(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
 }
 
 /// An error paired with the text its span points into, for rendering.

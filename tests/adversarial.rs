@@ -776,6 +776,25 @@ fn a_runaway_program_meets_the_memory_budget() {
 }
 
 #[test]
+fn errors_that_print_the_last_error_stay_bounded() {
+    // Each raise printed the caught error into its message, escaping it once more: the
+    // message doubled with every level, and the map form of level 30 asked for more than
+    // the budget in one allocation. Messages are capped, so the levels stay the same size.
+    let program = r#"
+        (define (nest n acc) (if (= n 0) acc (nest (- n 1) (try (raise {"prev" acc}) (catch e e)))))
+        (define last (nest 30 {}))
+        (prn last.type (<= 60000 (string-length last.message) 65536))
+        (define again (try (raise last) (catch e e)))
+        (prn (= last.message again.message))
+        (define deep (nest 30 {"type" "EVAL_ERROR" "message" (apply str (map str (range 100000)))}))
+        (prn (< (string-length (json-stringify deep)) 4000000))
+    "#;
+    let outcome = run_bounded(program, &["--max-memory", "1G"]);
+    assert_eq!(outcome.status, Some(0), "{}", head(&outcome.stderr));
+    assert_eq!(outcome.stdout, "\"EVAL_ERROR\" true\ntrue\ntrue\n");
+}
+
+#[test]
 fn files_that_never_end_or_block_are_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
     let fifo = dir.path().join("fifo");

@@ -210,8 +210,8 @@ fn a_streamed_answer_arrives_in_pieces() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Not a terminal: the pieces go to stderr as they arrive.
-    let mut pieces = child.stderr.take().unwrap();
+    // `prompt` streams the answer to stdout as it arrives.
+    let mut pieces = child.stdout.take().unwrap();
     let mut first = [0u8; 1];
     pieces.read_exact(&mut first).unwrap();
     let running_after_first_piece = child.try_wait().unwrap().is_none();
@@ -286,12 +286,12 @@ fn the_cache_answers_a_repeat() {
                 "--cache",
                 "-o",
                 "max_tokens",
-                "12",
+                "40",
                 "-o",
                 "temperature",
                 "0",
             ])
-            .args(["prompt", "Name a colour."]));
+            .args(["prompt", "Name a colour in one word."]));
         assert_eq!(output.status.code(), Some(0));
         stdout(&output)
     };
@@ -317,7 +317,8 @@ fn the_cache_answers_a_repeat() {
     );
 }
 
-/// Flags before `run` keep the script's arguments, and the model is called.
+/// Flags before `run` (`-m`, `-o NAME VALUE`, `-q` beside the harness's `--provider`)
+/// keep the script's arguments, and the model is called.
 #[test]
 #[ignore = "needs llama-server: run .ci/llama-suite"]
 fn flags_before_run_keep_the_script_arguments() {
@@ -330,7 +331,7 @@ fn flags_before_run_keep_the_script_arguments() {
     )
     .unwrap();
     let output = run(tasklisp(dir.path(), &shared_url())
-        .args(["-o", "max_tokens", "16", "-m", "smollm2"])
+        .args(["-o", "max_tokens", "16", "-q"])
         .args(["run", "reply.sexp", "ships", "x"]));
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(stdout(&output), "(\"ships\" \"x\")\ntrue\n");
@@ -416,6 +417,10 @@ fn a_prompt_longer_than_the_context_is_a_clear_error() {
     let stderr = stderr(&output);
     assert!(stderr.contains("llm_error"), "{stderr}");
     assert!(stderr.contains("context"), "says why: {stderr}");
+    assert!(
+        !stderr.contains("deftask"),
+        "no source the user did not write: {stderr}"
+    );
 }
 
 #[test]
@@ -430,20 +435,18 @@ fn a_server_killed_mid_stream_is_a_clear_error() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // `prompt` streams the answer to stdout; the error comes on stderr.
     let mut pieces = child.stdout.take().unwrap();
     let mut first = [0u8; 1];
     pieces.read_exact(&mut first).unwrap();
     server.child.kill().unwrap();
-    let mut rest = String::new();
-    pieces.read_to_string(&mut rest).unwrap();
+    let mut errors = String::new();
     child
         .stderr
         .take()
         .unwrap()
-        .read_to_string(&mut rest)
+        .read_to_string(&mut errors)
         .unwrap();
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(1), "{rest}");
-    assert!(rest.contains("llm_error"), "{rest}");
+    assert_eq!(status.code(), Some(1), "{errors}");
+    assert!(errors.contains("llm_error"), "{errors}");
 }

@@ -740,7 +740,7 @@ fn retries_are_bounded_and_the_error_has_a_bounded_body() {
 }
 
 #[test]
-fn a_silent_server_hits_the_read_timeout() {
+fn a_silent_server_hits_the_timeout() {
     let mut slow = reply(200, chat_answer("too late"));
     slow.delay = Duration::from_secs(5);
     let server = FakeServer::start(vec![slow]);
@@ -750,7 +750,9 @@ fn a_silent_server_hits_the_read_timeout() {
     );
     assert_eq!(error.reason(), Some("llm_error"));
     assert!(
-        error.message().contains("no response within 0.500s"),
+        error
+            .message()
+            .contains("no complete answer within 0.500s (the timeout)"),
         "{}",
         error.message()
     );

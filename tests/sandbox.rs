@@ -72,6 +72,29 @@ fn running_programs() {
 }
 
 #[test]
+fn an_allowed_name_runs_the_program_found_on_tasklisps_path_not_the_tasks() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for name in ["wc", "sh"] {
+        let fake = bin.join(name);
+        std::fs::write(&fake, "#!/bin/sh\necho swapped\n").unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let program = format!(
+        r#"(deftask count () :command ["wc" "-c"] :stdin "abc" :env {{"PATH" "{bin}"}})
+           (deftask shell () :command ["echo real"] :shell true :env {{"PATH" "{bin}"}})
+           (prn (string-trim (get (count) "content")) (get (shell) "content"))"#,
+        bin = bin.display()
+    );
+    assert_eq!(
+        printed(dir.path(), &["--sandbox", "--allow-exec=wc,sh"], &program),
+        "\"3\" \"real\\n\"\n"
+    );
+}
+
+#[test]
 fn reading_files() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");

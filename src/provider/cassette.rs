@@ -84,7 +84,7 @@ pub struct Record {
 
 impl Record {
     pub fn new(inner: Arc<dyn Provider>, path: &Path) -> Result<Record> {
-        crate::atomic_write::write_atomically(path, b"").map_err(|e| {
+        crate::atomic_file::write(path, b"").map_err(|e| {
             failure(format!(
                 "record: cannot create the cassette {}: {e}",
                 path.display()
@@ -106,7 +106,7 @@ impl Record {
         let before = text.len();
         text.push_str(&line.to_string());
         text.push('\n');
-        let written = crate::atomic_write::write_atomically(&self.path, text.as_bytes());
+        let written = crate::atomic_file::write(&self.path, text.as_bytes());
         if written.is_err() {
             text.truncate(before);
         }

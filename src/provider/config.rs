@@ -323,9 +323,9 @@ impl<'a> Options<'a> {
             connect_timeout: self
                 .seconds("connect_timeout", "TASKLISP_LLM_CONNECT_TIMEOUT")?
                 .unwrap_or(defaults.connect_timeout),
-            read_timeout: self
+            timeout: self
                 .seconds("timeout", "TASKLISP_LLM_TIMEOUT")?
-                .unwrap_or(defaults.read_timeout),
+                .unwrap_or(defaults.timeout),
             max_retries: u32::try_from(max_retries).unwrap_or(u32::MAX).min(20),
             ..defaults
         })
@@ -384,7 +384,7 @@ impl<'a> Options<'a> {
         };
         let timeout = self
             .seconds("timeout", "TASKLISP_LLM_TIMEOUT")?
-            .unwrap_or(HttpSettings::default().read_timeout);
+            .unwrap_or(HttpSettings::default().timeout);
         CommandProvider::new(program, input, timeout, self.string("model")?)
     }
 

@@ -97,12 +97,17 @@ pub fn open(path: &Path) -> Result<Option<Connection>, String> {
 }
 
 /// The latest `limit` runs, newest first: `id`, `started` (UTC), `command`, `script`,
-/// `calls` (model calls), `input_tokens`, `output_tokens`, `cost`, `status`.
+/// `calls` (model calls made), `input_tokens`, `output_tokens`, `cost`, `status`,
+/// `cache_hits`. Calls answered from the cache are counted apart and their tokens left
+/// out, as `run-usage` does: nothing was sent for them.
 pub fn runs(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<Json>> {
     let mut statement = conn.prepare(
         "SELECT r.id, strftime('%Y-%m-%d %H:%M:%S', r.started_ms / 1000, 'unixepoch'),
                 r.command, r.script, r.status,
-                count(c.seq), sum(c.input_tokens), sum(c.output_tokens), sum(c.cost)
+                coalesce(sum(c.cache_hit = 0), 0),
+                sum(CASE WHEN c.cache_hit = 0 THEN c.input_tokens END),
+                sum(CASE WHEN c.cache_hit = 0 THEN c.output_tokens END),
+                sum(c.cost), coalesce(sum(c.cache_hit = 1), 0)
          FROM runs r LEFT JOIN calls c ON c.run_id = r.id AND c.kind = 'model'
          GROUP BY r.id ORDER BY r.started_ms DESC, r.rowid DESC LIMIT ?1",
     )?;
@@ -117,6 +122,7 @@ pub fn runs(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<Json>> {
             "input_tokens": row.get::<_, Option<i64>>(6)?.unwrap_or(0),
             "output_tokens": row.get::<_, Option<i64>>(7)?.unwrap_or(0),
             "cost": row.get::<_, Option<f64>>(8)?,
+            "cache_hits": row.get::<_, i64>(9)?,
         }))
     })?;
     rows.collect()
@@ -146,11 +152,62 @@ pub fn calls(conn: &Connection, run_id: &str) -> rusqlite::Result<Vec<Json>> {
     let mut statement = conn.prepare(
         "SELECT seq, parent, kind, task, provider, model, options, messages, answer,
                 tool_calls, input_tokens, output_tokens, latency_ms, cost, status, error,
-                cache_hit, started_ms, finish_reason
+                cache_hit, started_ms, last_message, finish_reason
          FROM calls WHERE run_id = ?1 ORDER BY seq",
     )?;
-    let rows = statement.query_map(params![run_id], call_json)?;
-    rows.collect()
+    let rows = statement.query_map(params![run_id], |row| {
+        Ok((call_json(row)?, row.get::<_, Option<String>>(18)?))
+    })?;
+    let mut chains = Chains::default();
+    rows.map(|row| {
+        let (mut call, last) = row?;
+        if let (Some(last), Some(fields)) = (last, call.as_object_mut()) {
+            fields.insert(
+                "messages".into(),
+                Json::Array(chains.messages(conn, &last)?),
+            );
+        }
+        Ok(call)
+    })
+    .collect()
+}
+
+/// The message chains read so far, by the hash of their last node: the calls of a
+/// conversation share their history, so each node is read and parsed once.
+#[derive(Default)]
+struct Chains {
+    nodes: std::collections::HashMap<String, (Option<String>, Json)>,
+}
+
+impl Chains {
+    /// The messages of the chain ending at `last`, first to last. A node that is missing,
+    /// or a chain that comes back on itself (a damaged log), ends the chain.
+    fn messages(&mut self, conn: &Connection, last: &str) -> rusqlite::Result<Vec<Json>> {
+        let mut messages = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut next = Some(last.to_owned());
+        while let Some(hash) = next.filter(|hash| seen.insert(hash.clone())) {
+            if !self.nodes.contains_key(&hash) {
+                let node = conn
+                    .query_row(
+                        "SELECT previous, body FROM messages WHERE hash = ?1",
+                        params![hash],
+                        |row| Ok((row.get::<_, Option<String>>(0)?, row.get::<_, String>(1)?)),
+                    )
+                    .optional()?;
+                let Some((previous, body)) = node else { break };
+                let message = serde_json::from_str(&body).unwrap_or(Json::Null);
+                self.nodes.insert(hash.clone(), (previous, message));
+            }
+            let Some((previous, message)) = self.nodes.get(&hash) else {
+                break;
+            };
+            messages.push(message.clone());
+            next = previous.clone();
+        }
+        messages.reverse();
+        Ok(messages)
+    }
 }
 
 fn call_json(row: &Row) -> rusqlite::Result<Json> {
@@ -179,6 +236,6 @@ fn call_json(row: &Row) -> rusqlite::Result<Json> {
         "error": parsed(15)?,
         "cache_hit": row.get::<_, bool>(16)?,
         "started_ms": row.get::<_, i64>(17)?,
-        "finish_reason": row.get::<_, Option<String>>(18)?,
+        "finish_reason": row.get::<_, Option<String>>(19)?,
     }))
 }

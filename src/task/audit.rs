@@ -74,7 +74,7 @@ pub fn run_rounds(
         let rounds = ("rounds", Value::Int(i64::from(round)));
         if checks.audits.is_empty() {
             return Ok(match task.action {
-                Action::Body(_) => result,
+                Action::Body(..) => result,
                 _ => with_notes(&result, &[rounds]),
             });
         }

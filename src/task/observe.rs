@@ -427,9 +427,9 @@ impl Observer {
     ) -> Option<CacheCandidate> {
         let log = self.log()?;
         self.mark_ancestors(pending.parent);
-        let secrets = &pending.secrets;
+        log.learn_secrets(&pending.secrets);
         let (answer, usage) = match outcome {
-            Ok((response, usage)) => (Some(secrets.scrub(&response.content)), Some(*usage)),
+            Ok((response, usage)) => (Some(response.content.clone()), Some(*usage)),
             Err(_) => (None, None),
         };
         let candidate = match (outcome, &answer, &pending.cache_key) {
@@ -457,8 +457,8 @@ impl Observer {
             task: request.task.clone(),
             provider: Some(pending.provider),
             model: pending.model,
-            options: Some(secrets.scrub_json(&logged_options(request))),
-            messages: Some(secrets.scrub_json(&logged_messages(request))),
+            options: Some(logged_options(request)),
+            messages: Some(logged_messages(request)),
             answer,
             tool_calls: logged_tool_calls(outcome),
             input_tokens: usage.map(|u| u.input_tokens),
@@ -466,10 +466,7 @@ impl Observer {
             latency_ms: Some(latency.as_secs_f64() * 1000.0),
             cost,
             status: status(outcome).to_owned(),
-            error: outcome
-                .as_ref()
-                .err()
-                .map(|e| secrets.scrub_json(&e.to_json())),
+            error: outcome.as_ref().err().map(Error::to_json),
             cache_hit: cached,
             cache_key: None,
             started_ms: pending.started_ms,

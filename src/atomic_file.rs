@@ -102,6 +102,14 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_write_leaves_nothing() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("missing-dir/out.txt");
+        assert!(write(&path, b"x").is_err());
+        assert!(entries(dir.path()).is_empty());
+    }
+
+    #[test]
     fn keeps_permissions_and_follows_links() {
         let dir = tempfile::tempdir().expect("temp dir");
         let real = dir.path().join("real.sh");

@@ -15,6 +15,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 mod args;
+mod cache;
 mod log;
 mod prompt;
 
@@ -128,6 +129,16 @@ pub struct Options {
         global = true
     )]
     pub allow_provider: Vec<String>,
+    /// With --sandbox: hosts (HOST or HOST:PORT) code may send requests to when it
+    /// chooses the address itself (a provider's base_url given in code).
+    #[arg(
+        long = "allow-net",
+        value_name = "HOST,…",
+        value_delimiter = ',',
+        requires = "sandbox",
+        global = true
+    )]
+    pub allow_net: Vec<String>,
     /// Record nothing in the run log (also TASKLISP_LOG=off).
     #[arg(long = "no-log", global = true)]
     pub no_log: bool,
@@ -193,6 +204,8 @@ pub enum Command {
     },
     /// Run the `deftest` tests of .sexp files (see docs/TESTING.md).
     Test(crate::testing::TestArgs),
+    /// The answer cache: `cache clear [--task NAME] [--older-than DURATION]`.
+    Cache(cache::CacheArgs),
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -229,6 +242,7 @@ impl Options {
             write: Some(self.allow_write.clone()),
             env: Some(self.allow_env.clone()),
             providers: Some(self.allow_provider.clone()),
+            net: Some(self.allow_net.clone()),
         }
     }
 
@@ -372,6 +386,9 @@ fn run(options: &Options, limits: Limits) -> i32 {
     if let Some(Command::Log { run, limit }) = &options.command {
         return log::show(options, run.as_deref(), *limit);
     }
+    if let Some(Command::Cache(args)) = &options.command {
+        return cache::run(options, args);
+    }
     // Tests run in interpreters of their own, one per test.
     if let Some(Command::Test(args)) = &options.command {
         return log::run_tests(options, args, limits);
@@ -405,7 +422,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
             system,
             schema,
         }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
-        Some(Command::Log { .. }) => Ok(0),
+        Some(Command::Log { .. } | Command::Cache(_)) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),
@@ -548,7 +565,7 @@ use std::io::Write;
 
 fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
     let checked = crate::module::Checked::default();
-    crate::module::declare_xml_tasks(interp, &checked, files);
+    crate::module::declare_tasks(interp, &checked, files);
     let mut status = 0;
     let mut analysed = Vec::new();
     let mut readable = Vec::new();

@@ -98,6 +98,12 @@ pub struct Frame {
 pub type Env = Option<Rc<Frame>>;
 
 impl Frame {
+    /// Moves out everything this frame owns, so dropping it afterwards is shallow.
+    pub(crate) fn take_contents(&mut self, values: &mut Vec<Value>, frames: &mut Vec<Rc<Frame>>) {
+        values.extend(self.slots.get_mut().drain(..));
+        frames.extend(self.parent.take());
+    }
+
     /// A frame whose first slots are `values`; the rest start undefined.
     pub fn new(scope: Rc<Scope>, mut values: Slots, parent: Env) -> Rc<Frame> {
         let size = scope.len();
@@ -109,6 +115,22 @@ impl Frame {
             scope,
             parent,
         })
+    }
+}
+
+impl Drop for Frame {
+    /// Frees what the frame is the last owner of without recursion (see
+    /// `value::dismantle_all`); a frame holding only atoms or shared values drops as usual.
+    fn drop(&mut self) {
+        let parent_freed = self
+            .parent
+            .as_ref()
+            .is_some_and(|parent| Rc::strong_count(parent) == 1);
+        if parent_freed || self.slots.get_mut().iter().any(Value::frees_nested) {
+            let (mut values, mut frames) = (Vec::new(), Vec::new());
+            self.take_contents(&mut values, &mut frames);
+            crate::value::dismantle_all(values, frames);
+        }
     }
 }
 

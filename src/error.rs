@@ -15,6 +15,7 @@ use std::sync::Arc;
 mod bounded;
 mod printed;
 mod reason;
+pub use bounded::{MAX_DETAILS, MAX_MESSAGE};
 pub use reason::Reason;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -85,7 +86,7 @@ impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
         Error(Box::new(ErrorData {
             kind,
-            message: message.into(),
+            message: bounded::cap_message(message.into()),
             reason: None,
             details: Map::new(),
             span: None,
@@ -227,7 +228,7 @@ impl Error {
     }
 
     pub fn with_message(mut self, message: impl Into<String>) -> Error {
-        self.0.message = message.into();
+        self.0.message = bounded::cap_message(message.into());
         self
     }
 
@@ -305,7 +306,7 @@ impl Error {
             e.0.reason = Some(Reason::parse(reason));
         }
         if let Some(Json::Object(details)) = value.get("details") {
-            e.0.details = details.clone();
+            e.0.details = bounded::cap_details(details);
         }
         Some(e)
     }

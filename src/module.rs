@@ -16,7 +16,7 @@ mod names;
 mod namespace;
 mod registry;
 
-pub use check::{check_file, check_names, declare_xml_tasks};
+pub use check::{check_file, check_names, declare_tasks};
 pub use checked::Checked;
 pub use names::Analysed;
 
@@ -180,7 +180,8 @@ impl Extension for LoadNode {
 }
 
 /// The file a program names for `import` or `load`, resolved, if the program may read it
-/// (the flags' own `--import`s and the REPL's `:load` are the user's and not checked).
+/// (the flags' own `--import`s are the user's and not checked; the REPL's `:load` and
+/// `:import` are checked too).
 fn readable_path(interp: &Interp, node: &Node, env: &Env, who: &str) -> Result<PathBuf> {
     let path = interp.resolve_path(&file_name(interp, node, env, who)?);
     interp.limits.capabilities.check_path(&path, Access::Read)?;

@@ -18,7 +18,7 @@ use crate::provider::Cancel;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -63,6 +63,10 @@ pub struct ProcessSpec {
     /// Whether stdout beyond `max_output` ends the program (`OutputOverflow`) instead of
     /// being dropped.
     pub stop_at_cap: bool,
+    /// The file to run, found by the caller on tasklisp's own `PATH` (see
+    /// `Capabilities::exec_program`); `None`: `argv[0]` (or `sh`) is looked up on the
+    /// `PATH` the program is given.
+    pub executable: Option<PathBuf>,
 }
 
 impl ProcessSpec {
@@ -78,6 +82,7 @@ impl ProcessSpec {
             cwd: None,
             max_output: DEFAULT_MAX_OUTPUT,
             stop_at_cap: false,
+            executable: None,
         }
     }
 
@@ -194,14 +199,15 @@ fn start_io(
 
 fn command(spec: &ProcessSpec) -> Command {
     let mut command = if spec.shell {
-        let mut sh = Command::new("sh");
+        let mut sh = Command::new(spec.executable.as_deref().unwrap_or(Path::new("sh")));
         sh.arg("-c")
             .args(spec.argv.first())
             .arg(SHELL_NAME)
             .args(spec.argv.iter().skip(1));
         sh
     } else {
-        let mut direct = Command::new(spec.argv.first().map_or("", String::as_str));
+        let named = Path::new(spec.argv.first().map_or("", String::as_str));
+        let mut direct = Command::new(spec.executable.as_deref().unwrap_or(named));
         direct.args(spec.argv.iter().skip(1));
         direct
     };

@@ -71,6 +71,11 @@ impl Secrets {
         Secrets::new(password.into_iter().chain([userinfo.to_owned()]))
     }
 
+    /// Whether every value `other` knows is known here too.
+    pub fn covers(&self, other: &Secrets) -> bool {
+        other.values.iter().all(|v| self.values.contains(v))
+    }
+
     /// Whether no value is known (URL credentials are still hidden).
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()

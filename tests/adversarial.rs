@@ -224,6 +224,33 @@ fn a_million_deep_structure_built_at_run_time() {
 }
 
 #[test]
+fn chains_of_two_million_closures_are_freed_without_recursion() {
+    // Each closure captures the one before through its environment: freeing the chain
+    // once overflowed the stack — when the last reference went, at exit, and through
+    // lists and maps that hold closures that hold lists.
+    let chain = r#"
+        (define (chain n acc) (if (= n 0) acc (chain (- n 1) (let ((prev acc)) (fn () prev)))))
+        (define (mixed n acc)
+          (if (= n 0) acc (mixed (- n 1) (let ((prev (list acc))) {"f" (fn () prev)}))))
+    "#;
+    for (what, program) in [
+        (
+            "dropped",
+            "(define c (chain 2000000 nil)) (set! c nil) (prn \"freed\")",
+        ),
+        ("at exit", "(define c (chain 2000000 nil)) (prn \"freed\")"),
+        (
+            "interleaved",
+            "(define c (mixed 1000000 nil)) (set! c 0) (prn \"freed\")",
+        ),
+    ] {
+        let outcome = run_bounded(&format!("{chain}{program}"), &[]);
+        assert_eq!(outcome.status, Some(0), "{what}: {}", head(&outcome.stderr));
+        assert_eq!(outcome.stdout, "\"freed\"\n", "{what}");
+    }
+}
+
+#[test]
 fn deep_code_from_macros_and_eval() {
     let program = r#"
         (defmacro deep (n) (let loop ((i 0) (acc 1)) (if (= i n) acc (loop (+ i 1) (list '+ acc 0)))))
@@ -746,6 +773,25 @@ fn a_runaway_program_meets_the_memory_budget() {
         "{}",
         head(&outcome.stderr)
     );
+}
+
+#[test]
+fn errors_that_print_the_last_error_stay_bounded() {
+    // Each raise printed the caught error into its message, escaping it once more: the
+    // message doubled with every level, and the map form of level 30 asked for more than
+    // the budget in one allocation. Messages are capped, so the levels stay the same size.
+    let program = r#"
+        (define (nest n acc) (if (= n 0) acc (nest (- n 1) (try (raise {"prev" acc}) (catch e e)))))
+        (define last (nest 30 {}))
+        (prn last.type (<= 60000 (string-length last.message) 65536))
+        (define again (try (raise last) (catch e e)))
+        (prn (= last.message again.message))
+        (define deep (nest 30 {"type" "EVAL_ERROR" "message" (apply str (map str (range 100000)))}))
+        (prn (< (string-length (json-stringify deep)) 4000000))
+    "#;
+    let outcome = run_bounded(program, &["--max-memory", "1G"]);
+    assert_eq!(outcome.status, Some(0), "{}", head(&outcome.stderr));
+    assert_eq!(outcome.stdout, "\"EVAL_ERROR\" true\ntrue\ntrue\n");
 }
 
 #[test]

@@ -677,6 +677,137 @@ fn check_reports_a_syntax_error_and_goes_on() {
 }
 
 #[test]
+fn check_passes_the_shipped_examples_in_every_order() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = ["examples", "examples/templates"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(root.join(dir)).expect("examples"))
+        .map(|entry| entry.expect("entry").path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("sexp" | "xml")))
+        .map(|p| p.strip_prefix(&root).expect("inside").display().to_string())
+        .collect();
+    files.sort();
+    // Each file first once (rotations), and the whole list reversed.
+    let mut orders: Vec<Vec<String>> = (0..files.len())
+        .map(|i| [&files[i..], &files[..i]].concat())
+        .collect();
+    orders.push(files.iter().rev().cloned().collect());
+    for order in orders {
+        let mut args = vec!["check"];
+        args.extend(order.iter().map(String::as_str));
+        let r = tasklisp(&root, &args);
+        assert_eq!(r.status, Some(0), "{order:?}: {}", r.stderr);
+        let expected: String = order.iter().map(|f| format!("{f}: ok\n")).collect();
+        assert_eq!(r.stdout, expected);
+    }
+}
+
+#[test]
+fn check_knows_the_names_an_xml_import_gives_its_tasks() {
+    let (dir, _) = script(
+        "(import \"t.xml\" :as cr)\n\
+         (import \"t.xml\" :as one :only (b))\n\
+         (prn (cr/a 1) (cr/b) (one/b))\n",
+    );
+    std::fs::write(
+        dir.path().join("t.xml"),
+        r#"<tasks>
+  <task name="a"><inputs><input name="x"/></inputs><instructions>{{x}}</instructions></task>
+  <task name="b" type="sequential"><steps><call template="a"><arg>1</arg></call></steps></task>
+  <task name="c"><instructions>c</instructions></task>
+</tasks>"#,
+    )
+    .expect("write");
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "main.sexp: ok\n");
+    assert_eq!(tasklisp(dir.path(), &["run", "main.sexp"]).status, Some(0));
+    // What run would not find, check reports: the plain names, a task `:only` left out.
+    for (call, unbound) in [("(a 1)", "a"), ("(one/c)", "one/c"), ("(cr/a)", "")] {
+        std::fs::write(
+            dir.path().join("main.sexp"),
+            format!("(import \"t.xml\" :as cr)\n(import \"t.xml\" :as one :only (b))\n{call}\n"),
+        )
+        .expect("write");
+        let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+        assert_eq!(r.status, Some(1), "{call}");
+        let expected = match unbound {
+            "" => "task `cr/a`: missing required argument `x`".to_owned(),
+            name => format!("unbound symbol: {name}"),
+        };
+        assert!(r.stderr.contains(&expected), "{call}: {}", r.stderr);
+        assert_eq!(tasklisp(dir.path(), &["run", "main.sexp"]).status, Some(1));
+    }
+}
+
+#[test]
+fn check_resolves_xml_references_to_sexp_tasks_in_any_order() {
+    let (dir, _) = script("");
+    std::fs::write(
+        dir.path().join("lib.sexp"),
+        "(deftask shout (text) :prompt \"Shout {{text}}\")\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("flow.xml"),
+        r#"<task name="loud" type="sequential">
+  <inputs><input name="text"/></inputs>
+  <steps><task ref="shout"/><call template="shout"><arg>text</arg></call></steps>
+</task>"#,
+    )
+    .expect("write");
+    for order in [["flow.xml", "lib.sexp"], ["lib.sexp", "flow.xml"]] {
+        let r = tasklisp(dir.path(), &["check", order[0], order[1]]);
+        assert_eq!(r.status, Some(0), "{order:?}: {}", r.stderr);
+        assert_eq!(r.stdout, format!("{}: ok\n{}: ok\n", order[0], order[1]));
+    }
+    let r = tasklisp(dir.path(), &["check", "flow.xml"]);
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.contains("unknown task `shout`"), "{}", r.stderr);
+}
+
+#[test]
+fn check_reports_what_a_definition_would_refuse() {
+    let (dir, _) = script("(import \"fresh.xml\")\n");
+    let refused = ":fresh-context true runs the task with nothing inherited, so it cannot go with :inherit-context \"full\" or \"subset\"";
+    for mode in ["full", "subset"] {
+        std::fs::write(
+            dir.path().join("fresh.xml"),
+            format!(
+                r#"<task name="isolated" inherit_context="{mode}">
+  <instructions>hi</instructions>
+  <context_management><fresh_context>true</fresh_context></context_management>
+</task>"#
+            ),
+        )
+        .expect("write");
+        for file in ["fresh.xml", "main.sexp"] {
+            let r = tasklisp(dir.path(), &["check", file]);
+            assert_eq!(r.status, Some(1), "{mode} {file}");
+            assert!(r.stderr.contains("VALIDATION_ERROR"), "{}", r.stderr);
+            assert!(r.stderr.contains(refused), "{}", r.stderr);
+            assert!(r.stderr.contains("fresh.xml:3:"), "{}", r.stderr);
+        }
+        let r = tasklisp(dir.path(), &["run", "main.sexp"]);
+        assert_eq!(r.status, Some(1), "{mode}: run refuses it too");
+        assert!(r.stderr.contains(refused), "{}", r.stderr);
+    }
+    // The same in a deftask; an option written as an expression is left to the run.
+    std::fs::write(
+        dir.path().join("main.sexp"),
+        "(define mode \"full\")\n\
+         (deftask later () :prompt \"x\" :fresh-context true :inherit-context mode)\n\
+         (deftask now () :prompt \"x\" :fresh-context true :inherit-context \"subset\")\n",
+    )
+    .expect("write");
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.contains(refused), "{}", r.stderr);
+    assert!(r.stderr.contains("main.sexp:3:"), "{}", r.stderr);
+    assert!(!r.stderr.contains("main.sexp:2:"), "{}", r.stderr);
+}
+
+#[test]
 fn max_depth_limits_recursion() {
     let program = "(define (f n) (if (= n 0) 0 (+ 1 (f (- n 1)))))\n(prn (f 100))";
     let shallow = run_script(program, &["--max-depth", "50"]);
@@ -776,10 +907,20 @@ fn stdin_reaches_read_line() {
 
 /// Runs `tasklisp ARGS` with `input` on stdin (echo provider, no log).
 fn with_stdin(args: &[&str], input: &str) -> (Option<i32>, String, String) {
+    with_stdin_in(args, input, &[("TASKLISP_PROVIDER", "echo")])
+}
+
+/// `with_stdin` with the environment `env` instead of the echo provider.
+fn with_stdin_in(
+    args: &[&str],
+    input: &str,
+    env: &[(&str, &str)],
+) -> (Option<i32>, String, String) {
     let dir = tempfile::tempdir().expect("temp dir");
     let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
         .env_clear()
         .env("TASKLISP_LOG", "off")
+        .envs(env.iter().copied())
         .args(args)
         .current_dir(dir.path())
         .stdin(Stdio::piped())
@@ -833,10 +974,42 @@ fn prompt_joins_stdin_after_the_text_and_prints_the_answer() {
     assert!(err.contains("nothing to ask"), "{err}");
 }
 
+/// With no provider named and no API key, a model call fails saying how to configure
+/// one (it used to answer with the prompt, exit 0); `echo` answers only when named.
+#[test]
+fn with_no_provider_configured_a_model_call_fails_and_says_how_to_configure_one() {
+    let (status, out, err) = with_stdin_in(&["prompt", "hello"], "", &[]);
+    assert_eq!((status, out.as_str()), (Some(1), ""), "{err}");
+    for words in [
+        "llm_error",
+        "no model provider is configured",
+        "--provider",
+        "OPENAI_API_KEY",
+    ] {
+        assert!(err.contains(words), "{words}: {err}");
+    }
+    let (status, _, err) = with_stdin_in(&["-m", "gpt-4o-mini", "prompt", "hello"], "", &[]);
+    assert_eq!(status, Some(1), "{err}");
+    assert!(err.contains("no model provider is configured"), "{err}");
+    let script = "(deftask ask (q) :prompt \"{{q}}\")\n(println (get (ask \"hi\") \"content\"))\n";
+    let r = run_script(script, &[]);
+    assert_eq!((r.status, r.stdout.as_str()), (Some(1), ""), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no model provider is configured"),
+        "{}",
+        r.stderr
+    );
+    // A program without model calls needs no provider; echo answers when named.
+    let r = run_script("(println (+ 1 2))", &[]);
+    assert_eq!((r.status, r.stdout.as_str()), (Some(0), "3\n"));
+    let r = run_script(script, &["--provider", "echo"]);
+    assert_eq!((r.status, r.stdout.as_str()), (Some(0), "hi\n"));
+}
+
 #[test]
 fn budget_flags_stop_the_call_past_them() {
     let script = "(deftask ask (q) :prompt \"{{q}}\")\n(ask \"a\")\n(ask \"b\")\n(println \"two done\")\n(ask \"c\")\n";
-    let r = run_script(script, &["--budget-calls", "2"]);
+    let r = run_script(script, &["--provider", "echo", "--budget-calls", "2"]);
     assert_eq!(r.status, Some(1));
     assert_eq!(r.stdout, "two done\n");
     assert!(
@@ -845,7 +1018,7 @@ fn budget_flags_stop_the_call_past_them() {
         r.stderr
     );
     // Cost is known after a call: a dollar budget of 0 stops the first one.
-    let r = run_script(script, &["--budget-usd", "0"]);
+    let r = run_script(script, &["--provider", "echo", "--budget-usd", "0"]);
     assert_eq!(r.status, Some(1), "{}", r.stderr);
 }
 

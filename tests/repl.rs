@@ -15,8 +15,14 @@ type Repl = expectrl::session::OsSession;
 
 /// Starts the REPL on a terminal with its history in `history`, and waits for a prompt.
 fn start(history: &Path) -> Repl {
+    start_with(history, &[])
+}
+
+/// [`start`] with command-line flags.
+fn start_with(history: &Path, flags: &[&str]) -> Repl {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
     command
+        .args(flags)
         .env("TASKLISP_LOG", "off")
         .env("TASKLISP_HISTORY", history)
         .env("TERM", "xterm")
@@ -300,6 +306,26 @@ fn load_runs_a_file_and_failed_loads_and_imports_are_reported() {
     repl.expect(PROMPT).unwrap();
     enter(&mut repl, "(* loaded-value 2)");
     expect_value(&mut repl, "198");
+    quit(repl);
+}
+
+#[test]
+fn under_the_sandbox_load_and_import_read_only_what_allow_read_allows() {
+    let dir = history_file();
+    let secret = dir.path().join("secret.sexp");
+    std::fs::write(&secret, "SECRET-FIRST-LINE (\n").unwrap();
+    let mut repl = start_with(&dir.path().join("h"), &["--sandbox"]);
+    enter(&mut repl, &format!(":load {}", secret.display()));
+    expect_then_prompt(&mut repl, "--allow-read=");
+    enter(&mut repl, &format!(":import {}", secret.display()));
+    expect_then_prompt(&mut repl, "--allow-read=");
+    enter(&mut repl, "(+ 1 2)");
+    expect_value(&mut repl, "3");
+    quit(repl);
+    let allowed = format!("--allow-read={}", dir.path().display());
+    let mut repl = start_with(&dir.path().join("h"), &["--sandbox", &allowed]);
+    enter(&mut repl, &format!(":load {}", secret.display()));
+    expect_then_prompt(&mut repl, "SECRET-FIRST-LINE");
     quit(repl);
 }
 

@@ -355,6 +355,155 @@ fn a_key_in_a_prompt_or_an_answer_is_redacted_in_the_log() {
 }
 
 #[test]
+fn a_key_on_the_command_line_or_in_a_task_error_is_redacted_in_the_log() {
+    let server = Server::start();
+    let sandbox = Sandbox::new();
+    // The text of `prompt` and `eval` is the run's script; the key is also in an error a
+    // task raised after its model call.
+    let prompt = format!("my key is {KEY}");
+    let output = sandbox
+        .command(Some(&server), &["--json", "prompt", &prompt])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let program = format!(
+        r#"(deftask ask (q) :prompt "Q: {{{{q}}}}")
+           (deftask wrap (q) (begin (ask q) (error (str "failed with {KEY}"))))
+           (try (wrap "x") (catch e (println "caught")))"#
+    );
+    let output = sandbox
+        .command(Some(&server), &["eval", &program])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&output),
+        "caught\nnil\n",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let bytes = log_bytes(&sandbox);
+    assert!(!bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()));
+    let runs = sandbox.json(&["log", "--json"]);
+    let scripts: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["script"].as_str().unwrap())
+        .collect();
+    assert!(
+        scripts
+            .iter()
+            .any(|s| s.starts_with("my key is [REDACTED]")),
+        "{scripts:?}"
+    );
+    assert!(
+        scripts.iter().any(|s| s.contains("failed with [REDACTED]")),
+        "{scripts:?}"
+    );
+    let (_, calls) = sandbox.last_calls();
+    let wrap = calls.iter().find(|c| c["task"] == "wrap").unwrap();
+    assert_eq!(wrap["error"]["message"], "failed with [REDACTED]", "{wrap}");
+}
+
+#[test]
+fn a_full_disk_is_reported_once_per_run() {
+    use std::os::unix::process::CommandExt;
+    let server = Server::start();
+    let sandbox = Sandbox::new();
+    // Files may not grow past 48 KiB (SIGXFSZ ignored, so a write past it fails as on a
+    // full disk); 300 calls with 1 KiB prompts need far more.
+    let script = r#"(deftask ask (q) :prompt "Q: {{q}}")
+                    (define pad (apply str (map (fn (i) "0123456789abcdef") (range 64))))
+                    (for-each (fn (i) (ask (str i pad))) (range 300))
+                    (println "done")"#;
+    std::fs::write(sandbox.dir.path().join("main.sexp"), script).unwrap();
+    let mut command = sandbox.command(Some(&server), &["run", "main.sexp"]);
+    // SAFETY: setrlimit and signal are async-signal-safe and touch only the child.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 48 << 10,
+                rlim_max: 48 << 10,
+            };
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let output = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stdout(&output), "done\n", "{stderr}");
+    assert_eq!(stderr.matches("run log").count(), 1, "{stderr}");
+}
+
+#[test]
+fn a_long_chat_stores_each_message_once() {
+    let server = Server::start();
+    let sandbox = Sandbox::new();
+    // 300 turns: every request repeats the whole history, which the log once stored
+    // again in every row (quadratic: 4 MB here, 148 MB for 2,000 turns).
+    let script = r#"(let loop ((c (conversation)) (i 0))
+                      (if (< i 300) (loop (get (chat c (str "turn " i)) "conversation") (+ i 1))))
+                    (println "done")"#;
+    let output = sandbox.run(Some(&server), script, &[]);
+    assert_eq!(
+        stdout(&output),
+        "done\n",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let bytes = log_bytes(&sandbox).len();
+    assert!(bytes < 1 << 20, "the log takes {bytes} bytes");
+    // `tasklisp log` still shows every call's messages, in order.
+    let (_, calls) = sandbox.last_calls();
+    let last = calls.last().unwrap();
+    let messages = last["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 599, "{last}");
+    assert_eq!(messages[0]["content"], "turn 0");
+    assert_eq!(messages[1]["content"], "answer: turn 0");
+    assert_eq!(messages[598]["content"], "turn 299");
+}
+
+#[test]
+fn a_run_killed_without_ending_is_marked_interrupted_by_the_next_tasklisp() {
+    let server = Server::start();
+    let sandbox = Sandbox::new();
+    let script = r#"(deftask ask (q) :prompt "Q: {{q}}") (ask "a") (println "asked") (sleep 1000)"#;
+    std::fs::write(sandbox.dir.path().join("main.sexp"), script).unwrap();
+    let mut child = sandbox
+        .command(Some(&server), &["run", "main.sexp"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = [0u8; 6];
+    child.stdout.take().unwrap().read_exact(&mut line).unwrap();
+    assert_eq!(&line, b"asked\n");
+    // The run row is written with the first call; wait for it (a hang guard, not a
+    // timing: it is there within milliseconds).
+    let mut status = Json::Null;
+    for _ in 0..3000 {
+        let runs = sandbox.json(&["log", "--json"]);
+        status = runs[0]["status"].clone();
+        if status == "running" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(status, "running");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let runs = sandbox.json(&["log", "--json"]);
+    assert_eq!(runs[0]["status"], "interrupted", "{runs}");
+    assert!(sandbox.text(&["log"]).contains("interrupted"));
+}
+
+#[test]
 fn a_program_without_model_calls_creates_no_log_and_off_means_off() {
     let sandbox = Sandbox::new();
     assert!(sandbox.run(None, "(println (+ 1 2))", &[]).status.success());
@@ -555,7 +704,7 @@ fn the_examples_of_the_observability_guide_run_and_print_what_they_say() {
     assert!(blocks.len() >= 3, "found {} examples", blocks.len());
     for block in blocks {
         let sandbox = Sandbox::new();
-        let output = sandbox.run(None, &block, &[]);
+        let output = sandbox.run(None, &block, &["--provider", "echo"]);
         assert!(
             output.status.success(),
             "{block}\n{}",

@@ -6,7 +6,7 @@ use crate::error::{Error, Reason, Result};
 use crate::eval::quote::syntax_to_value;
 use crate::eval::{fixed_args, leading_args, Interp};
 use crate::source::Span;
-use crate::value::{to_json, Value};
+use crate::value::{to_json, to_json_polled, Value};
 use std::time::{Duration, Instant};
 
 builtin_table! {
@@ -83,10 +83,19 @@ fn fail(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Err(e)
 }
 
-fn raise(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn raise(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [error] = fixed_args("raise", args)?;
-    let json = to_json(error)?;
-    Err(Error::from_json(&json).unwrap_or_else(|| Error::eval(crate::value::display_string(error))))
+    let json = to_json_polled(error, &|| interp.poll())?;
+    Err(Error::from_json(&json).unwrap_or_else(|| Error::eval(raised_message(error))))
+}
+
+/// The message of `(raise value)` for a value that is not an error map: its display
+/// form, printed no further than an error message keeps.
+fn raised_message(value: &Value) -> String {
+    match value {
+        Value::Str(text) => text.to_string(),
+        other => crate::value::write_prefix(other, crate::error::MAX_MESSAGE),
+    }
 }
 
 fn time(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::eval::{Interp, Limits};
 use crate::runlog::{self, query, view, RunLog, RunRow};
 use crate::task::observe::BudgetLimits;
+use std::io::Write;
 use std::rc::Rc;
 
 fn env_var(name: &str) -> Option<String> {
@@ -32,7 +33,10 @@ pub fn install(interp: &Interp, options: &Options) {
         Some(super::Command::Eval { exprs }) => ("eval", exprs.join(" ")),
         Some(super::Command::Prompt { text, .. }) => ("prompt", text.join(" ")),
         Some(
-            super::Command::Check { .. } | super::Command::Log { .. } | super::Command::Test(_),
+            super::Command::Check { .. }
+            | super::Command::Log { .. }
+            | super::Command::Test(_)
+            | super::Command::Cache(_),
         ) => return,
         None => ("repl", String::new()),
     };
@@ -96,47 +100,67 @@ pub fn finish(interp: &Interp, result: &Result<i32>) {
 
 /// `tasklisp log [RUN] [-n N] [--json]`.
 pub fn show(options: &Options, run: Option<&str>, limit: usize) -> i32 {
-    match listing(options, run, limit) {
-        Ok(text) => super::print_stdout(options, &text),
-        Err(e) => super::report(options, &e),
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = listing(options, run, limit, &mut out)
+        .and_then(|()| out.flush().map_err(|e| Error::stdout_write(&e)));
+    match written {
+        Ok(()) => 0,
+        // A reader that went away (`tasklisp log RUN | head`) is exit 0, quietly.
+        Err(e) => e.exit_code().unwrap_or_else(|| super::report(options, &e)),
     }
 }
 
-fn listing(options: &Options, run: Option<&str>, limit: usize) -> Result<String> {
+/// Writes the listing to `out` as it is read, never as one string: a run of 300,000
+/// calls prints in space linear in the calls.
+fn listing(
+    options: &Options,
+    run: Option<&str>,
+    limit: usize,
+    out: &mut dyn std::io::Write,
+) -> Result<()> {
     let failure = |e: String| Error::eval(format!("run log: {e}"));
     let path = runlog::location(&env_var)
         .ok_or_else(|| failure("off (TASKLISP_LOG=off, or no home directory)".into()))?;
     let Some(conn) = query::open(&path).map_err(failure)? else {
-        return match run {
-            Some(id) => Err(failure(format!("no run `{id}` in the log"))),
-            None if options.json => Ok("[]\n".into()),
-            None => Ok(format!("no runs yet in {}\n", path.display())),
+        if let Some(id) = run {
+            return Err(failure(format!("no run `{id}` in the log")));
+        }
+        let written = if options.json {
+            writeln!(out, "[]")
+        } else {
+            writeln!(out, "no runs yet in {}", path.display())
         };
+        return written.map_err(|e| Error::stdout_write(&e));
     };
     let sql = |e: rusqlite::Error| failure(e.to_string());
-    match run {
+    let written = match run {
         None => {
             let runs = query::runs(&conn, limit).map_err(sql)?;
-            Ok(if options.json {
-                format!("{}\n", serde_json::Value::Array(runs))
+            if options.json {
+                json_line(out, &serde_json::Value::Array(runs))
             } else {
-                view::runs_table(&runs)
-            })
+                out.write_all(view::runs_table(&runs).as_bytes())
+            }
         }
         Some(id) => {
             let id = query::find_run(&conn, id).map_err(failure)?;
             let calls = query::calls(&conn, &id).map_err(sql)?;
             let batches = query::batches(&conn, &id).map_err(sql)?;
-            Ok(if options.json {
+            if options.json {
                 let run = serde_json::json!({"run": id, "calls": calls, "batches": batches});
-                format!("{run}\n")
+                json_line(out, &run)
             } else {
-                format!(
-                    "run {id}\n{}{}",
-                    view::call_tree(&calls),
-                    view::batch_lines(&batches)
-                )
-            })
+                writeln!(out, "run {id}")
+                    .and_then(|()| view::write_call_tree(&calls, out))
+                    .and_then(|()| out.write_all(view::batch_lines(&batches).as_bytes()))
+            }
         }
-    }
+    };
+    written.map_err(|e| Error::stdout_write(&e))
+}
+
+fn json_line(out: &mut dyn std::io::Write, value: &serde_json::Value) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    writeln!(out)
 }

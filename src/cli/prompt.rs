@@ -54,6 +54,10 @@ pub fn run(
     let result = interp
         .run_source(SOURCE_NAME, &source)
         .map_err(without_own_source)?;
+    if let Some(warning) = crate::task::result::cut_off_warning(&result) {
+        interp.flush();
+        eprintln!("tasklisp: {warning}");
+    }
     let shown = if options.json {
         to_json(&result)?.to_string()
     } else if streamed {

@@ -4,6 +4,40 @@
 
 use serde_json::{Map, Value as Json};
 
+/// The longest message an error keeps, in bytes: a message that prints a value (`raise`
+/// of a map holding the last error) would otherwise double with every level of escaping.
+pub const MAX_MESSAGE: usize = 64 * 1024;
+
+/// The largest details map (as JSON text) an error takes from code (`raise` of a map):
+/// larger ones are shortened as the map form is, so re-raising never copies more.
+pub const MAX_DETAILS: usize = 1024 * 1024;
+
+/// `message`, cut with a marker to at most [`MAX_MESSAGE`] bytes when it is longer (so
+/// a capped message is kept as it is when raised again).
+pub fn cap_message(mut message: String) -> String {
+    if message.len() <= MAX_MESSAGE {
+        return message;
+    }
+    // Room for the marker: "…(" + 20 digits + " more bytes)".
+    let mut end = MAX_MESSAGE - 40;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    let more = message.len() - end;
+    message.truncate(end);
+    message.push_str(&format!("…({more} more bytes)"));
+    message
+}
+
+/// A copy of `details`, shortened to [`MAX_DETAILS`] bytes of JSON when it is larger.
+pub fn cap_details(details: &Map<String, Json>) -> Map<String, Json> {
+    let whole = Json::Object(details.clone());
+    match bounded(&whole, MAX_DETAILS) {
+        Json::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
 /// The shortening limits tried in turn: (characters of a string, items of a list,
 /// levels of nesting).
 const STEPS: [(usize, usize, usize); 6] = [
@@ -38,8 +72,25 @@ pub fn bounded(value: &Json, max: usize) -> Json {
     Json::Object(last)
 }
 
+/// The length of `value`'s JSON text, counted without building the text.
 fn size(value: &Json) -> usize {
-    serde_json::to_vec(value).map_or(usize::MAX, |text| text.len())
+    let mut counter = Counter(0);
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => counter.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(bytes.len());
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn shorten(value: &Json, chars: usize, items: usize, depth: usize) -> Json {
@@ -98,6 +149,19 @@ mod tests {
         assert_eq!(short["message"], "boom");
         let content = short["details"]["content"].as_str().unwrap_or("");
         assert!(content.ends_with("more characters)"), "{content:.100}");
+    }
+
+    #[test]
+    fn messages_and_details_are_capped() {
+        let long = "é".repeat(MAX_MESSAGE);
+        let capped = cap_message(long.clone());
+        assert!(capped.len() <= MAX_MESSAGE, "{}", capped.len());
+        assert!(capped.ends_with(" more bytes)"), "{capped:.100}");
+        assert_eq!(cap_message(capped.clone()), capped);
+        assert_eq!(cap_message("short".into()), "short");
+        let mut details = Map::new();
+        details.insert("big".into(), json!("x".repeat(2 * MAX_DETAILS)));
+        assert!(size(&Json::Object(cap_details(&details))) <= MAX_DETAILS);
     }
 
     #[test]

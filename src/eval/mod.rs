@@ -520,11 +520,42 @@ impl Interp {
         Ok(())
     }
 
-    /// When the time limit runs out, if there is one.
+    /// When the time limit, or the `:timeout` of the body task in progress, runs out:
+    /// whichever comes first.
     pub fn deadline(&self) -> Option<Instant> {
-        self.limits
+        let program = self
+            .limits
             .timeout
-            .and_then(|limit| self.started.checked_add(limit))
+            .and_then(|limit| self.started.checked_add(limit));
+        let task = self.state.task_deadline.get().map(|task| task.at);
+        match (program, task) {
+            (Some(program), Some(task)) => Some(program.min(task)),
+            (program, task) => program.or(task),
+        }
+    }
+
+    /// Runs `body` (a body task's) with `timeout`, if it has one, as a deadline that
+    /// [`Interp::check_interrupt`] enforces like the program's time limit; an earlier
+    /// deadline of an enclosing task still holds.
+    pub fn within_timeout<T>(
+        &self,
+        timeout: Option<Duration>,
+        body: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        let Some(timeout) = timeout else {
+            return body();
+        };
+        let outer = self.state.task_deadline.get();
+        let at = Instant::now().checked_add(timeout);
+        let inner = at.map(|at| state::TaskDeadline { at, timeout });
+        let earliest = match (outer, inner) {
+            (Some(outer), Some(inner)) if outer.at <= inner.at => Some(outer),
+            (outer, inner) => inner.or(outer),
+        };
+        self.state.task_deadline.set(earliest);
+        let result = body();
+        self.state.task_deadline.set(outer);
+        result
     }
 
     /// Fails with `execution_halted` if Ctrl-C was pressed or the time limit passed.
@@ -537,6 +568,17 @@ impl Interp {
                 return Err(Error::task_failure(
                     Reason::ExecutionTimeout,
                     format!("the program ran longer than {:.3}s", limit.as_secs_f64()),
+                ));
+            }
+        }
+        if let Some(task) = self.state.task_deadline.get() {
+            if Instant::now() >= task.at {
+                return Err(Error::task_failure(
+                    Reason::ExecutionTimeout,
+                    format!(
+                        "the task ran longer than its :timeout of {:.3}s",
+                        task.timeout.as_secs_f64()
+                    ),
                 ));
             }
         }

@@ -35,6 +35,16 @@ pub struct EvalState {
     /// item starts with its parent's: its calls are children of the task that started
     /// the `pmap`, and it spends from the same budgets.
     pub observe: RefCell<observe::Scope>,
+    /// The `:timeout` of the innermost body task in progress that has one (the earliest
+    /// deadline wins): the evaluation stops there as the program's time limit stops it.
+    pub task_deadline: Cell<Option<TaskDeadline>>,
+}
+
+/// When a body task's `:timeout` runs out, and what it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskDeadline {
+    pub at: std::time::Instant,
+    pub timeout: std::time::Duration,
 }
 
 impl EvalState {
@@ -49,6 +59,7 @@ impl EvalState {
             turn_budgets,
             loading,
             observe,
+            task_deadline,
         } = parent;
         EvalState {
             depth: Cell::new(depth.get()),
@@ -58,6 +69,7 @@ impl EvalState {
             turn_budgets: RefCell::new(turn_budgets.borrow().clone()),
             loading: RefCell::new(loading.borrow().clone()),
             observe: RefCell::new(observe.borrow().clone()),
+            task_deadline: Cell::new(task_deadline.get()),
         }
     }
 
@@ -71,6 +83,7 @@ impl EvalState {
             turn_budgets,
             loading,
             observe,
+            task_deadline,
         } = self;
         depth.swap(&other.depth);
         stack_floor.swap(&other.stack_floor);
@@ -79,6 +92,7 @@ impl EvalState {
         turn_budgets.swap(&other.turn_budgets);
         loading.swap(&other.loading);
         observe.swap(&other.observe);
+        task_deadline.swap(&other.task_deadline);
     }
 }
 

@@ -119,8 +119,20 @@ impl Session<'_> {
         }
     }
 
+    /// `:load` and `:import` read what `--allow-read` allows, as `load` and `import` in
+    /// code do: under `--sandbox` the person at the prompt gets what the flags give.
+    fn check_readable(&self, path: &Path) -> crate::error::Result<()> {
+        self.interp
+            .limits
+            .capabilities
+            .check_path(path, crate::capabilities::Access::Read)
+    }
+
     fn load(&mut self, path: &Path) -> Next {
-        let outcome = read_file_text(path, self.interp.limits.max_file_bytes).and_then(|text| {
+        let outcome = self
+            .check_readable(path)
+            .and_then(|()| read_file_text(path, self.interp.limits.max_file_bytes));
+        let outcome = outcome.and_then(|text| {
             self.interruptibly(|interp| {
                 interp.loading().borrow_mut().push(path.to_path_buf());
                 let name = path.display().to_string();
@@ -141,7 +153,9 @@ impl Session<'_> {
 
     fn import(&mut self, path: &Path) -> Next {
         let before = self.interp.tasks.names();
-        let outcome = self.interruptibly(|interp| crate::module::import_file(interp, path, None));
+        let outcome = self.check_readable(path).and_then(|()| {
+            self.interruptibly(|interp| crate::module::import_file(interp, path, None))
+        });
         match outcome {
             Ok(()) => {
                 let added: Vec<String> = self

@@ -89,6 +89,7 @@ fn run_chunk(interp: &Interp, name: &str, text: &str) -> Result<()> {
             .and_then(|()| out.flush())
             .map_err(|e| Error::stdout_write(&e))?;
         drop(out);
+        super::session::warn_if_cut_off(&value);
         interp.define_global(Sym::new("_"), value);
     }
     Ok(())

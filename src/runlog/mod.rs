@@ -5,11 +5,13 @@
 //! no model starts as fast as without a log. Rows go to one writer thread
 //! ([`writer`]); the cache reads through a connection of its own.
 
+mod lease;
 pub mod query;
 mod schema;
 pub mod view;
 mod writer;
 
+use crate::secrets::Secrets;
 use serde_json::Value as Json;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
@@ -24,7 +26,8 @@ pub struct RunRow {
     pub started_ms: i64,
     /// `run`, `eval`, `repl`, `prompt`, `test`.
     pub command: String,
-    /// The script's path, or the text evaluated (shortened).
+    /// The script's path, or the text evaluated (whole here; written scrubbed of
+    /// secrets, then shortened).
     pub script: String,
 }
 
@@ -35,8 +38,16 @@ impl RunRow {
             id: new_run_id(),
             started_ms: now_ms(),
             command: command.to_owned(),
-            script: crate::eval::truncate_text(script, 200),
+            script: script.to_owned(),
         }
+    }
+}
+
+impl RunRow {
+    /// The script as the log keeps it: scrubbed first (a key cut in two by shortening
+    /// would no longer be found), then shortened.
+    fn logged_script(&self, secrets: &Secrets) -> String {
+        crate::eval::truncate_text(&secrets.scrub(&self.script), 200)
     }
 }
 
@@ -84,6 +95,7 @@ pub struct CallRow {
     /// The error as its map (`type`, `reason`, `message`, `details`).
     pub error: Option<Json>,
     pub cache_hit: bool,
+    /// Set on the answers the cache may give (see [`RunLog::accept`]).
     pub cache_key: Option<String>,
     pub started_ms: i64,
 }
@@ -131,6 +143,9 @@ struct Shared {
     run: RunRow,
     writer: Mutex<Option<writer::Writer>>,
     next_seq: AtomicU64,
+    /// The secrets of every provider the run has called so far: every column of every
+    /// row, and the run's own script text, is scrubbed of them before it is written.
+    secrets: Mutex<Secrets>,
 }
 
 /// The log of this run, as one thread records into it. Cheap until the first row is
@@ -167,6 +182,7 @@ impl RunLog {
             run,
             writer: Mutex::new(None),
             next_seq: AtomicU64::new(0),
+            secrets: Mutex::new(Secrets::default()),
         }))
     }
 
@@ -197,21 +213,61 @@ impl RunLog {
         self.shared.next_seq.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    /// Queues a row; the first one starts the writer (and creates the database).
-    pub fn record(&self, row: CallRow) {
-        if row.status == "ok" && !row.cache_hit {
-            if let (Some(key), Some(answer)) = (&row.cache_key, &row.answer) {
-                self.recent.borrow_mut().insert(
-                    key.clone(),
-                    CachedAnswer {
-                        content: answer.clone(),
-                        input_tokens: row.input_tokens,
-                        output_tokens: row.output_tokens,
-                    },
-                );
+    /// Adds a provider's secrets to those kept out of the log. Called before the rows of
+    /// a call are recorded, so the run's own row (written with the first) is scrubbed of
+    /// them too; a run row already written is rewritten if the new secrets change it.
+    pub fn learn_secrets(&self, secrets: &Secrets) {
+        let (before, after) = {
+            let mut known = lock(&self.shared.secrets);
+            if known.covers(secrets) {
+                return;
             }
+            let before = self.shared.run.logged_script(&known);
+            *known = known.with(secrets);
+            (before, self.shared.run.logged_script(&known))
+        };
+        let started = lock(&self.shared.writer).is_some();
+        if started && before != after {
+            self.send(writer::Message::Script {
+                run_id: self.shared.run.id.clone(),
+                script: after,
+            });
         }
+    }
+
+    /// The row with every secret the run knows, and every URL's credentials, hidden in
+    /// every column that holds text.
+    fn scrubbed(&self, mut row: CallRow) -> CallRow {
+        let secrets = lock(&self.shared.secrets);
+        let text = |t: &mut String| *t = secrets.scrub(t);
+        let json = |j: &mut Option<Json>| *j = j.as_ref().map(|j| secrets.scrub_json(j));
+        text(&mut row.task);
+        row.provider.as_mut().map(text);
+        row.model.as_mut().map(text);
+        row.answer.as_mut().map(text);
+        json(&mut row.options);
+        json(&mut row.messages);
+        json(&mut row.tool_calls);
+        json(&mut row.error);
+        row
+    }
+
+    /// Queues a row, scrubbed of secrets; the first one starts the writer (and creates
+    /// the database).
+    pub fn record(&self, row: CallRow) {
+        let row = self.scrubbed(row);
         self.send(writer::Message::Call(Box::new(row)));
+    }
+
+    /// Offers the answer of this run's call `seq` to the cache under `key`: it passed
+    /// every check of the call that asked for it.
+    pub fn accept(&self, seq: u64, key: String, answer: CachedAnswer) {
+        self.recent.borrow_mut().insert(key.clone(), answer);
+        self.send(writer::Message::Accept {
+            run_id: self.run_id().to_owned(),
+            seq,
+            key,
+        });
     }
 
     /// Records a batch job this run submitted or resumed, and returns once it is on
@@ -239,10 +295,19 @@ impl RunLog {
     /// Queues a message; the first one starts the writer (and creates the database).
     fn send(&self, message: writer::Message) {
         let shared = &self.shared;
-        let mut writer = shared.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut writer = lock(&shared.writer);
         writer
-            .get_or_insert_with(|| writer::Writer::start(shared.path.clone(), shared.run.clone()))
+            .get_or_insert_with(|| writer::Writer::start(shared.path.clone(), self.scrubbed_run()))
             .send(message);
+    }
+
+    /// The run's row with its script scrubbed of the secrets known so far.
+    fn scrubbed_run(&self) -> RunRow {
+        let run = &self.shared.run;
+        RunRow {
+            script: run.logged_script(&lock(&self.shared.secrets)),
+            ..run.clone()
+        }
     }
 
     fn reader(&self) -> Option<&rusqlite::Connection> {
@@ -263,12 +328,7 @@ impl RunLog {
     /// Marks the run ended with `status` (`ok`, `error`, `interrupted`) and waits for
     /// every row to be written. Does nothing if nothing was recorded.
     pub fn finish(&self, status: &str) {
-        let writer = self
-            .shared
-            .writer
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+        let writer = lock(&self.shared.writer).take();
         if let Some(mut writer) = writer {
             writer.send(writer::Message::End {
                 run_id: self.shared.run.id.clone(),
@@ -287,6 +347,11 @@ impl Drop for RunLog {
             self.finish("error");
         }
     }
+}
+
+/// A mutex's contents, also after a thread panicked holding it.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Where the log lives: `TASKLISP_LOG` (`off` for none), else

@@ -26,6 +26,28 @@ pub fn cached_answer(conn: &Connection, key: &str) -> Option<CachedAnswer> {
     .flatten()
 }
 
+/// Takes answers out of the cache (the calls stay in the log): those of `task`'s
+/// requests, started before `before_ms`, or all. Returns how many answers (distinct
+/// keys) were removed.
+pub fn clear_cache(
+    conn: &Connection,
+    task: Option<&str>,
+    before_ms: Option<i64>,
+) -> rusqlite::Result<usize> {
+    const MATCHING: &str = "cache_key IS NOT NULL AND (?1 IS NULL OR task = ?1)
+         AND (?2 IS NULL OR started_ms < ?2)";
+    let removed: i64 = conn.query_row(
+        &format!("SELECT count(DISTINCT cache_key) FROM calls WHERE {MATCHING}"),
+        params![task, before_ms],
+        |row| row.get(0),
+    )?;
+    conn.execute(
+        &format!("UPDATE calls SET cache_key = NULL WHERE {MATCHING}"),
+        params![task, before_ms],
+    )?;
+    Ok(usize::try_from(removed).unwrap_or(0))
+}
+
 /// The job to wait for instead of submitting the requests whose key is `key`: the
 /// latest still running or fully answered (a partial, failed or lost job is submitted
 /// again, for what it did not answer).
@@ -129,11 +151,62 @@ pub fn calls(conn: &Connection, run_id: &str) -> rusqlite::Result<Vec<Json>> {
     let mut statement = conn.prepare(
         "SELECT seq, parent, kind, task, provider, model, options, messages, answer,
                 tool_calls, input_tokens, output_tokens, latency_ms, cost, status, error,
-                cache_hit, started_ms
+                cache_hit, started_ms, last_message
          FROM calls WHERE run_id = ?1 ORDER BY seq",
     )?;
-    let rows = statement.query_map(params![run_id], call_json)?;
-    rows.collect()
+    let rows = statement.query_map(params![run_id], |row| {
+        Ok((call_json(row)?, row.get::<_, Option<String>>(18)?))
+    })?;
+    let mut chains = Chains::default();
+    rows.map(|row| {
+        let (mut call, last) = row?;
+        if let (Some(last), Some(fields)) = (last, call.as_object_mut()) {
+            fields.insert(
+                "messages".into(),
+                Json::Array(chains.messages(conn, &last)?),
+            );
+        }
+        Ok(call)
+    })
+    .collect()
+}
+
+/// The message chains read so far, by the hash of their last node: the calls of a
+/// conversation share their history, so each node is read and parsed once.
+#[derive(Default)]
+struct Chains {
+    nodes: std::collections::HashMap<String, (Option<String>, Json)>,
+}
+
+impl Chains {
+    /// The messages of the chain ending at `last`, first to last. A node that is missing,
+    /// or a chain that comes back on itself (a damaged log), ends the chain.
+    fn messages(&mut self, conn: &Connection, last: &str) -> rusqlite::Result<Vec<Json>> {
+        let mut messages = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut next = Some(last.to_owned());
+        while let Some(hash) = next.filter(|hash| seen.insert(hash.clone())) {
+            if !self.nodes.contains_key(&hash) {
+                let node = conn
+                    .query_row(
+                        "SELECT previous, body FROM messages WHERE hash = ?1",
+                        params![hash],
+                        |row| Ok((row.get::<_, Option<String>>(0)?, row.get::<_, String>(1)?)),
+                    )
+                    .optional()?;
+                let Some((previous, body)) = node else { break };
+                let message = serde_json::from_str(&body).unwrap_or(Json::Null);
+                self.nodes.insert(hash.clone(), (previous, message));
+            }
+            let Some((previous, message)) = self.nodes.get(&hash) else {
+                break;
+            };
+            messages.push(message.clone());
+            next = previous.clone();
+        }
+        messages.reverse();
+        Ok(messages)
+    }
 }
 
 fn call_json(row: &Row) -> rusqlite::Result<Json> {

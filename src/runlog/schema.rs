@@ -59,6 +59,22 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, job_id)
      );
      CREATE INDEX batches_by_key ON batches (key);",
+    // 3: the process that owns a run (see `lease`), so a run killed without a chance to
+    // end is marked `interrupted` by the next tasklisp; and each message of a request
+    // stored once, as a chain (`previous` is the hash of the messages before it), so a
+    // conversation's calls share their history instead of repeating it. `last_message`
+    // names a call's chain; `messages` stays for the rows written before.
+    "ALTER TABLE runs ADD COLUMN host TEXT;
+     ALTER TABLE runs ADD COLUMN boot TEXT;
+     ALTER TABLE runs ADD COLUMN pid INTEGER;
+     ALTER TABLE runs ADD COLUMN pid_start INTEGER;
+     CREATE INDEX runs_by_status ON runs (status);
+     CREATE TABLE messages (
+        hash TEXT PRIMARY KEY,
+        previous TEXT,
+        body TEXT NOT NULL
+     );
+     ALTER TABLE calls ADD COLUMN last_message TEXT;",
 ];
 
 /// The schema version this build writes.
@@ -85,7 +101,8 @@ pub fn migrate(conn: &mut Connection) -> Result<(), String> {
     tx.commit().map_err(|e| e.to_string())
 }
 
-/// Opens (creating) the database at `path` in WAL mode, migrated.
+/// Opens (creating) the database at `path` in WAL mode, migrated, with the runs whose
+/// process is gone marked `interrupted`.
 pub fn open(path: &std::path::Path) -> Result<Connection, String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -98,6 +115,7 @@ pub fn open(path: &std::path::Path) -> Result<Connection, String> {
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(|e| e.to_string())?;
     migrate(&mut conn)?;
+    super::lease::mark_interrupted(&conn).map_err(|e| e.to_string())?;
     Ok(conn)
 }
 

@@ -20,7 +20,7 @@ fn row(run: &str, seq: u64, parent: Option<u64>, kind: CallKind, answer: &str) -
         status: "ok".into(),
         error: None,
         cache_hit: false,
-        cache_key: Some(format!("key{seq}")),
+        cache_key: None,
         started_ms: now_ms(),
     }
 }
@@ -38,6 +38,14 @@ fn rows_written_by_one_run_are_read_back_as_runs_and_a_tree() {
         "inner answer",
     ));
     log.record(row(log.run_id(), 1, None, CallKind::Task, "outer"));
+    log.record(row(log.run_id(), 3, Some(1), CallKind::Model, "rejected"));
+    assert_eq!(log.cached("key2"), None, "offered only once accepted");
+    let answer = |content: &str| CachedAnswer {
+        content: content.into(),
+        input_tokens: Some(3),
+        output_tokens: Some(4),
+    };
+    log.accept(2, "key2".into(), answer("inner answer"));
     assert_eq!(
         log.cached("key2").map(|a| a.content),
         Some("inner answer".into())
@@ -47,12 +55,12 @@ fn rows_written_by_one_run_are_read_back_as_runs_and_a_tree() {
     let conn = query::open(&path).unwrap().unwrap();
     let runs = query::runs(&conn, 10).unwrap();
     assert_eq!(runs.len(), 1);
-    assert_eq!(runs[0]["calls"], 1);
+    assert_eq!(runs[0]["calls"], 2);
     assert_eq!(runs[0]["status"], "ok");
     assert_eq!(runs[0]["script"], "demo.sexp");
     let id = query::find_run(&conn, &log.run_id()[..4]).unwrap();
     let calls = query::calls(&conn, &id).unwrap();
-    let tree = view::call_tree(&calls);
+    let tree = tree_text(&calls);
     assert!(tree.starts_with("#1 task t1"), "{tree}");
     assert!(
         tree.contains("\n  #2 model t2  openai/gpt-4o  3+4 tokens  $0.2500"),
@@ -62,6 +70,7 @@ fn rows_written_by_one_run_are_read_back_as_runs_and_a_tree() {
     let later = RunLog::new(path, RunRow::start("run", "again"));
     assert_eq!(later.cached("key2").map(|a| a.output_tokens), Some(Some(4)));
     assert_eq!(later.cached("key9"), None);
+    assert_eq!(later.cached("key3"), None);
 }
 
 #[test]
@@ -181,4 +190,52 @@ fn threads_recording_through_handles_share_one_run_and_its_numbers() {
     let seqs: Vec<i64> = calls.iter().filter_map(|c| c["seq"].as_i64()).collect();
     assert_eq!(seqs, (1..=100).collect::<Vec<_>>());
     assert_eq!(query::runs(&conn, 10).unwrap()[0]["status"], "ok");
+}
+
+fn tree_text(calls: &[serde_json::Value]) -> String {
+    let mut out = Vec::new();
+    view::write_call_tree(calls, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+fn linked(seq: i64, parent: Option<i64>) -> serde_json::Value {
+    serde_json::json!({"seq": seq, "parent": parent, "kind": "task", "task": format!("t{seq}"), "status": "ok"})
+}
+
+#[test]
+fn a_deep_chain_of_calls_is_indented_within_a_bound() {
+    let calls: Vec<_> = (1..=300_000)
+        .map(|seq| linked(seq, (seq > 1).then_some(seq - 1)))
+        .collect();
+    let tree = tree_text(&calls);
+    assert_eq!(tree.lines().count(), 300_000);
+    // Linear, not quadratic: each line is at most the cap of indentation plus its text.
+    assert!(tree.len() < 300_000 * 120, "{}", tree.len());
+    let last = tree.lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "{}[depth 299999] #300000 task t300000",
+            "  ".repeat(32)
+        )),
+        "{last}"
+    );
+}
+
+#[test]
+fn calls_whose_parents_form_a_cycle_are_shown_and_marked() {
+    // 1 is a root; 2 → 3 → 4 → 2 is a cycle with 5 hanging from 3; 6 is its own parent.
+    let calls = vec![
+        linked(1, None),
+        linked(2, Some(4)),
+        linked(3, Some(2)),
+        linked(4, Some(3)),
+        linked(5, Some(3)),
+        linked(6, Some(6)),
+        linked(7, Some(99)),
+    ];
+    let tree = tree_text(&calls);
+    assert_eq!(
+        tree,
+        "#1 task t1\n#7 task t7\n#2 task t2  (parent links form a cycle)\n  #3 task t3\n    #4 task t4\n    #5 task t5\n#6 task t6  (parent links form a cycle)\n"
+    );
 }

@@ -1,8 +1,9 @@
 //! `tasklisp log` as text: the table of runs and one run's call tree.
 
 use serde_json::Value as Json;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
+use std::io;
 
 /// One line per run: id, start (UTC), calls, tokens, cost, status, script.
 pub fn runs_table(runs: &[Json]) -> String {
@@ -27,35 +28,87 @@ pub fn runs_table(runs: &[Json]) -> String {
     out
 }
 
-/// The calls of a run as a tree: task calls with the calls made inside them indented.
-pub fn call_tree(calls: &[Json]) -> String {
-    let mut children: HashMap<Option<i64>, Vec<&Json>> = HashMap::new();
-    for call in calls {
-        children
-            .entry(call["parent"].as_i64())
-            .or_default()
-            .push(call);
-    }
-    let mut out = String::new();
-    // A parent that is not in the log (its task call had not ended) shows its calls at
-    // the top level.
-    let known: std::collections::HashSet<i64> =
-        calls.iter().filter_map(|c| c["seq"].as_i64()).collect();
-    let mut roots: Vec<&Json> = calls
-        .iter()
-        .filter(|c| c["parent"].as_i64().is_none_or(|p| !known.contains(&p)))
-        .collect();
-    roots.sort_by_key(|c| c["seq"].as_i64());
-    let mut stack: Vec<(&Json, usize)> = roots.into_iter().rev().map(|c| (c, 0)).collect();
-    while let Some((call, depth)) = stack.pop() {
-        let _ = writeln!(out, "{}{}", "  ".repeat(depth), call_line(call));
-        if let Some(kids) = children.get(&call["seq"].as_i64()) {
-            let mut kids = kids.clone();
-            kids.sort_by_key(|c| c["seq"].as_i64());
-            stack.extend(kids.into_iter().rev().map(|c| (c, depth + 1)));
+/// Indentation stops growing at this depth; deeper calls name their depth instead, so a
+/// chain of 300,000 nested calls prints in space linear in the calls.
+const MAX_INDENT: usize = 32;
+
+/// The calls of a run as a tree, written line by line to `out`: task calls with the
+/// calls made inside them indented. A call whose parent is not in the log (its task call
+/// had not ended) is shown at the top level; calls whose parent links form a cycle (a
+/// damaged log) are shown too, from the lowest sequence number of each, marked.
+pub fn write_call_tree(calls: &[Json], out: &mut dyn io::Write) -> io::Result<()> {
+    let seq = |index: usize| calls.get(index).and_then(|call| call["seq"].as_i64());
+    let known: HashSet<i64> = (0..calls.len()).filter_map(seq).collect();
+    let mut children: HashMap<i64, Vec<usize>> = HashMap::new();
+    let mut roots = Vec::new();
+    for (index, call) in calls.iter().enumerate() {
+        match call["parent"].as_i64() {
+            Some(parent) if known.contains(&parent) => {
+                children.entry(parent).or_default().push(index)
+            }
+            _ => roots.push(index),
         }
     }
-    out
+    let mut in_order: Vec<usize> = (0..calls.len()).collect();
+    in_order.sort_by_key(|&index| seq(index));
+    roots.sort_by_key(|&index| seq(index));
+    for kids in children.values_mut() {
+        kids.sort_by_key(|&index| seq(index));
+    }
+    let mut tree = Tree {
+        calls,
+        children,
+        shown: vec![false; calls.len()],
+        out,
+    };
+    for root in roots {
+        tree.walk(root, "")?;
+    }
+    // Whatever is left is reached from no root: its parent links go round in a cycle.
+    for index in in_order {
+        if !tree.shown.get(index).copied().unwrap_or(true) {
+            tree.walk(index, "  (parent links form a cycle)")?;
+        }
+    }
+    Ok(())
+}
+
+/// The state of one [`write_call_tree`].
+struct Tree<'a> {
+    calls: &'a [Json],
+    children: HashMap<i64, Vec<usize>>,
+    /// Calls already written, by index: each is written once, however the links go.
+    shown: Vec<bool>,
+    out: &'a mut dyn io::Write,
+}
+
+impl Tree<'_> {
+    /// Writes the call at `start` (with `mark` after it) and everything under it, depth
+    /// first, without recursion.
+    fn walk(&mut self, start: usize, mark: &str) -> io::Result<()> {
+        let mut stack = vec![(start, 0usize)];
+        while let Some((index, depth)) = stack.pop() {
+            let (Some(call), Some(shown)) = (self.calls.get(index), self.shown.get_mut(index))
+            else {
+                continue;
+            };
+            if std::mem::replace(shown, true) {
+                continue;
+            }
+            let indent = "  ".repeat(depth.min(MAX_INDENT));
+            let deep = if depth > MAX_INDENT {
+                format!("[depth {depth}] ")
+            } else {
+                String::new()
+            };
+            let mark = if index == start { mark } else { "" };
+            writeln!(self.out, "{indent}{deep}{}{mark}", call_line(call))?;
+            if let Some(kids) = call["seq"].as_i64().and_then(|s| self.children.get(&s)) {
+                stack.extend(kids.iter().rev().map(|&kid| (kid, depth + 1)));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One line per batch job of a run: provider, job id, requests, how it stands.

@@ -13,6 +13,17 @@ pub enum Message {
     /// A batch job's row; the sender hears when it is committed.
     Batch(Box<BatchRow>, Sender<()>),
     BatchEnd(Box<BatchEnd>),
+    /// A call's answer passed its checks: the cache may give it for `key`.
+    Accept {
+        run_id: String,
+        seq: u64,
+        key: String,
+    },
+    /// The run's script text, scrubbed of a secret learnt after the run row was written.
+    Script {
+        run_id: String,
+        script: String,
+    },
     End {
         run_id: String,
         status: String,
@@ -67,22 +78,36 @@ impl Drop for Writer {
 }
 
 fn insert_run(conn: Connection, run: &RunRow) -> Result<Connection, String> {
+    let owner = super::lease::Owner::this_process();
     conn.execute(
-        "INSERT OR IGNORE INTO runs (id, started_ms, command, script, status)
-         VALUES (?1, ?2, ?3, ?4, 'running')",
-        params![run.id, run.started_ms, run.command, run.script],
+        "INSERT OR IGNORE INTO runs (id, started_ms, command, script, status, host, boot, pid,
+            pid_start)
+         VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7, ?8)",
+        params![
+            run.id,
+            run.started_ms,
+            run.command,
+            run.script,
+            owner.as_ref().map(|o| &o.host),
+            owner.as_ref().map(|o| &o.boot),
+            owner.as_ref().map(|o| o.pid),
+            owner.as_ref().map(|o| count(o.start)),
+        ],
     )
     .map_err(|e| e.to_string())?;
     Ok(conn)
 }
 
 fn write_loop(mut conn: Connection, receiver: &Receiver<Message>) {
+    let mut reported = false;
     while let Ok(first) = receiver.recv() {
         let batch: Vec<Message> = std::iter::once(first)
             .chain(receiver.try_iter().take(255))
             .collect();
         if let Err(e) = write_batch(&mut conn, batch) {
-            eprintln!("tasklisp: cannot write the run log: {e}");
+            if !std::mem::replace(&mut reported, true) {
+                eprintln!("tasklisp: cannot write the run log (rows of this run are lost): {e}");
+            }
         }
     }
 }
@@ -99,6 +124,18 @@ fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<(
                 waiting.push(written);
             }
             Message::BatchEnd(end) => end_batch(&tx, &end)?,
+            Message::Accept { run_id, seq, key } => {
+                tx.execute(
+                    "UPDATE calls SET cache_key = ?3 WHERE run_id = ?1 AND seq = ?2",
+                    params![run_id, count(seq), key],
+                )?;
+            }
+            Message::Script { run_id, script } => {
+                tx.execute(
+                    "UPDATE runs SET script = ?2 WHERE id = ?1",
+                    params![run_id, script],
+                )?;
+            }
             Message::End {
                 run_id,
                 status,
@@ -165,8 +202,8 @@ fn insert_call(tx: &rusqlite::Transaction, call: &CallRow) -> rusqlite::Result<(
     let tokens = |n: Option<u64>| n.map(count);
     let mut statement = tx.prepare_cached(
         "INSERT OR REPLACE INTO calls (run_id, seq, parent, kind, task, provider, model,
-            options, messages, answer, tool_calls, input_tokens, output_tokens, latency_ms,
-            cost, status, error, cache_hit, cache_key, started_ms)
+            options, last_message, answer, tool_calls, input_tokens, output_tokens,
+            latency_ms, cost, status, error, cache_hit, cache_key, started_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
             ?18, ?19, ?20)",
     )?;
@@ -179,7 +216,7 @@ fn insert_call(tx: &rusqlite::Transaction, call: &CallRow) -> rusqlite::Result<(
         call.provider,
         call.model,
         json(&call.options),
-        json(&call.messages),
+        insert_messages(tx, call.messages.as_ref())?,
         call.answer,
         json(&call.tool_calls),
         tokens(call.input_tokens),
@@ -193,4 +230,37 @@ fn insert_call(tx: &rusqlite::Transaction, call: &CallRow) -> rusqlite::Result<(
         call.started_ms,
     ])?;
     Ok(())
+}
+
+/// Stores each message of a request once, as a chain: a node is the hash of the chain
+/// before it and the message's JSON, so the calls of a conversation share every message
+/// they have in common and a call adds only what is new. Returns the last node's hash
+/// (`None` for no messages).
+fn insert_messages(
+    tx: &rusqlite::Transaction,
+    messages: Option<&serde_json::Value>,
+) -> rusqlite::Result<Option<String>> {
+    use sha2::{Digest, Sha256};
+    let Some(serde_json::Value::Array(messages)) = messages else {
+        return Ok(None);
+    };
+    let mut statement = tx.prepare_cached(
+        "INSERT OR IGNORE INTO messages (hash, previous, body) VALUES (?1, ?2, ?3)",
+    )?;
+    let mut previous: Option<String> = None;
+    for message in messages {
+        let body = message.to_string();
+        let mut hasher = Sha256::new();
+        hasher.update(previous.as_deref().unwrap_or("").as_bytes());
+        hasher.update(b"\n");
+        hasher.update(body.as_bytes());
+        let hash: String = hasher
+            .finalize()
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        statement.execute(params![hash, previous, body])?;
+        previous = Some(hash);
+    }
+    Ok(previous)
 }

@@ -74,7 +74,7 @@ pub fn run_rounds(
         let rounds = ("rounds", Value::Int(i64::from(round)));
         if checks.audits.is_empty() {
             return Ok(match task.action {
-                Action::Body(_) => result,
+                Action::Body(..) => result,
                 _ => with_notes(&result, &[rounds]),
             });
         }
@@ -88,6 +88,8 @@ pub fn run_rounds(
         if violations.is_empty() {
             return Ok(result);
         }
+        // An answer that failed an audit is not one the cache may give again.
+        interp.tasks.observer.reject_passed(&interp.state.observe);
         if round > checks.retries {
             return Err(invalid_output(task, round, &violations, &found, &result));
         }

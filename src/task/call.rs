@@ -82,8 +82,8 @@ fn run_once(
             atomic::run(interp, task, parts, frame, round)
         }
         Action::Command(parts) => command::run(interp, task, parts, frame),
-        Action::Body(body) => {
-            let value = interp.eval(body, frame)?;
+        Action::Body(body, timeout) => {
+            let value = interp.within_timeout(*timeout, || interp.eval(body, frame))?;
             check_body_output(task, result::from_body(&task.name, value), round)
         }
     }?;

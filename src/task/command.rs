@@ -22,7 +22,7 @@ pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Re
         Some(first) if !parts.shell => first.as_str(),
         _ => "sh",
     };
-    interp.limits.capabilities.check_exec(program)?;
+    let executable = interp.limits.capabilities.exec_program(program)?;
     let stdin = match &parts.code.stdin {
         Some(node) => match interp.eval(node, frame)? {
             Value::Nil => None,
@@ -40,6 +40,7 @@ pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Re
         shell: parts.shell,
         timeout: parts.timeout,
         max_output: DEFAULT_MAX_OUTPUT,
+        executable,
         ..ProcessSpec::new(argv)
     };
     let cancel = Cancel {

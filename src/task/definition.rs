@@ -101,7 +101,8 @@ pub struct Memory {
 pub enum Action {
     Prompt(PromptParts),
     Command(ScriptParts),
-    Body(Rc<Node>),
+    /// The body, and its `:timeout`.
+    Body(Rc<Node>, Option<Duration>),
 }
 
 /// A registered task.
@@ -252,7 +253,11 @@ impl Task {
                     put("timeout", Value::Float(timeout.as_secs_f64()));
                 }
             }
-            Action::Body(_) => {}
+            Action::Body(_, timeout) => {
+                if let Some(timeout) = timeout {
+                    put("timeout", Value::Float(timeout.as_secs_f64()));
+                }
+            }
         }
         if let Some(origin) = &self.origin {
             put("origin", Value::from(origin.as_str()));

@@ -164,7 +164,7 @@ mod tests {
             extra_metadata: Entries::new(),
             origin: origin.map(str::to_owned),
             span: None,
-            action: Action::Body(Rc::new(Node::Const(Value::Nil))),
+            action: Action::Body(Rc::new(Node::Const(Value::Nil)), None),
         })
     }
 

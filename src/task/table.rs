@@ -199,7 +199,7 @@ options! {
     "model" Definition ATOMIC Text("model") "the model to ask";
     "max-turns" Definition ATOMIC Number("max_turns") "provider turns allowed in the session";
     "cache" Definition ATOMIC Bool("cache") "true: answers may come from the run log's cache";
-    "timeout" Definition RUNS_ITSELF Number("timeout") "seconds one call may take";
+    "timeout" Definition EVERY Number("timeout") "seconds one call may take";
     "retries" Definition EVERY Number("retries") "extra rounds when an audit finds a critical issue";
     "audits" Definition EVERY Expr("audits") "functions from a result to a list of issues";
     "inherit-context" Definition EVERY Element("inherit_context") "\"full\", \"none\" or \"subset\"";

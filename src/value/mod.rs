@@ -19,6 +19,7 @@ pub use print::{
 };
 
 use crate::builtins::Builtin;
+use crate::env::Frame;
 use crate::eval::Closure;
 use crate::symbol::Sym;
 use crate::task::Task;
@@ -56,7 +57,7 @@ impl Map {
 
 impl Drop for Map {
     fn drop(&mut self) {
-        if self.entries.values().any(Value::is_container) {
+        if self.entries.values().any(Value::owns_nested) {
             let values: Vec<Value> = std::mem::take(&mut self.entries).into_values().collect();
             dismantle(values);
         }
@@ -240,8 +241,24 @@ impl Value {
         }
     }
 
-    fn is_container(&self) -> bool {
-        matches!(self, Value::List(_, Some(_)) | Value::Map(_))
+    /// Whether dropping this may free more values nested inside it: a list, a map or a
+    /// closure (whose environment holds values).
+    fn owns_nested(&self) -> bool {
+        matches!(
+            self,
+            Value::List(_, Some(_)) | Value::Map(_) | Value::Closure(_)
+        )
+    }
+
+    /// Whether this is the last owner of something that holds more values, so dropping
+    /// it would free them in turn.
+    pub(crate) fn frees_nested(&self) -> bool {
+        match self {
+            Value::List(_, Some(block)) => Rc::strong_count(block) == 1,
+            Value::Map(map) => Rc::strong_count(map) == 1,
+            Value::Closure(closure) => Rc::strong_count(closure) == 1,
+            _ => false,
+        }
     }
 
     /// The type's name as errors and `type-of` give it.
@@ -455,20 +472,40 @@ impl std::fmt::Display for Value {
 
 /// Drops values without recursion: containers this is the last owner of are opened and
 /// their contents queued, so a million-deep nest costs heap, not stack.
-fn dismantle(mut pending: Vec<Value>) {
-    while let Some(value) = pending.pop() {
-        match value {
-            Value::List(_, Some(block)) => {
-                if let Ok(mut block) = Rc::try_unwrap(block) {
-                    block.take_contents(&mut pending);
+fn dismantle(values: Vec<Value>) {
+    dismantle_all(values, Vec::new());
+}
+
+/// [`dismantle`] for values and environment frames together: a closure's frame holds
+/// values, which hold closures, so a chain of a million closures each capturing the one
+/// before is opened here link by link instead of dropped recursively.
+pub(crate) fn dismantle_all(mut values: Vec<Value>, mut frames: Vec<Rc<Frame>>) {
+    loop {
+        if let Some(value) = values.pop() {
+            match value {
+                Value::List(_, Some(block)) => {
+                    if let Ok(mut block) = Rc::try_unwrap(block) {
+                        block.take_contents(&mut values);
+                    }
                 }
-            }
-            Value::Map(map) => {
-                if let Ok(mut map) = Rc::try_unwrap(map) {
-                    pending.extend(std::mem::take(&mut map.entries).into_values());
+                Value::Map(map) => {
+                    if let Ok(mut map) = Rc::try_unwrap(map) {
+                        values.extend(std::mem::take(&mut map.entries).into_values());
+                    }
                 }
+                Value::Closure(closure) => {
+                    if let Ok(Closure { env, .. }) = Rc::try_unwrap(closure) {
+                        frames.extend(env);
+                    }
+                }
+                other => drop(other),
             }
-            other => drop(other),
+        } else if let Some(frame) = frames.pop() {
+            if let Ok(mut frame) = Rc::try_unwrap(frame) {
+                frame.take_contents(&mut values, &mut frames);
+            }
+        } else {
+            return;
         }
     }
 }

@@ -248,40 +248,91 @@ fn requests_file(api: &dyn BatchApi, calls: &[Call]) -> Result<Vec<u8>> {
 }
 
 /// The answers of an ended job in the order of `calls`, each put in its call's place as
-/// it is read; a call the job has no answer for fails.
+/// it is read. A call the job has no answer for fails, and so does one it answers twice
+/// (which answer is meant cannot be told); an answer for an id never submitted means the
+/// output is not this job's, and every call fails.
 fn by_call(
     api: &dyn BatchApi,
     job: &JobState,
     calls: &[Call],
     cancel: &Cancel,
 ) -> Result<Vec<Result<Response>>> {
-    let place: HashMap<&str, usize> = calls
-        .iter()
-        .enumerate()
-        .map(|(index, call)| (call.custom_id.as_str(), index))
-        .collect();
-    let mut answers: Vec<Option<Result<Response>>> = Vec::new();
-    answers.resize_with(calls.len(), || None);
+    let ids: Vec<&str> = calls.iter().map(|call| call.custom_id.as_str()).collect();
+    let mut answers = Answered::new(&ids);
     api.results(job, cancel, &mut |custom_id, answer| {
-        if let Some(slot) = place.get(custom_id).and_then(|&i| answers.get_mut(i)) {
-            *slot = Some(answer);
-        }
+        answers.take(custom_id, answer)
     })?;
-    Ok(answers
-        .into_iter()
-        .zip(calls)
-        .map(|(answer, call)| {
-            answer.unwrap_or_else(|| {
-                Err(Error::task_failure(
-                    Reason::LlmError,
-                    format!(
-                        "the batch {} ended ({}) without an answer for {}",
-                        job.id, job.status, call.custom_id
-                    ),
-                ))
+    Ok(answers.into_results(&job.id, &job.status))
+}
+
+/// The answers of a job as its output file gives them, one slot per submitted id.
+pub struct Answered<'a> {
+    place: HashMap<&'a str, usize>,
+    ids: Vec<&'a str>,
+    slots: Vec<Slot>,
+    /// Ids the output answers that were never submitted (the first few).
+    strangers: Vec<String>,
+}
+
+enum Slot {
+    Missing,
+    Answered(Box<Result<Response>>),
+    Twice,
+}
+
+/// How many ids never submitted an error names.
+const STRANGERS_NAMED: usize = 3;
+
+impl<'a> Answered<'a> {
+    pub fn new(ids: &[&'a str]) -> Answered<'a> {
+        Answered {
+            place: ids.iter().enumerate().map(|(i, &id)| (id, i)).collect(),
+            ids: ids.to_vec(),
+            slots: ids.iter().map(|_| Slot::Missing).collect(),
+            strangers: Vec::new(),
+        }
+    }
+
+    /// Records the output's answer for `custom_id`.
+    pub fn take(&mut self, custom_id: &str, answer: Result<Response>) {
+        let Some(slot) = self
+            .place
+            .get(custom_id)
+            .and_then(|&i| self.slots.get_mut(i))
+        else {
+            if self.strangers.len() < STRANGERS_NAMED {
+                self.strangers.push(custom_id.to_owned());
+            }
+            return;
+        };
+        *slot = match slot {
+            Slot::Missing => Slot::Answered(Box::new(answer)),
+            _ => Slot::Twice,
+        };
+    }
+
+    /// Each submitted id's answer, in order, or the failure that stands for it.
+    pub fn into_results(self, job: &str, status: &str) -> Vec<Result<Response>> {
+        let failure = |message: String| Err(Error::task_failure(Reason::LlmError, message));
+        let strangers = self.strangers;
+        self.slots
+            .into_iter()
+            .zip(self.ids)
+            .map(|(slot, id)| match slot {
+                _ if !strangers.is_empty() => failure(format!(
+                    "the output of batch {job} answers {}, never submitted: it is not this job's output, so none of its answers is used",
+                    strangers.join(", ")
+                )),
+                Slot::Answered(answer) => *answer,
+                Slot::Twice => failure(format!(
+                    "the output of batch {job} answers {id} more than once: which answer is meant cannot be told"
+                )),
+                Slot::Missing => failure(format!(
+                    "the batch {job} ended ({status}) without an answer for {id}"
+                )),
             })
-        })
-        .collect())
+            .collect()
+    }
 }
 
 /// Parses each non-blank line of a JSONL text in turn and hands it to `each`; a line
@@ -417,7 +468,6 @@ mod tests {
                 ..Response::default()
             };
             answer("item-0-round-1", Ok(yes));
-            answer("item-9-round-1", Ok(Response::default()));
             Ok(())
         }
     }
@@ -485,6 +535,49 @@ mod tests {
             .to_string()
             .contains("without an answer for item-3-round-1"));
         assert_eq!(answers[1].as_ref().unwrap().content, "yes");
+    }
+
+    fn answer(content: &str) -> Result<Response> {
+        Ok(Response {
+            content: content.into(),
+            ..Response::default()
+        })
+    }
+
+    fn contents(results: Vec<Result<Response>>) -> Vec<String> {
+        results
+            .into_iter()
+            .map(|r| r.map_or_else(|e| format!("error: {e}"), |r| r.content))
+            .collect()
+    }
+
+    #[test]
+    fn an_id_answered_twice_fails_and_the_others_stand() {
+        let mut answers = Answered::new(&["a", "b"]);
+        answers.take("a", answer("first"));
+        answers.take("b", answer("b"));
+        answers.take("a", answer("second"));
+        answers.take("a", answer("third"));
+        assert_eq!(
+            contents(answers.into_results("job-1", "completed")),
+            [
+                "error: llm_error: the output of batch job-1 answers a more than once: which answer is meant cannot be told",
+                "b"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_id_never_submitted_fails_every_call() {
+        let mut answers = Answered::new(&["a", "b"]);
+        answers.take("a", answer("a"));
+        answers.take("zz", answer("?"));
+        answers.take("b", answer("b"));
+        let results = contents(answers.into_results("job-1", "completed"));
+        assert_eq!(results.len(), 2);
+        for result in results {
+            assert_eq!(result, "error: llm_error: the output of batch job-1 answers zz, never submitted: it is not this job's output, so none of its answers is used");
+        }
     }
 
     #[test]

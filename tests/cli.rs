@@ -1149,7 +1149,8 @@ fn output_that_cannot_be_written_is_an_error() {
         return;
     };
     let dir = tempfile::tempdir().expect("temp dir");
-    for args in [&["eval", "1"][..], &["eval", "(println 1)"]] {
+    let streamed = ["--provider", "echo", "prompt", "hi"];
+    for args in [&["eval", "1"][..], &["eval", "(println 1)"], &streamed] {
         let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
             .env("TASKLISP_LOG", "off")
             .args(args)

@@ -439,10 +439,15 @@ fn run(options: &Options, limits: Limits) -> i32 {
 }
 
 /// The result of a command once its output is flushed: output that could not be
-/// written (a full disk) fails the command; a closed pipe does not.
+/// written (a full disk), printed or streamed, fails the command; a closed pipe does not.
 fn flushed(interp: &Interp, result: Result<i32>) -> Result<i32> {
-    match (result, interp.out().flush()) {
-        (Ok(_), Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+    let failure = interp
+        .out()
+        .flush()
+        .err()
+        .or_else(crate::task::sink::take_stdout_failure);
+    match (result, failure) {
+        (Ok(_), Some(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             Err(Error::stdout_write(&e))
         }
         (result, _) => result,

@@ -69,7 +69,7 @@ const MAX_PERIOD: usize = 4;
 /// The task calls and steps an error crossed, outermost first, on one line, from
 /// `details.trace`: `in release › step 0 › check-file`. A run of the same calls is
 /// printed once with a count: `in t ×100`, `in (a › step 0 › b › step 0) ×50`.
-pub fn chain(details: &Map<String, Json>) -> Option<String> {
+fn chain(details: &Map<String, Json>) -> Option<String> {
     let Some(Json::Array(trace)) = details.get("trace") else {
         return None;
     };
@@ -128,7 +128,7 @@ fn longest_repeat(calls: &[String]) -> Option<(usize, usize)> {
     best
 }
 
-pub fn truncate(text: &str, max: usize) -> String {
+fn truncate(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }

@@ -34,7 +34,9 @@ thread_local! {
 fn of_type(value: &Json, kind: &str) -> bool {
     match kind {
         "string" => value.is_string(),
-        "integer" => value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0),
+        "integer" => {
+            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
         "number" => value.is_number(),
         "boolean" => value.is_boolean(),
         "array" => value.is_array(),
@@ -53,9 +55,15 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(tasks.len(), 2, "the tools are defined");
         for tool in tasks {
             match check_arguments(tool, &arguments) {
-                Err(message) => assert!(message.len() <= MAX_ARGUMENT_ERROR_BYTES, "{} bytes", message.len()),
+                Err(message) => assert!(
+                    message.len() <= MAX_ARGUMENT_ERROR_BYTES,
+                    "{} bytes",
+                    message.len()
+                ),
                 Ok(()) => {
-                    let given = arguments.as_object().expect("accepted arguments are an object");
+                    let given = arguments
+                        .as_object()
+                        .expect("accepted arguments are an object");
                     for param in &tool.params {
                         let name = param.name.name();
                         let kind = tool.param_types.get(name).map_or("string", String::as_str);

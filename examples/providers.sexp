@@ -1,6 +1,6 @@
 ;; Providers: the same task, answered by different models. See docs/PROVIDERS.md.
 ;;
-;;   tasklisp run examples/providers.sexp                     ; echo: the prompts come back
+;;   tasklisp --provider echo run examples/providers.sexp     ; echo: the prompts come back
 ;;   tasklisp --provider ollama --model llama3.2 run examples/providers.sexp
 ;;   TASKLISP_CASSETTE=haiku.jsonl tasklisp --provider record:ollama --model llama3.2 run examples/providers.sexp
 ;;   TASKLISP_CASSETTE=haiku.jsonl tasklisp --provider replay run examples/providers.sexp

@@ -1,7 +1,8 @@
 //! What a program may do beyond computing: run other programs, read and write files,
-//! read the environment, choose a network provider. By default everything is allowed;
-//! [`Capabilities::sandbox`] (the `--sandbox` flag) allows nothing until flags re-allow
-//! it, for code nobody reviewed (a plan a model wrote, a third-party template).
+//! read the environment, choose a network provider and the servers it talks to. By
+//! default everything is allowed; [`Capabilities::sandbox`] (the `--sandbox` flag)
+//! allows nothing until flags re-allow it, for code nobody reviewed (a plan a model
+//! wrote, a third-party template).
 //!
 //! A denied action is `TASK_FAILURE` / `permission_denied` naming the flag that would
 //! allow it (details `capability` and `flag`).
@@ -47,6 +48,11 @@ pub struct Capabilities {
     /// `echo` and providers written as Lisp functions need no network and are always
     /// allowed; the provider given on the command line is the user's own choice.
     pub providers: Option<Vec<String>>,
+    /// Hosts code may send requests to when it chooses the address itself (a provider's
+    /// `base_url` given in code): `host` (any port) or `host:port`, compared without
+    /// regard to case; an IPv6 address with or without its brackets. Addresses from the
+    /// command line or the environment are the user's own choice and not checked.
+    pub net: Option<Vec<String>>,
 }
 
 /// A file access being checked.
@@ -70,6 +76,7 @@ impl Capabilities {
             write: Some(Vec::new()),
             env: Some(Vec::new()),
             providers: Some(Vec::new()),
+            net: Some(Vec::new()),
         }
     }
 
@@ -149,6 +156,81 @@ impl Capabilities {
                     format!("choosing the provider {kind}")
                 })
             })
+    }
+
+    /// Whether code may send requests to `url`: its host must be allowed, alone (any
+    /// port) or with the URL's port. A URL without a host is refused.
+    pub fn check_url(&self, url: &str) -> Result<()> {
+        let Some(allowed) = &self.net else {
+            return Ok(());
+        };
+        let Some((host, port)) = host_and_port(url) else {
+            return Err(denied(
+                "net",
+                "sending requests to a URL without a host".to_owned(),
+                "--allow-net=HOST".to_owned(),
+            ));
+        };
+        if allowed
+            .iter()
+            .any(|entry| net_entry_allows(entry, &host, port))
+        {
+            return Ok(());
+        }
+        Err(denied(
+            "net",
+            format!("sending requests to {host}"),
+            format!("--allow-net={}", bracketed(&host)),
+        ))
+    }
+}
+
+/// The host of `url` (lower case, an IPv6 address without brackets) and its port,
+/// the scheme's default when it names none. Never the URL's credentials.
+fn host_and_port(url: &str) -> Option<(String, Option<u16>)> {
+    let uri = url.trim().parse::<ureq::http::Uri>().ok()?;
+    let host = uri.host().filter(|h| !h.is_empty())?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let port = uri.port_u16().or(match uri.scheme_str() {
+        Some("http") => Some(80),
+        Some("https") => Some(443),
+        _ => None,
+    });
+    Some((host.to_ascii_lowercase(), port))
+}
+
+/// Whether an `--allow-net` entry (`host`, `host:port`, `[v6]:port`, a bare IPv6
+/// address) allows `host` at `port`.
+fn net_entry_allows(entry: &str, host: &str, port: Option<u16>) -> bool {
+    let entry = entry.trim();
+    let (entry_host, entry_port) = match entry.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((v6, "")) => (v6, None),
+            Some((v6, tail)) => match tail.strip_prefix(':').map(str::parse::<u16>) {
+                Some(Ok(p)) => (v6, Some(p)),
+                _ => return false,
+            },
+            None => return false,
+        },
+        // More than one colon without brackets: an IPv6 address alone.
+        None if entry.matches(':').count() > 1 => (entry, None),
+        None => match entry.split_once(':') {
+            Some((name, p)) => match p.parse::<u16>() {
+                Ok(p) => (name, Some(p)),
+                Err(_) => return false,
+            },
+            None => (entry, None),
+        },
+    };
+    entry_host.eq_ignore_ascii_case(host) && (entry_port.is_none() || entry_port == port)
+}
+
+/// How a host is written in a flag: an IPv6 address in brackets.
+fn bracketed(host: &str) -> String {
+    if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.to_owned()
     }
 }
 
@@ -255,6 +337,7 @@ mod tests {
         assert!(all.check_path(Path::new("/tmp/x"), Access::Write).is_ok());
         assert!(all.check_env("HOME").is_ok());
         assert!(all.check_provider("openai").is_ok());
+        assert!(all.check_url("https://anywhere.example/v1").is_ok());
     }
 
     #[test]
@@ -273,6 +356,13 @@ mod tests {
             "--allow-provider=record"
         );
         assert!(sandbox.check_provider("echo").is_ok());
+        assert_eq!(
+            reason_and_flag(sandbox.check_url("http://u:pw@Evil.Example:8080/v1")),
+            (
+                "permission_denied".into(),
+                "--allow-net=evil.example".into()
+            )
+        );
         let dir = tempfile::tempdir().unwrap();
         let real = std::fs::canonicalize(dir.path()).unwrap();
         let file = dir.path().join("f.txt");
@@ -339,5 +429,41 @@ mod tests {
         assert!(caps.check_env("HOME").is_err());
         assert!(caps.check_provider("openai").is_ok());
         assert!(caps.check_provider("record:openai").is_err());
+    }
+
+    #[test]
+    fn only_the_named_hosts_and_ports_are_allowed() {
+        let caps = Capabilities {
+            net: Some(vec![
+                "api.example.com".into(),
+                "127.0.0.1:8080".into(),
+                "[::1]:9000".into(),
+                "fe80::2".into(),
+            ]),
+            ..Capabilities::sandbox()
+        };
+        for allowed in [
+            "https://API.example.com/v1",
+            "http://api.example.com:1234",
+            "http://127.0.0.1:8080/v1",
+            "http://[::1]:9000/",
+            "http://[fe80::2]/",
+        ] {
+            assert!(caps.check_url(allowed).is_ok(), "{allowed}");
+        }
+        for refused in [
+            "http://api.example.com.evil.net/v1",
+            "http://127.0.0.1:8081/v1",
+            "http://127.0.0.1/v1",
+            "http://[::1]:9001/",
+            "http://api.example.com@evil.net/",
+            "not a url",
+            "/v1/chat",
+        ] {
+            assert!(caps.check_url(refused).is_err(), "{refused}");
+        }
+        let error = caps.check_url("http://[::2]:80/").unwrap_err();
+        assert_eq!(error.details()["flag"], "--allow-net=[::2]");
+        assert!(!error.message().contains("v1"), "{}", error.message());
     }
 }

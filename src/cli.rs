@@ -14,6 +14,8 @@ use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+mod args;
+mod cache;
 mod log;
 mod prompt;
 
@@ -29,8 +31,7 @@ pub struct Options {
     /// Import an XML template file or .sexp module before running (repeatable).
     #[arg(long = "import", value_name = "FILE", global = true)]
     pub imports: Vec<PathBuf>,
-    /// The model provider: echo, openai, anthropic, command, replay, record.
-    #[arg(long, global = true, env = "TASKLISP_PROVIDER")]
+    #[arg(long, global = true, env = "TASKLISP_PROVIDER", help = provider_help())]
     pub provider: Option<String>,
     /// The model name sent to the provider.
     #[arg(long, short = 'm', global = true, env = "TASKLISP_MODEL")]
@@ -128,6 +129,16 @@ pub struct Options {
         global = true
     )]
     pub allow_provider: Vec<String>,
+    /// With --sandbox: hosts (HOST or HOST:PORT) code may send requests to when it
+    /// chooses the address itself (a provider's base_url given in code).
+    #[arg(
+        long = "allow-net",
+        value_name = "HOST,…",
+        value_delimiter = ',',
+        requires = "sandbox",
+        global = true
+    )]
+    pub allow_net: Vec<String>,
     /// Record nothing in the run log (also TASKLISP_LOG=off).
     #[arg(long = "no-log", global = true)]
     pub no_log: bool,
@@ -141,6 +152,14 @@ pub struct Options {
     /// Stop model calls after this many.
     #[arg(long = "budget-calls", value_name = "N", global = true)]
     pub budget_calls: Option<u64>,
+}
+
+/// `--provider`'s help, listing the providers from their table.
+fn provider_help() -> String {
+    format!(
+        "The model provider: {} (or record:PROVIDER)",
+        crate::provider::KNOWN.join(", ")
+    )
 }
 
 #[derive(Subcommand, Debug, Clone)]
@@ -185,6 +204,8 @@ pub enum Command {
     },
     /// Run the `deftest` tests of .sexp files (see docs/TESTING.md).
     Test(crate::testing::TestArgs),
+    /// The answer cache: `cache clear [--task NAME] [--older-than DURATION]`.
+    Cache(cache::CacheArgs),
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,6 +242,7 @@ impl Options {
             write: Some(self.allow_write.clone()),
             env: Some(self.allow_env.clone()),
             providers: Some(self.allow_provider.clone()),
+            net: Some(self.allow_net.clone()),
         }
     }
 
@@ -246,7 +268,7 @@ impl Options {
 
 /// Parses the arguments and runs; returns the process exit status.
 pub fn main() -> i32 {
-    let (argv, script_args) = split_script_args(std::env::args_os().collect());
+    let (argv, script_args) = args::split_script_args(std::env::args_os().collect());
     let help = subcommand_help(&argv);
     let parsed = Options::try_parse_from(argv).map(|mut options| {
         if let Some(Command::Run { args, .. }) = &mut options.command {
@@ -258,7 +280,10 @@ pub fn main() -> i32 {
         Ok(o) => o,
         Err(e) => {
             match help {
-                Some(help) if e.kind() == clap::error::ErrorKind::DisplayHelp => print!("{help}"),
+                Some(help) if e.kind() == clap::error::ErrorKind::DisplayHelp => {
+                    // A closed pipe ends the help quietly, as it ends any output.
+                    let _ = std::io::stdout().write_all(help.as_bytes());
+                }
                 _ => {
                     let _ = e.print();
                 }
@@ -295,11 +320,8 @@ const HELP_FLAGS: &[(&str, &[&str])] = &[
 /// a command line asking for it; other help is clap's own. Parsing is left to clap's
 /// parser as derived: this command only prints.
 fn subcommand_help(argv: &[OsString]) -> Option<String> {
-    let name = argv.iter().skip(1).find_map(|word| {
-        let word = word.to_str()?;
-        HELP_FLAGS.iter().find(|(name, _)| *name == word)
-    })?;
-    let (name, shown) = name;
+    let word = argv.get(args::command_position(argv)?)?.to_str()?;
+    let (name, shown) = HELP_FLAGS.iter().find(|(name, _)| *name == word)?;
     let mut command = Options::command();
     let unshown: Vec<clap::Id> = command
         .get_arguments()
@@ -312,49 +334,6 @@ fn subcommand_help(argv: &[OsString]) -> Option<String> {
     command.build();
     let sub = command.find_subcommand_mut(name)?;
     Some(sub.render_help().to_string())
-}
-
-/// Splits `tasklisp … run … FILE ARGS…` before FILE's arguments, so that every one of
-/// them reaches the script as it is (`--json`, `-q`, `--` included) rather than being
-/// read as tasklisp's own flags. Other command lines are left whole.
-fn split_script_args(mut argv: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
-    let command = Options::command();
-    let takes_value: Vec<String> = command
-        .get_arguments()
-        .filter(|a| a.get_action().takes_values())
-        .filter_map(|a| a.get_long().map(|long| format!("--{long}")))
-        .collect();
-    let mut seen_run = false;
-    let mut i = 1;
-    while let Some(word) = argv.get(i) {
-        let word = word.to_string_lossy().into_owned();
-        if word == "--" && seen_run {
-            i += 1;
-            break;
-        }
-        if word.starts_with('-') && word != "-" {
-            // An option's value is the next word unless written `--name=value`.
-            i += if takes_value.contains(&word) { 2 } else { 1 };
-            continue;
-        }
-        if seen_run {
-            break;
-        }
-        if word != "run" {
-            return (argv, Vec::new());
-        }
-        seen_run = true;
-        i += 1;
-    }
-    if !seen_run || i >= argv.len() {
-        return (argv, Vec::new());
-    }
-    let script_args = argv
-        .split_off(i + 1)
-        .into_iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    (argv, script_args)
 }
 
 /// Mistakes in the command line that clap cannot see: an unknown provider, an XML
@@ -407,6 +386,9 @@ fn run(options: &Options, limits: Limits) -> i32 {
     if let Some(Command::Log { run, limit }) = &options.command {
         return log::show(options, run.as_deref(), *limit);
     }
+    if let Some(Command::Cache(args)) = &options.command {
+        return cache::run(options, args);
+    }
     // Tests run in interpreters of their own, one per test.
     if let Some(Command::Test(args)) = &options.command {
         return log::run_tests(options, args, limits);
@@ -440,12 +422,12 @@ fn run(options: &Options, limits: Limits) -> i32 {
             system,
             schema,
         }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
-        Some(Command::Log { .. }) => Ok(0),
+        Some(Command::Log { .. } | Command::Cache(_)) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),
     });
-    interp.flush();
+    let result = flushed(&interp, result);
     log::finish(&interp, &result);
     match result {
         Ok(code) => code,
@@ -453,6 +435,22 @@ fn run(options: &Options, limits: Limits) -> i32 {
             Some(code) => code,
             None => report(options, &e),
         },
+    }
+}
+
+/// The result of a command once its output is flushed: output that could not be
+/// written (a full disk), printed or streamed, fails the command; a closed pipe does not.
+fn flushed(interp: &Interp, result: Result<i32>) -> Result<i32> {
+    let failure = interp
+        .out()
+        .flush()
+        .err()
+        .or_else(crate::task::sink::take_stdout_failure);
+    match (result, failure) {
+        (Ok(_), Some(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::stdout_write(&e))
+        }
+        (result, _) => result,
     }
 }
 
@@ -480,6 +478,21 @@ pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
         crate::module::import_file(interp, file, None)?;
     }
     Ok(())
+}
+
+/// Prints `text` on stdout; returns the exit status: 0, also when the pipe was closed.
+pub fn print_stdout(options: &Options, text: &str) -> i32 {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => 0,
+        Err(e) => {
+            let error = Error::stdout_write(&e);
+            error.exit_code().unwrap_or_else(|| report(options, &error))
+        }
+    }
 }
 
 /// The exit status of bad usage: unknown flags, a script that cannot be read.
@@ -549,8 +562,7 @@ fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()
     } else {
         "\n"
     };
-    writeln!(out, "{newline}{text}")
-        .map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
+    writeln!(out, "{newline}{text}").map_err(|e| Error::stdout_write(&e))?;
     Ok(())
 }
 
@@ -558,7 +570,7 @@ use std::io::Write;
 
 fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
     let checked = crate::module::Checked::default();
-    crate::module::declare_xml_tasks(interp, &checked, files);
+    crate::module::declare_tasks(interp, &checked, files);
     let mut status = 0;
     let mut analysed = Vec::new();
     let mut readable = Vec::new();

@@ -13,6 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 
 mod bounded;
+mod printed;
 mod reason;
 pub use bounded::{MAX_DETAILS, MAX_MESSAGE};
 pub use reason::Reason;
@@ -104,6 +105,16 @@ impl Error {
         e
     }
 
+    /// A write to standard output that failed. A closed pipe (`tasklisp run x | head`)
+    /// means the reader wants no more: the program ends quietly with status 0, as
+    /// `(exit 0)` would end it.
+    pub fn stdout_write(e: &std::io::Error) -> Error {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            return Error::exit(0);
+        }
+        Error::eval(format!("cannot write output: {e}"))
+    }
+
     /// Adds a suggestion to the rendered report, if there is one.
     pub fn with_hint(mut self, hint: Option<String>) -> Error {
         self.0.hint = hint;
@@ -166,6 +177,13 @@ impl Error {
 
     pub fn with_span(mut self, span: Span) -> Error {
         self.0.span = Some(span);
+        self
+    }
+
+    /// The error pointing nowhere: for errors in code the user did not write.
+    pub fn without_span(mut self) -> Error {
+        self.0.span = None;
+        self.0.text = None;
         self
     }
 
@@ -279,26 +297,6 @@ impl Error {
         bounded::bounded(&self.to_json(), max)
     }
 
-    /// The task calls and steps the error crossed, outermost first, on one line
-    /// (`in release › step 0 › check-file`), from `details.trace`.
-    pub fn chain(&self) -> Option<String> {
-        let Some(Json::Array(trace)) = self.0.details.get("trace") else {
-            return None;
-        };
-        let parts: Vec<String> = trace
-            .iter()
-            .flat_map(|entry| {
-                let task = entry.get("task").and_then(Json::as_str).map(str::to_owned);
-                let step = entry
-                    .get("step")
-                    .and_then(Json::as_u64)
-                    .map(|i| format!("step {i}"));
-                task.into_iter().chain(step)
-            })
-            .collect();
-        (!parts.is_empty()).then(|| format!("in {}", parts.join(" › ")))
-    }
-
     /// Rebuilds an error from its map form (what `catch` saw), so a handler can re-raise it.
     pub fn from_json(value: &Json) -> Option<Error> {
         let kind = ErrorKind::from_code(value.get("type")?.as_str()?)?;
@@ -361,14 +359,9 @@ impl Diagnostic for Error {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        let details = (!self.0.details.is_empty() && self.0.kind != ErrorKind::Syntax).then(|| {
-            let details = Json::Object(self.0.details.clone()).to_string();
-            let details = format!("details: {}", truncate(&details, 2000));
-            match self.chain() {
-                Some(chain) => format!("{chain}\n{details}"),
-                None => details,
-            }
-        });
+        let details = (self.0.kind != ErrorKind::Syntax)
+            .then(|| printed::lines(&self.0.details).join("\n"))
+            .filter(|lines| !lines.is_empty());
         let call_site = self.0.call_site.and_then(|span| {
             let file = source::source(span.source)?;
             let (line, column) = source::line_col(&file.text, span.start as usize);
@@ -380,17 +373,6 @@ impl Diagnostic for Error {
             .collect();
         (!parts.is_empty()).then(|| Box::new(parts.join("; ")) as Box<dyn fmt::Display + 'a>)
     }
-}
-
-fn truncate(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
 }
 
 /// An error paired with the text its span points into, for rendering.

@@ -26,6 +26,7 @@
     )
 )]
 
+pub mod atomic_file;
 pub mod bounds;
 pub mod builtins;
 pub mod capabilities;

@@ -35,9 +35,11 @@
       (assoc m (car ks) (assoc-in (get m (car ks) {}) (cdr ks) v))))
 
 ;; (assert test "message") raises an EVAL_ERROR with the message when test is false.
+;; It expands to `if`, which no program can redefine (a program may redefine `unless`).
 (defmacro assert (test . message)
-  `(unless ,test
-     (error ,(if (null? message) (str "assertion failed: " (repr test)) (car message)))))
+  `(if ,test
+       nil
+       (error ,(if (null? message) (str "assertion failed: " (repr test)) (car message)))))
 
 ;; (-> x (f a) g) threads x as the first argument: (g (f x a)).
 (defmacro -> (x . forms)

@@ -6,6 +6,7 @@ use std::process::{Command, Stdio};
 #[path = "common/binary.rs"]
 mod binary;
 use binary::{run_binary, Run};
+mod common;
 
 fn tasklisp(dir: &Path, args: &[&str]) -> Run {
     run_binary(dir, args, &[])
@@ -71,6 +72,77 @@ fn run_passes_every_argument_after_the_script_flags_included() {
     );
 }
 
+/// Every shape of global flag before `run` (and between `run` and the script) takes
+/// effect, and the words after the script still reach it.
+#[test]
+fn flags_of_every_shape_before_run_leave_the_script_its_arguments() {
+    let (dir, _) =
+        script("(deftask t () :prompt \"hi\")\n(prn *args*)\n(print (get (t) \"content\"))");
+    let env = [
+        ("TASKLISP_PROVIDER", "command"),
+        (
+            "TASKLISP_PROVIDER_COMMAND",
+            "printf '%s %s' \"$TASKLISP_MODEL\" \"$TASKLISP_OPTIONS\"",
+        ),
+    ];
+    let shapes: &[(&[&str], &str)] = &[
+        (&["-m", "m1"], "m1 {}"),
+        (&["--model", "m2"], "m2 {}"),
+        (&["--model=m3"], "m3 {}"),
+        (&["-mm4"], "m4 {}"),
+        (&["-qm", "m5"], "m5 {}"),
+        (&["-m", "m6", "-o", "seed", "7"], "m6 {\"seed\":7}"),
+        (&["-m", "m7", "--option", "seed", "8"], "m7 {\"seed\":8}"),
+        (&["-q", "--json", "--no-log", "-m", "m8"], "m8 {}"),
+        (&["--sandbox", "--allow-exec", "-m", "m9"], "m9 {}"),
+        (&["--max-depth", "50", "--model", "m10"], "m10 {}"),
+    ];
+    for (flags, answer) in shapes {
+        for after_run in [false, true] {
+            let mut args: Vec<&str> = Vec::new();
+            if after_run {
+                args.push("run");
+            }
+            args.extend(*flags);
+            if !after_run {
+                args.push("run");
+            }
+            args.extend(["main.sexp", "x", "-y", "--json", "-m", "z"]);
+            let r = run_binary(dir.path(), &args, &env);
+            assert_eq!(r.status, Some(0), "{args:?}: {}", r.stderr);
+            assert_eq!(
+                r.stdout,
+                format!("(\"x\" \"-y\" \"--json\" \"-m\" \"z\")\n{answer}"),
+                "{args:?}"
+            );
+        }
+    }
+}
+
+/// Global flags before `prompt` leave it its own (`-s`) and its text.
+#[test]
+fn flags_before_prompt_leave_it_its_own() {
+    let (status, out, err) = with_stdin(
+        &[
+            "--provider",
+            "echo",
+            "-m",
+            "m",
+            "-o",
+            "seed",
+            "1",
+            "-q",
+            "prompt",
+            "-s",
+            "Be terse.",
+            "hi",
+            "there",
+        ],
+        "",
+    );
+    assert_eq!((status, out.as_str()), (Some(0), "hi there\n"), "{err}");
+}
+
 #[test]
 fn run_dash_reads_the_script_from_stdin() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -116,6 +188,22 @@ fn an_unknown_provider_is_bad_usage_with_a_hint() {
     assert!(r.stderr.contains("did you mean `openai`?"), "{}", r.stderr);
     let r = eval(&["--provider", "record:nope", "1"]);
     assert_eq!(r.status, Some(2), "{}", r.stderr);
+}
+
+#[test]
+fn provider_help_lists_every_provider() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let r = tasklisp(dir.path(), &["--help"]);
+    let line = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.contains("--provider"))
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    for name in tasklisp::provider::KNOWN {
+        assert!(line.contains(name), "{name} in {line}");
+    }
 }
 
 #[test]
@@ -589,6 +677,140 @@ fn check_reports_a_syntax_error_and_goes_on() {
 }
 
 #[test]
+fn check_passes_the_shipped_examples_in_every_order() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = ["examples", "examples/templates"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(root.join(dir)).expect("examples"))
+        .map(|entry| entry.expect("entry").path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("sexp" | "xml")))
+        .map(|p| p.strip_prefix(&root).expect("inside").display().to_string())
+        .collect();
+    files.sort();
+    // Each file first once (rotations), and the whole list reversed.
+    let mut orders: Vec<Vec<String>> = (0..files.len())
+        .map(|i| [&files[i..], &files[..i]].concat())
+        .collect();
+    orders.push(files.iter().rev().cloned().collect());
+    for order in orders {
+        let mut args = vec!["check"];
+        args.extend(order.iter().map(String::as_str));
+        let r = tasklisp(&root, &args);
+        assert_eq!(r.status, Some(0), "{order:?}: {}", r.stderr);
+        let expected: String = order.iter().map(|f| format!("{f}: ok\n")).collect();
+        assert_eq!(r.stdout, expected);
+    }
+}
+
+#[test]
+fn check_knows_the_names_an_xml_import_gives_its_tasks() {
+    let (dir, _) = script(
+        "(import \"t.xml\" :as cr)\n\
+         (import \"t.xml\" :as one :only (b))\n\
+         (prn (cr/a 1) (cr/b) (one/b))\n",
+    );
+    std::fs::write(
+        dir.path().join("t.xml"),
+        r#"<tasks>
+  <task name="a"><inputs><input name="x"/></inputs><instructions>{{x}}</instructions></task>
+  <task name="b" type="sequential"><steps><call template="a"><arg>1</arg></call></steps></task>
+  <task name="c"><instructions>c</instructions></task>
+</tasks>"#,
+    )
+    .expect("write");
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "main.sexp: ok\n");
+    let run = tasklisp(dir.path(), &["--provider", "echo", "run", "main.sexp"]);
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    // What run would not find, check reports: the plain names, a task `:only` left out.
+    for (call, unbound) in [("(a 1)", "a"), ("(one/c)", "one/c"), ("(cr/a)", "")] {
+        std::fs::write(
+            dir.path().join("main.sexp"),
+            format!("(import \"t.xml\" :as cr)\n(import \"t.xml\" :as one :only (b))\n{call}\n"),
+        )
+        .expect("write");
+        let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+        assert_eq!(r.status, Some(1), "{call}");
+        let expected = match unbound {
+            "" => "task `cr/a`: missing required argument `x`".to_owned(),
+            name => format!("unbound symbol: {name}"),
+        };
+        assert!(r.stderr.contains(&expected), "{call}: {}", r.stderr);
+        let run = tasklisp(dir.path(), &["--provider", "echo", "run", "main.sexp"]);
+        assert_eq!(run.status, Some(1), "{call}");
+        assert!(!run.stderr.contains("no model provider"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn check_resolves_xml_references_to_sexp_tasks_in_any_order() {
+    let (dir, _) = script("");
+    std::fs::write(
+        dir.path().join("lib.sexp"),
+        "(deftask shout (text) :prompt \"Shout {{text}}\")\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("flow.xml"),
+        r#"<task name="loud" type="sequential">
+  <inputs><input name="text"/></inputs>
+  <steps><task ref="shout"/><call template="shout"><arg>text</arg></call></steps>
+</task>"#,
+    )
+    .expect("write");
+    for order in [["flow.xml", "lib.sexp"], ["lib.sexp", "flow.xml"]] {
+        let r = tasklisp(dir.path(), &["check", order[0], order[1]]);
+        assert_eq!(r.status, Some(0), "{order:?}: {}", r.stderr);
+        assert_eq!(r.stdout, format!("{}: ok\n{}: ok\n", order[0], order[1]));
+    }
+    let r = tasklisp(dir.path(), &["check", "flow.xml"]);
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.contains("unknown task `shout`"), "{}", r.stderr);
+}
+
+#[test]
+fn check_reports_what_a_definition_would_refuse() {
+    let (dir, _) = script("(import \"fresh.xml\")\n");
+    let refused = ":fresh-context true runs the task with nothing inherited, so it cannot go with :inherit-context \"full\" or \"subset\"";
+    for mode in ["full", "subset"] {
+        std::fs::write(
+            dir.path().join("fresh.xml"),
+            format!(
+                r#"<task name="isolated" inherit_context="{mode}">
+  <instructions>hi</instructions>
+  <context_management><fresh_context>true</fresh_context></context_management>
+</task>"#
+            ),
+        )
+        .expect("write");
+        for file in ["fresh.xml", "main.sexp"] {
+            let r = tasklisp(dir.path(), &["check", file]);
+            assert_eq!(r.status, Some(1), "{mode} {file}");
+            assert!(r.stderr.contains("VALIDATION_ERROR"), "{}", r.stderr);
+            assert!(r.stderr.contains(refused), "{}", r.stderr);
+            assert!(r.stderr.contains("fresh.xml:3:"), "{}", r.stderr);
+        }
+        let r = tasklisp(dir.path(), &["run", "main.sexp"]);
+        assert_eq!(r.status, Some(1), "{mode}: run refuses it too");
+        assert!(r.stderr.contains(refused), "{}", r.stderr);
+    }
+    // The same in a deftask; an option written as an expression is left to the run.
+    std::fs::write(
+        dir.path().join("main.sexp"),
+        "(define mode \"full\")\n\
+         (deftask later () :prompt \"x\" :fresh-context true :inherit-context mode)\n\
+         (deftask now () :prompt \"x\" :fresh-context true :inherit-context \"subset\")\n",
+    )
+    .expect("write");
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.contains(refused), "{}", r.stderr);
+    assert!(r.stderr.contains("main.sexp:3:"), "{}", r.stderr);
+    assert!(!r.stderr.contains("main.sexp:2:"), "{}", r.stderr);
+}
+
+#[test]
 fn max_depth_limits_recursion() {
     let program = "(define (f n) (if (= n 0) 0 (+ 1 (f (- n 1)))))\n(prn (f 100))";
     let shallow = run_script(program, &["--max-depth", "50"]);
@@ -688,10 +910,20 @@ fn stdin_reaches_read_line() {
 
 /// Runs `tasklisp ARGS` with `input` on stdin (echo provider, no log).
 fn with_stdin(args: &[&str], input: &str) -> (Option<i32>, String, String) {
+    with_stdin_in(args, input, &[("TASKLISP_PROVIDER", "echo")])
+}
+
+/// `with_stdin` with the environment `env` instead of the echo provider.
+fn with_stdin_in(
+    args: &[&str],
+    input: &str,
+    env: &[(&str, &str)],
+) -> (Option<i32>, String, String) {
     let dir = tempfile::tempdir().expect("temp dir");
     let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
         .env_clear()
         .env("TASKLISP_LOG", "off")
+        .envs(env.iter().copied())
         .args(args)
         .current_dir(dir.path())
         .stdin(Stdio::piped())
@@ -745,10 +977,59 @@ fn prompt_joins_stdin_after_the_text_and_prints_the_answer() {
     assert!(err.contains("nothing to ask"), "{err}");
 }
 
+/// With no provider named and no API key, a model call fails saying how to configure
+/// one (it used to answer with the prompt, exit 0); `echo` answers only when named.
+#[test]
+fn with_no_provider_configured_a_model_call_fails_and_says_how_to_configure_one() {
+    let (status, out, err) = with_stdin_in(&["prompt", "hello"], "", &[]);
+    assert_eq!((status, out.as_str()), (Some(1), ""), "{err}");
+    for words in [
+        "llm_error",
+        "no model provider is configured",
+        "--provider",
+        "OPENAI_API_KEY",
+    ] {
+        assert!(err.contains(words), "{words}: {err}");
+    }
+    let (status, _, err) = with_stdin_in(&["-m", "gpt-4o-mini", "prompt", "hello"], "", &[]);
+    assert_eq!(status, Some(1), "{err}");
+    assert!(err.contains("no model provider is configured"), "{err}");
+    let script = "(deftask ask (q) :prompt \"{{q}}\")\n(println (get (ask \"hi\") \"content\"))\n";
+    let r = run_script(script, &[]);
+    assert_eq!((r.status, r.stdout.as_str()), (Some(1), ""), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no model provider is configured"),
+        "{}",
+        r.stderr
+    );
+    // A program without model calls needs no provider; echo answers when named.
+    let r = run_script("(println (+ 1 2))", &[]);
+    assert_eq!((r.status, r.stdout.as_str()), (Some(0), "3\n"));
+    let r = run_script(script, &["--provider", "echo"]);
+    assert_eq!((r.status, r.stdout.as_str()), (Some(0), "hi\n"));
+}
+
+/// A plain-text answer cut off by the token limit is printed, with a warning on stderr.
+#[test]
+fn the_repl_warns_of_an_answer_cut_off_by_the_token_limit() {
+    let input =
+        "(set-provider! (fn (r) {\"content\" \"Once upon\" \"finish_reason\" \"length\"}))\n\
+                 (deftask story () :prompt \"Tell a story\")\n\
+                 (get (story) \"content\")\n\
+                 (story)\n";
+    let (status, out, err) = with_stdin(&[], input);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(out.contains("\"Once upon\"\n"), "{out}");
+    assert_eq!(
+        err,
+        "; warning: the answer was cut off by the token limit (finish reason \"length\"); raise max_tokens for the whole answer\n"
+    );
+}
+
 #[test]
 fn budget_flags_stop_the_call_past_them() {
     let script = "(deftask ask (q) :prompt \"{{q}}\")\n(ask \"a\")\n(ask \"b\")\n(println \"two done\")\n(ask \"c\")\n";
-    let r = run_script(script, &["--budget-calls", "2"]);
+    let r = run_script(script, &["--provider", "echo", "--budget-calls", "2"]);
     assert_eq!(r.status, Some(1));
     assert_eq!(r.stdout, "two done\n");
     assert!(
@@ -757,7 +1038,7 @@ fn budget_flags_stop_the_call_past_them() {
         r.stderr
     );
     // Cost is known after a call: a dollar budget of 0 stops the first one.
-    let r = run_script(script, &["--budget-usd", "0"]);
+    let r = run_script(script, &["--provider", "echo", "--budget-usd", "0"]);
     assert_eq!(r.status, Some(1), "{}", r.stderr);
 }
 
@@ -813,4 +1094,300 @@ fn an_error_in_a_text_no_longer_kept_says_so_instead_of_quoting_it() {
         err.contains("(define (f) (car 1))"),
         "a kept text is quoted: {err}"
     );
+}
+
+/// Runs `tasklisp ARGS` (the log in `dir`) with `input` on stdin and stdout a pipe
+/// whose read end is closed at once, as `| head` closes it; returns the status and
+/// stderr. Output larger than a pipe holds makes a write meet the closed pipe.
+fn with_closed_stdout(dir: &Path, args: &[&str], input: &str) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("TASKLISP_LOG", dir.join("log.db"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        // The program may stop reading once its output is refused.
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    let output = child.wait_with_output().expect("runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn output_to_a_closed_pipe_ends_quietly_with_status_0() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let printing = "(define (loop i) (when (< i 100000) (println i) (loop (+ i 1))))\n(loop 0)";
+    std::fs::write(dir.path().join("print.sexp"), printing).expect("write");
+    let long_text = "abcdefghijklmnopqrstuvwxyz\n".repeat(4_000);
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "print.sexp"], ""),
+        (&["eval", printing], ""),
+        (&["eval", "(range 100000)"], ""),
+        (&["--json", "eval", "(range 100000)"], ""),
+        (&["--provider", "echo", "prompt"], &long_text),
+        (&["--provider", "echo", "--json", "prompt"], &long_text),
+        (&[], "(range 100000)\n(range 100000)\n"),
+        (&[], printing),
+    ];
+    for (args, input) in cases {
+        let (status, stderr) = with_closed_stdout(dir.path(), args, input);
+        assert_eq!((status, stderr.as_str()), (Some(0), ""), "{args:?}");
+    }
+    // Enough runs in the log that listing them overflows the pipe.
+    let calls = "(deftask t (i) :prompt \"call {{i}}\")\n(map t (range 600))";
+    let (status, stderr) =
+        with_closed_stdout(dir.path(), &["--provider", "echo", "eval", calls], "");
+    assert_eq!((status, stderr.as_str()), (Some(0), ""));
+    let log = dir.path().join("log.db");
+    let log = [("TASKLISP_LOG", log.to_str().expect("a UTF-8 path"))];
+    let listing = run_binary(dir.path(), &["log", "--json", "-n", "1"], &log);
+    let runs: serde_json::Value = serde_json::from_str(&listing.stdout).expect("runs as JSON");
+    let id = runs[0]["id"].as_str().expect("a run id");
+    for args in [&["log", id][..], &["log", "--json", id]] {
+        let (status, stderr) = with_closed_stdout(dir.path(), args, "");
+        assert_eq!((status, stderr.as_str()), (Some(0), ""), "{args:?}");
+    }
+}
+
+#[test]
+fn output_that_cannot_be_written_is_an_error() {
+    let Ok(full) = std::fs::File::create("/dev/full") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let streamed = ["--provider", "echo", "prompt", "hi"];
+    for args in [&["eval", "1"][..], &["eval", "(println 1)"], &streamed] {
+        let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+            .env("TASKLISP_LOG", "off")
+            .args(args)
+            .current_dir(dir.path())
+            .stdout(full.try_clone().expect("dup"))
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("cannot write output: No space left on device"),
+            "{stderr}"
+        );
+    }
+}
+
+/// The shell sessions of the guides (```` ```text ```` blocks of `$ command` lines and
+/// what they print) are real: the commands run in a shell, in a fresh directory, and
+/// print what the guide shows.
+#[test]
+fn the_shell_sessions_of_the_guides_print_what_they_show() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let binary = Path::new(env!("CARGO_BIN_EXE_tasklisp"));
+    let path = format!(
+        "{}:{}",
+        binary.parent().expect("a directory").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut sessions = 0;
+    let guides = std::fs::read_dir(root.join("docs"))
+        .expect("docs")
+        .map(|entry| entry.expect("an entry").path())
+        .chain([root.join("README.md")]);
+    for guide in guides.filter(|p| p.extension().is_some_and(|e| e == "md")) {
+        let text = std::fs::read_to_string(&guide).expect("a guide");
+        for block in common::code_blocks(&text, "text") {
+            if !block.starts_with("$ ") {
+                continue;
+            }
+            let script: Vec<&str> = block.lines().filter_map(|l| l.strip_prefix("$ ")).collect();
+            let shown: Vec<&str> = block.lines().filter(|l| !l.starts_with("$ ")).collect();
+            let dir = tempfile::tempdir().expect("temp dir");
+            let output = Command::new("sh")
+                .arg("-c")
+                .arg(format!("exec 2>&1\n{}", script.join("\n")))
+                .current_dir(dir.path())
+                .env_clear()
+                .env("PATH", &path)
+                .env("HOME", dir.path())
+                .env("TASKLISP_LOG", "off")
+                .env("LC_ALL", "C.UTF-8")
+                .stdin(Stdio::null())
+                .output()
+                .expect("sh runs");
+            let printed = String::from_utf8_lossy(&output.stdout);
+            let printed: Vec<&str> = printed.lines().map(str::trim_end).collect();
+            assert_eq!(printed, shown, "{}:\n{block}", guide.display());
+            sessions += 1;
+        }
+    }
+    assert!(sessions >= 2, "found {sessions} sessions");
+}
+
+/// Reports state each distinct error once: the nested errors of steps by the innermost
+/// one, runs of the same task calls counted, a cycle of XML references as the
+/// exhaustion it ends in.
+#[test]
+fn failure_reports_show_each_error_once() {
+    let (dir, _) = script(
+        "(deftask inner (x) :command [\"sh\" \"-c\" \"echo oops >&2; exit 3\"])\n\
+         (deftask mid (x) (sequential (inner x)))\n\
+         (deftask top (x) (sequential (mid x)))\n\
+         (top \"a\")\n",
+    );
+    let r = tasklisp(dir.path(), &["run", "main.sexp"]);
+    assert_eq!(r.status, Some(1));
+    assert_eq!(
+        r.stderr,
+        "TASK_FAILURE
+
+  × subtask_failure: step 0 failed: tool_execution_error: task `inner`: sh exited with status 3: oops
+   ╭─[main.sexp:2:30]
+ 1 │ (deftask inner (x) :command [\"sh\" \"-c\" \"echo oops >&2; exit 3\"])
+ 2 │ (deftask mid (x) (sequential (inner x)))
+   ·                              ────┬────
+   ·                                  ╰── here
+ 3 │ (deftask top (x) (sequential (mid x)))
+   ╰────
+  help: in top › step 0 › mid › step 0 › inner
+        details: {\"step\":0,\"step_results\":[]}
+        cause details: {\"script_stdout\":\"\",\"script_stderr\":\"oops\\n\",\"script_exit_code\":3}
+"
+    );
+    std::fs::write(
+        dir.path().join("main.sexp"),
+        "(deftask t (n) (t n))\n(t 1)\n",
+    )
+    .expect("write");
+    let r = tasklisp(dir.path(), &["run", "main.sexp"]);
+    assert_eq!(
+        r.stderr,
+        "RESOURCE_EXHAUSTION
+
+  × task calls nested deeper than 100 (at `t`)
+   ╭─[main.sexp:1:16]
+ 1 │ (deftask t (n) (t n))
+   ·                ──┬──
+   ·                  ╰── here
+ 2 │ (t 1)
+   ╰────
+  help: in t ×100
+        details: {\"resource\":\"task_depth\",\"used\":101,\"limit\":100}
+"
+    );
+    std::fs::write(
+        dir.path().join("cycle.xml"),
+        "<tasks>\n\
+         <task name=\"a\" type=\"sequential\"><steps><task ref=\"b\"/></steps></task>\n\
+         <task name=\"b\" type=\"sequential\"><steps><task ref=\"a\"/></steps></task>\n\
+         </tasks>\n",
+    )
+    .expect("write");
+    let r = tasklisp(dir.path(), &["--import", "cycle.xml", "eval", "(a)"]);
+    assert_eq!(r.status, Some(1));
+    let report: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(report.first(), Some(&"RESOURCE_EXHAUSTION"), "{}", r.stderr);
+    assert!(
+        r.stderr.ends_with(
+            "  help: in (a › step 0 › b › step 0) ×50
+        details: {\"resource\":\"task_depth\",\"used\":101,\"limit\":100}
+"
+        ),
+        "{}",
+        r.stderr
+    );
+}
+
+/// `tasklisp prompt` runs code of its own; its errors point at none of it.
+#[test]
+fn prompt_errors_show_no_source_the_user_did_not_write() {
+    let (status, out, err) = with_stdin(
+        &["--provider", "echo", "prompt", "--schema", "object"],
+        "not json",
+    );
+    assert_eq!((status, out.as_str()), (Some(1), ""));
+    assert!(
+        !err.contains("deftask") && !err.contains("<prompt>"),
+        "{err}"
+    );
+    assert!(
+        err.starts_with(
+            "TASK_FAILURE\n\n  × output_format_failure: Expected JSON output but it does not parse"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("\n  help: in prompt\n        details: {"),
+        "{err}"
+    );
+}
+
+/// `--error-format json` is bounded: a failure carrying a 100 KB answer through nested
+/// steps is printed shortened, with a marker.
+#[test]
+fn error_format_json_is_bounded_through_nested_steps() {
+    let r = run_script(
+        "(define big (apply str (map (fn (i) \"0123456789\") (range 10000))))\n\
+         (set-provider! (fn (req) big))\n\
+         (deftask fetch () :prompt \"go\")\n\
+         (deftask check () (sequential (fetch) (fetch) (fail :llm_error \"bad\")))\n\
+         (deftask outer () (sequential (check)))\n\
+         (outer)",
+        &["--error-format", "json"],
+    );
+    assert_eq!(r.status, Some(1));
+    assert!(r.stderr.len() < 64 * 1024, "{} bytes", r.stderr.len());
+    let json: serde_json::Value = serde_json::from_str(r.stderr.trim()).expect("one JSON value");
+    assert_eq!(json["reason"], "subtask_failure");
+    assert_eq!(json["details"]["subtaskError"]["reason"], "subtask_failure");
+    assert!(r.stderr.contains("more characters)"), "{}", r.stderr);
+}
+
+/// `write-file` replaces a file whole or not at all: a program killed in the middle of
+/// writing (here by the file size limit, as a full disk would stop it) leaves the old
+/// text, where it used to leave the file cut short.
+#[test]
+fn write_file_never_leaves_a_half_written_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out.txt");
+    std::fs::write(&out, "old text").expect("write");
+    let big = "(write-file \"out.txt\" (apply str (map (fn (i) \"0123456789\") (range 10000))))";
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -f 8; exec \"$0\" eval '{big}'",))
+        .arg(env!("CARGO_BIN_EXE_tasklisp"))
+        .env("TASKLISP_LOG", "off")
+        .current_dir(dir.path())
+        .output()
+        .expect("sh runs");
+    assert!(!output.status.success());
+    assert_eq!(std::fs::read_to_string(&out).expect("read"), "old text");
+    // What the killed program was writing is a temporary file beside it.
+    let names = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("a directory")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    for name in names().iter().filter(|n| n.starts_with(".out.txt.")) {
+        std::fs::remove_file(dir.path().join(name)).expect("remove");
+    }
+    // A write that completes replaces the text and leaves nothing beside it.
+    let r = tasklisp(
+        dir.path(),
+        &["eval", "(write-file \"out.txt\" \"new text\")"],
+    );
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&out).expect("read"), "new text");
+    assert_eq!(names(), ["out.txt"]);
 }

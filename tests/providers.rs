@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use tasklisp::provider::{build, Cancel, Message, Provider, Request, Usage};
+use tasklisp::Capabilities;
 
 const KEY: &str = "sk-test-0123456789abcdef";
 
@@ -227,6 +228,291 @@ fn openai_json_mode_asks_for_a_json_object_and_the_task_model_wins() {
     assert_eq!(
         body["messages"],
         json!([{"role": "user", "content": "Give JSON"}])
+    );
+}
+
+/// A chat completion stopped by the token limit inside a JSON answer (as llama-server
+/// answered with `max_tokens` 45).
+fn cut_off_answer() -> Json {
+    json!({
+        "choices": [{"index": 0, "message": {"role": "assistant",
+            "content": "{\"cats\": [{\"name\":\"Felix\",\"age\":10}, {"},
+            "finish_reason": "length"}],
+        "usage": {"prompt_tokens": 20, "completion_tokens": 45},
+    })
+}
+
+/// `--provider openai --base-url BASE -m m1`, then `rest`.
+fn at_openai<'a>(base: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["--provider", "openai", "--base-url", base, "-m", "m1"];
+    args.extend_from_slice(rest);
+    args
+}
+
+/// Runs the binary with exactly `env` and `args`; gives status, stdout, stderr.
+fn tasklisp_in(env: &[(&str, &str)], args: &[&str]) -> (Option<i32>, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+        .env_clear()
+        .env("TASKLISP_LOG", "off")
+        .envs(env.iter().copied())
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The stop reason is read, streamed or not: a JSON answer cut off by the token limit
+/// is an `output_format_failure` naming `max_tokens` (it was returned as the first cat,
+/// `COMPLETE`, repaired as "surrounding text"), and `:retries` does not ask again.
+#[test]
+fn openai_a_json_answer_cut_off_by_the_token_limit_fails_streamed_or_not() {
+    let server = FakeServer::start(vec![
+        reply(200, cut_off_answer()),
+        events_reply(
+            &[
+                json!({"choices": [{"index": 0, "delta": {"content": "{\"cats\": ["}, "finish_reason": null}]}),
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}),
+            ],
+            "data: [DONE]\n\n",
+        ),
+    ]);
+    let base = format!("{}/v1", server.base);
+    let program = r#"(deftask cats () :prompt "List cats" :output "json" :retries 2)
+        (try (cats) (catch e (list e.reason e.details.finishReason e.details.model)))"#;
+    let common = at_openai(&base, &["-o", "max_tokens", "45"]);
+    let (status, out, err) = tasklisp_in(&[], &[&common[..], &["eval", program]].concat());
+    assert_eq!(status, Some(0), "{err}");
+    assert_eq!(out, "(\"output_format_failure\" \"length\" \"m1\")\n");
+    let (status, _, err) = tasklisp_in(
+        &[],
+        &[
+            &common[..],
+            &[
+                "--stream",
+                "eval",
+                "(deftask cats () :prompt \"List cats\" :output \"json\") (cats)",
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(status, Some(1), "{err}");
+    for words in [
+        "output_format_failure",
+        "cut off by the token limit",
+        "max_tokens",
+    ] {
+        assert!(err.contains(words), "{words}: {err}");
+    }
+    let seen = server.finish();
+    assert_eq!(seen.len(), 2, "retries must not ask again");
+    assert_eq!(
+        seen[0].body,
+        r#"{"model":"m1","messages":[{"role":"user","content":"List cats"}],"max_tokens":45,"response_format":{"type":"json_object"}}"#
+    );
+    assert_eq!(
+        seen[1].body,
+        r#"{"model":"m1","messages":[{"role":"user","content":"List cats"}],"max_tokens":45,"response_format":{"type":"json_object"},"stream":true,"stream_options":{"include_usage":true}}"#
+    );
+}
+
+/// A plain-text answer cut off stays a result, marked; `prompt` warns on stderr.
+#[test]
+fn a_text_answer_cut_off_is_complete_and_marked_truncated() {
+    let mut cut = chat_answer("Once upon a");
+    cut["choices"][0]["finish_reason"] = json!("length");
+    let server = FakeServer::start(vec![reply(200, cut.clone()), reply(200, cut)]);
+    let base = format!("{}/v1", server.base);
+    let common = at_openai(&base, &[]);
+    let program = r#"(deftask story () :prompt "Tell a story")
+        (define r (story)) (list r.status r.notes.finishReason r.notes.truncated)"#;
+    let (_, out, err) = tasklisp_in(&[], &[&common[..], &["eval", program]].concat());
+    assert_eq!(out, "(\"COMPLETE\" \"length\" true)\n", "{err}");
+    let (status, out, err) = tasklisp_in(&[], &[&common[..], &["prompt", "Tell a story"]].concat());
+    assert_eq!((status, out.as_str()), (Some(0), "Once upon a\n"), "{err}");
+    assert_eq!(
+        err,
+        "tasklisp: warning: the answer was cut off by the token limit (finish reason \"length\"); raise max_tokens for the whole answer\n"
+    );
+    server.finish();
+}
+
+#[test]
+fn anthropic_reads_stop_reason_streamed_or_not() {
+    let message = |stop: &str| {
+        json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+               "content": [{"type": "text", "text": "Once"}], "stop_reason": stop,
+               "usage": {"input_tokens": 5, "output_tokens": 1}})
+    };
+    let server = FakeServer::start(vec![
+        reply(200, message("max_tokens")),
+        events_reply(
+            &[
+                json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
+                       "content": [], "model": "claude-test", "stop_reason": null,
+                       "usage": {"input_tokens": 5, "output_tokens": 1}}}),
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Once"}}),
+                json!({"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 1}}),
+                json!({"type": "message_stop"}),
+            ],
+            "",
+        ),
+        reply(200, message("end_turn")),
+    ]);
+    let provider = anthropic(&server.base, json!({}));
+    let whole = provider
+        .complete(&request("p"), &Cancel::default())
+        .unwrap();
+    let streamed = provider
+        .stream(&request("p"), &Cancel::default(), &mut |_| {})
+        .unwrap();
+    let finished = provider
+        .complete(&request("p"), &Cancel::default())
+        .unwrap();
+    assert_eq!(
+        [&whole, &streamed, &finished].map(|r| (r.finish_reason.clone(), r.truncated())),
+        [
+            (Some("max_tokens".into()), true),
+            (Some("max_tokens".into()), true),
+            (Some("end_turn".into()), false)
+        ]
+    );
+    let seen = server.finish();
+    assert_eq!(
+        seen[0].body,
+        r#"{"model":"claude-test","max_tokens":256,"system":"You are terse.","messages":[{"role":"user","content":"p"}]}"#
+    );
+}
+
+/// A server that does not stream answers a streamed request with one JSON body: that
+/// is the answer (it was "the stream ended before the answer was complete").
+#[test]
+fn a_streamed_request_answered_with_a_whole_json_body_is_that_answer() {
+    let anthropic_answer = json!({"id": "msg_1", "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": "Hi"}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 5, "output_tokens": 1}});
+    let mut charset = reply(200, chat_answer("Short."));
+    charset.headers = vec![("content-type", "application/json; charset=utf-8".into())];
+    let server = FakeServer::start(vec![
+        reply(200, chat_answer("Short.")),
+        charset,
+        reply(200, anthropic_answer),
+    ]);
+    let mut pieces = Vec::new();
+    let openai = openai(&server.base, json!({}));
+    for _ in 0..2 {
+        let response = openai
+            .stream(&request("p"), &Cancel::default(), &mut |t| {
+                pieces.push(t.to_owned())
+            })
+            .unwrap();
+        assert_eq!(
+            (response.content.as_str(), response.finish_reason.as_deref()),
+            ("Short.", Some("stop"))
+        );
+    }
+    let response = anthropic(&server.base, json!({}))
+        .stream(&request("p"), &Cancel::default(), &mut |t| {
+            pieces.push(t.to_owned())
+        })
+        .unwrap();
+    assert_eq!(response.content, "Hi");
+    assert_eq!(pieces, ["Short.", "Short.", "Hi"]);
+    let seen = server.finish();
+    assert_eq!(seen[0].json()["stream"], true);
+}
+
+/// With no provider named, the key present chooses it, with its default model.
+#[test]
+fn with_no_provider_named_an_openai_key_chooses_openai_and_its_default_model() {
+    let server = FakeServer::start(vec![reply(200, chat_answer("Hello."))]);
+    let base = format!("{}/v1", server.base);
+    let (status, out, err) = tasklisp_in(
+        &[("OPENAI_API_KEY", KEY), ("OPENAI_BASE_URL", &base)],
+        &["prompt", "Hi"],
+    );
+    assert_eq!((status, out.as_str()), (Some(0), "Hello.\n"), "{err}");
+    let seen = server.finish();
+    assert_eq!(
+        seen[0].header("authorization"),
+        Some(&*format!("Bearer {KEY}"))
+    );
+    assert_eq!(
+        seen[0].body,
+        r#"{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}],"stream":true,"stream_options":{"include_usage":true}}"#
+    );
+}
+
+/// A cut-off text answer comes back from the cache still marked as cut off.
+#[test]
+fn a_cut_off_text_answer_comes_back_from_the_cache_marked() {
+    let mut cut = chat_answer("Once upon a");
+    cut["choices"][0]["finish_reason"] = json!("length");
+    let server = FakeServer::start(vec![reply(200, cut)]);
+    let base = format!("{}/v1", server.base);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.db");
+    let env = [("TASKLISP_LOG", log.to_str().unwrap())];
+    let program = r#"(deftask story () :prompt "Tell a story")
+        (define r (story)) (list r.notes.cached r.notes.finishReason r.notes.truncated)"#;
+    let args = at_openai(&base, &["--cache", "eval", program]);
+    assert_eq!(tasklisp_in(&env, &args).1, "(nil \"length\" true)\n");
+    assert_eq!(tasklisp_in(&env, &args).1, "(true \"length\" true)\n");
+    assert_eq!(server.finish().len(), 1);
+}
+
+/// The cache answers only from answers that passed parsing, the schema and the audits,
+/// keys on the server's base URL, and `tasklisp cache clear` empties it.
+#[test]
+fn the_cache_holds_only_answers_that_passed_and_can_be_cleared() {
+    let answers = [
+        "not json",
+        "{\"label\": \"bug\"}",
+        "{\"label\": \"bug\"}",
+        "{\"label\": \"bug\"}",
+    ];
+    let first = FakeServer::start(
+        answers[..2]
+            .iter()
+            .map(|a| reply(200, chat_answer(a)))
+            .collect(),
+    );
+    let other = FakeServer::start(vec![reply(200, chat_answer(answers[2]))]);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.db");
+    let env = [("TASKLISP_LOG", log.to_str().unwrap())];
+    let program = r#"(deftask classify () :prompt "Classify: crash" :schema {"type" "object" "required" ["label"]})
+        (get (get (classify) "parsedContent") "label")"#;
+    let run = |server: &FakeServer| {
+        let base = format!("{}/v1", server.base);
+        tasklisp_in(&env, &at_openai(&base, &["--cache", "eval", program]))
+    };
+    // The server answers badly: the run fails, and the answer is not kept.
+    assert_eq!(run(&first).0, Some(1));
+    // Fixed: the rerun reaches the server, then a repeat is answered from the cache.
+    assert_eq!(run(&first).1, "\"bug\"\n");
+    assert_eq!(run(&first).1, "\"bug\"\n");
+    assert_eq!(first.finish().len(), 2);
+    // Another server with the same request is asked itself.
+    assert_eq!(run(&other).1, "\"bug\"\n");
+    assert_eq!(other.finish().len(), 1);
+    let cleared = tasklisp_in(&env, &["cache", "clear", "--task", "nothing-else"]);
+    assert_eq!(cleared.1, "removed 0 cached answers\n");
+    let cleared = tasklisp_in(&env, &["cache", "clear", "--older-than", "1h"]);
+    assert_eq!(cleared.1, "removed 0 cached answers\n");
+    let cleared = tasklisp_in(&env, &["cache", "clear", "--task", "classify"]);
+    assert_eq!(cleared.1, "removed 2 cached answers\n", "{}", cleared.2);
+    // Emptied: the same request reaches the server again.
+    let again = FakeServer::start(vec![reply(200, chat_answer(answers[3]))]);
+    assert_eq!(run(&again).1, "\"bug\"\n");
+    assert_eq!(again.finish().len(), 1);
+    assert_eq!(
+        tasklisp_in(&env, &["cache", "clear"]).1,
+        "removed 1 cached answer\n"
     );
 }
 
@@ -454,7 +740,7 @@ fn retries_are_bounded_and_the_error_has_a_bounded_body() {
 }
 
 #[test]
-fn a_silent_server_hits_the_read_timeout() {
+fn a_silent_server_hits_the_timeout() {
     let mut slow = reply(200, chat_answer("too late"));
     slow.delay = Duration::from_secs(5);
     let server = FakeServer::start(vec![slow]);
@@ -464,7 +750,9 @@ fn a_silent_server_hits_the_read_timeout() {
     );
     assert_eq!(error.reason(), Some("llm_error"));
     assert!(
-        error.message().contains("no response within 0.500s"),
+        error
+            .message()
+            .contains("no complete answer within 0.500s (the timeout)"),
         "{}",
         error.message()
     );
@@ -726,15 +1014,17 @@ fn from_language_builds_from_an_options_map() {
         "model": "m",
         "max_retries": 0,
     });
-    let provider = tasklisp::provider::from_language("openai", &options).unwrap();
+    let provider =
+        tasklisp::provider::from_language("openai", &options, &Capabilities::all()).unwrap();
     let response = provider
         .complete(&request("p"), &Cancel::default())
         .unwrap();
     assert_eq!(response.content, "mapped");
     server.finish();
-    let error = tasklisp::provider::from_language("openai", &json!({"api_key": KEY}))
-        .err()
-        .unwrap();
+    let error =
+        tasklisp::provider::from_language("openai", &json!({"api_key": KEY}), &Capabilities::all())
+            .err()
+            .unwrap();
     assert_eq!(error.kind().code(), "VALIDATION_ERROR");
     assert!(!error.message().contains(KEY));
 }

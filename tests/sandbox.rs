@@ -17,7 +17,7 @@ fn run(dir: &Path, flags: &[&str], program: &str) -> Output {
         .arg(&file)
         .current_dir(dir)
         .env("TASKLISP_SANDBOX_TEST", "visible")
-        .env_remove("TASKLISP_PROVIDER")
+        .env("TASKLISP_PROVIDER", "echo")
         .output()
         .unwrap()
 }
@@ -196,10 +196,105 @@ fn choosing_a_provider() {
     assert_eq!(
         printed(
             dir.path(),
-            &["--sandbox", "--allow-provider=openai"],
+            &[
+                "--sandbox",
+                "--allow-provider=openai",
+                "--allow-net=127.0.0.1"
+            ],
             &program
         ),
         ":set\n:echo\n:procedure\n"
+    );
+}
+
+/// A cassette is a file: `record` writes it and `replay` reads it, so code choosing them
+/// needs `--allow-write` and `--allow-read` for it, besides `--allow-provider`.
+#[test]
+fn a_cassette_chosen_by_code_needs_the_file_capabilities() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("tapes")).unwrap();
+    std::fs::write(dir.path().join("victim.txt"), "keep me").unwrap();
+    let real = std::fs::canonicalize(dir.path()).unwrap();
+    let program = format!(
+        "{} {}",
+        outcome("(begin (set-provider! \"record:echo\" {\"cassette\" \"victim.txt\"}) :recording)"),
+        outcome("(begin (set-provider! \"replay\" {\"cassette\" \"victim.txt\"}) :replaying)"),
+    );
+    let flags = ["--sandbox", "--allow-provider=record,echo,replay"];
+    assert_eq!(
+        printed(dir.path(), &flags, &program),
+        denied(&format!("--allow-write={}", real.display()))
+            + &denied(&format!("--allow-read={}", real.display()))
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("victim.txt")).unwrap(),
+        "keep me"
+    );
+    let allowed = program.replace("victim.txt", "tapes/c.jsonl");
+    let flags = [
+        "--sandbox",
+        "--allow-provider=record,echo,replay",
+        "--allow-write=tapes",
+        "--allow-read=tapes",
+    ];
+    assert_eq!(
+        printed(dir.path(), &flags, &allowed),
+        ":recording\n:replaying\n"
+    );
+}
+
+/// A provider chosen by code sends its key to the server code names: the variable must
+/// pass `--allow-env` and the base URL `--allow-net`, whatever `--allow-provider` says.
+/// Nothing is sent (the port is closed), so each outcome is the check's.
+#[test]
+fn a_provider_chosen_by_code_sends_keys_only_to_allowed_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let with = |options: &str| {
+        outcome(&format!(
+            "(with-provider {{\"provider\" \"openai\" \"model\" \"m\" \"max_retries\" 0 {options}}} :chosen)"
+        ))
+    };
+    let program = [
+        with("\"base_url\" \"http://127.0.0.1:9/v1\" \"api_key_env\" \"TASKLISP_SANDBOX_TEST\""),
+        with("\"base_url\" \"http://127.0.0.1:9/v1\""),
+        with("\"api_key_env\" \"TASKLISP_SANDBOX_TEST\""),
+        outcome(
+            "(begin (set-provider! \"openai\" {\"base_url\" \"http://Evil.example/v1\"}) :set)",
+        ),
+    ]
+    .join(" ");
+    let provider = ["--sandbox", "--allow-provider=openai"];
+    assert_eq!(
+        printed(dir.path(), &provider, &program),
+        denied("--allow-net=127.0.0.1")
+            + &denied("--allow-net=127.0.0.1")
+            + &denied("--allow-env=TASKLISP_SANDBOX_TEST")
+            + &denied("--allow-net=evil.example")
+    );
+    let net = [&provider[..], &["--allow-net=127.0.0.1:9,evil.example"]].concat();
+    assert_eq!(
+        printed(dir.path(), &net, &program),
+        denied("--allow-env=TASKLISP_SANDBOX_TEST")
+            + ":chosen\n"
+            + &denied("--allow-env=TASKLISP_SANDBOX_TEST")
+            + ":set\n"
+    );
+    let all = [&net[..], &["--allow-env=TASKLISP_SANDBOX_TEST"]].concat();
+    assert_eq!(
+        printed(dir.path(), &all, &program),
+        ":chosen\n:chosen\n:chosen\n:set\n"
+    );
+    let port = [
+        &provider[..],
+        &[
+            "--allow-env=TASKLISP_SANDBOX_TEST",
+            "--allow-net=127.0.0.1:10,evil.example",
+        ],
+    ]
+    .concat();
+    assert_eq!(
+        printed(dir.path(), &port, &program),
+        denied("--allow-net=127.0.0.1").repeat(2) + ":chosen\n:set\n"
     );
 }
 

@@ -7,6 +7,8 @@ use tasklisp::task::{Registered, TaskKind};
 use tasklisp::value::write_string;
 use tasklisp::{ErrorKind, Interp, Limits};
 
+#[path = "common/binary.rs"]
+mod binary;
 mod common;
 use common::lisp_blocks;
 
@@ -274,4 +276,38 @@ fn the_snippets_of_the_task_guide_run() {
         });
         assert_eq!(outcome, Ok(()), "{shown}");
     }
+}
+
+/// The blocks of the task guide whose printing forms all say what they print print
+/// exactly that (run by the binary, from the repository's root).
+#[test]
+fn the_task_guide_prints_what_it_says() {
+    let guide =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/TASKS.md"))
+            .unwrap();
+    let mut checked = 0;
+    for block in lisp_blocks(&guide) {
+        let Some(promised) = common::printed_promises(&block) else {
+            continue;
+        };
+        let output = run_block(&block);
+        let printed: Vec<&str> = output.lines().collect();
+        let same = printed.len() == promised.len()
+            && printed
+                .iter()
+                .zip(&promised)
+                .all(|(line, promise)| common::as_promised(line, promise));
+        assert!(same, "{block}\nprints:\n{output}");
+        checked += 1;
+    }
+    assert!(checked >= 20, "checked {checked} blocks");
+}
+
+/// Runs a block with `tasklisp run -` (the echo provider unless it sets one); its stdout.
+fn run_block(block: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let args = ["--provider", "echo", "run", "-"];
+    let run = binary::run_binary_with_input(root, &args, &[], Some(block));
+    assert_eq!(run.status, Some(0), "{block}\n{}", run.stderr);
+    run.stdout
 }

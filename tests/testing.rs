@@ -657,7 +657,11 @@ fn a_test_run_is_recorded_in_the_run_log() {
     )]);
     let log = dir.path().join("log.db");
     let env = [("TASKLISP_LOG", log.to_str().expect("a UTF-8 path"))];
-    let run = tasklisp(dir.path(), &["test", "-j", "1", "greet.test.sexp"], &env);
+    let run = tasklisp(
+        dir.path(),
+        &["--provider", "echo", "test", "-j", "1", "greet.test.sexp"],
+        &env,
+    );
     assert_summary(&run, 1, 1);
 
     let json = |args: &[&str]| -> serde_json::Value {

@@ -36,6 +36,7 @@ fn play(dir: &Path, steps: &[Step]) -> String {
         .current_dir(dir)
         .env("TASKLISP_HISTORY", dir.join("history"))
         .env("TASKLISP_LOG", "off")
+        .env("TASKLISP_PROVIDER", "echo")
         .env("TERM", "xterm")
         .env("NO_COLOR", "1");
     let mut repl = Session::spawn(command).expect("the REPL starts");

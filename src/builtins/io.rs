@@ -30,7 +30,7 @@ builtin_table! {
     "read-line", 0, Some(0) => read_line;
     /// `(read-file path)`: a file's text. `(read-file "notes.txt")`
     "read-file", 1, Some(1) => read_file;
-    /// `(write-file path text)`: writes the text (or a value's display form) to a file. `(write-file "out.txt" "hi")`
+    /// `(write-file path text)`: replaces a file with the text (or a value's display form), whole or not at all. `(write-file "out.txt" "hi")`
     "write-file", 2, Some(2) => write_file;
     /// `(append-file path text)`: adds the text (or a value's display form) to the end of a file, creating it. `(append-file "log.txt" "line\n")`
     "append-file", 2, Some(2) => append_file;
@@ -50,7 +50,7 @@ fn emit(interp: &Interp, text: &str) -> Result<Value> {
     interp
         .out()
         .write_all(text.as_bytes())
-        .map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
+        .map_err(|e| Error::stdout_write(&e))?;
     Ok(Value::Nil)
 }
 
@@ -156,12 +156,10 @@ fn write_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         .limits
         .capabilities
         .check_path(&path, Access::Write)?;
-    std::fs::write(
-        &path,
-        display_string_checked("write-file", text, &|| interp.poll())?,
-    )
-    .map(|()| Value::Nil)
-    .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
+    let text = display_string_checked("write-file", text, &|| interp.poll())?;
+    crate::atomic_file::write(&path, text.as_bytes())
+        .map(|()| Value::Nil)
+        .map_err(|e| Error::eval(format!("write-file: cannot write {}: {e}", path.display())))
 }
 
 fn append_file(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {

@@ -33,7 +33,10 @@ pub fn install(interp: &Interp, options: &Options) {
         Some(super::Command::Eval { exprs }) => ("eval", exprs.join(" ")),
         Some(super::Command::Prompt { text, .. }) => ("prompt", text.join(" ")),
         Some(
-            super::Command::Check { .. } | super::Command::Log { .. } | super::Command::Test(_),
+            super::Command::Check { .. }
+            | super::Command::Log { .. }
+            | super::Command::Test(_)
+            | super::Command::Cache(_),
         ) => return,
         None => ("repl", String::new()),
     };
@@ -99,12 +102,12 @@ pub fn finish(interp: &Interp, result: &Result<i32>) {
 pub fn show(options: &Options, run: Option<&str>, limit: usize) -> i32 {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let written = listing(options, run, limit, &mut out);
-    // A reader that went away (`tasklisp log RUN | head`) is not a failure.
-    let _ = out.flush();
+    let written = listing(options, run, limit, &mut out)
+        .and_then(|()| out.flush().map_err(|e| Error::stdout_write(&e)));
     match written {
         Ok(()) => 0,
-        Err(e) => super::report(options, &e),
+        // A reader that went away (`tasklisp log RUN | head`) is exit 0, quietly.
+        Err(e) => e.exit_code().unwrap_or_else(|| super::report(options, &e)),
     }
 }
 
@@ -123,12 +126,12 @@ fn listing(
         if let Some(id) = run {
             return Err(failure(format!("no run `{id}` in the log")));
         }
-        let _ = if options.json {
+        let written = if options.json {
             writeln!(out, "[]")
         } else {
             writeln!(out, "no runs yet in {}", path.display())
         };
-        return Ok(());
+        return written.map_err(|e| Error::stdout_write(&e));
     };
     let sql = |e: rusqlite::Error| failure(e.to_string());
     let written = match run {
@@ -154,9 +157,7 @@ fn listing(
             }
         }
     };
-    // Output that cannot be written (a closed pipe) ends the listing, quietly.
-    let _ = written;
-    Ok(())
+    written.map_err(|e| Error::stdout_write(&e))
 }
 
 fn json_line(out: &mut dyn std::io::Write, value: &serde_json::Value) -> std::io::Result<()> {

@@ -51,7 +51,13 @@ pub fn run(
     if streamed {
         interp.tasks.set_streaming(Some(StreamTo::Stdout));
     }
-    let result = interp.run_source("<prompt>", &source)?;
+    let result = interp
+        .run_source(SOURCE_NAME, &source)
+        .map_err(without_own_source)?;
+    if let Some(warning) = crate::task::result::cut_off_warning(&result) {
+        interp.flush();
+        eprintln!("tasklisp: {warning}");
+    }
     let shown = if options.json {
         to_json(&result)?.to_string()
     } else if streamed {
@@ -63,8 +69,24 @@ pub fn run(
             .to_owned()
     };
     let mut out = interp.out();
-    writeln!(out, "{shown}").map_err(|e| Error::eval(format!("cannot write output: {e}")))?;
+    writeln!(out, "{shown}").map_err(|e| Error::stdout_write(&e))?;
     Ok(0)
+}
+
+/// The name of the code `prompt` runs: tasklisp's own, not the user's.
+const SOURCE_NAME: &str = "<prompt>";
+
+/// An error of the code `prompt` runs, pointing nowhere: its report shows no source the
+/// user did not write. Errors in files the user gave (`--import`) keep their place.
+fn without_own_source(error: Error) -> Error {
+    let own = error.span().is_some_and(|span| {
+        crate::source::source(span.source).is_some_and(|file| file.name == SOURCE_NAME)
+    });
+    if own {
+        error.without_span()
+    } else {
+        error
+    }
 }
 
 /// TEXT, then what stdin holds when it is not a terminal, separated by a blank line.

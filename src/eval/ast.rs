@@ -83,6 +83,12 @@ pub enum Node {
 /// A special form implemented by another module: it evaluates itself.
 pub trait Extension {
     fn eval(&self, interp: &super::Interp, env: &Env) -> Result<Value>;
+
+    /// What evaluating would refuse that can be known without running code
+    /// (`tasklisp check`): nothing, unless the extension knows better.
+    fn check(&self, _interp: &super::Interp) -> Result<()> {
+        Ok(())
+    }
 }
 
 pub struct Lambda {

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::{well_known, Sym};
+use crate::task::forms::SpecialForm;
 use crate::value::Value;
 use std::rc::Rc;
 
@@ -36,6 +37,52 @@ pub struct Compiler<'i> {
 /// Forms whose second element is a name the form binds in the enclosing body.
 fn binds_name(head: &str) -> bool {
     matches!(head, "define" | "deftask")
+}
+
+/// The special form called `name`: the analyser's own, then those of tasks, modules and
+/// tests.
+pub fn special_form(name: &str) -> Option<SpecialForm> {
+    Some(match name {
+        "quote" => |c, items, span| c.quote(items, span),
+        "quasiquote" => |c, items, span| c.quasiquote_form(items, span),
+        "if" => |c, items, span| c.if_form(items, span),
+        "cond" => |c, items, span| c.cond(items, span),
+        "case" => |c, items, span| c.case(items, span),
+        "when" => |c, items, span| c.when(items, span),
+        "unless" => |c, items, span| c.unless(items, span),
+        "and" => |c, items, span| c.and(items, span),
+        "or" => |c, items, span| c.or(items, span),
+        "begin" => |c, items, span| c.begin(items, span),
+        "define" => |c, items, span| c.define(items, span),
+        "set!" => |c, items, span| c.set(items, span),
+        "lambda" | "fn" => |c, items, span| c.lambda_form(items, span),
+        "let" => |c, items, span| c.let_form(items, span),
+        "let*" => |c, items, span| c.let_star(items, span),
+        "letrec" | "letrec*" => |c, items, span| c.letrec(items, span),
+        "do" => |c, items, span| c.do_form(items, span),
+        "try" => |c, items, span| c.try_form(items, span),
+        "defmacro" => |c, items, span| c.defmacro(items, span),
+        "unquote" | "unquote-splicing" => |_, items, span| Err(unquote_outside(items, span)),
+        _ => {
+            return crate::task::forms::special_form(name)
+                .or_else(|| crate::module::special_form(name))
+                .or_else(|| crate::testing::special_form(name))
+        }
+    })
+}
+
+/// The special forms a program may redefine with `defmacro`, `define` or `deftask`:
+/// conveniences written in terms of the others, which tasklisp's own generated code and
+/// macros never expand to. Every other special form is an error to redefine. (The
+/// message of `check_definable` names them.)
+pub const REDEFINABLE_FORMS: [&str; 5] = ["when", "unless", "cond", "case", "do"];
+
+fn unquote_outside(items: &[Syntax], span: Span) -> Error {
+    let name = items
+        .first()
+        .and_then(Syntax::as_symbol)
+        .map_or("unquote", |s| s.name());
+    Error::syntax(format!("`{name}` (`,` or `,@`) outside a quasiquote"), span)
 }
 
 impl<'i> Compiler<'i> {
@@ -106,41 +153,6 @@ impl<'i> Compiler<'i> {
         })
     }
 
-    /// The node for a special form, or `None` if `name` is not one.
-    fn special_form(&mut self, name: &str, items: &[Syntax], span: Span) -> Option<Result<Node>> {
-        Some(match name {
-            "quote" => self.quote(items, span),
-            "quasiquote" => self.quasiquote_form(items, span),
-            "if" => self.if_form(items, span),
-            "cond" => self.cond(items, span),
-            "case" => self.case(items, span),
-            "when" => self.when(items, span),
-            "unless" => self.unless(items, span),
-            "and" => self.and(items, span),
-            "or" => self.or(items, span),
-            "begin" => self.begin(items, span),
-            "define" => self.define(items, span),
-            "set!" => self.set(items, span),
-            "lambda" | "fn" => self.lambda_form(items, span),
-            "let" => self.let_form(items, span),
-            "let*" => self.let_star(items, span),
-            "letrec" | "letrec*" => self.letrec(items, span),
-            "do" => self.do_form(items, span),
-            "try" => self.try_form(items, span),
-            "defmacro" => self.defmacro(items, span),
-            "unquote" | "unquote-splicing" => Err(Error::syntax(
-                format!("`{name}` (`,` or `,@`) outside a quasiquote"),
-                span,
-            )),
-            _ => {
-                let form = crate::task::forms::special_form(name)
-                    .or_else(|| crate::module::special_form(name))
-                    .or_else(|| crate::testing::special_form(name));
-                return form.map(|form| form(self, items, span));
-            }
-        })
-    }
-
     fn builtin_call(&mut self, name: &str, items: &[Syntax], span: Span) -> Result<Node> {
         let args = items
             .iter()
@@ -192,14 +204,41 @@ impl<'i> Compiler<'i> {
         self.resolve(name).is_some()
     }
 
+    /// A redefinable special form the program has defined as a macro, procedure or task:
+    /// its definition is used instead.
+    fn redefined(&self, name: Sym) -> bool {
+        REDEFINABLE_FORMS.contains(&name.name())
+            && (self.interp.macro_named(name).is_some() || self.interp.global(name).is_some())
+    }
+
+    /// A global definition of `name` (`define`, `defmacro`, `deftask`) takes effect for
+    /// the code after it, so it may not name a special form the language is built on.
+    /// A local one shadows any form, as a parameter does.
+    pub fn check_definable(&self, name: Sym, span: Span) -> Result<()> {
+        let global = self.innermost().is_none();
+        if global
+            && special_form(name.name()).is_some()
+            && !REDEFINABLE_FORMS.contains(&name.name())
+        {
+            return Err(Error::syntax(
+                format!(
+                    "`{name}` is a special form and cannot be redefined (of the special forms, only when, unless, cond, case and do can be)"
+                ),
+                span,
+            ));
+        }
+        Ok(())
+    }
+
     fn list(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
         let Some(head) = items.first() else {
             return Ok(Node::Const(Value::empty_list()));
         };
         if let Some(sym) = head.as_symbol() {
             if !self.is_local(sym) {
-                if let Some(node) = self.special_form(sym.name(), items, span) {
-                    return node;
+                let form = special_form(sym.name()).filter(|_| !self.redefined(sym));
+                if let Some(form) = form {
+                    return form(self, items, span);
                 }
                 let macro_fn = self.interp.macro_named(sym);
                 if let Some(macro_fn) = macro_fn {
@@ -364,7 +403,7 @@ impl<'i> Compiler<'i> {
         self.cond_clauses(operands(items))
     }
 
-    fn cond_clauses(&mut self, clauses: &[Syntax]) -> Result<Node> {
+    pub fn cond_clauses(&mut self, clauses: &[Syntax]) -> Result<Node> {
         let Some((clause, later)) = clauses.split_first() else {
             return Ok(Node::Const(Value::Nil));
         };
@@ -480,6 +519,7 @@ impl<'i> Compiler<'i> {
         )?;
         let (name, value) = match &target.kind {
             SyntaxKind::Symbol(name) => {
+                self.check_definable(*name, target.span)?;
                 let value = match body {
                     [] => Node::Const(Value::Nil),
                     [value] => self.compile_named(value, *name)?,
@@ -494,6 +534,7 @@ impl<'i> Compiler<'i> {
                 let name = head
                     .as_symbol()
                     .ok_or_else(|| Error::syntax("a procedure name must be a symbol", head.span))?;
+                self.check_definable(name, head.span)?;
                 let lambda = self.lambda(Some(name), params, head.span, body, span)?;
                 (name, Node::Lambda(lambda))
             }
@@ -844,9 +885,11 @@ impl<'i> Compiler<'i> {
     fn defmacro(&mut self, items: &[Syntax], span: Span) -> Result<Node> {
         let ([_, name, params], body) =
             form_items(items, usize::MAX, span, "(defmacro name (params…) body…)")?;
+        let name_span = name.span;
         let name = name
             .as_symbol()
-            .ok_or_else(|| Error::syntax("a macro name must be a symbol", name.span))?;
+            .ok_or_else(|| Error::syntax("a macro name must be a symbol", name_span))?;
+        self.check_definable(name, name_span)?;
         let params_span = params.span;
         let params = match &params.kind {
             SyntaxKind::List(p) => p.clone(),

@@ -49,6 +49,12 @@ impl Compiler<'_> {
                     ))
                 };
             }
+            if head == *well_known::UNQUOTE_SPLICING && level == 1 {
+                return Err(Error::syntax(
+                    "`,@` splices into the list around it, and there is none here: write `,` to insert the value itself",
+                    span,
+                ));
+            }
             if head == *well_known::QUASIQUOTE {
                 return Ok(internal_call(
                     "list",

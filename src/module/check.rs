@@ -3,53 +3,57 @@
 use super::checked::{Checked, TaskParams};
 use super::names::{Analysed, TaskTemplate};
 use super::registry::library_params;
-use super::{duplicate, is_xml, read_module, with_loading};
+use super::{alias_name, duplicate, is_xml, only_names, read_module, with_loading};
 use crate::error::Result;
 use crate::eval::ast::Node;
 use crate::eval::{Compiler, Interp};
 use crate::reader::{Syntax, SyntaxKind};
+use crate::source::Span;
 use crate::symbol::Sym;
 use crate::task::table::{self, When};
 use crate::task::template::Template;
-use crate::xml::{self, Param};
+use crate::xml::{self, Definition, Param};
 use std::collections::hash_map::Entry;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// Reads and checks a file without running it. An XML file is parsed, validated and its
-/// references resolved (against the files checked before it, then the TaskLibrary); a
-/// `.sexp` file is read and analysed, and the XML files it imports are checked too.
-/// The tasks they define are recorded in `checked`.
+/// references resolved (against the files checked or declared before it, then the
+/// TaskLibrary); a `.sexp` file is read and analysed, and the XML files it imports are
+/// checked too, under the names the import gives them. What a definition with constant
+/// options would refuse when it runs is reported. The tasks they define are recorded in
+/// `checked`.
 ///
 /// What the file's code uses is returned, for [`check_names`] to look at with the code
 /// of every other checked file.
 pub fn check_file(interp: &Interp, checked: &Checked, path: &Path) -> Result<Analysed> {
     if is_xml(path) {
-        return check_xml(interp, checked, path);
+        return check_xml(interp, checked, path, &XmlImport::default());
     }
-    let forms = read_module(interp, path)?;
+    let file = checked.file(path);
+    let forms = match checked.take_forms(file) {
+        Some(forms) => forms,
+        None => {
+            let forms = read_module(interp, path)?;
+            declare_sexp_tasks(interp, checked, path, &forms);
+            forms
+        }
+    };
     let mut analysed = Analysed {
         forms: Vec::with_capacity(forms.len()),
         ..Analysed::default()
     };
     with_loading(interp, path, || {
-        // The XML files it imports may refer to each other in any order, as at run time.
-        let imported: Vec<PathBuf> = forms
-            .iter()
-            .filter_map(imported_xml)
-            .map(|file| interp.resolve_path(file))
-            .collect();
-        declare_xml_tasks(interp, checked, &imported);
-        let file = checked.file(path);
         for form in &forms {
-            if let Some(imported) = imported_xml(form) {
-                let xml = check_xml(interp, checked, &interp.resolve_path(imported))
+            let node = Compiler::new(interp).compile(form)?;
+            check_definition(interp, &node)?;
+            if let Some(import) = imported_xml(form) {
+                let xml = check_xml(interp, checked, &interp.resolve_path(import.file), &import)
                     .map_err(|e| e.or_span(form.span))?;
                 analysed.templates.extend(xml.templates);
                 analysed.symbols.extend(xml.symbols);
             }
             analysed.opaque |= runs_other_code(form);
-            let node = Compiler::new(interp).compile(form)?;
             // A macro is defined at once, so the forms after it expand it as a run would.
             if matches!(node, Node::DefMacro { .. }) {
                 interp.eval_syntax(form)?;
@@ -66,6 +70,18 @@ pub fn check_file(interp: &Interp, checked: &Checked, path: &Path) -> Result<Ana
         Ok(())
     })?;
     Ok(analysed)
+}
+
+/// What defining would refuse, found without running code: a `deftask` whose options
+/// are constants is built (and not registered).
+fn check_definition(interp: &Interp, node: &Node) -> Result<()> {
+    match node {
+        Node::DefineGlobal { value, .. } => match value.as_ref() {
+            Node::Extension(definition) => definition.check(interp),
+            _ => Ok(()),
+        },
+        _ => Ok(()),
+    }
 }
 
 /// Names bound nowhere, calls whose arguments do not fit, and template tags naming
@@ -181,87 +197,178 @@ fn defined_task(form: &Syntax) -> Option<(String, Vec<Param>)> {
     Some((name, params))
 }
 
-/// Records the tasks of the XML files about to be checked, so that a file may refer to a
-/// task a file given after it defines. A file that does not read or validate is skipped
-/// here, and so is a task another file already defines: checking reports them.
-pub fn declare_xml_tasks(interp: &Interp, checked: &Checked, paths: &[PathBuf]) {
-    for path in paths.iter().filter(|p| is_xml(p)) {
-        let file = checked.file(path);
-        let mut tasks = Vec::new();
-        let read = xml::each_template(path, interp.limits.max_file_bytes, &mut |template| {
-            let params = xml::generate::template_params(&template);
-            tasks.push((template.name.text, params));
-            Ok(())
-        });
-        if read.is_err() {
-            continue;
+/// Records the tasks of the files about to be checked, so that a file may refer to a
+/// task a file given after it defines: the tasks of the XML files, and of each `.sexp`
+/// file its `deftask`s and the tasks of the XML files it imports. A file that does not
+/// read or validate is skipped here, and so is a task another file already defines:
+/// checking reports them.
+pub fn declare_tasks(interp: &Interp, checked: &Checked, paths: &[PathBuf]) {
+    for path in paths {
+        if is_xml(path) {
+            declare_xml_tasks(interp, checked, path, &XmlImport::default());
+        } else if let Ok(forms) = read_module(interp, path) {
+            declare_sexp_tasks(interp, checked, path, &forms);
+            checked.keep_forms(checked.file(path), forms);
         }
-        for (name, params) in &tasks {
-            if checked.defined_elsewhere(name, file).is_none() {
-                checked.record(name, file, params.as_deref());
-            }
-        }
-        checked.mark_declared(file);
     }
 }
 
-/// Checks an XML file one task at a time (its tasks are declared first, so each
-/// refers to the others through the checked tasks): no more than one task's template
-/// and forms are held at once.
-fn check_xml(interp: &Interp, checked: &Checked, path: &Path) -> Result<Analysed> {
+/// Records the `deftask`s of a `.sexp` file's top level and the tasks of the XML files
+/// it imports.
+fn declare_sexp_tasks(interp: &Interp, checked: &Checked, path: &Path, forms: &[Syntax]) {
     let file = checked.file(path);
-    if !checked.is_declared(file) {
-        declare_xml_tasks(interp, checked, &[path.to_path_buf()]);
+    let _ = with_loading(interp, path, || {
+        for import in forms.iter().filter_map(imported_xml) {
+            let imported = interp.resolve_path(import.file);
+            declare_xml_tasks(interp, checked, &imported, &import);
+        }
+        Ok(())
+    });
+    for (name, params) in forms.iter().filter_map(defined_task) {
+        if checked.defined_elsewhere(&name, file).is_none() {
+            checked.record(&name, file, Some(&params));
+        }
     }
+}
+
+fn declare_xml_tasks(interp: &Interp, checked: &Checked, path: &Path, import: &XmlImport) {
+    let file = checked.file_as(path, import.alias.as_deref());
+    if checked.is_declared(file) {
+        return;
+    }
+    let Ok(tasks) = top_level_tasks(interp, path, import) else {
+        return;
+    };
+    for (name, params) in &tasks {
+        if checked.defined_elsewhere(name, file).is_none() {
+            checked.record(name, file, params.as_deref());
+        }
+    }
+    checked.mark_declared(file);
+}
+
+/// The names (as the import gives them) and parameters of the top-level tasks an import
+/// of an XML file registers.
+fn top_level_tasks(
+    interp: &Interp,
+    path: &Path,
+    import: &XmlImport,
+) -> Result<Vec<(String, Option<Vec<Param>>)>> {
+    let max_bytes = interp.limits.max_file_bytes;
+    let mut tasks = Vec::new();
+    let mut add = |template: &xml::Template| {
+        let params = xml::generate::template_params(template);
+        tasks.push((import.qualified(&template.name.text), params));
+    };
+    match &import.only {
+        None => xml::each_template(path, max_bytes, &mut |template| {
+            add(&template);
+            Ok(())
+        })?,
+        Some(only) => {
+            let file = xml::read_file(path, max_bytes)?;
+            let selected = xml::selected(&file, Some(only))?;
+            file.templates
+                .iter()
+                .filter(|t| selected.contains(t.name.text.as_str()))
+                .for_each(add);
+        }
+    }
+    Ok(tasks)
+}
+
+/// Checks an XML file as `import` imports it. Without `:only` it is read one task at a
+/// time (its tasks are declared first, so each refers to the others through the
+/// checked tasks): no more than one task's template and forms are held at once.
+fn check_xml(
+    interp: &Interp,
+    checked: &Checked,
+    path: &Path,
+    import: &XmlImport,
+) -> Result<Analysed> {
+    let file = checked.file_as(path, import.alias.as_deref());
+    let max_bytes = interp.limits.max_file_bytes;
+    declare_xml_tasks(interp, checked, path, import);
     if !checked.is_declared(file) {
         // The file does not read or validate: reading it whole reports why.
-        xml::read_file(path, interp.limits.max_file_bytes)?;
+        xml::read_file(path, max_bytes)?;
     }
     let known = known_tasks(interp, checked);
     let shown = path.display().to_string();
+    // The file's own tasks under the names the import gives them, then the others.
     let library = |name: &str| {
         checked
-            .params(name)
+            .params(&import.qualified(name))
+            .or_else(|| checked.params(name))
             .or_else(|| library_params(interp, name))
     };
+    let unknown = xml::Unknown::Error(&known);
+    let alias = import.alias.as_deref();
     let mut analysed = Analysed::default();
-    xml::each_template(path, interp.limits.max_file_bytes, &mut |template| {
-        let xml_file = xml::TemplateFile {
-            name: shown.clone(),
-            templates: vec![template],
-        };
-        let unknown = xml::Unknown::Error(&known);
-        xml::each_definition(
-            &xml_file,
-            None,
-            None,
-            &library,
-            unknown,
-            &mut |definition| {
-                if let Some(other_shown) = checked.defined_elsewhere(&definition.name, file) {
-                    return Err(duplicate(&definition, &other_shown, &shown));
-                }
-                Compiler::new(interp).compile(&definition.form)?;
-                checked.record(&definition.name, file, definition.params.as_deref());
-                collect_symbols(&definition.form, &mut analysed.symbols);
-                let params = definition.params.as_deref().unwrap_or_default();
-                let templates = task_templates(&definition.name, params, &definition.form);
-                analysed.templates.extend(templates);
-                Ok(())
-            },
-        )
-    })?;
+    let mut each = |definition: Definition| {
+        if let Some(other_shown) = checked.defined_elsewhere(&definition.name, file) {
+            return Err(duplicate(&definition, &other_shown, &shown));
+        }
+        let node = Compiler::new(interp).compile(&definition.form)?;
+        check_definition(interp, &node)?;
+        checked.record(&definition.name, file, definition.params.as_deref());
+        collect_symbols(&definition.form, &mut analysed.symbols);
+        let params = definition.params.as_deref().unwrap_or_default();
+        let templates = task_templates(&definition.name, params, &definition.form);
+        analysed.templates.extend(templates);
+        Ok(())
+    };
+    match &import.only {
+        None => xml::each_template(path, max_bytes, &mut |template| {
+            let xml_file = xml::TemplateFile {
+                name: shown.clone(),
+                templates: vec![template],
+            };
+            xml::each_definition(&xml_file, alias, None, &library, unknown, &mut each)
+        })?,
+        Some(only) => {
+            let whole = xml::read_file(path, max_bytes)?;
+            xml::each_definition(&whole, alias, Some(only), &library, unknown, &mut each)?;
+        }
+    }
     Ok(analysed)
 }
 
-/// The file of a top-level `(import "x.xml" …)` form.
-fn imported_xml(form: &Syntax) -> Option<&str> {
+/// A top-level `(import "x.xml" :as a :only (…))`: the file, and the names it imports
+/// the file's tasks under. Options that do not read are left out here; analysing the
+/// form reports them.
+#[derive(Default)]
+struct XmlImport<'s> {
+    file: &'s str,
+    alias: Option<String>,
+    only: Option<Vec<(String, Span)>>,
+}
+
+impl XmlImport<'_> {
+    fn qualified(&self, name: &str) -> String {
+        xml::qualified(self.alias.as_deref(), name)
+    }
+}
+
+/// A top-level `(import "x.xml" …)` form.
+fn imported_xml(form: &Syntax) -> Option<XmlImport<'_>> {
     let items = form.as_list()?;
     let head = items.first()?.as_symbol()?;
-    match (head.name(), &items.get(1)?.kind) {
-        ("import", SyntaxKind::Str(file)) if is_xml(Path::new(file.as_str())) => {
-            Some(file.as_str())
+    let file = match (head.name(), &items.get(1)?.kind) {
+        ("import", SyntaxKind::Str(file)) if is_xml(Path::new(file.as_str())) => file.as_str(),
+        _ => return None,
+    };
+    let mut import = XmlImport {
+        file,
+        ..XmlImport::default()
+    };
+    for pair in items.get(2..).unwrap_or_default().chunks(2) {
+        let [key, value] = pair else { continue };
+        match key.as_keyword().map(|k| k.name()) {
+            Some("as") => import.alias = alias_name(value).ok(),
+            Some("only") => import.only = only_names(value).ok(),
+            _ => {}
         }
-        _ => None,
     }
+    Some(import)
 }

@@ -6,6 +6,7 @@
 //! must fit in little memory.
 
 use super::canonical;
+use crate::reader::Syntax;
 use crate::xml::Param;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -23,6 +24,9 @@ struct Inner {
     files: Vec<CheckedFile>,
     by_canonical: HashMap<String, usize>,
     tasks: HashMap<Box<str>, CheckedTask>,
+    /// The forms of `.sexp` files read when their tasks were declared, kept until the
+    /// file is checked (so it is read once).
+    forms: HashMap<usize, Vec<Syntax>>,
 }
 
 struct CheckedFile {
@@ -44,7 +48,17 @@ pub type TaskParams = HashMap<String, Option<Vec<Param>>>;
 impl Checked {
     /// The number of the file at `path` (the same for every spelling of its path).
     pub fn file(&self, path: &Path) -> usize {
-        let key = canonical(path);
+        self.file_as(path, None)
+    }
+
+    /// The number of the file at `path` imported under `alias`: its tasks have other
+    /// names than those of the same file imported without one.
+    pub fn file_as(&self, path: &Path, alias: Option<&str>) -> usize {
+        let mut key = canonical(path);
+        if let Some(alias) = alias {
+            key.push_str(" as ");
+            key.push_str(alias);
+        }
         let mut inner = self.inner.borrow_mut();
         if let Some(index) = inner.by_canonical.get(&key) {
             return *index;
@@ -87,6 +101,15 @@ impl Checked {
         }
     }
 
+    pub fn keep_forms(&self, file: usize, forms: Vec<Syntax>) {
+        self.inner.borrow_mut().forms.insert(file, forms);
+    }
+
+    /// The forms kept for `file` by [`Checked::keep_forms`], handed over once.
+    pub fn take_forms(&self, file: usize) -> Option<Vec<Syntax>> {
+        self.inner.borrow_mut().forms.remove(&file)
+    }
+
     /// `None` if no checked file defines `name`; otherwise its parameters, when known.
     pub fn params(&self, name: &str) -> Option<Option<Vec<Param>>> {
         let inner = self.inner.borrow();
@@ -119,6 +142,7 @@ mod tests {
         let a = checked.file(Path::new("Cargo.toml"));
         let b = checked.file(Path::new("src/lib.rs"));
         assert_eq!(checked.file(Path::new("./Cargo.toml")), a);
+        assert_ne!(checked.file_as(Path::new("Cargo.toml"), Some("c")), a);
         let params = [Param {
             name: "x".into(),
             optional: true,

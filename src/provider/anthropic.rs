@@ -116,6 +116,10 @@ impl Provider for Anthropic {
         self.endpoint.model.as_deref()
     }
 
+    fn base_url(&self) -> Option<&str> {
+        Some(&self.endpoint.base_url)
+    }
+
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let body = self.body(request)?;
         let answer = self.client.post_json(
@@ -130,6 +134,7 @@ impl Provider for Anthropic {
                 return Ok(Response {
                     content: input.to_string(),
                     usage: usage(&answer),
+                    finish_reason: stop_reason(&answer),
                     ..Response::default()
                 });
             }
@@ -210,9 +215,18 @@ impl Anthropic {
             content,
             usage: usage(answer),
             tool_calls,
+            finish_reason: stop_reason(answer),
             ..Response::default()
         })
     }
+}
+
+/// `stop_reason`: `end_turn`, `max_tokens`, `stop_sequence`, `tool_use`…
+fn stop_reason(answer: &Json) -> Option<String> {
+    answer
+        .get("stop_reason")
+        .and_then(Json::as_str)
+        .map(str::to_owned)
 }
 
 /// The conversation as the Messages API spells it: system messages go to the top-level

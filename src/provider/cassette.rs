@@ -1,16 +1,18 @@
 //! Cassettes: `record` wraps a provider and writes each exchange to a file, `replay`
 //! answers from that file and never calls a model. A cassette is JSON lines,
-//! `{"request": {...}, "response": {"content": "...", "usage": {...} | null}}`, where
-//! the request is the canonical form of `Request` (keys sorted at every level) and
-//! also the key replay looks answers up by.
+//! `{"request": {...}, "response": {"content": "...", "usage": {...} | null,
+//! "finish_reason": "..."}}`, where the request is the canonical form of `Request`
+//! (keys sorted at every level) and also the key replay looks answers up by.
+//!
+//! The cassette is rewritten whole after each exchange (a temporary file renamed over
+//! it), so it always holds complete lines; a last line cut off all the same (a cassette
+//! copied while written) is left out on replay.
 
 use super::message::{single_turn, tool_call_from_json};
 use super::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
 use crate::error::{Error, Reason, Result};
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -76,12 +78,13 @@ fn failure(message: String) -> Error {
 pub struct Record {
     inner: Arc<dyn Provider>,
     path: PathBuf,
-    file: Mutex<File>,
+    /// The cassette's text so far, written whole after each exchange.
+    text: Mutex<String>,
 }
 
 impl Record {
     pub fn new(inner: Arc<dyn Provider>, path: &Path) -> Result<Record> {
-        let file = File::create(path).map_err(|e| {
+        crate::atomic_file::write(path, b"").map_err(|e| {
             failure(format!(
                 "record: cannot create the cassette {}: {e}",
                 path.display()
@@ -90,8 +93,24 @@ impl Record {
         Ok(Record {
             inner,
             path: path.to_owned(),
-            file: Mutex::new(file),
+            text: Mutex::new(String::new()),
         })
+    }
+
+    /// Adds `line` to the cassette, which is replaced whole.
+    fn append(&self, line: &Json) -> std::io::Result<()> {
+        let mut text = self
+            .text
+            .lock()
+            .map_err(|_| std::io::Error::other("an earlier write panicked"))?;
+        let before = text.len();
+        text.push_str(&line.to_string());
+        text.push('\n');
+        let written = crate::atomic_file::write(&self.path, text.as_bytes());
+        if written.is_err() {
+            text.truncate(before);
+        }
+        written
     }
 }
 
@@ -106,6 +125,10 @@ impl Provider for Record {
 
     fn default_model(&self) -> Option<&str> {
         self.inner.default_model()
+    }
+
+    fn base_url(&self) -> Option<&str> {
+        self.inner.base_url()
     }
 
     /// Failed calls are not recorded: replaying them would only repeat the failure.
@@ -123,15 +146,14 @@ impl Provider for Record {
             let calls = response.tool_calls.iter().map(ToolCall::to_json).collect();
             answer.insert("tool_calls".into(), Json::Array(calls));
         }
+        if let Some(reason) = &response.finish_reason {
+            answer.insert("finish_reason".into(), json!(reason));
+        }
         let line = self.inner.secrets().scrub_json(&json!({
             "request": canonical_request(request),
             "response": Json::Object(answer),
         }));
-        let written = match self.file.lock() {
-            Ok(mut file) => writeln!(file, "{line}").and_then(|()| file.flush()),
-            Err(_) => Err(std::io::Error::other("an earlier write panicked")),
-        };
-        written.map_err(|e| {
+        self.append(&line).map_err(|e| {
             failure(format!(
                 "record: cannot write to {}: {e}",
                 self.path.display()
@@ -162,11 +184,18 @@ impl Replay {
             ))
         })?;
         let mut answers: HashMap<String, Answers> = HashMap::new();
+        // A last line without its newline may have been cut off: it counts only whole.
+        let cut_off = (!text.ends_with('\n'))
+            .then(|| text.lines().count())
+            .filter(|&lines| lines > 0);
         for (index, line) in text
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
         {
+            if Some(index + 1) == cut_off && parse_line(line).is_err() {
+                break;
+            }
             let (key, response) = parse_line(line).map_err(|e| {
                 failure(format!(
                     "replay: {} line {}: {e}",
@@ -219,6 +248,10 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
             content: content.to_owned(),
             usage,
             tool_calls,
+            finish_reason: response
+                .get("finish_reason")
+                .and_then(Json::as_str)
+                .map(str::to_owned),
             ..Response::default()
         },
     ))
@@ -362,6 +395,61 @@ mod tests {
         assert_eq!(error.reason(), Some("llm_error"));
         assert!(error.message().contains("no recorded response"));
         assert_eq!(error.details()["request"]["prompt"], "new");
+    }
+
+    #[test]
+    fn a_cassette_cut_off_in_its_last_line_replays_its_whole_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.jsonl");
+        let record = Record::new(Arc::new(Counter(AtomicUsize::new(0))), &path).unwrap();
+        let cancel = Cancel::default();
+        for prompt in ["x", "y"] {
+            record.complete(&request(prompt), &cancel).unwrap();
+        }
+        let whole = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(whole.lines().count(), 2);
+        let cut = &whole[..whole.len() - 10];
+        std::fs::write(&path, cut).unwrap();
+        let replay = Replay::new(&path).unwrap();
+        assert_eq!(
+            replay.complete(&request("x"), &cancel).unwrap().content,
+            "x answer 0"
+        );
+        let missing = replay.complete(&request("y"), &cancel).unwrap_err();
+        assert!(missing.message().contains("no recorded response"));
+    }
+
+    /// Answers every request cut off by the token limit.
+    struct CutOff;
+
+    impl Provider for CutOff {
+        fn name(&self) -> &str {
+            "cut-off"
+        }
+        fn complete(&self, _: &Request, _: &Cancel) -> Result<Response> {
+            Ok(Response {
+                content: "{\"a\": [1,".into(),
+                finish_reason: Some("length".into()),
+                ..Response::default()
+            })
+        }
+    }
+
+    #[test]
+    fn the_finish_reason_is_recorded_and_replayed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.jsonl");
+        let cancel = Cancel::default();
+        Record::new(Arc::new(CutOff), &path)
+            .unwrap()
+            .complete(&request("p"), &cancel)
+            .unwrap();
+        let replayed = Replay::new(&path)
+            .unwrap()
+            .complete(&request("p"), &cancel)
+            .unwrap();
+        assert_eq!(replayed.finish_reason.as_deref(), Some("length"));
+        assert!(replayed.truncated());
     }
 
     #[test]

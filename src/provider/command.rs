@@ -137,33 +137,44 @@ impl Provider for CommandProvider {
     }
 }
 
-/// A program that reads the whole request may ask for tools by printing
-/// `{"tool_calls": [{"id" …, "name" …, "arguments" {…}}], "content": …}`; any other
+/// A program that reads the whole request may answer with a map: it asks for tools by
+/// printing `{"tool_calls": [{"id" …, "name" …, "arguments" {…}}], "content": …}`, and
+/// says why it stopped with `{"content": …, "finish_reason": "length"}`. Any other
 /// output is the answer as it is.
 fn answer_with_tool_calls(stdout: String) -> Response {
-    let calls = serde_json::from_str::<serde_json::Value>(&stdout)
+    let structured = serde_json::from_str::<serde_json::Value>(&stdout)
         .ok()
         .and_then(|answer| {
-            let calls = answer.get("tool_calls")?.as_array()?;
-            let calls: Vec<ToolCall> = calls
-                .iter()
-                .map(tool_call_from_json)
-                .collect::<std::result::Result<_, _>>()
-                .ok()?;
-            let content = answer.get("content").and_then(|c| c.as_str()).unwrap_or("");
-            Some((content.to_owned(), calls))
+            let finish_reason = answer
+                .get("finish_reason")
+                .and_then(|r| r.as_str())
+                .map(str::to_owned);
+            let content = answer.get("content").and_then(|c| c.as_str());
+            let tool_calls: Vec<ToolCall> = match answer.get("tool_calls") {
+                Some(calls) => calls
+                    .as_array()?
+                    .iter()
+                    .map(tool_call_from_json)
+                    .collect::<std::result::Result<_, _>>()
+                    .ok()?,
+                None => {
+                    // Without tool calls, only a map naming both is an answer map.
+                    finish_reason.as_ref()?;
+                    content?;
+                    Vec::new()
+                }
+            };
+            Some(Response {
+                content: content.unwrap_or("").to_owned(),
+                tool_calls,
+                finish_reason,
+                ..Response::default()
+            })
         });
-    match calls {
-        Some((content, tool_calls)) => Response {
-            content,
-            tool_calls,
-            ..Response::default()
-        },
-        None => Response {
-            content: stdout,
-            ..Response::default()
-        },
-    }
+    structured.unwrap_or(Response {
+        content: stdout,
+        ..Response::default()
+    })
 }
 
 impl CommandProvider {

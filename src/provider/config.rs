@@ -7,7 +7,8 @@ use super::cassette::{Record, Replay};
 use super::command::{CommandProvider, Input, Program};
 use super::http::{Endpoint, HttpSettings};
 use super::openai::OpenAi;
-use super::{Echo, Provider};
+use super::{Echo, Provider, Unconfigured};
+use crate::capabilities::{Access, Capabilities};
 use crate::error::{Error, Reason, Result};
 use crate::task::ProviderSettings;
 use serde_json::{Map, Value as Json};
@@ -22,6 +23,9 @@ const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 const OLLAMA_BASE_URL: &str = "http://localhost:11434/v1";
 const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 const DEFAULT_CASSETTE: &str = "tasklisp-cassette.jsonl";
+/// The models used when none is named (flag, environment, option or task).
+const OPENAI_DEFAULT_MODEL: &str = "gpt-4o-mini";
+const ANTHROPIC_DEFAULT_MODEL: &str = "claude-3-5-haiku-latest";
 
 const HTTP_OPTIONS: &[&str] = &[
     "model",
@@ -37,14 +41,16 @@ const RECORD_OPTIONS: &[&str] = &["provider", "cassette"];
 
 /// The provider the flags name, with environment defaults. Flags that do not apply to
 /// it (a `TASKLISP_MODEL` set for another provider) are left out rather than refused.
+/// With none named, the keys in the environment choose; with no key either, every
+/// model call fails saying how to configure one (`echo` answers only when named).
 pub fn build_from_settings(
     settings: &ProviderSettings,
     env: EnvLookup,
 ) -> Result<Arc<dyn Provider>> {
-    let mut kind = settings
-        .provider
-        .clone()
-        .unwrap_or_else(|| "echo".to_owned());
+    let mut kind = match settings.provider.clone().or_else(|| chosen_by_keys(env)) {
+        Some(kind) => kind,
+        None => return Ok(Arc::new(Unconfigured)),
+    };
     if kind == "record" {
         if let Some(inner) = env("TASKLISP_RECORD_PROVIDER") {
             kind = format!("record:{inner}");
@@ -60,32 +66,57 @@ pub fn build_from_settings(
     build(&kind, &Json::Object(options), env)
 }
 
+/// The provider whose API key is set, when no provider is named: `openai` first.
+fn chosen_by_keys(env: EnvLookup) -> Option<String> {
+    [
+        ("OPENAI_API_KEY", "openai"),
+        ("ANTHROPIC_API_KEY", "anthropic"),
+    ]
+    .into_iter()
+    .find(|(key, _)| env(key).is_some())
+    .map(|(_, kind)| kind.to_owned())
+}
+
 /// The provider `kind` (`openai`, `ollama`, `anthropic`, `command`, `replay`, `record`,
-/// `record:INNER`, `echo`) configured by the map `options`.
+/// `record:INNER`, `echo`) configured by the map `options`, which are trusted.
 pub fn build(kind: &str, options: &Json, env: EnvLookup) -> Result<Arc<dyn Provider>> {
-    let options = Options::new(kind, options, &accepted_options(kind)?, env)?;
+    build_checked(kind, options, env, &Capabilities::all())
+}
+
+/// `build` for options a program chose: a `base_url` among them must name a host
+/// `capabilities` allows, and an `api_key_env` a variable it allows, or a key could be
+/// sent anywhere. Addresses and keys from the environment are the user's and pass.
+pub fn build_checked(
+    kind: &str,
+    options: &Json,
+    env: EnvLookup,
+    capabilities: &Capabilities,
+) -> Result<Arc<dyn Provider>> {
+    let options = Options::new(kind, options, &accepted_options(kind)?, env, capabilities)?;
     Ok(match kind {
         "echo" => Arc::new(Echo),
-        "openai" => Arc::new(OpenAi::new(options.endpoint(
-            OPENAI_BASE_URL,
-            "OPENAI_BASE_URL",
-            "OPENAI_API_KEY",
-        )?)),
+        "openai" => Arc::new(OpenAi::new(
+            options
+                .endpoint(OPENAI_BASE_URL, "OPENAI_BASE_URL", "OPENAI_API_KEY")?
+                .with_default_model(OPENAI_DEFAULT_MODEL),
+        )),
         "ollama" => Arc::new(OpenAi::named(
             "ollama",
             options.endpoint(OLLAMA_BASE_URL, "", "")?,
         )),
         "anthropic" => {
-            let endpoint = options.endpoint(
-                ANTHROPIC_BASE_URL,
-                "ANTHROPIC_BASE_URL",
-                "ANTHROPIC_API_KEY",
-            )?;
+            let endpoint = options
+                .endpoint(
+                    ANTHROPIC_BASE_URL,
+                    "ANTHROPIC_BASE_URL",
+                    "ANTHROPIC_API_KEY",
+                )?
+                .with_default_model(ANTHROPIC_DEFAULT_MODEL);
             let max_tokens = options.integer("max_tokens")?.unwrap_or(DEFAULT_MAX_TOKENS);
             Arc::new(Anthropic::new(endpoint, max_tokens))
         }
         "command" => Arc::new(options.command()?),
-        "replay" => Arc::new(Replay::new(&options.cassette()?)?),
+        "replay" => Arc::new(Replay::new(&options.cassette(Access::Read)?)?),
         _ => {
             let named = match record_inner(kind)? {
                 Some(inner) => Some(inner),
@@ -103,8 +134,12 @@ pub fn build(kind: &str, options: &Json, env: EnvLookup) -> Result<Arc<dyn Provi
             let mut inner_options = options.map.clone();
             inner_options.remove("provider");
             inner_options.remove("cassette");
-            let inner_provider = build(&inner, &Json::Object(inner_options), env)?;
-            Arc::new(Record::new(inner_provider, &options.cassette()?)?)
+            let inner_provider =
+                build_checked(&inner, &Json::Object(inner_options), env, capabilities)?;
+            Arc::new(Record::new(
+                inner_provider,
+                &options.cassette(Access::Write)?,
+            )?)
         }
     })
 }
@@ -187,6 +222,7 @@ struct Options<'a> {
     kind: &'a str,
     map: Map<String, Json>,
     env: EnvLookup<'a>,
+    capabilities: &'a Capabilities,
 }
 
 impl<'a> Options<'a> {
@@ -195,6 +231,7 @@ impl<'a> Options<'a> {
         options: &Json,
         accepted: &[&str],
         env: EnvLookup<'a>,
+        capabilities: &'a Capabilities,
     ) -> Result<Options<'a>> {
         let map = match options {
             Json::Null => Map::new(),
@@ -211,7 +248,12 @@ impl<'a> Options<'a> {
                 accepted.join(", ")
             )));
         }
-        Ok(Options { kind, map, env })
+        Ok(Options {
+            kind,
+            map,
+            env,
+            capabilities,
+        })
     }
 
     fn invalid(&self, key: &str, expected: &str) -> Error {
@@ -281,20 +323,27 @@ impl<'a> Options<'a> {
             connect_timeout: self
                 .seconds("connect_timeout", "TASKLISP_LLM_CONNECT_TIMEOUT")?
                 .unwrap_or(defaults.connect_timeout),
-            read_timeout: self
+            timeout: self
                 .seconds("timeout", "TASKLISP_LLM_TIMEOUT")?
-                .unwrap_or(defaults.read_timeout),
+                .unwrap_or(defaults.timeout),
             max_retries: u32::try_from(max_retries).unwrap_or(u32::MAX).min(20),
             ..defaults
         })
     }
 
     /// The endpoint of an HTTP provider; the key comes from `api_key_env` or `key_var`.
+    /// A `base_url` or `api_key_env` in the options must pass the capabilities.
     fn endpoint(&self, default_base: &str, base_var: &str, key_var: &str) -> Result<Endpoint> {
+        if let Some(url) = self.string("base_url")? {
+            self.capabilities.check_url(&url)?;
+        }
         let base_url = self
             .string_or_env("base_url", base_var)?
             .unwrap_or_else(|| default_base.to_owned());
         let named_var = self.string("api_key_env")?;
+        if let Some(var) = &named_var {
+            self.capabilities.check_env(var)?;
+        }
         let key_var = named_var.clone().unwrap_or_else(|| key_var.to_owned());
         let api_key = (!key_var.is_empty())
             .then(|| (self.env)(&key_var))
@@ -335,14 +384,17 @@ impl<'a> Options<'a> {
         };
         let timeout = self
             .seconds("timeout", "TASKLISP_LLM_TIMEOUT")?
-            .unwrap_or(HttpSettings::default().read_timeout);
+            .unwrap_or(HttpSettings::default().timeout);
         CommandProvider::new(program, input, timeout, self.string("model")?)
     }
 
-    /// The cassette file, relative to the current directory.
-    fn cassette(&self) -> Result<PathBuf> {
+    /// The cassette file, relative to the current directory, which the provider reads
+    /// (`replay`) or writes (`record`): a program must be allowed to.
+    fn cassette(&self, access: Access) -> Result<PathBuf> {
         let path = self.string_or_env("cassette", "TASKLISP_CASSETTE")?;
-        Ok(PathBuf::from(path.as_deref().unwrap_or(DEFAULT_CASSETTE)))
+        let path = PathBuf::from(path.as_deref().unwrap_or(DEFAULT_CASSETTE));
+        self.capabilities.check_path(&path, access)?;
+        Ok(path)
     }
 }
 
@@ -368,14 +420,62 @@ mod tests {
     }
 
     #[test]
-    fn nothing_configured_is_echo_and_unknown_names_are_listed() {
-        let env = env_of(&[]);
-        assert_eq!(
-            build_from_settings(&ProviderSettings::default(), &env)
+    fn with_nothing_named_the_keys_choose_and_without_keys_calls_fail() {
+        let chosen = |pairs: &'static [(&'static str, &'static str)]| {
+            build_from_settings(&ProviderSettings::default(), &env_of(pairs))
                 .unwrap()
-                .name(),
-            "echo"
+                .name()
+                .to_owned()
+        };
+        assert_eq!(chosen(&[("OPENAI_API_KEY", "k")]), "openai");
+        assert_eq!(chosen(&[("ANTHROPIC_API_KEY", "k")]), "anthropic");
+        assert_eq!(
+            chosen(&[("ANTHROPIC_API_KEY", "k"), ("OPENAI_API_KEY", "k")]),
+            "openai"
         );
+        assert_eq!(chosen(&[]), "none");
+        let with_model = ProviderSettings {
+            model: Some("gpt-4o-mini".into()),
+            ..ProviderSettings::default()
+        };
+        let none = build_from_settings(&with_model, &env_of(&[])).unwrap();
+        let error = none
+            .complete(&crate::provider::Request::default(), &Default::default())
+            .unwrap_err();
+        assert_eq!(error.reason(), Some("llm_error"));
+        assert!(
+            error.message().contains("--provider"),
+            "{}",
+            error.message()
+        );
+        assert!(
+            error.message().contains("OPENAI_API_KEY"),
+            "{}",
+            error.message()
+        );
+    }
+
+    #[test]
+    fn openai_and_anthropic_have_default_models() {
+        let env = env_of(&[("OPENAI_API_KEY", "k"), ("ANTHROPIC_API_KEY", "k")]);
+        let model = |kind: &str, options: Json| {
+            build(kind, &options, &env)
+                .unwrap()
+                .default_model()
+                .map(str::to_owned)
+        };
+        assert_eq!(model("openai", Json::Null).as_deref(), Some("gpt-4o-mini"));
+        assert_eq!(
+            model("anthropic", Json::Null).as_deref(),
+            Some("claude-3-5-haiku-latest")
+        );
+        assert_eq!(model("openai", json!({"model": "m"})).as_deref(), Some("m"));
+        assert_eq!(model("ollama", Json::Null), None);
+    }
+
+    #[test]
+    fn unknown_names_are_listed() {
+        let env = env_of(&[]);
         let error = error_of(build("gpt", &Json::Null, &env));
         assert_eq!(error.reason(), Some("llm_error"));
         assert!(

@@ -2,8 +2,10 @@
 //! with backoff, cancellation, and errors that never carry an API key.
 //!
 //! Each attempt runs on its own short-lived thread so the calling thread can watch the
-//! `Cancel` every 50 ms: Ctrl-C or a task's `:timeout` ends the call at once, even while
-//! a model is still generating. An abandoned attempt ends by itself at its read timeout.
+//! `Cancel` and the attempt's deadline every 50 ms: Ctrl-C, a task's `:timeout` or the
+//! provider's `timeout` ends the call at once, even while a model is still generating
+//! or a server dribbles its answer a byte at a time. An abandoned attempt ends by
+//! itself at its next read.
 
 use super::Cancel;
 use crate::error::{Error, Reason, Result};
@@ -11,6 +13,8 @@ use crate::secrets::Secrets;
 use serde_json::{json, Value as Json};
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
+use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,16 +25,21 @@ const POLL: Duration = Duration::from_millis(50);
 pub const EXCERPT_BYTES: usize = 2048;
 /// A response body larger than this is refused (no chat completion is this big).
 pub const MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
-/// A server's `Retry-After` is honoured up to this long.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+/// A call waits at most this long in all between its attempts: a `Retry-After` or a
+/// backoff that would wait past it ends the call instead.
+pub const MAX_WAIT_PER_CALL: Duration = Duration::from_secs(120);
+/// An attempt gets this much time beyond its timeout for each MiB it sends or receives.
+const TIME_PER_MIB: Duration = Duration::from_secs(1);
+const MIB: f64 = (1u64 << 20) as f64;
 
 /// Timeouts and the retry policy of one provider.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HttpSettings {
     pub connect_timeout: Duration,
-    /// The longest silence while waiting for (a part of) the response: a
-    /// non-streaming completion is silent until the model has finished.
-    pub read_timeout: Duration,
+    /// The longest one attempt may take, from connecting to the last byte of the
+    /// answer, streamed or not, plus a second for each MiB the attempt moves (a batch
+    /// file of hundreds of megabytes). Keep-alives and a server's trickle gain nothing.
+    pub timeout: Duration,
     /// Attempts after the first one, on 429, 5xx, timeouts and dropped connections.
     pub max_retries: u32,
     /// The first backoff; each retry doubles it, up to `backoff_max`, with jitter.
@@ -42,7 +51,7 @@ impl Default for HttpSettings {
     fn default() -> Self {
         HttpSettings {
             connect_timeout: Duration::from_secs(10),
-            read_timeout: Duration::from_secs(300),
+            timeout: Duration::from_secs(300),
             max_retries: 3,
             backoff_base: Duration::from_millis(500),
             backoff_max: Duration::from_secs(30),
@@ -69,6 +78,12 @@ impl Endpoint {
             self.base_url.trim_end_matches('/'),
             path.trim_start_matches('/')
         )
+    }
+
+    /// The endpoint with `model` as its model when none is configured.
+    pub fn with_default_model(mut self, model: &str) -> Endpoint {
+        self.model.get_or_insert_with(|| model.to_owned());
+        self
     }
 
     /// The task's `:model`, else the configured one; servers need one.
@@ -151,6 +166,56 @@ impl Body {
     }
 }
 
+impl Body {
+    /// The bytes it sends.
+    fn len(&self) -> usize {
+        match self {
+            Body::Get => 0,
+            Body::Post { payload, .. } => payload.len(),
+        }
+    }
+}
+
+/// The clock of one attempt, shared by the thread doing the exchange (which counts the
+/// bytes) and the caller watching it: the attempt may take its timeout plus
+/// `TIME_PER_MIB` for each MiB moved.
+#[derive(Clone)]
+struct AttemptClock {
+    start: Instant,
+    timeout: Duration,
+    moved: Arc<AtomicU64>,
+}
+
+impl AttemptClock {
+    /// Starts the clock of an attempt that sends `sending` bytes.
+    fn start(timeout: Duration, sending: usize) -> AttemptClock {
+        AttemptClock {
+            start: Instant::now(),
+            timeout,
+            moved: Arc::new(AtomicU64::new(sending as u64)),
+        }
+    }
+
+    fn count(&self, bytes: usize) {
+        self.moved.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// How long the attempt may take, given what it has moved so far.
+    fn limit(&self) -> Duration {
+        let mib = self.moved.load(Ordering::Relaxed) as f64 / MIB;
+        self.timeout.saturating_add(TIME_PER_MIB.mul_f64(mib))
+    }
+
+    fn expired(&self) -> bool {
+        self.start.elapsed() > self.limit()
+    }
+
+    /// The error an attempt past its limit ends with.
+    fn timed_out() -> ureq::Error {
+        ureq::Error::Timeout(ureq::Timeout::Global)
+    }
+}
+
 /// The verdict on one attempt.
 enum Outcome {
     Done(Vec<u8>),
@@ -173,8 +238,11 @@ impl HttpClient {
         let config = config
             .http_status_as_error(false)
             .timeout_connect(Some(settings.connect_timeout))
-            .timeout_per_read(Some(settings.read_timeout))
-            .timeout_per_write(Some(settings.read_timeout))
+            // The attempt's clock is the real bound; these end an abandoned attempt's
+            // thread soon after it, however the server stalls.
+            .timeout_recv_response(Some(settings.timeout))
+            .timeout_per_read(Some(settings.timeout))
+            .timeout_per_write(Some(settings.timeout))
             .build();
         HttpClient {
             provider,
@@ -250,36 +318,69 @@ impl HttpClient {
         cancel: &Cancel,
         settled: &dyn Fn(&Error) -> bool,
     ) -> Result<Vec<u8>> {
-        let mut retry = 0;
+        let mut retries = Retries::default();
         loop {
             check_cancel(cancel)?;
-            let outcome = match self.attempt(url, headers, body, limit, cancel)? {
+            let clock = AttemptClock::start(self.settings.timeout, body.len());
+            let outcome = match self.attempt(url, headers, body, limit, &clock, cancel)? {
                 Ok(reply) => self.judge(url, reply),
-                Err(error) => self.judge_transport(url, &error),
+                Err(error) => self.judge_transport(url, &error, &clock),
             };
             match outcome {
                 Outcome::Done(json) => return Ok(json),
                 Outcome::Fail(error) => return Err(error),
-                Outcome::Retry(error, _)
-                    if retry >= self.settings.max_retries || settled(&error) =>
-                {
-                    return Err(error.with_detail("attempts", json!(retry + 1)))
+                Outcome::Retry(error, _) if settled(&error) => {
+                    return Err(retries.final_error(error))
                 }
-                Outcome::Retry(_, retry_after) => {
-                    sleep(self.backoff(retry, retry_after), cancel)?;
-                    retry += 1;
+                Outcome::Retry(error, retry_after) => {
+                    self.wait_to_retry(&mut retries, error, retry_after, cancel)?;
                 }
             }
         }
     }
 
-    /// Runs one exchange on a worker thread, giving up on it if the call is cancelled.
+    /// Waits before the next attempt, or ends the call with `error` when the retries
+    /// are spent or the wait would take the call past `MAX_WAIT_PER_CALL`.
+    fn wait_to_retry(
+        &self,
+        retries: &mut Retries,
+        error: Error,
+        retry_after: Option<Duration>,
+        cancel: &Cancel,
+    ) -> Result<()> {
+        if retries.done >= self.settings.max_retries {
+            return Err(retries.final_error(error));
+        }
+        let wait = self.backoff(retries.done, retry_after);
+        let waited = retries.waited.saturating_add(wait);
+        if waited > MAX_WAIT_PER_CALL {
+            let asked = match retry_after {
+                Some(_) => "the server asked to wait",
+                None => "the backoff would wait",
+            };
+            let message = format!(
+                "{} ({asked} {}s more before retrying, past the {}s a call waits in all)",
+                error.message(),
+                wait.as_secs(),
+                MAX_WAIT_PER_CALL.as_secs()
+            );
+            return Err(retries.final_error(error.with_message(message)));
+        }
+        sleep(wait, cancel)?;
+        retries.done += 1;
+        retries.waited = waited;
+        Ok(())
+    }
+
+    /// Runs one exchange on a worker thread, giving up on it if the call is cancelled
+    /// or the attempt's clock runs out.
     fn attempt(
         &self,
         url: &str,
         headers: &[(&str, String)],
         body: &Body,
         limit: u64,
+        clock: &AttemptClock,
         cancel: &Cancel,
     ) -> Result<Result<Reply, ureq::Error>> {
         let prepared = match body {
@@ -302,11 +403,12 @@ impl HttpClient {
             }
         };
         let (sender, receiver) = mpsc::channel();
+        let worker_clock = clock.clone();
         std::thread::Builder::new()
             .name("tasklisp-http".into())
             .spawn(move || {
                 // The receiver is gone when the call was cancelled; nobody needs the reply.
-                let _ = sender.send(exchange(prepared, limit));
+                let _ = sender.send(exchange(prepared, limit, &worker_clock));
             })
             .map_err(|e| {
                 Error::task_failure(
@@ -317,6 +419,9 @@ impl HttpClient {
         loop {
             match receiver.recv_timeout(POLL) {
                 Ok(result) => return Ok(result),
+                Err(RecvTimeoutError::Timeout) if clock.expired() => {
+                    return Ok(Err(AttemptClock::timed_out()))
+                }
                 Err(RecvTimeoutError::Timeout) => check_cancel(cancel)?,
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(Error::task_failure(
@@ -351,7 +456,9 @@ impl HttpClient {
         }
     }
 
-    fn judge_transport(&self, url: &str, error: &ureq::Error) -> Outcome {
+    /// A failed exchange; any timeout but the connect timeout is the attempt's timeout
+    /// (ureq's own per-read limits are never shorter).
+    fn judge_transport(&self, url: &str, error: &ureq::Error, clock: &AttemptClock) -> Outcome {
         let transient = matches!(
             error,
             ureq::Error::Timeout(_)
@@ -364,10 +471,10 @@ impl HttpClient {
                 "no connection within {:.3}s (the connect timeout)",
                 self.settings.connect_timeout.as_secs_f64()
             ),
-            ureq::Error::Timeout(_) => format!(
-                "no response within {:.3}s (the read timeout)",
-                self.settings.read_timeout.as_secs_f64()
-            ),
+            ureq::Error::Timeout(_) => timeout_cause(clock),
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                timeout_cause(clock)
+            }
             other => other.to_string(),
         };
         let failure = self.error(format!("request to {url} failed: {cause}"), None, "");
@@ -411,7 +518,7 @@ impl HttpClient {
     /// How long to wait before retry number `retry + 1`.
     fn backoff(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
         if let Some(wait) = retry_after {
-            return wait.min(MAX_RETRY_AFTER);
+            return wait;
         }
         let doubled = self
             .settings
@@ -425,6 +532,27 @@ impl HttpClient {
 
 mod stream;
 
+/// What an attempt past its clock's limit says.
+fn timeout_cause(clock: &AttemptClock) -> String {
+    format!(
+        "no complete answer within {:.3}s (the timeout)",
+        clock.limit().as_secs_f64()
+    )
+}
+
+/// The retries of one call so far.
+#[derive(Default)]
+struct Retries {
+    done: u32,
+    waited: Duration,
+}
+
+impl Retries {
+    fn final_error(&self, error: Error) -> Error {
+        error.with_detail("attempts", json!(self.done + 1))
+    }
+}
+
 /// A request ready to go to the worker thread.
 enum Prepared {
     Get(ureq::RequestBuilder<ureq::typestate::WithoutBody>),
@@ -435,18 +563,20 @@ enum Prepared {
 }
 
 /// One exchange and the reading of its whole body (at most `limit` bytes).
-fn exchange(prepared: Prepared, limit: u64) -> Result<Reply, ureq::Error> {
+fn exchange(prepared: Prepared, limit: u64, clock: &AttemptClock) -> Result<Reply, ureq::Error> {
     let response = match prepared {
         Prepared::Get(request) => request.call()?,
         Prepared::Post(request, payload) => request.send(&payload[..])?,
     };
-    read_reply(response, limit)
+    read_reply(response, limit, clock)
 }
 
-/// A response read whole: its status, `Retry-After` and body (at most `limit` bytes).
+/// A response read whole: its status, `Retry-After` and body (at most `limit` bytes),
+/// read piece by piece so that the attempt's clock sees each piece.
 fn read_reply(
-    mut response: ureq::http::Response<ureq::Body>,
+    response: ureq::http::Response<ureq::Body>,
     limit: u64,
+    clock: &AttemptClock,
 ) -> Result<Reply, ureq::Error> {
     let status = response.status().as_u16();
     let retry_after = response
@@ -455,11 +585,25 @@ fn read_reply(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map(Duration::from_secs);
-    let body = response
-        .body_mut()
-        .with_config()
+    let mut reader = response
+        .into_body()
+        .into_with_config()
         .limit(limit)
-        .read_to_vec()?;
+        .reader();
+    let mut body = Vec::new();
+    let mut buffer = vec![0u8; 16 << 10];
+    loop {
+        if clock.expired() {
+            return Err(AttemptClock::timed_out());
+        }
+        match reader.read(&mut buffer)? {
+            0 => break,
+            read => {
+                clock.count(read);
+                body.extend_from_slice(buffer.get(..read).unwrap_or_default());
+            }
+        }
+    }
     Ok(Reply {
         status,
         retry_after,
@@ -597,10 +741,20 @@ mod tests {
             client.backoff(0, Some(Duration::from_secs(7))),
             Duration::from_secs(7)
         );
-        assert_eq!(
-            client.backoff(0, Some(Duration::from_secs(9999))),
-            MAX_RETRY_AFTER
-        );
+    }
+
+    #[test]
+    fn an_attempt_gets_a_second_more_for_each_mib_it_moves() {
+        let clock = AttemptClock::start(Duration::from_secs(5), 1 << 20);
+        assert_eq!(clock.limit(), Duration::from_secs(6));
+        clock.count(3 << 19);
+        assert_eq!(clock.limit(), Duration::from_millis(7500));
+        assert!(!clock.expired());
+        let past = AttemptClock {
+            start: Instant::now() - Duration::from_secs(2),
+            ..AttemptClock::start(Duration::from_secs(1), 0)
+        };
+        assert!(past.expired());
     }
 
     #[test]

@@ -121,6 +121,22 @@ pub struct Response {
     pub status: Option<String>,
     /// Criteria the provider gave, kept in the result as `criteria`.
     pub criteria: Option<Json>,
+    /// Why the model stopped, in the provider's own word (`stop`, `length`,
+    /// `end_turn`, `max_tokens`…), when it said.
+    pub finish_reason: Option<String>,
+}
+
+/// The stop reasons that mean the answer was cut off by the token limit: OpenAI's
+/// `length`, Anthropic's `max_tokens`.
+const TRUNCATED: &[&str] = &["length", "max_tokens"];
+
+impl Response {
+    /// The model stopped because it reached the token limit: the answer is cut off.
+    pub fn truncated(&self) -> bool {
+        self.finish_reason
+            .as_deref()
+            .is_some_and(|reason| TRUNCATED.contains(&reason))
+    }
 }
 
 /// Lets a call in flight stop early: Ctrl-C in the REPL, or a timeout.
@@ -144,6 +160,11 @@ pub trait Provider: Send + Sync {
     fn name(&self) -> &str;
     /// The model used when a request names none (for the run log and prices).
     fn default_model(&self) -> Option<&str> {
+        None
+    }
+    /// The server it sends to, when it has one: answers of two servers never share a
+    /// cache entry.
+    fn base_url(&self) -> Option<&str> {
         None
     }
     /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
@@ -203,6 +224,28 @@ impl Provider for Echo {
     }
 }
 
+/// What answers when no provider is configured: every model call fails, saying how to
+/// configure one. `echo` answers only when it is named.
+pub struct Unconfigured;
+
+/// How to configure a provider, for the failure of a call made without one.
+pub const HOW_TO_CONFIGURE: &str = "no model provider is configured: pass --provider \
+(openai, anthropic, ollama, command, echo…) with --model, set TASKLISP_PROVIDER, set \
+OPENAI_API_KEY or ANTHROPIC_API_KEY, or call (set-provider! …) in the program";
+
+impl Provider for Unconfigured {
+    fn name(&self) -> &str {
+        "none"
+    }
+
+    fn complete(&self, _request: &Request, _cancel: &Cancel) -> Result<Response> {
+        Err(crate::error::Error::task_failure(
+            crate::error::Reason::LlmError,
+            HOW_TO_CONFIGURE,
+        ))
+    }
+}
+
 /// The provider `--provider`, `--model` and `--base-url` name, with the environment's
 /// keys and defaults (see `docs/PROVIDERS.md`).
 pub fn from_settings(settings: &crate::task::ProviderSettings) -> Result<Arc<dyn Provider>> {
@@ -211,9 +254,14 @@ pub fn from_settings(settings: &crate::task::ProviderSettings) -> Result<Arc<dyn
 
 /// The provider `(set-provider! :KIND {options…})` asks for: `kind` is `openai`,
 /// `ollama`, `anthropic`, `command`, `replay`, `record` (or `record:INNER`) or `echo`;
-/// `options` is a JSON map (or null) of the options in `docs/PROVIDERS.md`.
-pub fn from_language(kind: &str, options: &Json) -> Result<Arc<dyn Provider>> {
-    config::build(kind, options, &env_var)
+/// `options` is a JSON map (or null) of the options in `docs/PROVIDERS.md`. A
+/// `base_url` or `api_key_env` among them must be one `capabilities` allows.
+pub fn from_language(
+    kind: &str,
+    options: &Json,
+    capabilities: &crate::capabilities::Capabilities,
+) -> Result<Arc<dyn Provider>> {
+    config::build_checked(kind, options, &env_var, capabilities)
 }
 
 /// An environment variable, where set to something: `OPENAI_API_KEY=` counts as unset.

@@ -97,6 +97,10 @@ impl Provider for OpenAi {
         self.endpoint.model.as_deref()
     }
 
+    fn base_url(&self) -> Option<&str> {
+        Some(&self.endpoint.base_url)
+    }
+
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let base = &self.endpoint.base_url;
         let mut form = structured::remembered(base);
@@ -198,6 +202,10 @@ impl OpenAi {
             content: content.to_owned(),
             usage: usage(answer),
             tool_calls,
+            finish_reason: answer
+                .pointer("/choices/0/finish_reason")
+                .and_then(Json::as_str)
+                .map(str::to_owned),
             ..Response::default()
         })
     }

@@ -34,30 +34,34 @@ impl OpenAi {
         let mut usage = Json::Null;
         let mut done = false;
         let url = self.endpoint().url("chat/completions");
-        self.client()
-            .post_events(&url, &self.headers(), &body, cancel, &mut |event| {
-                if event.data.trim() == "[DONE]" {
-                    done = true;
-                    return Ok(false);
-                }
-                let chunk = self.chunk(&event)?;
-                let delta = chunk.pointer("/choices/0/delta");
-                let piece = |key: &str| delta.and_then(|d| d.get(key)).and_then(Json::as_str);
-                if let Some(piece) = piece("content") {
-                    sink(piece);
-                    text.push_str(piece);
-                }
-                refusal.push_str(piece("refusal").unwrap_or_default());
-                if let Some(reason) = chunk.pointer("/choices/0/finish_reason") {
-                    if !reason.is_null() {
-                        finish = reason.clone();
+        let whole =
+            self.client()
+                .post_events(&url, &self.headers(), &body, cancel, &mut |event| {
+                    if event.data.trim() == "[DONE]" {
+                        done = true;
+                        return Ok(false);
                     }
-                }
-                if let Some(found) = chunk.get("usage").filter(|u| !u.is_null()) {
-                    usage = found.clone();
-                }
-                Ok(true)
-            })?;
+                    let chunk = self.chunk(&event)?;
+                    let delta = chunk.pointer("/choices/0/delta");
+                    let piece = |key: &str| delta.and_then(|d| d.get(key)).and_then(Json::as_str);
+                    if let Some(piece) = piece("content") {
+                        sink(piece);
+                        text.push_str(piece);
+                    }
+                    refusal.push_str(piece("refusal").unwrap_or_default());
+                    if let Some(reason) = chunk.pointer("/choices/0/finish_reason") {
+                        if !reason.is_null() {
+                            finish = reason.clone();
+                        }
+                    }
+                    if let Some(found) = chunk.get("usage").filter(|u| !u.is_null()) {
+                        usage = found.clone();
+                    }
+                    Ok(true)
+                })?;
+        if let Some(answer) = whole {
+            return answered_whole(self.response(&answer), sink);
+        }
         if !done && finish.is_null() {
             return Err(incomplete("openai"));
         }
@@ -96,50 +100,62 @@ impl Anthropic {
         let mut text = String::new();
         let mut stopped = false;
         let url = self.endpoint().url("v1/messages");
-        self.client()
-            .post_events(&url, &self.headers(), &body, cancel, &mut |event| {
-                let data = event_json(self.client(), &event)?;
-                match data
-                    .get("type")
-                    .and_then(Json::as_str)
-                    .unwrap_or(&event.name)
-                {
-                    "message_start" => match data.get("message") {
-                        Some(Json::Object(start)) => message = start.clone(),
-                        None => {}
-                        Some(_) => {
-                            return Err(self.client().unexpected(
-                                "a streamed message_start whose message is not an object",
-                                &data,
-                            ))
+        let whole =
+            self.client()
+                .post_events(&url, &self.headers(), &body, cancel, &mut |event| {
+                    let data = event_json(self.client(), &event)?;
+                    match data
+                        .get("type")
+                        .and_then(Json::as_str)
+                        .unwrap_or(&event.name)
+                    {
+                        "message_start" => match data.get("message") {
+                            Some(Json::Object(start)) => message = start.clone(),
+                            None => {}
+                            Some(_) => {
+                                return Err(self.client().unexpected(
+                                    "a streamed message_start whose message is not an object",
+                                    &data,
+                                ))
+                            }
+                        },
+                        "content_block_delta" => {
+                            if let Some(piece) = data.pointer("/delta/text").and_then(Json::as_str)
+                            {
+                                sink(piece);
+                                text.push_str(piece);
+                            }
                         }
-                    },
-                    "content_block_delta" => {
-                        if let Some(piece) = data.pointer("/delta/text").and_then(Json::as_str) {
-                            sink(piece);
-                            text.push_str(piece);
+                        "message_delta" => merge_delta(&mut message, &data),
+                        "message_stop" => {
+                            stopped = true;
+                            return Ok(false);
                         }
+                        "error" => {
+                            let error = data.get("error").cloned().unwrap_or(Json::Null);
+                            return Err(streamed_error(self.client(), "anthropic", &error));
+                        }
+                        // `ping`, `content_block_start`, `content_block_stop`.
+                        _ => {}
                     }
-                    "message_delta" => merge_delta(&mut message, &data),
-                    "message_stop" => {
-                        stopped = true;
-                        return Ok(false);
-                    }
-                    "error" => {
-                        let error = data.get("error").cloned().unwrap_or(Json::Null);
-                        return Err(streamed_error(self.client(), "anthropic", &error));
-                    }
-                    // `ping`, `content_block_start`, `content_block_stop`.
-                    _ => {}
-                }
-                Ok(true)
-            })?;
+                    Ok(true)
+                })?;
+        if let Some(answer) = whole {
+            return answered_whole(self.response(&answer), sink);
+        }
         if !stopped {
             return Err(incomplete("anthropic"));
         }
         message.insert("content".into(), json!([{"type": "text", "text": text}]));
         self.response(&Json::Object(message))
     }
+}
+
+/// The answer of a server that sent it whole instead of streaming it: shown at once.
+fn answered_whole(response: Result<Response>, sink: Sink) -> Result<Response> {
+    let response = response?;
+    sink(&response.content);
+    Ok(response)
 }
 
 /// An event's data as JSON; anything else is an unexpected answer showing the data.

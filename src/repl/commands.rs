@@ -521,6 +521,13 @@ mod tests {
             assert_eq!(describe(interp, "twice"), "macro twice");
             assert!(describe(interp, "if").starts_with("special form if\n  (if test"));
             assert!(describe(interp, "if").contains("\n  example: (if (> 2 1)"));
+            for scope in ["with-budget", "with-cache"] {
+                let text = describe(interp, scope);
+                assert!(
+                    text.starts_with(&format!("special form {scope}\n  ({scope} ")),
+                    "{text}"
+                );
+            }
             let builtin = describe(interp, "string-length");
             assert!(
                 builtin.starts_with("builtin string-length (1 argument)\n  `(string-length"),

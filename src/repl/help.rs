@@ -14,6 +14,16 @@ pub const SPECIAL_FORMS: &[(&str, &str, &str)] = &[
         "`(1 ,(+ 1 1) ,@(list 3 4)) ⇒ (1 2 3 4)",
     ),
     (
+        "unquote",
+        ",expr inside a quasiquote: inserts the value of expr",
+        "`(a ,(+ 1 2)) ⇒ (a 3)",
+    ),
+    (
+        "unquote-splicing",
+        ",@expr inside a quasiquote: splices in the elements of a list",
+        "`(a ,@(list 1 2)) ⇒ (a 1 2)",
+    ),
+    (
         "if",
         "(if test then else?)",
         "(if (> 2 1) \"yes\" \"no\") ⇒ \"yes\"",
@@ -89,6 +99,11 @@ pub const SPECIAL_FORMS: &[(&str, &str, &str)] = &[
         "(letrec ((ev? (fn (n) (if (= n 0) true (od? (- n 1))))) (od? (fn (n) (if (= n 0) false (ev? (- n 1)))))) (ev? 10)) ⇒ true",
     ),
     (
+        "letrec*",
+        "(letrec* ((name expr)…) body…): letrec, the inits run in order",
+        "(letrec* ((a 1) (b (+ a 1))) b) ⇒ 2",
+    ),
+    (
         "do",
         "(do ((var init step)…) (test result…) body…)",
         "(do ((i 0 (+ i 1)) (acc '() (cons i acc))) ((= i 3) acc)) ⇒ (2 1 0)",
@@ -132,6 +147,16 @@ pub const SPECIAL_FORMS: &[(&str, &str, &str)] = &[
         "with-fallback",
         "(with-fallback [provider…] body…): the next provider when one fails",
         "(with-fallback [:openai :echo] (greet \"Ada\"))",
+    ),
+    (
+        "with-budget",
+        "(with-budget {\"usd\" u \"tokens\" t \"calls\" n} body…): model calls past a limit fail",
+        "(with-budget {\"calls\" 2} (+ 1 2)) ⇒ 3",
+    ),
+    (
+        "with-cache",
+        "(with-cache body…): the body's model calls answered from the run log when asked before",
+        "(with-cache (+ 1 2)) ⇒ 3",
     ),
     (
         "import",
@@ -222,3 +247,54 @@ Commands:
 
 Keys: Tab completes names, Ctrl-R searches the history, → accepts a hint,
 Ctrl-C clears the line or interrupts an evaluation.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names the analysers dispatch as special forms: the string patterns of the
+    /// arms of each `fn special_form`.
+    fn dispatched() -> Vec<String> {
+        let sources = [
+            include_str!("../eval/compile.rs"),
+            include_str!("../task/forms.rs"),
+            include_str!("../module.rs"),
+            include_str!("../testing/forms.rs"),
+        ];
+        let mut names = Vec::new();
+        for source in sources {
+            let Some((_, body)) = source.split_once("fn special_form(") else {
+                panic!("a source without `fn special_form`");
+            };
+            let body = body.split("\n}\n").next().unwrap_or_default();
+            for line in body.lines() {
+                let Some((pattern, _)) = line.split_once("=>") else {
+                    continue;
+                };
+                let literals: Vec<&str> = pattern.split('|').map(str::trim).collect();
+                if literals
+                    .iter()
+                    .all(|l| l.len() > 2 && l.starts_with('"') && l.ends_with('"'))
+                {
+                    names.extend(literals.iter().map(|l| l.trim_matches('"').to_owned()));
+                }
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn every_special_form_has_a_description() {
+        let names = dispatched();
+        assert!(names.len() >= 39, "found {names:?}");
+        for name in &names {
+            assert!(special_form(name).is_some(), "`{name}` has no description");
+        }
+        for (name, _, _) in SPECIAL_FORMS {
+            assert!(
+                names.iter().any(|n| n == name),
+                "`{name}` is no special form"
+            );
+        }
+    }
+}

@@ -85,9 +85,11 @@ fn run_chunk(interp: &Interp, name: &str, text: &str) -> Result<()> {
     for form in reader::read_source(name, text)? {
         let value = interp.eval_syntax(&form)?;
         let mut out = interp.out();
-        let _ = writeln!(out, "{}", write_string(&value));
-        let _ = out.flush();
+        writeln!(out, "{}", write_string(&value))
+            .and_then(|()| out.flush())
+            .map_err(|e| Error::stdout_write(&e))?;
         drop(out);
+        super::session::warn_if_cut_off(&value);
         interp.define_global(Sym::new("_"), value);
     }
     Ok(())

@@ -137,6 +137,7 @@ impl<'a> Session<'a> {
         if elided {
             self.say("; abbreviated — :show prints it in full");
         }
+        warn_if_cut_off(&value);
         self.last.replace(value);
     }
 
@@ -301,6 +302,13 @@ pub fn timed<T>(work: impl FnOnce() -> T) -> (T, Duration) {
     let start = Instant::now();
     let value = work();
     (value, start.elapsed())
+}
+
+/// Tells on stderr when a result's answer was cut off by the token limit.
+pub fn warn_if_cut_off(value: &Value) {
+    if let Some(warning) = crate::task::result::cut_off_warning(value) {
+        eprintln!("; {warning}");
+    }
 }
 
 #[cfg(test)]

@@ -95,8 +95,11 @@ pub struct CallRow {
     /// The error as its map (`type`, `reason`, `message`, `details`).
     pub error: Option<Json>,
     pub cache_hit: bool,
+    /// Set on the answers the cache may give (see [`RunLog::accept`]).
     pub cache_key: Option<String>,
     pub started_ms: i64,
+    /// Why the model stopped, in the provider's word.
+    pub finish_reason: Option<String>,
 }
 
 /// A provider batch job as one run saw it: submitted by the run, or resumed by it
@@ -133,6 +136,7 @@ pub struct CachedAnswer {
     pub content: String,
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
+    pub finish_reason: Option<String>,
 }
 
 /// What every thread's handle on one run's log shares: the run, the writer thread (
@@ -255,19 +259,18 @@ impl RunLog {
     /// the database).
     pub fn record(&self, row: CallRow) {
         let row = self.scrubbed(row);
-        if row.status == "ok" && !row.cache_hit {
-            if let (Some(key), Some(answer)) = (&row.cache_key, &row.answer) {
-                self.recent.borrow_mut().insert(
-                    key.clone(),
-                    CachedAnswer {
-                        content: answer.clone(),
-                        input_tokens: row.input_tokens,
-                        output_tokens: row.output_tokens,
-                    },
-                );
-            }
-        }
         self.send(writer::Message::Call(Box::new(row)));
+    }
+
+    /// Offers the answer of this run's call `seq` to the cache under `key`: it passed
+    /// every check of the call that asked for it.
+    pub fn accept(&self, seq: u64, key: String, answer: CachedAnswer) {
+        self.recent.borrow_mut().insert(key.clone(), answer);
+        self.send(writer::Message::Accept {
+            run_id: self.run_id().to_owned(),
+            seq,
+            key,
+        });
     }
 
     /// Records a batch job this run submitted or resumed, and returns once it is on

@@ -9,7 +9,7 @@ use std::path::Path;
 /// answer is always the provider's own).
 pub fn cached_answer(conn: &Connection, key: &str) -> Option<CachedAnswer> {
     conn.query_row(
-        "SELECT answer, input_tokens, output_tokens FROM calls
+        "SELECT answer, input_tokens, output_tokens, finish_reason FROM calls
          WHERE cache_key = ?1 AND status = 'ok' AND cache_hit = 0 AND answer IS NOT NULL
          ORDER BY started_ms DESC LIMIT 1",
         params![key],
@@ -18,12 +18,35 @@ pub fn cached_answer(conn: &Connection, key: &str) -> Option<CachedAnswer> {
                 content: row.get(0)?,
                 input_tokens: row.get::<_, Option<i64>>(1)?.map(|n| n.max(0) as u64),
                 output_tokens: row.get::<_, Option<i64>>(2)?.map(|n| n.max(0) as u64),
+                finish_reason: row.get(3)?,
             })
         },
     )
     .optional()
     .ok()
     .flatten()
+}
+
+/// Takes answers out of the cache (the calls stay in the log): those of `task`'s
+/// requests, started before `before_ms`, or all. Returns how many answers (distinct
+/// keys) were removed.
+pub fn clear_cache(
+    conn: &Connection,
+    task: Option<&str>,
+    before_ms: Option<i64>,
+) -> rusqlite::Result<usize> {
+    const MATCHING: &str = "cache_key IS NOT NULL AND (?1 IS NULL OR task = ?1)
+         AND (?2 IS NULL OR started_ms < ?2)";
+    let removed: i64 = conn.query_row(
+        &format!("SELECT count(DISTINCT cache_key) FROM calls WHERE {MATCHING}"),
+        params![task, before_ms],
+        |row| row.get(0),
+    )?;
+    conn.execute(
+        &format!("UPDATE calls SET cache_key = NULL WHERE {MATCHING}"),
+        params![task, before_ms],
+    )?;
+    Ok(usize::try_from(removed).unwrap_or(0))
 }
 
 /// The job to wait for instead of submitting the requests whose key is `key`: the
@@ -74,12 +97,17 @@ pub fn open(path: &Path) -> Result<Option<Connection>, String> {
 }
 
 /// The latest `limit` runs, newest first: `id`, `started` (UTC), `command`, `script`,
-/// `calls` (model calls), `input_tokens`, `output_tokens`, `cost`, `status`.
+/// `calls` (model calls made), `input_tokens`, `output_tokens`, `cost`, `status`,
+/// `cache_hits`. Calls answered from the cache are counted apart and their tokens left
+/// out, as `run-usage` does: nothing was sent for them.
 pub fn runs(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<Json>> {
     let mut statement = conn.prepare(
         "SELECT r.id, strftime('%Y-%m-%d %H:%M:%S', r.started_ms / 1000, 'unixepoch'),
                 r.command, r.script, r.status,
-                count(c.seq), sum(c.input_tokens), sum(c.output_tokens), sum(c.cost)
+                coalesce(sum(c.cache_hit = 0), 0),
+                sum(CASE WHEN c.cache_hit = 0 THEN c.input_tokens END),
+                sum(CASE WHEN c.cache_hit = 0 THEN c.output_tokens END),
+                sum(c.cost), coalesce(sum(c.cache_hit = 1), 0)
          FROM runs r LEFT JOIN calls c ON c.run_id = r.id AND c.kind = 'model'
          GROUP BY r.id ORDER BY r.started_ms DESC, r.rowid DESC LIMIT ?1",
     )?;
@@ -94,6 +122,7 @@ pub fn runs(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<Json>> {
             "input_tokens": row.get::<_, Option<i64>>(6)?.unwrap_or(0),
             "output_tokens": row.get::<_, Option<i64>>(7)?.unwrap_or(0),
             "cost": row.get::<_, Option<f64>>(8)?,
+            "cache_hits": row.get::<_, i64>(9)?,
         }))
     })?;
     rows.collect()
@@ -123,7 +152,7 @@ pub fn calls(conn: &Connection, run_id: &str) -> rusqlite::Result<Vec<Json>> {
     let mut statement = conn.prepare(
         "SELECT seq, parent, kind, task, provider, model, options, messages, answer,
                 tool_calls, input_tokens, output_tokens, latency_ms, cost, status, error,
-                cache_hit, started_ms, last_message
+                cache_hit, started_ms, last_message, finish_reason
          FROM calls WHERE run_id = ?1 ORDER BY seq",
     )?;
     let rows = statement.query_map(params![run_id], |row| {
@@ -207,5 +236,6 @@ fn call_json(row: &Row) -> rusqlite::Result<Json> {
         "error": parsed(15)?,
         "cache_hit": row.get::<_, bool>(16)?,
         "started_ms": row.get::<_, i64>(17)?,
+        "finish_reason": row.get::<_, Option<String>>(19)?,
     }))
 }

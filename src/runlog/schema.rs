@@ -75,6 +75,9 @@ const MIGRATIONS: &[&str] = &[
         body TEXT NOT NULL
      );
      ALTER TABLE calls ADD COLUMN last_message TEXT;",
+    // 4: why the model stopped (`stop`, `length`, `end_turn`, `max_tokens`…), so an
+    // answer cut off by the token limit is still marked when the cache gives it again.
+    "ALTER TABLE calls ADD COLUMN finish_reason TEXT;",
 ];
 
 /// The schema version this build writes.

@@ -20,8 +20,9 @@ fn row(run: &str, seq: u64, parent: Option<u64>, kind: CallKind, answer: &str) -
         status: "ok".into(),
         error: None,
         cache_hit: false,
-        cache_key: Some(format!("key{seq}")),
+        cache_key: None,
         started_ms: now_ms(),
+        finish_reason: Some("stop".into()),
     }
 }
 
@@ -38,6 +39,15 @@ fn rows_written_by_one_run_are_read_back_as_runs_and_a_tree() {
         "inner answer",
     ));
     log.record(row(log.run_id(), 1, None, CallKind::Task, "outer"));
+    log.record(row(log.run_id(), 3, Some(1), CallKind::Model, "rejected"));
+    assert_eq!(log.cached("key2"), None, "offered only once accepted");
+    let answer = |content: &str| CachedAnswer {
+        content: content.into(),
+        input_tokens: Some(3),
+        output_tokens: Some(4),
+        finish_reason: Some("stop".into()),
+    };
+    log.accept(2, "key2".into(), answer("inner answer"));
     assert_eq!(
         log.cached("key2").map(|a| a.content),
         Some("inner answer".into())
@@ -47,7 +57,7 @@ fn rows_written_by_one_run_are_read_back_as_runs_and_a_tree() {
     let conn = query::open(&path).unwrap().unwrap();
     let runs = query::runs(&conn, 10).unwrap();
     assert_eq!(runs.len(), 1);
-    assert_eq!(runs[0]["calls"], 1);
+    assert_eq!(runs[0]["calls"], 2);
     assert_eq!(runs[0]["status"], "ok");
     assert_eq!(runs[0]["script"], "demo.sexp");
     let id = query::find_run(&conn, &log.run_id()[..4]).unwrap();
@@ -62,6 +72,7 @@ fn rows_written_by_one_run_are_read_back_as_runs_and_a_tree() {
     let later = RunLog::new(path, RunRow::start("run", "again"));
     assert_eq!(later.cached("key2").map(|a| a.output_tokens), Some(Some(4)));
     assert_eq!(later.cached("key9"), None);
+    assert_eq!(later.cached("key3"), None);
 }
 
 #[test]

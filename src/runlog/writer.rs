@@ -13,6 +13,12 @@ pub enum Message {
     /// A batch job's row; the sender hears when it is committed.
     Batch(Box<BatchRow>, Sender<()>),
     BatchEnd(Box<BatchEnd>),
+    /// A call's answer passed its checks: the cache may give it for `key`.
+    Accept {
+        run_id: String,
+        seq: u64,
+        key: String,
+    },
     /// The run's script text, scrubbed of a secret learnt after the run row was written.
     Script {
         run_id: String,
@@ -118,6 +124,12 @@ fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<(
                 waiting.push(written);
             }
             Message::BatchEnd(end) => end_batch(&tx, &end)?,
+            Message::Accept { run_id, seq, key } => {
+                tx.execute(
+                    "UPDATE calls SET cache_key = ?3 WHERE run_id = ?1 AND seq = ?2",
+                    params![run_id, count(seq), key],
+                )?;
+            }
             Message::Script { run_id, script } => {
                 tx.execute(
                     "UPDATE runs SET script = ?2 WHERE id = ?1",
@@ -191,9 +203,9 @@ fn insert_call(tx: &rusqlite::Transaction, call: &CallRow) -> rusqlite::Result<(
     let mut statement = tx.prepare_cached(
         "INSERT OR REPLACE INTO calls (run_id, seq, parent, kind, task, provider, model,
             options, last_message, answer, tool_calls, input_tokens, output_tokens,
-            latency_ms, cost, status, error, cache_hit, cache_key, started_ms)
+            latency_ms, cost, status, error, cache_hit, cache_key, started_ms, finish_reason)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-            ?18, ?19, ?20)",
+            ?18, ?19, ?20, ?21)",
     )?;
     statement.execute(params![
         call.run_id,
@@ -216,6 +228,7 @@ fn insert_call(tx: &rusqlite::Transaction, call: &CallRow) -> rusqlite::Result<(
         call.cache_hit,
         call.cache_key,
         call.started_ms,
+        call.finish_reason,
     ])?;
     Ok(())
 }

@@ -70,6 +70,22 @@ pub fn parse_output(task: &Task, answer: &Answer, notes: &mut Entries) -> Result
     }
 }
 
+/// An answer the token limit cut off, for a task that wants JSON: never parsed nor
+/// repaired (a repair would pass off part of the answer as the whole), and not asked
+/// again by `:retries` (the same limit would cut it again).
+pub fn cut_off(task: &Task, answer: &Answer, finish_reason: &Option<String>) -> Error {
+    let error = Error::task_failure(
+        Reason::OutputFormatFailure,
+        format!(
+            "the answer was cut off by the token limit (finish reason {:?}): raise \
+             max_tokens (e.g. -o max_tokens 4096 or the task's :max-tokens) or ask for a \
+             shorter answer",
+            finish_reason.as_deref().unwrap_or_default()
+        ),
+    );
+    showing_answer(error, task, answer).with_detail("finishReason", json!(finish_reason))
+}
+
 /// Adds the answer to an output failure: its whole text and who gave it in the details,
 /// its first characters at the end of the message.
 pub fn showing_answer(error: Error, task: &Task, answer: &Answer) -> Error {

@@ -1,6 +1,6 @@
 //! Atomic tasks: render the templates, ask the provider, parse the answer.
 
-use super::answer::{parse_output, Answer};
+use super::answer::{cut_off, parse_output, Answer};
 use super::builtins::string_list;
 use super::definition::{lossy_json, Memory, PromptParts, Task};
 use super::memory::{context_text, files_text, Query, Strategy};
@@ -62,7 +62,6 @@ pub fn run(
     let deadline = parts
         .timeout
         .and_then(|t| std::time::Instant::now().checked_add(t));
-    let model = request.model.clone();
     let (sent, tool_calls) = if task.tools.is_empty() {
         (send(interp, &request, frame, deadline, task.cache)?, None)
     } else {
@@ -84,10 +83,19 @@ pub fn run(
     let answer = Answer {
         content: &response.content,
         provider: Some(&provider),
-        model: model.as_deref(),
+        model: sent.model.as_deref(),
         round: round.number,
     };
+    if response.truncated() && task.json_output {
+        return Err(cut_off(task, &answer, &response.finish_reason));
+    }
     let parsed = parse_output(task, &answer, &mut notes)?;
+    if !notes.contains_key("parseError") {
+        interp
+            .tasks
+            .observer
+            .passed(&interp.state.observe, sent.candidate);
+    }
     let mut result = task_result(&task.name, response.content, parsed, notes);
     // A provider's own status and criteria are kept.
     if let Some(status) = response.status {
@@ -108,8 +116,9 @@ fn usage_value(usage: Usage) -> Value {
     Value::map(counts)
 }
 
-/// The notes every model call gives: `usage`, `cost` and `cached` (absent keys read as
-/// nil: results of unpriced, uncached calls stay as they were), and the fallback's.
+/// The notes every model call gives: `usage`, `cost`, `cached`, `finishReason` and
+/// `truncated` (absent keys read as nil: results of unpriced, uncached calls stay as
+/// they were), and the fallback's.
 pub fn call_notes(call: &CallNotes, response: &Response, notes: &mut Entries) {
     if let Some(usage) = response.usage {
         notes.insert(Rc::from("usage"), usage_value(usage));
@@ -119,6 +128,12 @@ pub fn call_notes(call: &CallNotes, response: &Response, notes: &mut Entries) {
     }
     if call.cached {
         notes.insert(Rc::from("cached"), Value::Bool(true));
+    }
+    if let Some(reason) = &response.finish_reason {
+        notes.insert(Rc::from("finishReason"), Value::from(reason.as_str()));
+    }
+    if response.truncated() {
+        notes.insert(Rc::from("truncated"), Value::Bool(true));
     }
     fallback_notes(response, notes);
 }

@@ -88,6 +88,8 @@ pub fn run_rounds(
         if violations.is_empty() {
             return Ok(result);
         }
+        // An answer that failed an audit is not one the cache may give again.
+        interp.tasks.observer.reject_passed(&interp.state.observe);
         if round > checks.retries {
             return Err(invalid_output(task, round, &violations, &found, &result));
         }

@@ -6,9 +6,9 @@ use crate::env::{Env, Scope};
 use crate::error::{Error, Reason, Result};
 use crate::eval::ast::{Extension, Let, LetKind};
 use crate::eval::{Compiler, Interp, Node};
-use crate::reader::{Syntax, SyntaxKind};
+use crate::reader::Syntax;
 use crate::source::Span;
-use crate::symbol::{well_known, Sym};
+use crate::symbol::well_known;
 use crate::value::{from_json, Value};
 
 /// Evaluates RESULT and turns it into the value `output` is bound to.
@@ -28,11 +28,10 @@ pub fn cond_output(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Res
         )
     })?;
     let init = Node::Extension(Box::new(OutputOf(compiler.compile(result)?, result.span)));
-    let mut cond = vec![Syntax::new(SyntaxKind::Symbol(Sym::new("cond")), span)];
-    cond.extend(items.get(2..).unwrap_or_default().iter().cloned());
     let scope = Scope::new(vec![*well_known::OUTPUT]);
     compiler.push_scope(scope.clone());
-    let body = compiler.compile(&Syntax::new(SyntaxKind::List(cond), span));
+    // The clauses are `cond`'s own, even where a program redefined `cond`.
+    let body = compiler.cond_clauses(items.get(2..).unwrap_or_default());
     compiler.pop_scope();
     Ok(Node::Let(Box::new(Let {
         kind: LetKind::Parallel,

@@ -253,6 +253,11 @@ pub fn exchange(
         ..Request::default()
     };
     let answered = send(interp, &request, env, None, false)?;
+    // A chat answer is text, with nothing to check.
+    interp
+        .tasks
+        .observer
+        .passed(&interp.state.observe, answered.candidate);
     let response = answered.response;
     conversation.turns += 1;
     conversation.context_used = match response.usage {

@@ -63,7 +63,9 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
             span,
         )
     };
-    let name = items.get(1).and_then(Syntax::as_symbol).ok_or_else(usage)?;
+    let name_syntax = items.get(1).ok_or_else(usage)?;
+    let name = name_syntax.as_symbol().ok_or_else(usage)?;
+    compiler.check_definable(name, name_syntax.span)?;
     let params = parse_params(compiler, items.get(2).ok_or_else(usage)?)?;
     let Parsed {
         options,
@@ -295,9 +297,21 @@ fn is_sequential_body(body: &[Syntax]) -> bool {
     }
 }
 
+/// Which of a definition's values `build` evaluates.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Values {
+    All,
+    /// Only the constants (`tasklisp check`, which runs no code): an option written as
+    /// an expression is left out, as if not given.
+    Constants,
+}
+
 impl Extension for DefineTask {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let task = Rc::new(self.build(interp, env).map_err(|e| e.or_span(self.span))?);
+        let task = Rc::new(
+            self.build(interp, env, Values::All)
+                .map_err(|e| e.or_span(self.span))?,
+        );
         let registered = interp
             .tasks
             .register(task.clone())
@@ -307,21 +321,37 @@ impl Extension for DefineTask {
         }
         Ok(Value::Task(task))
     }
+
+    /// The options written as constants are checked as the definition checks them.
+    fn check(&self, interp: &Interp) -> Result<()> {
+        self.build(interp, &None, Values::Constants)
+            .map(drop)
+            .map_err(|e| e.or_span(self.span))
+    }
 }
 
 impl DefineTask {
-    fn build(&self, interp: &Interp, env: &Env) -> Result<Task> {
-        let mut values: HashMap<&str, (Value, Span)> = HashMap::new();
+    fn build(&self, interp: &Interp, env: &Env, values: Values) -> Result<Task> {
+        // A value left out (not a constant, when only constants are evaluated) is nil.
+        let eval = |node: &Node| match (values, node) {
+            (Values::Constants, Node::Const(value)) => Ok(Some(value.clone())),
+            (Values::Constants, _) => Ok(None),
+            (Values::All, _) => interp.eval(node, env).map(Some),
+        };
+        let mut options = Options {
+            values: HashMap::new(),
+        };
         for (name, (node, span)) in &self.options {
-            values.insert(*name, (interp.eval(node, env)?, *span));
+            if let Some(value) = eval(node)? {
+                options.values.insert(*name, (value, *span));
+            }
         }
-        let options = Options { values };
         let mut params = Vec::with_capacity(self.params.len());
         for (name, default) in &self.params {
-            let default = default
-                .as_ref()
-                .map(|node| interp.eval(node, env))
-                .transpose()?;
+            let default = match default {
+                Some(node) => Some(eval(node)?.unwrap_or_default()),
+                None => None,
+            };
             params.push(Param {
                 name: *name,
                 default,
@@ -378,7 +408,7 @@ impl DefineTask {
             options: options.model_options()?,
             tools: options.tools(has_prompt)?,
             param_types,
-            context: self.context(interp, env, &options)?,
+            context: self.context(&eval, &options)?,
             max_turns: options.count("max-turns", 1, MAX_TURNS)?,
             cache: options.get("cache").is_some_and(|(v, _)| v.is_truthy()),
             retries: options
@@ -420,24 +450,29 @@ impl DefineTask {
         Ok(kind)
     }
 
-    fn context(&self, interp: &Interp, env: &Env, options: &Options) -> Result<InheritContext> {
+    fn context(
+        &self,
+        eval: &dyn Fn(&Node) -> Result<Option<Value>>,
+        options: &Options,
+    ) -> Result<InheritContext> {
         let keys = match &self.context_keys {
             None => None,
             Some(ContextKeys::Names(names)) => Some(names.clone()),
-            Some(ContextKeys::Expr(node, span)) => {
-                let value = interp.eval(node, env)?;
-                let names: Option<Vec<Sym>> = value
-                    .as_list()
-                    .map(|l| l.iter().map(|v| name_of_value(&v)).collect())
-                    .unwrap_or(None);
-                Some(names.ok_or_else(|| {
-                    Error::validation(format!(
-                        ":context-keys must be a list of names, not {}",
-                        write_string(&value)
-                    ))
-                    .with_span(*span)
-                })?)
-            }
+            Some(ContextKeys::Expr(node, span)) => eval(node)?
+                .map(|value| {
+                    let names: Option<Vec<Sym>> = value
+                        .as_list()
+                        .map(|l| l.iter().map(|v| name_of_value(&v)).collect())
+                        .unwrap_or(None);
+                    names.ok_or_else(|| {
+                        Error::validation(format!(
+                            ":context-keys must be a list of names, not {}",
+                            write_string(&value)
+                        ))
+                        .with_span(*span)
+                    })
+                })
+                .transpose()?,
         };
         // An empty key list says nothing: generated code may always write one.
         let keys = keys.filter(|k| !k.is_empty());

@@ -304,16 +304,14 @@ pub struct ProviderSettings {
 }
 
 impl Interp {
-    /// Sets the provider the command line and environment ask for (echo when none).
+    /// Sets the provider the command line and environment ask for: when they name none,
+    /// the one whose API key is set, else one whose every call fails saying how to
+    /// configure a provider.
     pub fn configure_provider(&self, settings: ProviderSettings) -> Result<()> {
         *self.tasks.flags.borrow_mut() = settings.clone();
         *self.tasks.flag_rate.borrow_mut() = settings
             .requests_per_minute
             .map(|rpm| Arc::new(RateLimit::new(Some(rpm), None)));
-        let named = settings.provider.is_some() || settings.model.is_some();
-        if !named && settings.base_url.is_none() && settings.fallbacks.is_empty() {
-            return Ok(());
-        }
         let first = ProviderChoice::Native(crate::provider::from_settings(&settings)?);
         if settings.fallbacks.is_empty() {
             self.set_provider(first, Metrics::default());
@@ -332,7 +330,9 @@ impl Interp {
                 options.clone()
             };
             chain.push(ProviderChoice::Native(crate::provider::from_language(
-                name, &options,
+                name,
+                &options,
+                &crate::capabilities::Capabilities::all(),
             )?));
         }
         self.set_provider(ProviderChoice::Fallback(chain), Metrics::default());

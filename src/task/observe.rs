@@ -153,6 +153,18 @@ struct OpenTask {
     started_ms: i64,
     started: std::time::Instant,
     has_model_calls: bool,
+    /// Answers made inside it that passed their checks so far: offered to the cache
+    /// when the call ends well.
+    passed: Vec<CacheCandidate>,
+}
+
+/// A provider's answer in the log that the cache does not offer yet: only an answer
+/// that passed parsing, the schema and the audits is offered ([`Observer::accept`]).
+#[derive(Debug)]
+pub struct CacheCandidate {
+    seq: u64,
+    key: String,
+    answer: CachedAnswer,
 }
 
 /// A model call about to be made, from `before_model` to `after_model`.
@@ -244,6 +256,7 @@ impl Observer {
                 started_ms: now_ms(),
                 started: std::time::Instant::now(),
                 has_model_calls: false,
+                passed: Vec::new(),
             },
         );
         Some(seq)
@@ -257,6 +270,11 @@ impl Observer {
             return;
         };
         scope.borrow_mut().call = open.parent;
+        if outcome.is_ok() {
+            for candidate in open.passed {
+                self.accept(candidate);
+            }
+        }
         if !open.has_model_calls {
             return;
         }
@@ -285,7 +303,40 @@ impl Observer {
             cache_hit: false,
             cache_key: None,
             started_ms: open.started_ms,
+            finish_reason: None,
         });
+    }
+
+    /// An answer passed the checks of the task call that asked for it (parsing, the
+    /// schema): it is offered to the cache if the call ends well and its audits pass. An
+    /// answer asked for outside a task call is offered at once.
+    pub fn passed(&self, scope: &RefCell<Scope>, candidate: Option<CacheCandidate>) {
+        let Some(candidate) = candidate else { return };
+        let call = scope.borrow().call;
+        let mut open = self.open_tasks.borrow_mut();
+        if let Some(task) = call.and_then(|seq| open.get_mut(&seq)) {
+            task.passed.push(candidate);
+            return;
+        }
+        drop(open);
+        self.accept(candidate);
+    }
+
+    /// The current task call's answers so far failed its audits: none is offered.
+    pub fn reject_passed(&self, scope: &RefCell<Scope>) {
+        let Some(seq) = scope.borrow().call else {
+            return;
+        };
+        if let Some(task) = self.open_tasks.borrow_mut().get_mut(&seq) {
+            task.passed.clear();
+        }
+    }
+
+    /// Offers an answer to the cache: later calls with its key may be answered by it.
+    pub fn accept(&self, candidate: CacheCandidate) {
+        if let Some(log) = self.log() {
+            log.accept(candidate.seq, candidate.key, candidate.answer);
+        }
     }
 
     /// Before a model call: answers it from the cache when the cache is on and has it,
@@ -295,9 +346,8 @@ impl Observer {
         &self,
         scope: Scope,
         request: &Request,
-        provider: &str,
+        target: &Target,
         secrets: Secrets,
-        model: Option<&str>,
         task_cache: bool,
     ) -> Result<(PendingCall, Option<CachedAnswer>)> {
         // An answer may be a tool call, which the cache does not keep: a request that
@@ -305,12 +355,12 @@ impl Observer {
         let caching =
             request.tools.is_empty() && (task_cache || scope.cache || self.cache_everything.get());
         let log = self.log();
-        let cache_key = log.as_ref().map(|_| cache_key(request, provider, model));
+        let cache_key = log.as_ref().map(|_| cache_key(request, target));
         let pending = PendingCall {
             seq: self.next_seq(),
             parent: scope.call,
-            provider: provider.to_owned(),
-            model: model.map(str::to_owned),
+            provider: target.provider.clone(),
+            model: target.model.clone(),
             cache_key,
             started_ms: now_ms(),
             budgets: scope.budgets,
@@ -335,6 +385,7 @@ impl Observer {
     }
 
     /// After a model call (made, or answered from the cache): counts it and logs it.
+    /// A new answer that the cache could keep comes back as a candidate for it.
     pub fn after_model(
         &self,
         pending: PendingCall,
@@ -342,7 +393,7 @@ impl Observer {
         outcome: &Result<(Response, Usage)>,
         latency: std::time::Duration,
         cached: bool,
-    ) -> CallNotes {
+    ) -> (CallNotes, Option<CacheCandidate>) {
         let usage = outcome.as_ref().ok().map(|(_, usage)| *usage);
         let cost = match (usage, &pending.model) {
             (Some(usage), Some(model)) if !cached && pending.provider != "replay" => self
@@ -360,10 +411,11 @@ impl Observer {
                 budget.charge(usage.unwrap_or_default(), cost);
             }
         }
-        self.log_model_call(pending, request, outcome, latency, cost, cached);
-        CallNotes { cost, cached }
+        let candidate = self.log_model_call(pending, request, outcome, latency, cost, cached);
+        (CallNotes { cost, cached }, candidate)
     }
 
+    /// Logs the call; the row gets its cache key only when the answer is accepted.
     fn log_model_call(
         &self,
         pending: PendingCall,
@@ -372,13 +424,30 @@ impl Observer {
         latency: std::time::Duration,
         cost: Option<f64>,
         cached: bool,
-    ) {
-        let Some(log) = self.log() else { return };
+    ) -> Option<CacheCandidate> {
+        let log = self.log()?;
         self.mark_ancestors(pending.parent);
         log.learn_secrets(&pending.secrets);
         let (answer, usage) = match outcome {
             Ok((response, usage)) => (Some(response.content.clone()), Some(*usage)),
             Err(_) => (None, None),
+        };
+        let candidate = match (outcome, &answer, &pending.cache_key) {
+            (Ok((response, _)), Some(answer), Some(key))
+                if !cached && cacheable(request, response) =>
+            {
+                Some(CacheCandidate {
+                    seq: pending.seq,
+                    key: key.clone(),
+                    answer: CachedAnswer {
+                        content: answer.clone(),
+                        input_tokens: usage.map(|u| u.input_tokens),
+                        output_tokens: usage.map(|u| u.output_tokens),
+                        finish_reason: response.finish_reason.clone(),
+                    },
+                })
+            }
+            _ => None,
         };
         log.record(CallRow {
             run_id: log.run_id().to_owned(),
@@ -399,9 +468,14 @@ impl Observer {
             status: status(outcome).to_owned(),
             error: outcome.as_ref().err().map(Error::to_json),
             cache_hit: cached,
-            cache_key: pending.cache_key,
+            cache_key: None,
             started_ms: pending.started_ms,
+            finish_reason: outcome
+                .as_ref()
+                .ok()
+                .and_then(|(response, _)| response.finish_reason.clone()),
         });
+        candidate
     }
 
     /// The task calls around a model call get rows when they end.
@@ -457,16 +531,35 @@ fn logged_tool_calls(outcome: &Result<(Response, Usage)>) -> Option<Json> {
         .then(|| Json::Array(response.tool_calls.iter().map(ToolCall::to_json).collect()))
 }
 
-/// The cache key: a digest of what reaches the model (provider, model, and the request
-/// without the task's name, arguments and round, which only shape the text).
-pub fn cache_key(request: &Request, provider: &str, model: Option<&str>) -> String {
+/// Whether the cache may keep an answer: not a tool call, to a request that offered no
+/// tools. (A cut-off answer is kept with its stop reason, so it comes back marked.)
+fn cacheable(request: &Request, response: &Response) -> bool {
+    request.tools.is_empty() && response.tool_calls.is_empty()
+}
+
+/// Where a model call goes: the provider, its server and the model.
+#[derive(Clone, Debug, Default)]
+pub struct Target {
+    pub provider: String,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+}
+
+/// The cache key: a digest of what reaches the model (provider, its base URL, model,
+/// and the request without the task's name, arguments and round, which only shape the
+/// text).
+pub fn cache_key(request: &Request, target: &Target) -> String {
     let mut canonical = crate::provider::cassette::canonical_request(request);
     if let Some(map) = canonical.as_object_mut() {
         for key in ["task", "params", "round", "issues"] {
             map.remove(key);
         }
-        map.insert("provider".into(), json!(provider));
-        map.insert("model".into(), json!(model));
+        map.insert("provider".into(), json!(target.provider));
+        map.insert("model".into(), json!(target.model));
+        // Only a provider with a server has the key, so older entries stay valid.
+        if let Some(base_url) = &target.base_url {
+            map.insert("base_url".into(), json!(base_url));
+        }
     }
     let digest = Sha256::digest(canonical.to_string().as_bytes());
     digest.iter().map(|byte| format!("{byte:02x}")).collect()
@@ -485,16 +578,32 @@ mod tests {
         }
     }
 
+    fn target(provider: &str, base_url: Option<&str>, model: &str) -> Target {
+        Target {
+            provider: provider.into(),
+            base_url: base_url.map(str::to_owned),
+            model: Some(model.into()),
+        }
+    }
+
     #[test]
     fn the_cache_key_is_what_reaches_the_model() {
-        let a = cache_key(&request("hi"), "openai", Some("m"));
+        let openai = target("openai", Some("http://a/v1"), "m");
+        let a = cache_key(&request("hi"), &openai);
         let mut renamed = request("hi");
         renamed.task = "other".into();
         renamed.round = 2;
-        assert_eq!(a, cache_key(&renamed, "openai", Some("m")));
-        assert_ne!(a, cache_key(&request("ho"), "openai", Some("m")));
-        assert_ne!(a, cache_key(&request("hi"), "anthropic", Some("m")));
-        assert_ne!(a, cache_key(&request("hi"), "openai", Some("n")));
+        assert_eq!(a, cache_key(&renamed, &openai));
+        assert_ne!(a, cache_key(&request("ho"), &openai));
+        let others = [
+            target("anthropic", Some("http://a/v1"), "m"),
+            target("openai", Some("http://a/v1"), "n"),
+            target("openai", Some("http://b/v1"), "m"),
+            target("openai", None, "m"),
+        ];
+        for other in &others {
+            assert_ne!(a, cache_key(&request("hi"), other), "{other:?}");
+        }
         assert_eq!(a.len(), 64);
     }
 

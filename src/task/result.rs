@@ -97,6 +97,24 @@ pub fn with_entry(result: &Value, key: &str, value: Value) -> Value {
     }))
 }
 
+/// The one-line warning the REPL and `tasklisp prompt` print on stderr for a result
+/// whose answer the token limit cut off (`notes.truncated`): a plain-text answer stays
+/// a result, so nothing else would tell.
+pub fn cut_off_warning(result: &Value) -> Option<String> {
+    if !is_task_result(result) {
+        return None;
+    }
+    let notes = field(result, "notes");
+    if !field(&notes, "truncated").is_truthy() {
+        return None;
+    }
+    let reason = field(&notes, "finishReason");
+    Some(format!(
+        "warning: the answer was cut off by the token limit (finish reason {}); raise max_tokens for the whole answer",
+        crate::value::write_string(&reason)
+    ))
+}
+
 pub fn field(result: &Value, key: &str) -> Value {
     result
         .as_map()

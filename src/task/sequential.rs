@@ -10,7 +10,7 @@ use super::definition::lossy_json;
 use super::result::field;
 use crate::builtins::type_error;
 use crate::env::{Env, Frame, Scope};
-use crate::error::{Error, Reason, Result};
+use crate::error::{Error, ErrorKind, Reason, Result};
 use crate::eval::ast::Extension;
 use crate::eval::{Compiler, Interp, Node};
 use crate::reader::{Syntax, SyntaxKind};
@@ -156,6 +156,13 @@ fn step_failure(
 ) -> Error {
     if error.exit_code().is_some() || interp.interrupted() {
         return error;
+    }
+    // A limit passed (nesting, memory, a budget) ends the whole program, not one step:
+    // it leaves the sequence as itself, with the step in its trace, so a cycle of task
+    // references reports the exhaustion at the top.
+    if error.kind() == ErrorKind::ResourceExhaustion {
+        let trace = super::trace::in_step(&error, index);
+        return error.with_detail("trace", trace);
     }
     // The innermost cause, stated once however deep the steps nest.
     let cause = match error.details().get("cause") {

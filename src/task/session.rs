@@ -3,7 +3,7 @@
 use super::blocking::{in_fiber, run_blocking, run_model};
 use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
-use super::observe::CallNotes;
+use super::observe::{CacheCandidate, CallNotes, Target};
 use super::result::STATUSES;
 use super::sink::{StreamTo, TextSink};
 use crate::capabilities::Capabilities;
@@ -38,20 +38,29 @@ impl ProviderChoice {
 
     /// How `notes.provider` names it.
     pub fn name(&self) -> String {
-        self.identity().0
+        self.identity().provider
     }
 
-    /// Its name and default model, as the run log records them; a fallback chain's are
-    /// its first provider's until another answers.
-    fn identity(&self) -> (String, Option<String>) {
+    /// Its name, server and default model, as the run log and the cache key record
+    /// them; a fallback chain's are its first provider's until another answers.
+    fn identity(&self) -> Target {
         match self {
-            ProviderChoice::Native(p) => {
-                (p.name().to_owned(), p.default_model().map(str::to_owned))
-            }
-            ProviderChoice::Procedure(_) => ("procedure".to_owned(), None),
-            ProviderChoice::Fallback(chain) => chain
-                .first()
-                .map_or(("fallback".to_owned(), None), ProviderChoice::identity),
+            ProviderChoice::Native(p) => Target {
+                provider: p.name().to_owned(),
+                base_url: p.base_url().map(str::to_owned),
+                model: p.default_model().map(str::to_owned),
+            },
+            ProviderChoice::Procedure(_) => Target {
+                provider: "procedure".to_owned(),
+                ..Target::default()
+            },
+            ProviderChoice::Fallback(chain) => chain.first().map_or(
+                Target {
+                    provider: "fallback".to_owned(),
+                    ..Target::default()
+                },
+                ProviderChoice::identity,
+            ),
         }
     }
 
@@ -81,7 +90,7 @@ impl ProviderChoice {
                     if let Some(map) = options.as_object_mut() {
                         map.remove("provider");
                     }
-                    return ProviderChoice::native(name, &options);
+                    return ProviderChoice::native(name, &options, capabilities);
                 }
                 _ => return Err(Error::eval("a provider map needs a \"provider\" name")),
             },
@@ -109,13 +118,18 @@ impl ProviderChoice {
                 )))
             }
         };
-        ProviderChoice::native(&name, &options)
+        ProviderChoice::native(&name, &options, capabilities)
     }
 
     /// `options` go to the provider as they are: for `record` its `"provider"` names
-    /// the provider recorded.
-    fn native(name: &str, options: &serde_json::Value) -> Result<ProviderChoice> {
-        crate::provider::from_language(name, options).map(ProviderChoice::Native)
+    /// the provider recorded. What it reaches (a server, a key, a cassette) must be
+    /// what `capabilities` allows.
+    fn native(
+        name: &str,
+        options: &serde_json::Value,
+        capabilities: &Capabilities,
+    ) -> Result<ProviderChoice> {
+        crate::provider::from_language(name, options, capabilities).map(ProviderChoice::Native)
     }
 }
 
@@ -155,6 +169,11 @@ impl Default for Session {
 pub struct Sent {
     pub response: Response,
     pub notes: CallNotes,
+    /// The model the request went to, as far as tasklisp knows it.
+    pub model: Option<String>,
+    /// The answer, for the cache once it passes the caller's checks (see
+    /// `Observer::passed`).
+    pub candidate: Option<CacheCandidate>,
 }
 
 /// Sends one request to the current provider, within the session's limits and the
@@ -178,20 +197,19 @@ pub fn send(
         options: request.options.over(&session_options),
         ..request.clone()
     };
-    let (name, model) = provider.identity();
-    let secrets = provider.secrets();
-    let model = request
+    let mut target = provider.identity();
+    target.model = request
         .model
         .clone()
-        .or(model)
+        .or(target.model)
         .or_else(|| interp.flag_model());
+    let secrets = provider.secrets();
     let observer = &interp.tasks.observer;
     let (mut pending, cached) = observer.before_model(
         interp.state.observe.borrow().clone(),
         &request,
-        &name,
+        &target,
         secrets,
-        model.as_deref(),
         cache,
     )?;
     let was_cached = cached.is_some();
@@ -207,6 +225,7 @@ pub fn send(
                         output_tokens,
                     },
                 ),
+                finish_reason: answer.finish_reason,
                 ..Response::default()
             })
             .inspect(|response| show_whole(streaming, response)),
@@ -240,13 +259,18 @@ pub fn send(
         });
         (response, usage)
     });
-    let notes = observer.after_model(pending, &request, &outcome, latency, was_cached);
+    let (notes, candidate) = observer.after_model(pending, &request, &outcome, latency, was_cached);
     let (response, usage) = outcome?;
     if !was_cached {
         interp.record_turn(usage.input_tokens.saturating_add(usage.output_tokens))?;
     }
     interp.check_interrupt()?;
-    Ok(Sent { response, notes })
+    Ok(Sent {
+        response,
+        notes,
+        model: target.model,
+        candidate,
+    })
 }
 
 /// How one request is sent, whichever provider it goes to.
@@ -372,7 +396,7 @@ fn falls_back(error: &Error) -> bool {
 }
 
 /// What a procedure provider returns: the content string, or
-/// `{"content" … "usage" {"input_tokens" n "output_tokens" n}}`.
+/// `{"content" … "usage" {"input_tokens" n "output_tokens" n} "finish_reason" …}`.
 fn response_from_value(answer: &Value) -> Result<Response> {
     let bad = || {
         Error::task_failure(
@@ -417,12 +441,18 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                 None | Some(Value::Nil) => None,
                 Some(_) => return Err(bad()),
             };
+            let finish_reason = match map.get("finish_reason") {
+                Some(Value::Str(reason)) => Some(reason.to_string()),
+                None | Some(Value::Nil) => None,
+                Some(_) => return Err(bad()),
+            };
             Ok(Response {
                 content: content.to_owned(),
                 usage,
                 status,
                 criteria: map.get("criteria").map(lossy_json),
                 tool_calls,
+                finish_reason,
                 ..Response::default()
             })
         }

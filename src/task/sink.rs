@@ -3,6 +3,7 @@
 //! a newline.
 
 use std::io::Write;
+use std::sync::Mutex;
 
 /// The stream a streamed answer is shown on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,13 +43,18 @@ impl TextSink {
             return;
         }
         self.at_line_start = piece.ends_with('\n');
-        // A terminal or pipe that fails to take the text must not fail the call.
-        let _ = match self.to {
+        // A terminal or pipe that fails to take the text must not fail the call; stdout's
+        // failure is kept for the command to report when it ends.
+        match self.to {
             StreamTo::Stdout | StreamTo::Repl => {
-                write_flushed(&mut std::io::stdout().lock(), piece)
+                if let Err(e) = write_flushed(&mut std::io::stdout().lock(), piece) {
+                    remember_stdout_failure(e);
+                }
             }
-            StreamTo::Stderr => write_flushed(&mut std::io::stderr().lock(), piece),
-        };
+            StreamTo::Stderr => {
+                let _ = write_flushed(&mut std::io::stderr().lock(), piece);
+            }
+        }
     }
 
     /// Ends the answer shown with a newline, so what is printed next starts a line.
@@ -57,6 +63,21 @@ impl TextSink {
             self.write("\n");
         }
     }
+}
+
+/// The first failure to show a streamed answer on stdout, not yet reported.
+static STDOUT_FAILURE: Mutex<Option<std::io::Error>> = Mutex::new(None);
+
+fn remember_stdout_failure(error: std::io::Error) {
+    if let Ok(mut failure) = STDOUT_FAILURE.lock() {
+        failure.get_or_insert(error);
+    }
+}
+
+/// The failure a streamed answer met on stdout, once: the command that streamed it did
+/// not print all it was asked to.
+pub fn take_stdout_failure() -> Option<std::io::Error> {
+    STDOUT_FAILURE.lock().ok()?.take()
 }
 
 fn write_flushed(out: &mut dyn Write, piece: &str) -> std::io::Result<()> {

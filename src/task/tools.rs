@@ -20,6 +20,9 @@ use std::time::Instant;
 /// Model turns a tool loop may take when the task sets no `:max-turns`.
 pub const DEFAULT_MAX_TURNS: u64 = 8;
 
+/// Tool calls one answer may ask for: an answer asking for more runs none of them.
+pub const MAX_TOOL_CALLS_PER_TURN: usize = 128;
+
 /// The JSON types a parameter can be declared with in `:param-types`.
 pub const PARAM_TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
 
@@ -97,6 +100,7 @@ pub fn converse(
             sent.notes.cost = cost;
             return Ok((sent, Value::list(log)));
         }
+        check_call_count(task, response.tool_calls.len(), &log)?;
         let calls = with_ids(response.tool_calls, request.messages.len());
         request
             .messages
@@ -114,6 +118,24 @@ pub fn converse(
             log.push(Value::map(logged));
         }
     }
+}
+
+/// Refuses an answer asking for more than `MAX_TOOL_CALLS_PER_TURN` tool calls.
+fn check_call_count(task: &Task, asked: usize, log: &[Value]) -> Result<()> {
+    if asked <= MAX_TOOL_CALLS_PER_TURN {
+        return Ok(());
+    }
+    Err(Error::resource(
+        "tool_calls",
+        asked as u64,
+        MAX_TOOL_CALLS_PER_TURN as u64,
+        format!(
+            "the model asked for {asked} tool calls in one turn of task `{}`; at most \
+             {MAX_TOOL_CALLS_PER_TURN} are run per turn",
+            task.name
+        ),
+    )
+    .with_detail("toolCalls", lossy_json(&Value::list(log.to_vec()))))
 }
 
 /// Calls without an id (a procedure provider need not give one) are numbered, unique
@@ -169,8 +191,12 @@ fn run_tool(
     }
 }
 
-/// Arguments must be a JSON object that matches the tool's parameter schema.
-fn check_arguments(tool: &Task, arguments: &Json) -> std::result::Result<(), String> {
+/// What `check_arguments` says is cut to this many bytes: it goes back to the model.
+pub const MAX_ARGUMENT_ERROR_BYTES: usize = 1024;
+
+/// Arguments must be a JSON object that matches the tool's parameter schema. The error
+/// is the message sent back to the model, at most `MAX_ARGUMENT_ERROR_BYTES` long.
+pub fn check_arguments(tool: &Task, arguments: &Json) -> std::result::Result<(), String> {
     match arguments {
         Json::Object(_) => {}
         Json::String(raw) => {
@@ -179,26 +205,37 @@ fn check_arguments(tool: &Task, arguments: &Json) -> std::result::Result<(), Str
                 excerpt(raw, 200)
             ))
         }
-        other => return Err(format!("the arguments must be a JSON object, not {other}")),
+        other => {
+            return Err(format!(
+                "the arguments must be a JSON object, not {}",
+                excerpt(&other.to_string(), 200)
+            ))
+        }
     }
     let schema = parameters_schema(tool);
     let validator = jsonschema::validator_for(&schema)
         .map_err(|e| format!("the tool's parameter schema is invalid: {e}"))?;
-    let problems: Vec<String> = validator
-        .iter_errors(arguments)
-        .map(|error| {
-            let at = error.instance_path().as_str().to_owned();
-            if at.is_empty() {
-                error.to_string()
-            } else {
-                format!("{at}: {error}")
-            }
-        })
-        .collect();
-    if problems.is_empty() {
+    let mut message = String::new();
+    for error in validator.iter_errors(arguments) {
+        if message.len() > MAX_ARGUMENT_ERROR_BYTES {
+            break;
+        }
+        message.push_str(if message.is_empty() {
+            "invalid arguments: "
+        } else {
+            "; "
+        });
+        let at = error.instance_path().as_str().to_owned();
+        if !at.is_empty() {
+            message.push_str(&excerpt(&at, 200));
+            message.push_str(": ");
+        }
+        message.push_str(&excerpt(&error.to_string(), MAX_ARGUMENT_ERROR_BYTES));
+    }
+    if message.is_empty() {
         Ok(())
     } else {
-        Err(format!("invalid arguments: {}", problems.join("; ")))
+        Err(excerpt(&message, MAX_ARGUMENT_ERROR_BYTES))
     }
 }
 

@@ -44,8 +44,13 @@ pub fn ask(interp: &Interp, env: &Env, value: &Value, rubric: &str) -> Result<An
         json_mode: true,
         ..Request::default()
     };
-    let response = crate::task::send(interp, &request, env, None, false)?.response;
-    parse_verdict(&response.content)
+    let sent = crate::task::send(interp, &request, env, None, false)?;
+    let verdict = parse_verdict(&sent.response.content)?;
+    interp
+        .tasks
+        .observer
+        .passed(&interp.state.observe, sent.candidate);
+    Ok(verdict)
 }
 
 /// Reads `{"pass": bool, "reason": …}`, with the repairs a task's JSON answer gets (a

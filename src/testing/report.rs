@@ -122,7 +122,9 @@ impl<'o> Reporter<'o> {
         let _ = self.out.flush();
         let mut status = if failed.is_empty() { PASSED } else { FAILED };
         if let Some(path) = junit {
-            if let Err(e) = std::fs::write(path, super::junit::report(&self.outcomes)) {
+            if let Err(e) =
+                crate::atomic_file::write(path, super::junit::report(&self.outcomes).as_bytes())
+            {
                 eprintln!("tasklisp test: cannot write {}: {e}", path.display());
                 status = FAILED;
             }

@@ -167,7 +167,22 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
                 form.push(loop_form(spec, resolver, span)?);
             }
         }
-        Kind::Atomic | Kind::Script | Kind::Composite => {}
+        Kind::Composite => {
+            // A file whose root is <cond>: its cases test the task's one input.
+            if let ([Step::Cond { cases, span }], [input]) =
+                (template.steps.as_slice(), template.inputs.as_slice())
+            {
+                let subject = symbol(&input.name.text, input.name.span);
+                form.push(cond_form(
+                    subject,
+                    cases,
+                    *span,
+                    &template.inputs,
+                    resolver,
+                )?);
+            }
+        }
+        Kind::Atomic | Kind::Script => {}
     }
     Ok(list(form, span))
 }
@@ -361,17 +376,28 @@ fn step_form(step: &Step, inputs: &[Input], resolver: &dyn Resolve) -> Result<Sy
                 vec![symbol("last", *span), symbol("step_results", *span)],
                 *span,
             );
-            let mut form = vec![symbol("cond-output", *span), previous];
-            for case in cases {
-                form.push(case_clause(case, inputs, resolver)?);
-            }
-            form.push(list(
-                vec![symbol("else", *span), Syntax::new(SyntaxKind::Nil, *span)],
-                *span,
-            ));
-            Ok(list(form, *span))
+            cond_form(previous, cases, *span, inputs, resolver)
         }
     }
+}
+
+/// `(cond-output SUBJECT (test steps…)… (else nil))`.
+fn cond_form(
+    subject: Syntax,
+    cases: &[Case],
+    span: Span,
+    inputs: &[Input],
+    resolver: &dyn Resolve,
+) -> Result<Syntax> {
+    let mut form = vec![symbol("cond-output", span), subject];
+    for case in cases {
+        form.push(case_clause(case, inputs, resolver)?);
+    }
+    form.push(list(
+        vec![symbol("else", span), Syntax::new(SyntaxKind::Nil, span)],
+        span,
+    ));
+    Ok(list(form, span))
 }
 
 /// `(x :p p …)`: the task's required parameters, and the optional ones the enclosing

@@ -101,7 +101,9 @@ fn each_template_of(
     each: &mut dyn FnMut(Template) -> Result<()>,
 ) -> Result<()> {
     let source = register(origin, name, text);
-    let mut top_level = template::TopLevel::new(each);
+    // Only a file has a name a task written without one can take.
+    let file = (origin == Origin::File).then_some(name);
+    let mut top_level = template::TopLevel::new(file, each);
     // Each <task> of a <tasks> file is validated as soon as it is parsed, and its
     // elements dropped.
     let root = parse::parse_streaming(text, source, |root, task| {
@@ -157,11 +159,7 @@ pub fn each_definition(
     unknown: Unknown,
     each: &mut dyn FnMut(Definition) -> Result<()>,
 ) -> Result<()> {
-    let local: HashMap<&str, &Template> = file
-        .templates
-        .iter()
-        .map(|t| (t.name.text.as_str(), t))
-        .collect();
+    let local = local_templates(file);
     let resolver = FileResolver {
         local: &local,
         alias,
@@ -218,6 +216,21 @@ fn inline_templates(template: &Template) -> Vec<&Template> {
     steps.extend(template.reduce.as_ref().map(|r| &r.task));
     walk(&steps, &mut out);
     out
+}
+
+/// The names of the tasks of `file` an import with `only` registers.
+pub fn selected<'t>(
+    file: &'t TemplateFile,
+    only: Option<&[(String, Span)]>,
+) -> Result<HashSet<&'t str>> {
+    select(file, &local_templates(file), only)
+}
+
+fn local_templates(file: &TemplateFile) -> HashMap<&str, &Template> {
+    file.templates
+        .iter()
+        .map(|t| (t.name.text.as_str(), t))
+        .collect()
 }
 
 /// The names `only` asks for and the local tasks they refer to, transitively.
@@ -279,6 +292,14 @@ pub fn references(template: &Template) -> Vec<&Name> {
     out
 }
 
+/// The name a task `name` of a file imported under `alias` is registered under.
+pub fn qualified(alias: Option<&str>, name: &str) -> String {
+    match alias {
+        Some(alias) => format!("{alias}/{name}"),
+        None => name.to_owned(),
+    }
+}
+
 struct FileResolver<'a> {
     local: &'a HashMap<&'a str, &'a Template>,
     alias: Option<&'a str>,
@@ -288,10 +309,7 @@ struct FileResolver<'a> {
 
 impl Resolve for FileResolver<'_> {
     fn qualified(&self, name: &str) -> String {
-        match self.alias {
-            Some(alias) => format!("{alias}/{name}"),
-            None => name.to_owned(),
-        }
+        qualified(self.alias, name)
     }
 
     fn resolve(&self, name: &Name) -> Result<Option<Callee>> {

@@ -99,10 +99,9 @@ pub fn symbol_name(attribute: &Attribute, what: &str) -> Result<Name> {
     checked_name(&attribute.value, what)
 }
 
-pub fn checked_name(text: &Text, what: &str) -> Result<Name> {
-    let trimmed = text.trim();
-    let name = trimmed.as_str();
-    let valid = !name.is_empty()
+/// A name the reader reads as one plain symbol (no path, keyword, number or literal).
+pub fn is_plain_symbol(name: &str) -> bool {
+    !name.is_empty()
         && !name.starts_with([':', '#', '\''])
         && !name
             .chars()
@@ -111,8 +110,13 @@ pub fn checked_name(text: &Text, what: &str) -> Result<Name> {
         && !name.starts_with(|c: char| c.is_ascii_digit())
         && !(name.len() > 1
             && name.starts_with(['-', '+'])
-            && name[1..].starts_with(|c: char| c.is_ascii_digit()));
-    if !valid {
+            && name[1..].starts_with(|c: char| c.is_ascii_digit()))
+}
+
+pub fn checked_name(text: &Text, what: &str) -> Result<Name> {
+    let trimmed = text.trim();
+    let name = trimmed.as_str();
+    if !is_plain_symbol(name) {
         return Err(Error::validation(format!(
             "`{name}` is not a valid {what} (it must be a plain symbol)"
         ))

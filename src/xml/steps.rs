@@ -78,7 +78,12 @@ fn task_step(element: &Element, place: &mut Place) -> Result<Step> {
 fn code(element: &Element) -> Result<Step> {
     check_shape(element, &[], &[])?;
     let text = element.text.trim();
-    let forms = read_all(&text, "<code>")?;
+    let forms = read_all(&text, "<code>").map_err(|e| {
+        e.with_hint(Some(
+            "<code> holds tasklisp expressions (S-expressions), not code of another language"
+                .into(),
+        ))
+    })?;
     if forms.is_empty() {
         return Err(Error::validation("<code> is empty").with_span(element.span));
     }
@@ -126,7 +131,7 @@ fn call(element: &Element) -> Result<Step> {
     })
 }
 
-fn cond(element: &Element, place: &mut Place) -> Result<Step> {
+pub fn cond(element: &Element, place: &mut Place) -> Result<Step> {
     check_shape(element, &[], &["case"])?;
     if element.children.is_empty() {
         return Err(

@@ -8,10 +8,10 @@
 use super::expr::read_one;
 use super::parse::{Attribute, Element};
 use super::shape::{
-    bad_value, check_child, check_shape, checked_name, plain_name, required_attribute, single,
-    symbol_name, text_only,
+    bad_value, check_child, check_shape, checked_name, is_plain_symbol, plain_name,
+    required_attribute, single, symbol_name, text_only,
 };
-use super::steps::{reduce, steps};
+use super::steps::{cond, reduce, steps};
 use super::text::Text;
 use crate::error::{Error, Result};
 use crate::reader::{Syntax, SyntaxKind};
@@ -66,6 +66,29 @@ pub struct LoopSpec {
 }
 
 impl Template {
+    /// A template of nothing but its name, type and place, to be filled in.
+    fn empty(name: Name, kind: Kind, span: Span) -> Template {
+        Template {
+            name,
+            kind,
+            span,
+            subtype: None,
+            inputs: Vec::new(),
+            options: Vec::new(),
+            output: None,
+            inherit_context: None,
+            context_keys: None,
+            steps: Vec::new(),
+            command: Vec::new(),
+            files: None,
+            reduce: None,
+            alias: None,
+            accumulate: None,
+            loop_spec: None,
+            tools: None,
+        }
+    }
+
     /// The value of an option written as an element.
     pub fn option(&self, name: &str) -> Option<&Syntax> {
         self.options
@@ -151,18 +174,31 @@ pub struct Place<'c> {
     pub parent: Option<&'c str>,
     /// How many inline tasks the top-level task has so far.
     pub counter: &'c mut usize,
+    /// The name a top-level task written without one takes: the file's (its root).
+    pub unnamed: Option<Name>,
 }
 /// Validates the top-level `<task>`s of a file one at a time, as the XML reader hands
 /// each over (and then drops its elements), and passes each template on to `each`.
 pub struct TopLevel<'a> {
     seen: HashSet<String>,
+    /// The file's name without its directory and extension (none for a text that is
+    /// not a file).
+    stem: Option<String>,
     each: &'a mut dyn FnMut(Template) -> Result<()>,
 }
 
 impl<'a> TopLevel<'a> {
-    pub fn new(each: &'a mut dyn FnMut(Template) -> Result<()>) -> TopLevel<'a> {
+    /// Templates of the file `file` (as shown in messages), if they come from one.
+    pub fn new(
+        file: Option<&str>,
+        each: &'a mut dyn FnMut(Template) -> Result<()>,
+    ) -> TopLevel<'a> {
+        let stem = file
+            .and_then(|file| std::path::Path::new(file).file_stem())
+            .map(|s| s.to_string_lossy().into_owned());
         TopLevel {
             seen: HashSet::new(),
+            stem,
             each,
         }
     }
@@ -170,7 +206,7 @@ impl<'a> TopLevel<'a> {
     /// The template of `element`, a child of the `<tasks>` root.
     pub fn add(&mut self, root: &Element, element: &Element) -> Result<()> {
         check_child(root, element, &["task"])?;
-        let template = top_level(element)?;
+        let template = top_level(element, None)?;
         if !self.seen.insert(template.name.text.clone()) {
             return Err(Error::validation(format!(
                 "task `{}` is defined twice in this file",
@@ -181,35 +217,100 @@ impl<'a> TopLevel<'a> {
         (self.each)(template)
     }
 
-    /// The end of the file whose root is `root`: a `<task>` alone is its one template; a
-    /// `<tasks>` root has had its children added.
+    /// The end of the file whose root is `root`: a `<task>` alone is its one template
+    /// (named after the file when it has no name); a `<cond>` alone is a task named
+    /// after the file that branches on its input; a `<tasks>` root has had its children
+    /// added.
     pub fn finish(self, root: &Element) -> Result<()> {
         match root.name.as_str() {
-            "task" => (self.each)(top_level(root)?),
+            "task" => {
+                let unnamed = match root.attribute("name") {
+                    Some(_) => None,
+                    None => Some(self.file_name(root)?),
+                };
+                let template = top_level(root, unnamed)?;
+                (self.each)(template)
+            }
+            "cond" => {
+                let template = cond_file(root, self.file_name(root)?)?;
+                (self.each)(template)
+            }
             "tasks" => check_shape(root, &[], &["task"]),
             other => Err(Error::validation(format!(
-                "the root element of a template file is <task> or <tasks>, not <{other}>"
+                "the root element of a template file is <task>, <tasks> or <cond>, not <{other}>"
             ))
             .with_span(root.span)),
         }
     }
+
+    /// The file's name as the name of the task its root, which has none, defines.
+    fn file_name(&self, root: &Element) -> Result<Name> {
+        let Some(stem) = &self.stem else {
+            return Err(Error::validation(format!(
+                "<{}> needs a `name` attribute (only a file's root takes the file's name)",
+                root.name
+            ))
+            .with_span(root.span));
+        };
+        if !is_plain_symbol(stem) {
+            return Err(Error::validation(format!(
+                "this <{}> has no name, so it takes the file's, but `{stem}` is not a valid task name (it must be a plain symbol): give it name=\"…\"",
+                root.name
+            ))
+            .with_span(root.span));
+        }
+        Ok(Name {
+            text: stem.clone(),
+            span: root.span,
+        })
+    }
 }
 
-fn top_level(element: &Element) -> Result<Template> {
+fn top_level(element: &Element, unnamed: Option<Name>) -> Result<Template> {
     let mut counter = 0;
     template(
         element,
         &mut Place {
             parent: None,
             counter: &mut counter,
+            unnamed,
         },
     )
+}
+
+/// The input of the task a `<cond>` file defines: the result its cases test.
+pub const COND_INPUT: &str = "result";
+
+/// A file whose root is `<cond>`: a task named `name` of one input, `result` (a
+/// TaskResult, JSON text or data), that runs the steps of the first case whose test
+/// holds of it.
+fn cond_file(root: &Element, name: Name) -> Result<Template> {
+    let mut counter = 0;
+    let cond = cond(
+        root,
+        &mut Place {
+            parent: Some(&name.text),
+            counter: &mut counter,
+            unnamed: None,
+        },
+    )?;
+    let mut template = Template::empty(name, Kind::Composite, root.span);
+    template.inputs.push(Input {
+        name: Name {
+            text: COND_INPUT.to_owned(),
+            span: root.span,
+        },
+        default: None,
+        kind: None,
+    });
+    template.steps.push(cond);
+    Ok(template)
 }
 
 /// A `<task>` element: at the top level (a named task or an alias) or inline.
 pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
     if place.parent.is_none() && element.attribute("ref").is_some() {
-        return alias(element);
+        return alias(element, place.unnamed.take());
     }
     let kind = match element.attribute("type") {
         None => Kind::Atomic,
@@ -239,9 +340,10 @@ pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
         }))
         .collect();
     check_shape(element, &attributes, &children)?;
-    let name = match place.parent {
-        None => symbol_name(required_attribute(element, "name")?, "task name")?,
-        Some(parent) => {
+    let name = match (place.parent, place.unnamed.take()) {
+        (None, Some(unnamed)) => unnamed,
+        (None, None) => symbol_name(required_attribute(element, "name")?, "task name")?,
+        (Some(parent), _) => {
             let text = format!("{parent}/step-{}", place.counter);
             *place.counter += 1;
             Name {
@@ -304,6 +406,7 @@ pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
                 &mut Place {
                     parent: Some(&parent),
                     counter: place.counter,
+                    unnamed: None,
                 },
             )?;
             if let Some(Step::Cond { span, .. }) = template.steps.first() {
@@ -325,6 +428,7 @@ pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
                 &mut Place {
                     parent: Some(&parent),
                     counter: place.counter,
+                    unnamed: None,
                 },
             )?);
         }
@@ -701,34 +805,24 @@ fn loop_spec(element: &Element) -> Result<LoopSpec> {
 }
 
 /// `<task name="x" ref="y"/>`: another name for a task.
-fn alias(element: &Element) -> Result<Template> {
+/// `<task name="x" ref="y"/>` at the top level (a file's root may leave out the name:
+/// it is then `unnamed`, the file's).
+fn alias(element: &Element, unnamed: Option<Name>) -> Result<Template> {
     check_shape(element, &["name", "ref"], &[])?;
     if element.has_text() {
         return Err(Error::validation("an alias <task name ref/> takes no text")
             .with_span(element.text.first_line_span()));
     }
-    Ok(Template {
-        name: symbol_name(required_attribute(element, "name")?, "task name")?,
-        kind: Kind::Composite,
-        span: element.span,
-        subtype: None,
-        inputs: Vec::new(),
-        options: Vec::new(),
-        output: None,
-        inherit_context: None,
-        context_keys: None,
-        steps: Vec::new(),
-        command: Vec::new(),
-        files: None,
-        reduce: None,
-        alias: Some(symbol_name(
-            required_attribute(element, "ref")?,
-            "task reference",
-        )?),
-        accumulate: None,
-        loop_spec: None,
-        tools: None,
-    })
+    let name = match unnamed {
+        Some(name) => name,
+        None => symbol_name(required_attribute(element, "name")?, "task name")?,
+    };
+    let mut template = Template::empty(name, Kind::Composite, element.span);
+    template.alias = Some(symbol_name(
+        required_attribute(element, "ref")?,
+        "task reference",
+    )?);
+    Ok(template)
 }
 
 /// `inherit_context` as an attribute of the task or as an element, not both.
@@ -820,14 +914,16 @@ fn number(element: &Element) -> Result<Syntax> {
     }
 }
 
+/// `true` or `false`; also `enabled` or `disabled`, as the design documents write
+/// `fresh_context`.
 fn boolean(element: &Element) -> Result<Syntax> {
     let text = text_only(element)?;
     let value = match text.as_str() {
-        "true" => true,
-        "false" => false,
+        "true" | "enabled" => true,
+        "false" | "disabled" => false,
         other => {
             return Err(Error::validation(format!(
-                "`{other}` is not a valid {} (true or false)",
+                "`{other}` is not a valid {} (true or false; enabled or disabled)",
                 element.name
             ))
             .with_span(text.span()))

@@ -376,3 +376,84 @@ fn strict_json_output() {
         r#"(deftask exact () :prompt "Answer" :output "json" :strict-json true)"#
     );
 }
+
+/// The forms of `xml` read from a file called `name`.
+fn forms_of_file(name: &str, xml: &str) -> Result<Vec<String>> {
+    let dir = tempfile::tempdir().map_err(|e| Error::eval(e.to_string()))?;
+    let path = dir.path().join(name);
+    std::fs::write(&path, xml).map_err(|e| Error::eval(e.to_string()))?;
+    let file = read_file(&path, 1 << 20)?;
+    let definitions = definitions(&file, None, None, &library, super::Unknown::AtCallTime)?;
+    Ok(definitions
+        .iter()
+        .map(|d| write_string(&syntax_to_value(&d.form)))
+        .collect())
+}
+
+#[test]
+fn a_root_task_without_a_name_is_named_after_its_file() {
+    let forms = forms_of_file(
+        "get_data.xml",
+        "<task><instructions>Get data</instructions></task>",
+    )
+    .unwrap();
+    assert_eq!(forms, [r#"(deftask get_data () :prompt "Get data")"#]);
+    let alias = forms_of_file("write.xml", r#"<task ref="page"/>"#).unwrap();
+    assert!(
+        alias[0].starts_with("(deftask write (issue)"),
+        "{}",
+        alias[0]
+    );
+    let e = forms_of_file(
+        "get.data.xml",
+        "<task><instructions>x</instructions></task>",
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.message(),
+        "this <task> has no name, so it takes the file's, but `get.data` is not a valid task name (it must be a plain symbol): give it name=\"…\""
+    );
+    // In a <tasks> file every task is named.
+    let e = forms_of_file(
+        "many.xml",
+        "<tasks><task><instructions>x</instructions></task></tasks>",
+    )
+    .unwrap_err();
+    assert!(e.message().contains("name"), "{}", e.message());
+}
+
+#[test]
+fn a_root_cond_is_a_task_of_one_input_named_after_its_file() {
+    let xml = r#"<cond>
+  <case test="output.ok == true"><task ref="page"/></case>
+  <case test="output.n > 1"><task><description>Many</description></task></case>
+</cond>"#;
+    let forms = forms_of_file("route.xml", xml).unwrap();
+    assert_eq!(
+        forms,
+        [
+            r#"(deftask route/step-0 () :description "Many" :prompt "Many")"#,
+            r#"(deftask route (result) (cond-output result ((= output.ok true) (page :issue issue)) ((> output.n 1) (route/step-0)) (else nil)))"#,
+        ]
+    );
+    let e = forms_of_file("route.xml", "<cond/>").unwrap_err();
+    assert!(
+        e.message().contains("<cond> needs at least one"),
+        "{}",
+        e.message()
+    );
+}
+
+#[test]
+fn fresh_context_may_be_enabled_or_disabled() {
+    let task = |value: &str| {
+        format!("<task name='t'><instructions>x</instructions><context_management><fresh_context>{value}</fresh_context></context_management></task>")
+    };
+    assert!(one(&task("enabled")).ends_with(":fresh-context true)"));
+    assert!(one(&task("disabled")).ends_with(":fresh-context false)"));
+    let (e, _, _) = failure(&task("on"));
+    assert_eq!(
+        e.message(),
+        "`on` is not a valid fresh_context (true or false; enabled or disabled)"
+    );
+}

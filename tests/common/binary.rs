@@ -10,8 +10,19 @@ pub struct Run {
 }
 
 /// Runs `tasklisp ARGS…` in `dir` with only PATH, HOME (= `dir`), LC_ALL and `env` set.
+#[allow(dead_code)] // not every test crate that includes this module uses it
 pub fn run_binary(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+    run_binary_with_input(dir, args, env, None)
+}
+
+/// [`run_binary`] with `input` on stdin (none: stdin is empty).
+pub fn run_binary_with_input(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    input: Option<&str>,
+) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
         .args(args)
         .current_dir(dir)
         .env_clear()
@@ -20,9 +31,22 @@ pub fn run_binary(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         .env("HOME", dir)
         .env("LC_ALL", "C.UTF-8")
         .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .output()
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("the tasklisp binary runs");
+    if let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) {
+        use std::io::Write;
+        stdin
+            .write_all(input.as_bytes())
+            .expect("stdin takes the input");
+    }
+    let output = child.wait_with_output().expect("the tasklisp binary runs");
     Run {
         status: output.status.code(),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),

@@ -1,12 +1,15 @@
 //! A POST whose answer is a stream of server-sent events (`"stream": true`): the events
-//! are handed over as they arrive. The read timeout bounds the silence between two
-//! chunks (an idle timeout), never the whole answer, however long the model writes.
+//! are handed over as they arrive. The timeout bounds the whole answer, as it does a
+//! non-streamed one: keep-alive comments and a trickle of bytes do not extend it.
 
-use super::{check_cancel, read_reply, HttpClient, Outcome, Reply, MAX_RESPONSE_BYTES, POLL};
+use super::{
+    check_cancel, read_reply, AttemptClock, HttpClient, Outcome, Reply, Retries,
+    MAX_RESPONSE_BYTES, POLL,
+};
 use crate::error::{Error, Reason, Result};
 use crate::provider::sse::{Event, Parser};
 use crate::provider::Cancel;
-use serde_json::{json, Value as Json};
+use serde_json::Value as Json;
 use std::io::Read;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 
@@ -14,6 +17,9 @@ use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 enum Chunk {
     /// A non-2xx answer, read whole.
     Status(Reply),
+    /// A 2xx answer that is one JSON body instead of a stream (a server that does not
+    /// stream), read whole.
+    Whole(Reply),
     Events(Vec<Event>),
     /// The stream ended.
     End,
@@ -27,6 +33,8 @@ impl HttpClient {
     /// POSTs `body` as JSON and hands each event of the answer to `on_event`, which
     /// says whether to read on (`Ok(false)` once the answer is complete). A failure
     /// before the first event is retried as `fetch` retries; after it, the call fails.
+    /// A server that answers with one JSON body (`application/json`) instead of a
+    /// stream gives that body, for the caller to read as the whole answer.
     pub fn post_events(
         &self,
         url: &str,
@@ -34,11 +42,13 @@ impl HttpClient {
         body: &Json,
         cancel: &Cancel,
         on_event: &mut dyn FnMut(Event) -> Result<bool>,
-    ) -> Result<()> {
-        let mut retry = 0;
+    ) -> Result<Option<Json>> {
+        let mut retries = Retries::default();
+        let payload = body.to_string().into_bytes();
         loop {
             check_cancel(cancel)?;
-            let receiver = self.start_stream(url, headers, body)?;
+            let clock = AttemptClock::start(self.settings.timeout, payload.len());
+            let receiver = self.start_stream(url, headers, payload.clone(), &clock)?;
             let mut started = false;
             let outcome = loop {
                 match receiver.recv_timeout(POLL) {
@@ -46,14 +56,18 @@ impl HttpClient {
                         started = true;
                         for event in events {
                             if !on_event(event)? {
-                                return Ok(());
+                                return Ok(None);
                             }
                         }
                     }
-                    Ok(Chunk::End) => return Ok(()),
+                    Ok(Chunk::End) => return Ok(None),
+                    Ok(Chunk::Whole(reply)) => return self.parse_json(url, &reply.body).map(Some),
                     Ok(Chunk::Status(reply)) => break self.judge(url, reply),
-                    Ok(Chunk::Failed(error)) => break self.judge_stream_failure(url, &error),
+                    Ok(Chunk::Failed(error)) => break self.judge_transport(url, &error, &clock),
                     Ok(Chunk::Malformed(error)) => return Err(error),
+                    Err(RecvTimeoutError::Timeout) if clock.expired() => {
+                        break self.judge_transport(url, &AttemptClock::timed_out(), &clock)
+                    }
                     Err(RecvTimeoutError::Timeout) => check_cancel(cancel)?,
                     Err(RecvTimeoutError::Disconnected) => {
                         return Err(Error::task_failure(
@@ -68,14 +82,11 @@ impl HttpClient {
                 }
             };
             match outcome {
-                Outcome::Done(_) => return Ok(()),
+                Outcome::Done(_) => return Ok(None),
                 Outcome::Fail(error) => return Err(error),
-                Outcome::Retry(error, _) if started || retry >= self.settings.max_retries => {
-                    return Err(error.with_detail("attempts", json!(retry + 1)))
-                }
-                Outcome::Retry(_, retry_after) => {
-                    super::sleep(self.backoff(retry, retry_after), cancel)?;
-                    retry += 1;
+                Outcome::Retry(error, _) if started => return Err(retries.final_error(error)),
+                Outcome::Retry(error, retry_after) => {
+                    self.wait_to_retry(&mut retries, error, retry_after, cancel)?;
                 }
             }
         }
@@ -86,7 +97,8 @@ impl HttpClient {
         &self,
         url: &str,
         headers: &[(&str, String)],
-        body: &Json,
+        payload: Vec<u8>,
+        clock: &AttemptClock,
     ) -> Result<mpsc::Receiver<Chunk>> {
         let mut request = self
             .agent
@@ -96,11 +108,11 @@ impl HttpClient {
         for (name, value) in headers {
             request = request.header(*name, value.as_str());
         }
-        let payload = body.to_string().into_bytes();
         let (sender, receiver) = mpsc::channel();
+        let clock = clock.clone();
         std::thread::Builder::new()
             .name("tasklisp-stream".into())
-            .spawn(move || read_stream(request, &payload, &sender))
+            .spawn(move || read_stream(request, &payload, &clock, &sender))
             .map_err(|e| {
                 Error::task_failure(
                     Reason::LlmError,
@@ -109,44 +121,24 @@ impl HttpClient {
             })?;
         Ok(receiver)
     }
-
-    /// A failed exchange; a silence longer than the read timeout is named as such.
-    fn judge_stream_failure(&self, url: &str, error: &ureq::Error) -> Outcome {
-        if !is_read_timeout(error) {
-            return self.judge_transport(url, error);
-        }
-        let failure = self.error(
-            format!(
-                "the stream from {url} was silent for {:.3}s (the read timeout)",
-                self.settings.read_timeout.as_secs_f64()
-            ),
-            None,
-            "",
-        );
-        Outcome::Retry(failure, None)
-    }
 }
 
-/// A read that waited past the read timeout (ureq reports it inside an I/O error when
-/// it comes from reading the body).
-fn is_read_timeout(error: &ureq::Error) -> bool {
-    let inner = match error {
-        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => return true,
-        ureq::Error::Io(io) => io.get_ref().and_then(|e| e.downcast_ref::<ureq::Error>()),
-        other => Some(other),
-    };
-    matches!(
-        inner,
-        Some(ureq::Error::Timeout(
-            ureq::Timeout::PerRead | ureq::Timeout::RecvBody
-        ))
-    )
+/// Whether a response is one JSON body (`Content-Type: application/json`, with or
+/// without parameters) rather than events.
+fn is_json(response: &ureq::http::Response<ureq::Body>) -> bool {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
 }
 
 /// Sends the request and reports what comes back; stops once nobody listens.
 fn read_stream(
     request: ureq::RequestBuilder<ureq::typestate::WithBody>,
     payload: &[u8],
+    clock: &AttemptClock,
     sender: &Sender<Chunk>,
 ) {
     let response = match request.send(payload) {
@@ -156,8 +148,10 @@ fn read_stream(
             return;
         }
     };
-    if !(200..300).contains(&response.status().as_u16()) {
-        let chunk = match read_reply(response, MAX_RESPONSE_BYTES) {
+    let success = (200..300).contains(&response.status().as_u16());
+    if !success || is_json(&response) {
+        let chunk = match read_reply(response, MAX_RESPONSE_BYTES, clock) {
+            Ok(reply) if success => Chunk::Whole(reply),
             Ok(reply) => Chunk::Status(reply),
             Err(error) => Chunk::Failed(error),
         };
@@ -172,6 +166,10 @@ fn read_stream(
     let mut parser = Parser::default();
     let mut buffer = vec![0u8; 16 << 10];
     loop {
+        if clock.expired() {
+            let _ = sender.send(Chunk::Failed(AttemptClock::timed_out()));
+            return;
+        }
         let chunk = match reader.read(&mut buffer) {
             Ok(0) => match parser.finish() {
                 Ok(last) => {
@@ -182,12 +180,15 @@ fn read_stream(
                 }
                 Err(error) => Chunk::Malformed(error),
             },
-            Ok(read) => match parser.feed(buffer.get(..read).unwrap_or_default()) {
-                Ok(events) if events.is_empty() => continue,
-                Ok(events) => Chunk::Events(events),
-                Err(error) => Chunk::Malformed(error),
-            },
-            Err(error) => Chunk::Failed(ureq::Error::Io(error)),
+            Ok(read) => {
+                clock.count(read);
+                match parser.feed(buffer.get(..read).unwrap_or_default()) {
+                    Ok(events) if events.is_empty() => continue,
+                    Ok(events) => Chunk::Events(events),
+                    Err(error) => Chunk::Malformed(error),
+                }
+            }
+            Err(error) => Chunk::Failed(ureq::Error::from(error)),
         };
         let last = !matches!(chunk, Chunk::Events(_));
         if sender.send(chunk).is_err() || last {

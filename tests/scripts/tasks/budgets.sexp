@@ -6,6 +6,7 @@
 ;; stdout: {"calls" 8 "input_tokens" 8 "output_tokens" 8 "cost" 0.0}
 ;; stdout: with-budget: unknown limit "dollars": the limits are "usd", "tokens" and "calls"
 ;; stdout: tokens: budget tokens 4 3
+(set-provider! "echo") ; the prompt comes back as the answer
 (deftask ask (q) :prompt "Q {{q}}")
 (define (summary e) (str "budget " e.details.unit " " e.details.used " " e.details.limit))
 ;; The third call would start past a budget of two.

@@ -4,6 +4,7 @@
 ;; stdout: ("say")
 ;; A plain import of a file imported before does nothing; `:reload true` imports it
 ;; again and replaces its tasks.
+(set-provider! "echo") ; the prompt comes back as the answer
 (define path (str "/tmp/tasklisp-reload-" (time-ms) ".xml"))
 (define (template text)
   (str "<tasks><task name=\"say\" type=\"atomic\"><inputs><input name=\"w\"/></inputs><instructions>"

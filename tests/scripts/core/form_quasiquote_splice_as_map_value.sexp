@@ -1,0 +1,3 @@
+;; error: SYNTAX_ERROR `,@` splices into the list around it
+(define L '(1 2))
+`{"a" ,@L}

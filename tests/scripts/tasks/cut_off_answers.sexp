@@ -1,0 +1,41 @@
+;; stdout: ("TASK_FAILURE" "output_format_failure" "length" 1)
+;; stdout: true
+;; stdout: true
+;; stdout: ("TASK_FAILURE" "output_format_failure" "max_tokens" 1)
+;; stdout: ("COMPLETE" "length" true "Once upon a")
+;; stdout: ("COMPLETE" "stop" nil)
+;; stdout: ({"name" "Felix" "age" 10} {"name" "Tom" "age" 3})
+;; stdout: ("Once" "length" true)
+; A procedure provider says why the model stopped with "finish_reason". An answer cut
+; off by the token limit is never parsed nor repaired when JSON is wanted, and :retries
+; does not ask again; a plain-text one stays a result, marked truncated.
+(define asked 0)
+(define (provider-of content reason)
+  (fn (request)
+    (set! asked (+ asked 1))
+    {"content" content "finish_reason" reason}))
+(define cut "{\"cats\": [{\"name\":\"Felix\",\"age\":10}, {\"name\":")
+(set-provider! (provider-of cut "length"))
+(deftask cats () :prompt "List the cats as JSON" :output "json" :retries 2)
+(define e (try (cats) (catch e e)))
+(prn (list e.type e.reason e.details.finishReason asked))
+(prn (string-contains? e.message "cut off by the token limit"))
+(prn (string-contains? e.message "max_tokens"))
+(set! asked 0)
+(set-provider! (provider-of cut "max_tokens"))
+(deftask typed-cats () :prompt "List the cats" :schema {"type" "object"})
+(define e (try (typed-cats) (catch e e)))
+(prn (list e.type e.reason e.details.finishReason asked))
+(set-provider! (provider-of "Once upon a" "length"))
+(deftask story () :prompt "Tell a story")
+(define r (story))
+(prn (list r.status r.notes.finishReason r.notes.truncated r.content))
+(set-provider! (provider-of "{\"cats\": [{\"name\":\"Felix\",\"age\":10}, {\"name\":\"Tom\",\"age\":3}]}" "stop"))
+(define r (cats))
+(prn (list r.status r.notes.finishReason r.notes.truncated))
+(prn r.parsedContent.cats)
+; A program answering for the model (the command provider, reading the request) says
+; it the same way.
+(set-provider! :command {"command" ["printf" "{\"content\": \"Once\", \"finish_reason\": \"length\"}"] "input" "request"})
+(define r (story))
+(prn (list r.content r.notes.finishReason r.notes.truncated))

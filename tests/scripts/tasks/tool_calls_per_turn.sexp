@@ -1,0 +1,15 @@
+;; stdout: ("RESOURCE_EXHAUSTION" "tool_calls" 5000 128 0)
+;; stdout: "the model asked for 5000 tool calls in one turn of task `calc`; at most 128 are run per turn"
+;; stdout: (128 128)
+; An answer asking for more tool calls than a turn runs has none of them run.
+(define runs 0)
+(deftask add (a b) :param-types {"a" "integer" "b" "integer"} (begin (set! runs (+ runs 1)) (+ a b)))
+(deftask calc (q) :prompt "{{q}}" :tools [add])
+(define (calls n) (map (fn (i) {"name" "add" "arguments" {"a" i "b" 1}}) (range n)))
+(define (asking n)
+  (fn (request)
+    (if (= (get (last request.messages) "role") "user") {"tool_calls" (calls n)} "done")))
+(define e (with-provider (asking 5000) (try (calc "x") (catch e e))))
+(prn [e.type e.details.resource e.details.used e.details.limit runs])
+(prn e.message)
+(prn [(length (get-in (with-provider (asking 128) (calc "x")) ["notes" "toolCalls"])) runs])

@@ -248,6 +248,7 @@ impl RunLog {
         row.provider.as_mut().map(text);
         row.model.as_mut().map(text);
         row.answer.as_mut().map(text);
+        row.finish_reason.as_mut().map(text);
         json(&mut row.options);
         json(&mut row.messages);
         json(&mut row.tool_calls);

@@ -418,7 +418,10 @@ fn a_prompt_longer_than_the_context_is_a_clear_error() {
     let stderr = stderr(&output);
     assert!(stderr.contains("llm_error"), "{stderr}");
     assert!(stderr.contains("context"), "says why: {stderr}");
-    assert!(!stderr.contains("deftask"), "no source the user did not write: {stderr}");
+    assert!(
+        !stderr.contains("deftask"),
+        "no source the user did not write: {stderr}"
+    );
 }
 
 #[test]
@@ -438,7 +441,12 @@ fn a_server_killed_mid_stream_is_a_clear_error() {
     pieces.read_exact(&mut first).unwrap();
     server.child.kill().unwrap();
     let mut errors = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut errors).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut errors)
+        .unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{errors}");
     assert!(errors.contains("llm_error"), "{errors}");

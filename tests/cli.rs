@@ -721,7 +721,8 @@ fn check_knows_the_names_an_xml_import_gives_its_tasks() {
     let r = tasklisp(dir.path(), &["check", "main.sexp"]);
     assert_eq!(r.status, Some(0), "{}", r.stderr);
     assert_eq!(r.stdout, "main.sexp: ok\n");
-    assert_eq!(tasklisp(dir.path(), &["run", "main.sexp"]).status, Some(0));
+    let r = tasklisp(dir.path(), &["--provider", "echo", "run", "main.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
     // What run would not find, check reports: the plain names, a task `:only` left out.
     for (call, unbound) in [("(a 1)", "a"), ("(one/c)", "one/c"), ("(cr/a)", "")] {
         std::fs::write(
@@ -764,6 +765,33 @@ fn check_resolves_xml_references_to_sexp_tasks_in_any_order() {
     let r = tasklisp(dir.path(), &["check", "flow.xml"]);
     assert_eq!(r.status, Some(1));
     assert!(r.stderr.contains("unknown task `shout`"), "{}", r.stderr);
+}
+
+#[test]
+fn check_reads_a_redefined_special_form_as_the_run_does() {
+    let (dir, _) = script(
+        "(define cond (fn (x) (* x 2)))\n\
+         (define (do x) (+ x 1))\n\
+         (deftask case (x) (* x 3))\n\
+         (define (when) 0)\n\
+         (println (cond 21) (do 1) (get (case 2) \"content\") (when))\n",
+    );
+    // Another file given after it still has the language's own `cond` and `do`.
+    std::fs::write(
+        dir.path().join("plain.sexp"),
+        "(println (cond ((= 1 2) 0) (else 1)) (do ((i 0 (+ i 1))) ((= i 2) i)))\n",
+    )
+    .expect("write");
+    let r = tasklisp(dir.path(), &["run", "main.sexp"]);
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (Some(0), "42 2 6 0\n"),
+        "{}",
+        r.stderr
+    );
+    let r = tasklisp(dir.path(), &["check", "main.sexp", "plain.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "main.sexp: ok\nplain.sexp: ok\n");
 }
 
 #[test]

@@ -774,7 +774,8 @@ fn check_reads_a_redefined_special_form_as_the_run_does() {
          (define (do x) (+ x 1))\n\
          (deftask case (x) (* x 3))\n\
          (define (when) 0)\n\
-         (println (cond 21) (do 1) (get (case 2) \"content\") (when))\n",
+         (println (cond 21) (do 1) (get (case 2) \"content\") (when))\n\
+         (begin (define (unless a b) (- a b)) (println (unless 3 2)))\n",
     );
     // Another file given after it still has the language's own `cond` and `do`.
     std::fs::write(
@@ -785,7 +786,7 @@ fn check_reads_a_redefined_special_form_as_the_run_does() {
     let r = tasklisp(dir.path(), &["run", "main.sexp"]);
     assert_eq!(
         (r.status, r.stdout.as_str()),
-        (Some(0), "42 2 6 0\n"),
+        (Some(0), "42 2 6 0\n1\n"),
         "{}",
         r.stderr
     );

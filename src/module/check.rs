@@ -6,7 +6,7 @@ use super::registry::library_params;
 use super::{alias_name, duplicate, is_xml, only_names, read_module, with_loading};
 use crate::error::Result;
 use crate::eval::ast::Node;
-use crate::eval::compile::REDEFINABLE_FORMS;
+use crate::eval::compile::{top_level_begin, REDEFINABLE_FORMS};
 use crate::eval::{Compiler, Interp};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
@@ -47,7 +47,7 @@ pub fn check_file(interp: &Interp, checked: &Checked, path: &Path) -> Result<Ana
     };
     let mut redefined = Vec::new();
     let outcome = with_loading(interp, path, || {
-        for form in &forms {
+        for form in top_level_forms(&forms) {
             let node = Compiler::new(interp).compile(form)?;
             check_definition(interp, &node)?;
             redefined.extend(stand_in_redefinition(interp, &node));
@@ -77,6 +77,19 @@ pub fn check_file(interp: &Interp, checked: &Checked, path: &Path) -> Result<Ana
         interp.define_global(name, Value::Undefined);
     }
     outcome.map(|()| analysed)
+}
+
+/// The top-level forms as a run takes them: those of a top-level `begin` one by one.
+fn top_level_forms(forms: &[Syntax]) -> Vec<&Syntax> {
+    let mut out = Vec::with_capacity(forms.len());
+    let mut pending: Vec<&Syntax> = forms.iter().rev().collect();
+    while let Some(form) = pending.pop() {
+        match top_level_begin(form) {
+            Some(inner) => pending.extend(inner.iter().rev()),
+            None => out.push(form),
+        }
+    }
+    out
 }
 
 /// A top-level `define` or `deftask` of a special form a program may redefine (`cond`,

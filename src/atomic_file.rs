@@ -8,9 +8,17 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Replaces the file at `path` with `bytes`. A symbolic link is followed: its target is
-/// replaced, and the link stays. An existing file keeps its permissions.
+/// replaced, and the link stays. An existing file keeps its permissions. What is not a
+/// file (`/dev/null`, a terminal, a named pipe) is written to as it is: renaming over it
+/// would put a file in its place.
 pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let target = followed(path)?;
+    if std::fs::metadata(&target).is_ok_and(|meta| !meta.is_file() && !meta.is_dir()) {
+        return OpenOptions::new()
+            .write(true)
+            .open(&target)?
+            .write_all(bytes);
+    }
     let (temporary, mut file) = create_beside(&target)?;
     let written = fill(&mut file, &target, bytes).and_then(|()| {
         drop(file);
@@ -107,6 +115,32 @@ mod tests {
         let path = dir.path().join("missing-dir/out.txt");
         assert!(write(&path, b"x").is_err());
         assert!(entries(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_named_pipe_is_written_to_not_replaced() {
+        use std::io::Read;
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        // A reader that does not wait for a writer, so the write can open the pipe.
+        let mut reader = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo)
+            .expect("open the pipe");
+        write(&fifo, b"through").expect("write");
+        let mut got = String::new();
+        reader.read_to_string(&mut got).expect("read");
+        assert_eq!(got, "through");
+        let kind = std::fs::symlink_metadata(&fifo).expect("stat").file_type();
+        assert!(kind.is_fifo(), "the pipe was replaced by {kind:?}");
+        assert_eq!(entries(dir.path()), ["pipe"]);
     }
 
     #[test]

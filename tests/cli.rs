@@ -770,6 +770,34 @@ fn check_resolves_xml_references_to_sexp_tasks_in_any_order() {
 }
 
 #[test]
+fn check_reads_a_redefined_special_form_as_the_run_does() {
+    let (dir, _) = script(
+        "(define cond (fn (x) (* x 2)))\n\
+         (define (do x) (+ x 1))\n\
+         (deftask case (x) (* x 3))\n\
+         (define (when) 0)\n\
+         (println (cond 21) (do 1) (get (case 2) \"content\") (when))\n\
+         (begin (define (unless a b) (- a b)) (println (unless 3 2)))\n",
+    );
+    // Another file given after it still has the language's own `cond` and `do`.
+    std::fs::write(
+        dir.path().join("plain.sexp"),
+        "(println (cond ((= 1 2) 0) (else 1)) (do ((i 0 (+ i 1))) ((= i 2) i)))\n",
+    )
+    .expect("write");
+    let r = tasklisp(dir.path(), &["run", "main.sexp"]);
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (Some(0), "42 2 6 0\n1\n"),
+        "{}",
+        r.stderr
+    );
+    let r = tasklisp(dir.path(), &["check", "main.sexp", "plain.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "main.sexp: ok\nplain.sexp: ok\n");
+}
+
+#[test]
 fn check_reports_what_a_definition_would_refuse() {
     let (dir, _) = script("(import \"fresh.xml\")\n");
     let refused = ":fresh-context true runs the task with nothing inherited, so it cannot go with :inherit-context \"full\" or \"subset\"";

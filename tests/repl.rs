@@ -470,3 +470,24 @@ fn chat_mode_sends_each_line_with_the_conversation_and_end_leaves_it() {
     expect_value(&mut repl, "3");
     quit(repl);
 }
+
+#[test]
+fn a_chat_answer_cut_off_by_the_token_limit_is_told() {
+    let dir = history_file();
+    let mut repl = start(&dir.path().join("h"));
+    enter(
+        &mut repl,
+        r#"(set-provider! (fn (r) {"content" "Once upon a" "finish_reason" "length"}))"#,
+    );
+    expect_value(&mut repl, "nil");
+    enter(&mut repl, ":chat");
+    repl.expect("chat> ").unwrap();
+    enter(&mut repl, "tell me a story");
+    repl.expect("\nOnce upon a\r\n").unwrap();
+    repl.expect("; warning: the answer was cut off by the token limit (finish reason \"length\")")
+        .unwrap();
+    repl.expect("chat> ").unwrap();
+    enter(&mut repl, ":end");
+    expect_then_prompt(&mut repl, "; chat ended");
+    quit(repl);
+}

@@ -912,6 +912,15 @@ impl<'i> Compiler<'i> {
     }
 }
 
+/// The forms of a top-level `(begin form…)`: each is a top-level form of its own,
+/// analysed after the one before it has run, so a `defmacro` (or the redefinition of
+/// `cond`…) in it takes effect for the forms after it, as it would at the top level.
+pub fn top_level_begin(form: &Syntax) -> Option<&[Syntax]> {
+    let items = form.as_list()?;
+    let head = items.first()?.as_symbol()?;
+    (head.name() == "begin").then(|| operands(items))
+}
+
 /// Declares the names that a body's `define`s (and `deftask`s) bind, before analysis.
 fn declare_defines(scope: &Scope, forms: &[Syntax]) {
     for form in forms {

@@ -356,8 +356,12 @@ impl Interp {
         Ok(last)
     }
 
-    /// Analyses one top-level form and runs it in the global environment.
+    /// Analyses one top-level form and runs it in the global environment; the forms of
+    /// a top-level `begin` one after another.
     pub fn eval_syntax(&self, form: &Syntax) -> Result<Value> {
+        if let Some(forms) = compile::top_level_begin(form) {
+            return self.run_forms(forms);
+        }
         let node = Compiler::new(self).compile(form)?;
         self.eval(&node, &None)
     }

@@ -6,12 +6,14 @@ use super::registry::library_params;
 use super::{alias_name, duplicate, is_xml, only_names, read_module, with_loading};
 use crate::error::Result;
 use crate::eval::ast::Node;
+use crate::eval::compile::{top_level_begin, REDEFINABLE_FORMS};
 use crate::eval::{Compiler, Interp};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::Sym;
 use crate::task::table::{self, When};
 use crate::task::template::Template;
+use crate::value::Value;
 use crate::xml::{self, Definition, Param};
 use std::collections::hash_map::Entry;
 use std::collections::HashSet;
@@ -43,10 +45,12 @@ pub fn check_file(interp: &Interp, checked: &Checked, path: &Path) -> Result<Ana
         forms: Vec::with_capacity(forms.len()),
         ..Analysed::default()
     };
-    with_loading(interp, path, || {
-        for form in &forms {
+    let mut redefined = Vec::new();
+    let outcome = with_loading(interp, path, || {
+        for form in top_level_forms(&forms) {
             let node = Compiler::new(interp).compile(form)?;
             check_definition(interp, &node)?;
+            redefined.extend(stand_in_redefinition(interp, &node));
             if let Some(import) = imported_xml(form) {
                 let xml = check_xml(interp, checked, &interp.resolve_path(import.file), &import)
                     .map_err(|e| e.or_span(form.span))?;
@@ -68,8 +72,39 @@ pub fn check_file(interp: &Interp, checked: &Checked, path: &Path) -> Result<Ana
             }
         }
         Ok(())
-    })?;
-    Ok(analysed)
+    });
+    for name in redefined {
+        interp.define_global(name, Value::Undefined);
+    }
+    outcome.map(|()| analysed)
+}
+
+/// The top-level forms as a run takes them: those of a top-level `begin` one by one.
+fn top_level_forms(forms: &[Syntax]) -> Vec<&Syntax> {
+    let mut out = Vec::with_capacity(forms.len());
+    let mut pending: Vec<&Syntax> = forms.iter().rev().collect();
+    while let Some(form) = pending.pop() {
+        match top_level_begin(form) {
+            Some(inner) => pending.extend(inner.iter().rev()),
+            None => out.push(form),
+        }
+    }
+    out
+}
+
+/// A top-level `define` or `deftask` of a special form a program may redefine (`cond`,
+/// `do`…) takes effect for the forms after it, as when it runs: the name gets a global
+/// (nil: the value is not computed) until the file has been checked, so the analyser
+/// reads its later uses as calls. The name is returned when it had no global before.
+fn stand_in_redefinition(interp: &Interp, node: &Node) -> Option<Sym> {
+    let Node::DefineGlobal { name, .. } = node else {
+        return None;
+    };
+    let stand_in = REDEFINABLE_FORMS.contains(&name.name()) && interp.global(*name).is_none();
+    stand_in.then(|| {
+        interp.define_global(*name, Value::Nil);
+        *name
+    })
 }
 
 /// What defining would refuse, found without running code: a `deftask` whose options

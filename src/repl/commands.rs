@@ -1,7 +1,7 @@
 //! The REPL's colon commands.
 
 use super::help::{special_form, HELP};
-use super::session::{format_duration, timed, Next, Session};
+use super::session::{format_duration, timed, warn_if_cut_off, Next, Session};
 use crate::bounds::read_file_text;
 use crate::eval::Interp;
 use crate::symbol::Sym;
@@ -90,6 +90,7 @@ impl Session<'_> {
         self.interp.tasks.set_streaming(streaming);
         match outcome {
             Ok(result) => {
+                warn_if_cut_off(&result);
                 self.chat = Some(field(&result, "conversation"));
                 Next::Continue
             }

@@ -547,12 +547,16 @@ pub struct Target {
 
 /// The cache key: a digest of what reaches the model (provider, its base URL, model,
 /// and the request without the task's name, arguments and round, which only shape the
-/// text).
+/// text). The schema is sent to the model as structured output, so it is part of the
+/// key, though cassettes leave it out of the requests they match.
 pub fn cache_key(request: &Request, target: &Target) -> String {
     let mut canonical = crate::provider::cassette::canonical_request(request);
     if let Some(map) = canonical.as_object_mut() {
         for key in ["task", "params", "round", "issues"] {
             map.remove(key);
+        }
+        if let Some(schema) = &request.schema {
+            map.insert("schema".into(), schema.clone());
         }
         map.insert("provider".into(), json!(target.provider));
         map.insert("model".into(), json!(target.model));
@@ -605,6 +609,24 @@ mod tests {
             assert_ne!(a, cache_key(&request("hi"), other), "{other:?}");
         }
         assert_eq!(a.len(), 64);
+    }
+
+    #[test]
+    fn two_schemas_never_share_an_answer() {
+        let openai = target("openai", Some("http://a/v1"), "m");
+        let with_schema = |schema: Json| Request {
+            schema: Some(schema),
+            json_mode: true,
+            ..request("a cat")
+        };
+        let name = with_schema(json!({"type": "object", "required": ["name"]}));
+        let age = with_schema(json!({"type": "object", "required": ["age"]}));
+        let object = with_schema(json!("object"));
+        let keys = [&name, &age, &object].map(|r| cache_key(r, &openai));
+        assert_ne!(keys[0], keys[1]);
+        assert_ne!(keys[0], keys[2]);
+        assert_ne!(keys[1], keys[2]);
+        assert_eq!(keys[0], cache_key(&name, &openai));
     }
 
     #[test]

@@ -836,6 +836,36 @@ fn malformed_answers_are_llm_errors() {
     assert_eq!(server.finish().len(), 3);
 }
 
+/// A redirect is reported, not followed (streamed or not): a model API does not redirect,
+/// and ureq panicked on a redirect whose chunked body ended early.
+#[test]
+fn a_redirect_is_an_error_that_says_it_was_not_followed() {
+    let moved = || {
+        let mut answer = reply(307, json!({"error": {"message": "moved"}}));
+        let elsewhere = "http://127.0.0.1:9/v1/chat/completions";
+        answer.headers.push(("location", elsewhere.into()));
+        answer
+    };
+    let server = FakeServer::start(vec![moved(), moved()]);
+    let provider = openai(&server.base, json!({"max_retries": 3}));
+    let whole = provider
+        .complete(&request("p"), &Cancel::default())
+        .unwrap_err();
+    let streamed = provider
+        .stream(&request("p"), &Cancel::default(), &mut |_| {})
+        .unwrap_err();
+    assert_eq!(server.finish().len(), 2, "each sent once, not retried");
+    for error in [whole, streamed] {
+        assert_eq!(error.reason(), Some("llm_error"));
+        assert_eq!(error.details()["status"], 307);
+        assert!(
+            error.message().contains("redirects are not followed"),
+            "{}",
+            error.message()
+        );
+    }
+}
+
 #[test]
 fn a_401_is_not_retried_and_never_shows_the_key() {
     let echoed = json!({"error": {"message": format!("Incorrect API key provided: {KEY}"), "type": "invalid_request_error"}});

@@ -235,8 +235,13 @@ impl HttpClient {
         if direct {
             config = config.proxy(None);
         }
+        // Redirects are answered, not followed: a model API does not redirect, a
+        // redirect to another origin would take the request elsewhere, and ureq 3.5
+        // panics on a redirect whose chunked body ends early (a fuzz finding).
         let config = config
             .http_status_as_error(false)
+            .max_redirects(0)
+            .max_redirects_will_error(false)
             .timeout_connect(Some(settings.connect_timeout))
             // The attempt's clock is the real bound; these end an abandoned attempt's
             // thread soon after it, however the server stalls.
@@ -445,7 +450,15 @@ impl HttpClient {
         let text = String::from_utf8_lossy(&reply.body);
         let summary = server_message(&text).map(|m| format!(": {}", excerpt(&self.scrub(&m), 300)));
         let error = self.error(
-            format!("HTTP {status} from {url}{}", summary.unwrap_or_default()),
+            format!(
+                "HTTP {status} from {url}{}{}",
+                summary.unwrap_or_default(),
+                if (300..400).contains(&status) {
+                    " (redirects are not followed: give the URL it names as the base URL)"
+                } else {
+                    ""
+                }
+            ),
             Some(status),
             &text,
         );

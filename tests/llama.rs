@@ -145,19 +145,16 @@ fn a_json_answer_cut_off_by_max_tokens_fails() {
     assert_eq!(logged_calls(dir.path(), &shared_url()).len(), 1);
 
     // The same from the command line: exit 1 and the reason on stderr.
-    let output = run(tasklisp(dir.path(), &shared_url()).args([
-        "-o",
-        "max_tokens",
-        "8",
-        "eval",
-        r#"(deftask j () :prompt "Give a JSON list of ten numbers." :output "json") (j)"#,
-    ]));
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr(&output).contains("max_tokens"),
-        "{}",
-        stderr(&output)
-    );
+    let json = r#"(deftask j () :prompt "Give a JSON list of ten numbers." :output "json") (j)"#;
+    cut_off_on_the_command_line(dir.path(), &["-o", "max_tokens", "8", "eval", json], 1);
+}
+
+/// Runs `args`, expects `status`, and expects stderr to name `max_tokens`.
+fn cut_off_on_the_command_line(dir: &Path, args: &[&str], status: i32) {
+    let output = run(tasklisp(dir, &shared_url()).args(args));
+    assert_eq!(output.status.code(), Some(status));
+    let stderr = stderr(&output);
+    assert!(stderr.contains("max_tokens"), "{stderr}");
 }
 
 /// A plain-text answer cut off stays an answer, marked, with a warning on stderr.
@@ -175,19 +172,8 @@ fn a_plain_answer_cut_off_is_marked_truncated() {
     assert_eq!(result["status"], "COMPLETE");
     assert_eq!(result["truncated"], true);
     assert_eq!(result["finish"], "length");
-    let output = run(tasklisp(dir.path(), &shared_url()).args([
-        "-o",
-        "max_tokens",
-        "6",
-        "prompt",
-        "Tell a long story about a dragon.",
-    ]));
-    assert_eq!(output.status.code(), Some(0));
-    assert!(
-        stderr(&output).contains("max_tokens"),
-        "{}",
-        stderr(&output)
-    );
+    let story = "Tell a long story about a dragon.";
+    cut_off_on_the_command_line(dir.path(), &["-o", "max_tokens", "6", "prompt", story], 0);
 }
 
 /// The first piece of a streamed answer is shown while the server is still generating.

@@ -3,13 +3,13 @@
 //! pieces are put back together into the whole response the server would have sent, so
 //! the answer — and the TaskResult built from it — is the one `complete` gives.
 
-use super::anthropic::Anthropic;
-use super::http::HttpClient;
-use super::openai::OpenAi;
-use super::sse::Event;
 use super::structured::JsonForm;
-use super::{Cancel, Request, Response};
+use super::OpenAi;
 use crate::error::{Error, Reason, Result};
+use crate::provider::anthropic::Anthropic;
+use crate::provider::http::HttpClient;
+use crate::provider::sse::Event;
+use crate::provider::{Cancel, Request, Response};
 use serde_json::{json, Map, Value as Json};
 
 /// Where streamed text goes as it arrives.

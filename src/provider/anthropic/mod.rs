@@ -1,12 +1,14 @@
 //! Anthropic's Messages API: `POST {base}/v1/messages`, where the base is
 //! `https://api.anthropic.com` as in `ANTHROPIC_BASE_URL`.
 
-use super::batch::BatchApi;
-use super::http::{Endpoint, HttpClient};
-use super::message::system_text;
-use super::structured;
-use super::{Cancel, Message, Provider, Request, Response, Role, ToolCall, Usage};
+mod batch;
+
 use crate::error::Result;
+use crate::provider::batch::BatchApi;
+use crate::provider::http::{Endpoint, HttpClient};
+use crate::provider::message::system_text;
+use crate::provider::openai::structured;
+use crate::provider::{Cancel, Message, Provider, Request, Response, Role, ToolCall, Usage};
 use serde_json::{json, Map, Value as Json};
 
 /// The API version this client speaks.

@@ -18,7 +18,7 @@ pub mod sse;
 
 /// What `Provider::complete` polls to stop early; implementing a provider takes it.
 pub use crate::interrupt::Cancel;
-pub use config::{build, build_from_settings, is_known, EnvLookup, KNOWN};
+pub use config::{build, build_from_settings, is_known, EnvLookup, ProviderSettings, KNOWN};
 pub use message::{Message, Role, ToolCall, ToolSpec};
 pub use options::ModelOptions;
 
@@ -231,7 +231,7 @@ impl Provider for Unconfigured {
 
 /// The provider `--provider`, `--model` and `--base-url` name, with the environment's
 /// keys and defaults (see `docs/PROVIDERS.md`).
-pub fn from_settings(settings: &crate::task::ProviderSettings) -> Result<Arc<dyn Provider>> {
+pub fn from_settings(settings: &ProviderSettings) -> Result<Arc<dyn Provider>> {
     config::build_from_settings(settings, &env_var)
 }
 

@@ -32,7 +32,13 @@ pub struct Options {
     /// Import an XML template file or .sexp module before running (repeatable).
     #[arg(long = "import", value_name = "FILE", global = true)]
     pub imports: Vec<PathBuf>,
-    #[arg(long, global = true, env = "TASKLISP_PROVIDER", help = provider_help())]
+    #[arg(
+        long,
+        global = true,
+        env = "TASKLISP_PROVIDER",
+        help = provider_help(),
+        long_help = provider_long_help()
+    )]
     pub provider: Option<String>,
     /// The model name sent to the provider.
     #[arg(long, short = 'm', global = true, env = "TASKLISP_MODEL")]
@@ -157,9 +163,15 @@ pub struct Options {
 
 /// `--provider`'s help, listing the providers from their table.
 fn provider_help() -> String {
+    format!("The model provider: {}", crate::provider::kinds::listing())
+}
+
+/// `--provider`'s long help: the list, then what each provider is.
+fn provider_long_help() -> String {
     format!(
-        "The model provider: {} (or record:PROVIDER)",
-        crate::provider::KNOWN.join(", ")
+        "{}\n\n{}",
+        provider_help(),
+        crate::provider::kinds::descriptions()
     )
 }
 
@@ -348,12 +360,8 @@ fn usage_problem(options: &Options) -> Option<String> {
     }
     if let Some(kind) = options.provider.as_deref() {
         if !crate::provider::is_known(kind) {
-            let hint = crate::suggest::hint(kind, crate::provider::KNOWN.iter().copied())
-                .map_or(String::new(), |h| format!("; {h}"));
-            return Some(format!(
-                "unknown provider: {kind} (known: {}, record:PROVIDER){hint}",
-                crate::provider::KNOWN.join(", ")
-            ));
+            let error = crate::provider::kinds::unknown_provider(kind);
+            return Some(error.message().to_owned());
         }
     }
     if let Some(Command::Run { file, .. }) = &options.command {

@@ -10,6 +10,7 @@ pub mod cassette;
 pub mod command;
 mod config;
 pub mod http;
+pub mod kinds;
 pub mod message;
 pub mod openai;
 pub mod options;
@@ -18,7 +19,8 @@ pub mod sse;
 
 /// What `Provider::complete` polls to stop early; implementing a provider takes it.
 pub use crate::interrupt::Cancel;
-pub use config::{build, build_from_settings, is_known, EnvLookup, ProviderSettings, KNOWN};
+pub use config::{build, build_from_settings, is_known, EnvLookup, ProviderSettings};
+pub use kinds::{ProviderKind, KINDS, KNOWN};
 pub use message::{Message, Role, ToolCall, ToolSpec};
 pub use options::ModelOptions;
 
@@ -211,11 +213,6 @@ impl Provider for Echo {
 /// configure one. `echo` answers only when it is named.
 pub struct Unconfigured;
 
-/// How to configure a provider, for the failure of a call made without one.
-pub const HOW_TO_CONFIGURE: &str = "no model provider is configured: pass --provider \
-(openai, anthropic, ollama, command, echo…) with --model, set TASKLISP_PROVIDER, set \
-OPENAI_API_KEY or ANTHROPIC_API_KEY, or call (set-provider! …) in the program";
-
 impl Provider for Unconfigured {
     fn name(&self) -> &str {
         "none"
@@ -224,7 +221,7 @@ impl Provider for Unconfigured {
     fn complete(&self, _request: &Request, _cancel: &Cancel) -> Result<Response> {
         Err(crate::error::Error::task_failure(
             crate::error::Reason::LlmError,
-            HOW_TO_CONFIGURE,
+            kinds::how_to_configure(),
         ))
     }
 }

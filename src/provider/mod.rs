@@ -15,6 +15,7 @@ pub mod message;
 pub mod openai;
 pub mod options;
 pub mod rate;
+pub mod request_key;
 pub mod sse;
 
 /// What `Provider::complete` polls to stop early; implementing a provider takes it.

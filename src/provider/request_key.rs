@@ -133,6 +133,16 @@ mod tests {
         assert_eq!(canonical(full), plain);
     }
 
+    /// A request with no arguments or messages, as a task call's first round sends.
+    fn plain(prompt: &str) -> Request {
+        Request {
+            task: "t".into(),
+            prompt: prompt.into(),
+            round: 1,
+            ..Request::default()
+        }
+    }
+
     fn target(provider: &str, base_url: Option<&str>, model: &str) -> Target {
         Target {
             provider: provider.into(),
@@ -144,12 +154,12 @@ mod tests {
     #[test]
     fn the_cache_key_is_what_reaches_the_model() {
         let openai = target("openai", Some("http://a/v1"), "m");
-        let a = cache_key(&request("hi"), &openai);
-        let mut renamed = request("hi");
+        let a = cache_key(&plain("hi"), &openai);
+        let mut renamed = plain("hi");
         renamed.task = "other".into();
         renamed.round = 2;
         assert_eq!(a, cache_key(&renamed, &openai));
-        assert_ne!(a, cache_key(&request("ho"), &openai));
+        assert_ne!(a, cache_key(&plain("ho"), &openai));
         let others = [
             target("anthropic", Some("http://a/v1"), "m"),
             target("openai", Some("http://a/v1"), "n"),
@@ -157,7 +167,7 @@ mod tests {
             target("openai", None, "m"),
         ];
         for other in &others {
-            assert_ne!(a, cache_key(&request("hi"), other), "{other:?}");
+            assert_ne!(a, cache_key(&plain("hi"), other), "{other:?}");
         }
         assert_eq!(a.len(), 64);
     }
@@ -168,7 +178,7 @@ mod tests {
         let with_schema = |schema: Json| Request {
             schema: Some(schema),
             json_mode: true,
-            ..request("a cat")
+            ..plain("a cat")
         };
         let name = with_schema(json!({"type": "object", "required": ["name"]}));
         let age = with_schema(json!({"type": "object", "required": ["age"]}));

@@ -541,15 +541,6 @@ fn cacheable(request: &Request, response: &Response) -> bool {
 mod tests {
     use super::*;
 
-    fn request(prompt: &str) -> Request {
-        Request {
-            task: "t".into(),
-            prompt: prompt.into(),
-            round: 1,
-            ..Request::default()
-        }
-    }
-
     #[test]
     fn a_budget_refuses_the_call_after_its_last() {
         let budget = Budget::new(BudgetLimits {

@@ -37,6 +37,7 @@ mod trace;
 pub use audit::Checks;
 pub use call::{call, call_checked};
 pub use definition::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
+pub use forms::LAYER;
 pub use library::Registered;
 pub use schema::Schema;
 pub use session::{send, ProviderChoice, Session};

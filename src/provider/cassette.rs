@@ -242,6 +242,7 @@ impl Provider for Replay {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::request_key::tests::request;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Answers "answer N" for its Nth call.
@@ -269,20 +270,6 @@ mod tests {
                     .collect(),
                 ..Response::default()
             })
-        }
-    }
-
-    fn request(prompt: &str) -> Request {
-        let mut params = serde_json::Map::new();
-        params.insert("z".into(), json!(1));
-        params.insert("a".into(), json!({"y": 2, "b": 3}));
-        Request {
-            task: "t".into(),
-            prompt: prompt.into(),
-            messages: vec![crate::provider::Message::user(prompt)],
-            params,
-            round: 1,
-            ..Request::default()
         }
     }
 

@@ -105,8 +105,8 @@ pub(super) fn build_record(options: &Options) -> Result<Arc<dyn Provider>> {
         })?;
     check_recordable(&inner)?;
     let mut inner_options = options.map.clone();
-    for own in options.row.options {
-        inner_options.remove(*own);
+    for own in options.row.options() {
+        inner_options.remove(own);
     }
     let inner_provider = build_checked(
         &inner,
@@ -125,11 +125,11 @@ pub(super) fn build_record(options: &Options) -> Result<Arc<dyn Provider>> {
 /// one, when it names none).
 fn accepted_options(kind: &str) -> Result<Vec<&'static str>> {
     let row = kinds::row_of(kind).ok_or_else(|| kinds::unknown_provider(kind))?;
-    let mut accepted = row.options.to_vec();
+    let mut accepted: Vec<&str> = row.options().collect();
     if row.wraps {
         match wrapped(kind)? {
             Some(inner) => accepted.extend(accepted_options(&inner)?),
-            None => accepted.extend(recordable_rows().flat_map(|inner| inner.options)),
+            None => accepted.extend(recordable_rows().flat_map(ProviderKind::options)),
         }
     }
     let mut seen = Vec::new();

@@ -18,9 +18,10 @@ pub struct ProviderKind {
     pub name: &'static str,
     /// What answers, in a line (`--provider`'s long help, `docs/PROVIDERS.md`).
     pub doc: &'static str,
-    /// The options `set-provider!` takes for it.
-    pub options: &'static [&'static str],
-    /// The server of an HTTP provider: its defaults and environment variables.
+    /// The options `set-provider!` takes for it, besides those of its server.
+    pub own_options: &'static [&'static str],
+    /// The server of an HTTP provider: its defaults and environment variables. A row
+    /// with a server takes the options of an HTTP client (`base_url`, `timeout`…).
     pub server: Option<Server>,
     /// Whether `record` may wrap it (recording a cassette would only copy one).
     pub recordable: bool,
@@ -42,6 +43,7 @@ pub struct Server {
     pub default_model: Option<&'static str>,
 }
 
+/// The options of every provider with a server.
 const HTTP_OPTIONS: &[&str] = &[
     "model",
     "base_url",
@@ -56,7 +58,7 @@ pub const KINDS: &[ProviderKind] = &[
     ProviderKind {
         name: "echo",
         doc: "nobody: the rendered prompt comes back (offline; only when named)",
-        options: &[],
+        own_options: &[],
         server: None,
         recordable: true,
         wraps: false,
@@ -65,7 +67,7 @@ pub const KINDS: &[ProviderKind] = &[
     ProviderKind {
         name: "openai",
         doc: "any OpenAI-compatible chat-completions server: OpenAI, Ollama, vLLM, llama.cpp, LM Studio…",
-        options: HTTP_OPTIONS,
+        own_options: &[],
         server: Some(Server {
             base_url: "https://api.openai.com/v1",
             base_url_env: Some("OPENAI_BASE_URL"),
@@ -79,7 +81,7 @@ pub const KINDS: &[ProviderKind] = &[
     ProviderKind {
         name: "ollama",
         doc: "the same client, preset for a local Ollama (`http://localhost:11434/v1`, no key)",
-        options: HTTP_OPTIONS,
+        own_options: &[],
         server: Some(Server {
             base_url: "http://localhost:11434/v1",
             base_url_env: None,
@@ -93,15 +95,7 @@ pub const KINDS: &[ProviderKind] = &[
     ProviderKind {
         name: "anthropic",
         doc: "Anthropic's Messages API",
-        options: &[
-            "model",
-            "base_url",
-            "api_key_env",
-            "timeout",
-            "connect_timeout",
-            "max_retries",
-            "max_tokens",
-        ],
+        own_options: &["max_tokens"],
         server: Some(Server {
             base_url: "https://api.anthropic.com",
             base_url_env: Some("ANTHROPIC_BASE_URL"),
@@ -119,7 +113,7 @@ pub const KINDS: &[ProviderKind] = &[
     ProviderKind {
         name: "command",
         doc: "a local program: the prompt on its stdin, the answer on its stdout",
-        options: &["command", "input", "timeout", "model"],
+        own_options: &["command", "input", "timeout", "model"],
         server: None,
         recordable: true,
         wraps: false,
@@ -128,7 +122,7 @@ pub const KINDS: &[ProviderKind] = &[
     ProviderKind {
         name: "replay",
         doc: "the cassette file; never a model",
-        options: &["cassette"],
+        own_options: &["cassette"],
         server: None,
         recordable: false,
         wraps: false,
@@ -137,13 +131,21 @@ pub const KINDS: &[ProviderKind] = &[
     ProviderKind {
         name: "record",
         doc: "the provider after the colon (`record:openai`), with every exchange written to a cassette file",
-        options: &["provider", "cassette"],
+        own_options: &["provider", "cassette"],
         server: None,
         recordable: false,
         wraps: true,
         build: build_record,
     },
 ];
+
+impl ProviderKind {
+    /// The options `set-provider!` takes for it: its server's, then its own.
+    pub fn options(&self) -> impl Iterator<Item = &'static str> {
+        let server = self.server.as_ref().map_or(&[][..], |_| HTTP_OPTIONS);
+        server.iter().chain(self.own_options).copied()
+    }
+}
 
 /// `openai` and the presets of the same client (`ollama`), under the row's name.
 fn build_openai(options: &Options) -> Result<Arc<dyn Provider>> {
@@ -301,7 +303,7 @@ mod tests {
                 "docs/PROVIDERS.md lacks {}",
                 row.doc
             );
-            for option in row.options {
+            for option in row.options() {
                 let line = docs
                     .lines()
                     .find(|line| line.starts_with(&format!("| `\"{option}\"` |")));

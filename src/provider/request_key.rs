@@ -93,10 +93,11 @@ pub fn cache_key(request: &Request, target: &Target) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn request(prompt: &str) -> Request {
+    /// A task call's request with arguments and its user message (cassette tests too).
+    pub(in crate::provider) fn request(prompt: &str) -> Request {
         let mut params = serde_json::Map::new();
         params.insert("z".into(), json!(1));
         params.insert("a".into(), json!({"y": 2, "b": 3}));

@@ -233,9 +233,8 @@ pub fn from_settings(settings: &ProviderSettings) -> Result<Arc<dyn Provider>> {
     config::build_from_settings(settings, &env_var)
 }
 
-/// The provider `(set-provider! :KIND {options…})` asks for: `kind` is `openai`,
-/// `ollama`, `anthropic`, `command`, `replay`, `record` (or `record:INNER`) or `echo`;
-/// `options` is a JSON map (or null) of the options in `docs/PROVIDERS.md`. A
+/// The provider `(set-provider! :KIND {options…})` asks for: `kind` names a row of
+/// `kinds::KINDS` (or is `record:INNER`); `options` is a JSON map (or null) of the options in `docs/PROVIDERS.md`. A
 /// `base_url` or `api_key_env` among them must be one `capabilities` allows.
 pub fn from_language(
     kind: &str,

@@ -32,13 +32,7 @@ pub struct Options {
     /// Import an XML template file or .sexp module before running (repeatable).
     #[arg(long = "import", value_name = "FILE", global = true)]
     pub imports: Vec<PathBuf>,
-    #[arg(
-        long,
-        global = true,
-        env = "TASKLISP_PROVIDER",
-        help = provider_help(),
-        long_help = provider_long_help()
-    )]
+    #[arg(long, global = true, env = "TASKLISP_PROVIDER", help = provider_help())]
     pub provider: Option<String>,
     /// The model name sent to the provider.
     #[arg(long, short = 'm', global = true, env = "TASKLISP_MODEL")]
@@ -164,15 +158,6 @@ pub struct Options {
 /// `--provider`'s help, listing the providers from their table.
 fn provider_help() -> String {
     format!("The model provider: {}", crate::provider::kinds::listing())
-}
-
-/// `--provider`'s long help: the list, then what each provider is.
-fn provider_long_help() -> String {
-    format!(
-        "{}\n\n{}",
-        provider_help(),
-        crate::provider::kinds::descriptions()
-    )
 }
 
 #[derive(Subcommand, Debug, Clone)]

@@ -16,7 +16,7 @@ use std::sync::Arc;
 pub struct ProviderKind {
     /// How `--provider` and `set-provider!` name it.
     pub name: &'static str,
-    /// What answers, in a line (`--provider`'s long help, `docs/PROVIDERS.md`).
+    /// What answers, in a line: the provider's row in `docs/PROVIDERS.md`.
     pub doc: &'static str,
     /// The options `set-provider!` takes for it, besides those of its server.
     pub own_options: &'static [&'static str],
@@ -195,15 +195,6 @@ pub fn listing() -> String {
     names.join(", ")
 }
 
-/// One line per kind, for `--provider`'s long help.
-pub fn descriptions() -> String {
-    let lines: Vec<String> = KINDS
-        .iter()
-        .map(|row| format!("{:<10} {}", row.name, row.doc))
-        .collect();
-    lines.join("\n")
-}
-
 /// The failure of a name no row has, listing the known ones and the nearest.
 pub fn unknown_provider(kind: &str) -> Error {
     let hint = crate::suggest::hint(kind, KNOWN.iter().copied())
@@ -278,7 +269,6 @@ mod tests {
     #[test]
     fn the_lists_for_people_name_every_row() {
         let known = listing();
-        let described = descriptions();
         let unknown = unknown_provider("gpt").message().to_owned();
         let configure = how_to_configure();
         assert_eq!(KNOWN.len(), KINDS.len());
@@ -287,7 +277,6 @@ mod tests {
             assert!(known.contains(row.name), "{known}");
             assert!(unknown.contains(row.name), "{unknown}");
             assert!(configure.contains(row.name), "{configure}");
-            assert!(described.contains(row.doc), "{described}");
         }
         for (key, _) in choosing_keys() {
             assert!(configure.contains(key), "{configure}");

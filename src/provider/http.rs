@@ -543,7 +543,7 @@ impl HttpClient {
     }
 }
 
-mod stream;
+pub(crate) mod stream;
 
 /// What an attempt past its clock's limit says.
 fn timeout_cause(clock: &AttemptClock) -> String {

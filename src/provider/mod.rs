@@ -15,8 +15,6 @@ pub mod openai;
 pub mod options;
 pub mod rate;
 pub mod sse;
-mod stream;
-pub mod structured;
 
 pub use config::{build, build_from_settings, is_known, EnvLookup, KNOWN};
 pub use message::{Message, Role, ToolCall, ToolSpec};

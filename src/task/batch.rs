@@ -1,5 +1,5 @@
 //! The batch side of `pmap :batch true`: the model calls its items wait on, sent as one
-//! job per provider through the provider's batch API (`src/provider/batch/`), and the
+//! job per provider through the provider's batch API (`src/provider/batch.rs`), and the
 //! answers handed back to the items; the job's state on `pmap`'s progress line. See
 //! docs/BATCH.md.
 

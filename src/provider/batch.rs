@@ -4,9 +4,6 @@
 //! one job (`src/task/pmap.rs`); this module turns those calls into the provider's job
 //! and its results back into one answer per call.
 
-mod anthropic;
-mod openai;
-
 use super::{Cancel, Request, Response};
 use crate::error::{Error, Reason, Result};
 use serde_json::{json, Value as Json};
@@ -354,7 +351,11 @@ pub fn each_line(text: &[u8], each: &mut dyn FnMut(Json) -> Result<()>) -> Resul
 }
 
 /// The string at `key` of a provider's answer, or an `llm_error` quoting the answer.
-fn string_at(client: &super::http::HttpClient, json: &Json, key: &str) -> Result<String> {
+pub(crate) fn string_at(
+    client: &super::http::HttpClient,
+    json: &Json,
+    key: &str,
+) -> Result<String> {
     json.get(key)
         .and_then(Json::as_str)
         .map(str::to_owned)

@@ -36,6 +36,16 @@ enum Code {
     Body(Rc<Node>),
 }
 
+impl Code {
+    fn runs(&self) -> table::Runs {
+        match self {
+            Code::Prompt(_) => table::Runs::Prompt,
+            Code::Command(_) => table::Runs::Command,
+            Code::Body(_) => table::Runs::Body,
+        }
+    }
+}
+
 struct DefineTask {
     name: Sym,
     params: Vec<(Sym, Option<Node>)>,
@@ -429,23 +439,8 @@ impl DefineTask {
         };
         let kind = TaskKind::parse(&name)
             .ok_or_else(|| options.invalid("type", &table::type_names(false).join(", ")))?;
-        let fits = matches!(
-            (&self.code, kind),
-            (Code::Prompt(_), TaskKind::Atomic)
-                | (Code::Command(_), TaskKind::Script)
-                | (
-                    Code::Body(_),
-                    TaskKind::Sequential
-                        | TaskKind::Reduce
-                        | TaskKind::Composite
-                        | TaskKind::DirectorEvaluatorLoop
-                )
-        );
-        if !fits {
-            return Err(options.invalid(
-                "type",
-                "atomic with :prompt, script with :command, or sequential, reduce or composite with a body",
-            ));
+        if table::task_type(kind).runs != self.code.runs() {
+            return Err(options.invalid("type", &table::fitting_types()));
         }
         Ok(kind)
     }

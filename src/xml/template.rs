@@ -316,10 +316,7 @@ pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
         None => Kind::Atomic,
         Some(attr) => {
             let written = attr.value.as_str().trim();
-            table::TASK_TYPES
-                .iter()
-                .find(|t| t.name == written && t.xml_element.is_some())
-                .map(|t| t.kind)
+            table::xml_type(written)
                 .ok_or_else(|| bad_value(attr, written, &table::type_names(true)))?
         }
     };

@@ -281,17 +281,7 @@ pub(super) fn accumulation(management: &Element) -> Result<Option<Name>> {
             span: data.span,
         }));
     };
-    if !ACCUMULATION_FORMATS.contains(&format.as_str()) {
-        return Err(Error::validation(format!(
-            "`{}` is not a valid accumulation format (expected one of: full_output, notes_only)",
-            format.as_str()
-        ))
-        .with_span(format.span()));
-    }
-    Ok(Some(Name {
-        text: format.as_str().to_owned(),
-        span: format.span(),
-    }))
+    one_of(&format, &ACCUMULATION_FORMATS, "accumulation format").map(Some)
 }
 
 /// `<loop director="d" evaluator="e" max_iterations="3" input="expr"/>`.
@@ -325,33 +315,47 @@ pub(super) fn context_setting(
     element: &Element,
     management: Option<&Element>,
 ) -> Result<Option<Name>> {
-    let from_attribute = element
-        .attribute("inherit_context")
-        .map(|a| a.value.clone());
-    let from_element = managed_child(element, management, "inherit_context")?
+    let Some(text) = attribute_or_element(element, management, "inherit_context")? else {
+        return Ok(None);
+    };
+    let text = text.trim();
+    one_of(&text, &CONTEXT_MODES, "inherit_context").map(Some)
+}
+
+/// A setting written as an attribute of the task or as an element, not both.
+fn attribute_or_element(
+    element: &Element,
+    management: Option<&Element>,
+    name: &str,
+) -> Result<Option<Text>> {
+    let from_attribute = element.attribute(name).map(|a| a.value.clone());
+    let from_element = managed_child(element, management, name)?
         .map(text_only)
         .transpose()?;
-    let text = match (from_attribute, from_element) {
-        (Some(_), Some(t)) => {
-            return Err(Error::validation(
-                "inherit_context is given both as an attribute and as an element",
-            )
-            .with_span(t.span()))
-        }
-        (Some(t), None) | (None, Some(t)) => t.trim(),
-        (None, None) => return Ok(None),
-    };
-    if !CONTEXT_MODES.contains(&text.as_str()) {
+    match (from_attribute, from_element) {
+        (Some(_), Some(t)) => Err(Error::validation(format!(
+            "{name} is given both as an attribute and as an element"
+        ))
+        .with_span(t.span())),
+        (Some(t), None) | (None, Some(t)) => Ok(Some(t)),
+        (None, None) => Ok(None),
+    }
+}
+
+/// `text` as a name when it is one of `allowed`, else an error naming them.
+fn one_of(text: &Text, allowed: &[&str], what: &str) -> Result<Name> {
+    if !allowed.contains(&text.as_str()) {
         return Err(Error::validation(format!(
-            "`{}` is not a valid inherit_context (expected one of: full, none, subset)",
-            text.as_str()
+            "`{}` is not a valid {what} (expected one of: {})",
+            text.as_str(),
+            allowed.join(", ")
         ))
         .with_span(text.span()));
     }
-    Ok(Some(Name {
+    Ok(Name {
         text: text.as_str().to_owned(),
         span: text.span(),
-    }))
+    })
 }
 
 /// `context_keys`: names separated by spaces or commas, as an attribute or an element.
@@ -359,19 +363,8 @@ pub(super) fn context_keys(
     element: &Element,
     management: Option<&Element>,
 ) -> Result<Option<Vec<Name>>> {
-    let from_attribute = element.attribute("context_keys").map(|a| a.value.clone());
-    let from_element = managed_child(element, management, "context_keys")?
-        .map(text_only)
-        .transpose()?;
-    let text = match (from_attribute, from_element) {
-        (Some(_), Some(t)) => {
-            return Err(Error::validation(
-                "context_keys is given both as an attribute and as an element",
-            )
-            .with_span(t.span()))
-        }
-        (Some(t), None) | (None, Some(t)) => t,
-        (None, None) => return Ok(None),
+    let Some(text) = attribute_or_element(element, management, "context_keys")? else {
+        return Ok(None);
     };
     let mut keys = Vec::new();
     let mut start = 0;

@@ -2,7 +2,7 @@
 
 use crate::bounds::read_file_bytes;
 use crate::capabilities::Capabilities;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorFormat, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
 use crate::provider::options::parse_flag_value;
 use crate::provider::ModelOptions;
@@ -209,10 +209,18 @@ pub enum Command {
     Cache(cache::CacheArgs),
 }
 
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorFormat {
-    Text,
-    Json,
+/// `--error-format`'s values, as clap reads them.
+impl ValueEnum for ErrorFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[ErrorFormat::Text, ErrorFormat::Json]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(match self {
+            ErrorFormat::Text => "text",
+            ErrorFormat::Json => "json",
+        }))
+    }
 }
 
 impl Options {
@@ -424,7 +432,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
         Some(Command::Log { .. } | Command::Cache(_)) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
-        None => Ok(crate::repl::main(&interp, options)),
+        None => Ok(crate::repl::main(&interp, &repl_settings(options))),
     });
     let result = flushed(&interp, result);
     log::finish(&interp, &result);
@@ -467,6 +475,14 @@ fn stream_to(options: &Options) -> Option<StreamTo> {
     })
 }
 
+/// What the REPL takes from the command line.
+fn repl_settings(options: &Options) -> crate::repl::Settings {
+    crate::repl::Settings {
+        error_format: options.error_format,
+        quiet: options.quiet,
+    }
+}
+
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.configure_provider(options.provider_settings()?)?;
@@ -503,21 +519,8 @@ pub fn report(options: &Options, error: &Error) -> i32 {
 }
 
 fn report_with_status(options: &Options, error: &Error, status: i32) -> i32 {
-    eprintln!("{}", format_error(options.error_format, error));
+    eprintln!("{}", error.formatted(options.error_format));
     status
-}
-
-/// `--error-format json` prints at most this many bytes of error map.
-const MAX_JSON_ERROR: usize = 64 * 1024;
-
-pub fn format_error(format: ErrorFormat, error: &Error) -> String {
-    match format {
-        ErrorFormat::Json => error.to_bounded_json(MAX_JSON_ERROR).to_string(),
-        ErrorFormat::Text => error
-            .render(std::io::stderr().is_terminal())
-            .trim_end()
-            .to_owned(),
-    }
 }
 
 /// A script's bytes as text; bytes that are not UTF-8 are a `SYNTAX_ERROR`.

@@ -189,11 +189,7 @@ pub fn send(
     deadline: Option<Instant>,
     cache: bool,
 ) -> Result<Sent> {
-    let request_tokens: u64 = request
-        .messages
-        .iter()
-        .map(|m| estimate_tokens(&m.content))
-        .sum();
+    let request_tokens = request_tokens(request);
     let (provider, session_options, rate) = interp.check_turn(request_tokens)?;
     let request = Request {
         options: request.options.over(&session_options),
@@ -218,21 +214,11 @@ pub fn send(
     let resumable = pending.caching();
     let streaming = streams_here(interp);
     let (outcome, latency) = match cached {
-        Some(answer) => (
-            Ok(Response {
-                content: answer.content,
-                usage: answer.input_tokens.zip(answer.output_tokens).map(
-                    |(input_tokens, output_tokens)| Usage {
-                        input_tokens,
-                        output_tokens,
-                    },
-                ),
-                finish_reason: answer.finish_reason,
-                ..Response::default()
-            })
-            .inspect(|response| show_whole(streaming, response)),
-            Duration::ZERO,
-        ),
+        Some(answer) => {
+            let response = cached_response(answer);
+            show_whole(streaming, &response);
+            (Ok(response), Duration::ZERO)
+        }
         None => {
             let call = Call {
                 env,
@@ -273,6 +259,30 @@ pub fn send(
         model: target.model,
         candidate,
     })
+}
+
+/// The estimated tokens of a request's messages.
+fn request_tokens(request: &Request) -> u64 {
+    request
+        .messages
+        .iter()
+        .map(|m| estimate_tokens(&m.content))
+        .sum()
+}
+
+/// A response made of an answer from the cache.
+fn cached_response(answer: crate::runlog::CachedAnswer) -> Response {
+    Response {
+        content: answer.content,
+        usage: answer.input_tokens.zip(answer.output_tokens).map(
+            |(input_tokens, output_tokens)| Usage {
+                input_tokens,
+                output_tokens,
+            },
+        ),
+        finish_reason: answer.finish_reason,
+        ..Response::default()
+    }
 }
 
 /// How one request is sent, whichever provider it goes to.

@@ -90,6 +90,7 @@ static BY_NAME: LazyLock<HashMap<&'static str, &'static Builtin>> = LazyLock::ne
                 .iter()
                 .map(|b| (b.name, b)),
         )
+        .chain(crate::mcp::BUILTINS.iter().map(|b| (b.name, b)))
         .collect()
 });
 
@@ -217,6 +218,7 @@ mod tests {
             .chain(crate::task::builtins::BUILTINS)
             .chain(crate::task::pmap::BUILTINS)
             .chain(crate::task::conversation::BUILTINS)
+            .chain(crate::mcp::BUILTINS)
         {
             assert!(names.insert(b.name), "duplicate builtin {}", b.name);
             let signature = format!("`({}", b.name);

@@ -1,0 +1,13 @@
+//! The Model Context Protocol, both ways: MCP servers' tools, resources and prompts
+//! reached from a program (the client), and the TaskLibrary served to MCP clients
+//! (`tasklisp mcp`). See `docs/MCP.md`.
+
+pub mod builtins;
+mod client;
+mod http;
+pub mod protocol;
+mod stdio;
+mod tools;
+mod transport;
+
+pub use builtins::{close_all, BUILTINS};

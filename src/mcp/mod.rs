@@ -6,6 +6,8 @@ pub mod builtins;
 mod client;
 mod http;
 pub mod protocol;
+mod serve_http;
+pub mod server;
 mod stdio;
 mod tools;
 mod transport;

@@ -114,6 +114,26 @@ pub fn negotiate(asked: Option<&str>) -> &'static str {
         .unwrap_or(HANDSHAKE_VERSIONS[0])
 }
 
+/// Whether a request is sent under the stateless revision: it names the version in its
+/// `_meta` instead of relying on a handshake.
+pub fn is_stateless(params: &Json) -> bool {
+    let key = "/_meta/io.modelcontextprotocol~1protocolVersion";
+    params.pointer(key).and_then(Json::as_str) == Some(STATELESS_VERSION)
+}
+
+/// A result as the stateless revision wants it: marked complete, and listings (which a
+/// client may cache) marked not to be cached.
+pub fn stateless_result(method: &str, mut result: Json) -> Json {
+    if let Some(object) = result.as_object_mut() {
+        object.insert("resultType".into(), json!("complete"));
+        if method == "server/discover" || method.ends_with("/list") {
+            object.insert("ttlMs".into(), json!(0));
+            object.insert("cacheScope".into(), json!("private"));
+        }
+    }
+    result
+}
+
 /// The text parts of a tool result's or prompt message's `content`, joined by newlines.
 pub fn joined_text(content: &Json) -> String {
     let parts = match content {

@@ -252,12 +252,13 @@ mod tests {
         let called = ask(&interp, protocol::request(3, "tools/call", params));
         let result = &called["result"];
         assert_eq!(result["isError"], true);
-        assert!(result["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .contains("it broke"));
-        assert_eq!(result["structuredContent"]["kind"], "TASK_FAILURE");
-        assert!(result["structuredContent"]["reason"].is_string());
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert_eq!(text, "tool_execution_error: it broke");
+        assert_eq!(result["structuredContent"]["type"], "TASK_FAILURE");
+        assert_eq!(
+            result["structuredContent"]["reason"],
+            "tool_execution_error"
+        );
     }
 
     #[test]

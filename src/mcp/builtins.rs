@@ -5,14 +5,14 @@
 //! of the process's table of open connections, so it prints, compares and passes
 //! between `pmap` items like data; `mcp-close` (or the end of the program) ends it.
 
-use super::client::{Client, DEFAULT_TIMEOUT};
+use super::client::{failure_of, Client, DEFAULT_TIMEOUT};
 use super::http::Http;
 use super::protocol::joined_text;
 use super::stdio::Stdio;
 use super::tools::{call_tool, tool_tasks};
 use crate::builtins::{builtin_table, list_arg, split_options, str_arg, type_error};
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::process::ProcessSpec;
 use crate::task::lossy_json;
@@ -90,10 +90,8 @@ fn mcp_connect(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         (Some(command), None) => {
             let spec = server_program(interp, command, option("env"))?;
             let (transport, incoming) = Stdio::start(&spec).map_err(|e| {
-                Error::task_failure(
-                    crate::error::Reason::ToolExecutionError,
-                    format!("MCP server `{name}`: cannot start {}: {e}", spec.program()),
-                )
+                let message = format!("cannot start {}: {e}", spec.program());
+                failure_of(&name, Reason::ToolExecutionError, message)
             })?;
             Client::connect(&name, Box::new(transport), incoming, timeout, &interrupted)?
         }
@@ -204,6 +202,7 @@ fn mcp_call(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let arguments = arguments("mcp-call", args.get(2))?;
     let observer = &interp.tasks.observer;
     let logged = observer.begin_task(&interp.state.observe, &format!("{}/{tool}", client.name));
+    observer.mark_external_call(&interp.state.observe);
     let interrupted = || interp.check_interrupt();
     let result = call_tool(&client, tool, arguments, &interrupted);
     observer.end_task(&interp.state.observe, logged, &result);

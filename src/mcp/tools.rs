@@ -168,6 +168,10 @@ impl Extension for CallTool {
                 }
             }
         }
+        interp
+            .tasks
+            .observer
+            .mark_external_call(&interp.state.observe);
         let interrupted = || interp.check_interrupt();
         call_tool(
             &self.client,

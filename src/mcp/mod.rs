@@ -12,4 +12,11 @@ mod stdio;
 mod tools;
 mod transport;
 
-pub use builtins::{close_all, BUILTINS};
+pub use builtins::close_all;
+
+/// The MCP layer: the client's builtins (the server is a command, not a form).
+pub static LAYER: crate::eval::layer::Layer = crate::eval::layer::Layer {
+    name: "mcp",
+    builtins: &[("MCP", builtins::BUILTINS)],
+    forms: &[],
+};

@@ -96,6 +96,14 @@ fn run_script(dir: &Path, args: &[&str], source: &str) -> Run {
     finish(child)
 }
 
+/// Each line the run printed, read as JSON.
+fn json_lines(run: &Run) -> Vec<Json> {
+    let lines = run.stdout.lines();
+    lines
+        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
+        .collect()
+}
+
 /// The error map a script printed as its last line of JSON.
 fn printed_error(run: &Run) -> Json {
     let line = run
@@ -227,11 +235,7 @@ fn the_sandbox_needs_allow_exec_and_allow_net() {
     let source = r#"(println (json-stringify (try (mcp-connect "s" :command ["sh" "-c" "true"]) (catch e e))))
 (println (json-stringify (try (mcp-connect "h" :url "http://127.0.0.1:9/mcp") (catch e e))))"#;
     let run = run_script(dir.path(), &["--sandbox"], source);
-    let errors: Vec<Json> = run
-        .stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("JSON"))
-        .collect();
+    let errors = json_lines(&run);
     assert_eq!(errors.len(), 2);
     for (error, flag) in errors.iter().zip(["--allow-exec", "--allow-net=127.0.0.1"]) {
         assert_eq!(error["reason"], "permission_denied", "{error}");
@@ -324,11 +328,7 @@ fn tasklisp_mcp_answers_line_by_line_and_keeps_stdout_for_the_protocol() {
     }
     let run = finish(child);
     assert_eq!(run.status, Some(0));
-    let answers: Vec<Json> = run
-        .stdout
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
-        .collect();
+    let answers = json_lines(&run);
     assert_eq!(
         answers.len(),
         4,
@@ -385,11 +385,7 @@ fn server_everything_over_stdio() {
     );
     let run = run_script(dir.path(), &[], &source);
     assert_eq!(run.status, Some(0));
-    let lines: Vec<Json> = run
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect();
+    let lines = json_lines(&run);
     assert_eq!(lines[0], "2025-11-25");
     let names = lines[1].as_array().expect("tool names");
     for tool in ["echo", "get-sum", "get-structured-content", "get-env"] {
@@ -566,11 +562,7 @@ fn mcp_connect_url_reaches_a_python_sdk_server() {
     let _ = server.kill();
     let _ = server.wait();
     assert_eq!(run.status, Some(0));
-    let lines: Vec<Json> = run
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect();
+    let lines = json_lines(&run);
     assert_eq!(lines[0], serde_json::json!(["py/forecast", "py/fails"]));
     let forecast: Json = serde_json::from_str(lines[1].as_str().expect("text")).expect("JSON text");
     assert_eq!(

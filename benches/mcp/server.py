@@ -20,6 +20,17 @@ tasklisp, library, n, url = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv
 CALL = {"name": "add", "arguments": {"a": 1, "b": 2}}
 
 
+def timed(ask):
+    """Milliseconds per round trip of tools/list and of tools/call, asked with `ask`."""
+    timings = {}
+    for method, params in [("tools/list", {}), ("tools/call", CALL)]:
+        start = time.perf_counter()
+        for _ in range(n):
+            ask(method, params)
+        timings[method] = (time.perf_counter() - start) * 1000 / n
+    return timings
+
+
 def raw():
     server = subprocess.Popen([tasklisp, "mcp", library], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     ids = iter(range(1, 10**9))
@@ -30,12 +41,7 @@ def raw():
         return json.loads(server.stdout.readline())
 
     ask("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}})
-    timings = {}
-    for method, params in [("tools/list", {}), ("tools/call", CALL)]:
-        start = time.perf_counter()
-        for _ in range(n):
-            ask(method, params)
-        timings[method] = (time.perf_counter() - start) * 1000 / n
+    timings = timed(ask)
     server.stdin.close()
     server.wait()
     return timings
@@ -48,13 +54,7 @@ def http():
         with urllib.request.urlopen(request) as answer:
             return json.loads(answer.read())
 
-    timings = {}
-    for method, params in [("tools/list", {}), ("tools/call", CALL)]:
-        start = time.perf_counter()
-        for _ in range(n):
-            ask(method, params)
-        timings[method] = (time.perf_counter() - start) * 1000 / n
-    return timings
+    return timed(ask)
 
 
 async def sdk():

@@ -163,8 +163,8 @@ fn register(client: Client) -> Value {
     Value::map(entries)
 }
 
-/// The open connection a value names.
-fn connection(who: &str, value: &Value) -> Result<Arc<Client>> {
+/// The id and name of the connection a value is.
+fn connection_id<'a>(who: &str, value: &'a Value) -> Result<(Option<u64>, &'a str)> {
     let map = value
         .as_map()
         .filter(|m| m.get("type").and_then(Value::as_str) == Some(CONNECTION))
@@ -173,7 +173,12 @@ fn connection(who: &str, value: &Value) -> Result<Arc<Client>> {
         Some(Value::Int(id)) => u64::try_from(*id).ok(),
         _ => None,
     };
-    let name = map.get("name").and_then(Value::as_str).unwrap_or("?");
+    Ok((id, map.get("name").and_then(Value::as_str).unwrap_or("?")))
+}
+
+/// The open connection a value names.
+fn connection(who: &str, value: &Value) -> Result<Arc<Client>> {
+    let (id, name) = connection_id(who, value)?;
     id.and_then(|id| open().get(&id).cloned()).ok_or_else(|| {
         Error::eval(format!(
             "{who}: the connection to MCP server `{name}` is closed"
@@ -279,12 +284,8 @@ fn mcp_prompt(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn mcp_close(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let value = first(args);
-    connection("mcp-close", value)?;
-    let id = match value.as_map().and_then(|m| m.get("id")) {
-        Some(Value::Int(id)) => u64::try_from(*id).ok(),
-        _ => None,
-    };
+    let (id, _) = connection_id("mcp-close", first(args))?;
+    // Taken out of the table before closing: closing waits for the server a moment.
     let client = id.and_then(|id| open().remove(&id));
     if let Some(client) = client {
         client.close();

@@ -216,6 +216,41 @@ sleep 600"#;
     assert_eq!(error["details"]["tool"], "t");
 }
 
+/// Four `pmap` items call one server at once: it reads all four requests before it
+/// answers any, then answers the last first. Calls made one after another would wait
+/// for an answer that never comes (and time out); each item must get its own answer.
+#[test]
+fn pmap_items_call_one_server_at_once_and_each_gets_its_answer() {
+    let answer = |id: u32| {
+        format!(
+            r#"printf '%s\n' '{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"answer {id}"}}]}}}}'"#
+        )
+    };
+    let then = format!(
+        "read -r two; read -r three; read -r four\n{}\n{}\n{}\n{}\nsleep 600",
+        answer(5),
+        answer(4),
+        answer(3),
+        answer(2)
+    );
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = fake_server(dir.path(), &then);
+    let source = format!(
+        r#"(define c (mcp-connect "fake" :command ["sh" "{}"] :timeout 60))
+(define answers (pmap (fn (i) (get (mcp-call c "t" {{"i" i}}) "content")) [1 2 3 4]))
+(println (json-stringify (sort answers)))
+(mcp-close c)
+"#,
+        server.display()
+    );
+    let run = run_script(dir.path(), &[], &source);
+    assert_eq!(run.status, Some(0));
+    assert_eq!(
+        run.stdout,
+        "[\"answer 2\",\"answer 3\",\"answer 4\",\"answer 5\"]\n"
+    );
+}
+
 #[test]
 fn a_server_that_cannot_start_is_a_failure_naming_it() {
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -208,8 +208,7 @@ fn mcp_call(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let observer = &interp.tasks.observer;
     let logged = observer.begin_task(&interp.state.observe, &format!("{}/{tool}", client.name));
     observer.mark_external_call(&interp.state.observe);
-    let interrupted = || interp.check_interrupt();
-    let result = call_tool(&client, tool, arguments, &interrupted);
+    let result = call_tool(interp, &client, tool, arguments);
     observer.end_task(&interp.state.observe, logged, &result);
     result
 }

@@ -7,6 +7,7 @@ use super::transport::{Incoming, Transport};
 use crate::error::{Error, Reason, Result};
 use crate::provider::http::excerpt;
 use serde_json::{json, Value as Json};
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -24,11 +25,29 @@ const MAX_PAGES: usize = 100;
 /// Checks for an interruption while waiting (the interpreter's Ctrl-C flag).
 pub type Interrupted<'a> = &'a dyn Fn() -> Result<()>;
 
+/// Answers read by one waiter for another (several `pmap` items may wait on one
+/// connection): kept for the requests still waited for, dropped for the others.
+#[derive(Default)]
+struct Answers {
+    waiting: HashSet<u64>,
+    arrived: HashMap<u64, Arrived>,
+}
+
+/// What arrived for a request: its result, the server's refusal (code and message), or
+/// a failure on the way.
+enum Arrived {
+    Result(Json),
+    Refused(i64, String),
+    Failed(String),
+}
+
 pub struct Client {
     /// The name given to `mcp-connect`: tool tasks are `NAME/tool`, errors name it.
     pub name: String,
     transport: Box<dyn Transport>,
+    /// Read by whichever waiter holds it, for one poll at a time.
     incoming: Mutex<Receiver<Incoming>>,
+    answers: Mutex<Answers>,
     next_id: AtomicU64,
     timeout: Duration,
     /// Why the server is gone, once it is.
@@ -50,6 +69,7 @@ impl Client {
             name: name.to_owned(),
             transport,
             incoming: Mutex::new(incoming),
+            answers: Mutex::default(),
             next_id: AtomicU64::new(1),
             timeout,
             gone: Mutex::new(None),
@@ -95,10 +115,28 @@ impl Client {
             return Err(self.failure(format!("the server is gone ({why}); cannot send {method}")));
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        self.transport
+        self.answers().waiting.insert(id);
+        let answer = self
+            .transport
             .send(&protocol::request(id, method, params))
-            .map_err(|e| self.failure(format!("{method}: {e}")))?;
-        self.wait_for(id, method, interrupted)
+            .map_err(|e| self.failure(format!("{method}: {e}")))
+            .and_then(|()| self.wait_for(id, method, interrupted));
+        let mut answers = self.answers();
+        answers.waiting.remove(&id);
+        answers.arrived.remove(&id);
+        answer
+    }
+
+    fn answers(&self) -> std::sync::MutexGuard<'_, Answers> {
+        self.answers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keeps an answer read for another waiter, if it still waits.
+    fn hand_over(&self, id: u64, answer: Arrived) {
+        let mut answers = self.answers();
+        if answers.waiting.contains(&id) {
+            answers.arrived.insert(id, answer);
+        }
     }
 
     /// Sends a message that expects no answer.
@@ -152,11 +190,14 @@ impl Client {
     }
 
     /// Reads what arrives until the answer to `id`: requests from the server are
-    /// answered, notifications and stale answers skipped.
+    /// answered, notifications skipped, answers to other waiters handed over.
     fn wait_for(&self, id: u64, method: &str, interrupted: Interrupted) -> Result<Json> {
-        let incoming = self.incoming.lock().unwrap_or_else(PoisonError::into_inner);
         let deadline = Instant::now() + self.timeout;
         loop {
+            let arrived = self.answers().arrived.remove(&id);
+            if let Some(arrived) = arrived {
+                return self.outcome(method, arrived);
+            }
             if let Err(e) = interrupted() {
                 self.cancel(id, "interrupted");
                 return Err(e);
@@ -166,7 +207,12 @@ impl Client {
                 self.cancel(id, "timed out");
                 return Err(self.timed_out(method));
             }
-            let message = match incoming.recv_timeout(left.min(POLL)) {
+            let received = self
+                .incoming
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .recv_timeout(left.min(POLL));
+            let message = match received {
                 Ok(message) => message,
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => {
@@ -194,7 +240,11 @@ impl Client {
             Incoming::Failed(failed, why) if failed.is_none_or(|f| f == id) => {
                 Err(self.failure(format!("{method}: {why}")))
             }
-            Incoming::Failed(..) => Ok(None),
+            Incoming::Failed(Some(other), why) => {
+                self.hand_over(other, Arrived::Failed(why));
+                Ok(None)
+            }
+            Incoming::Failed(None, _) => Ok(None),
             Incoming::Closed(why) => {
                 self.set_gone(why.clone());
                 Err(self.failure(format!("the server {why} before answering {method}")))
@@ -204,18 +254,23 @@ impl Client {
 
     fn read_message(&self, id: u64, method: &str, json: &Json) -> Result<Option<Json>> {
         match classify(json) {
-            Message::Response { id: answered, .. } if answered.as_u64() != Some(id) => Ok(None),
             Message::Response {
-                outcome: Ok(result),
-                ..
-            } => Ok(Some(result.clone())),
-            Message::Response {
-                outcome: Err((code, message)),
-                ..
-            } => Err(self.failure(format!(
-                "refused {method}: {} (JSON-RPC error {code})",
-                excerpt(&message, 1000)
-            ))),
+                id: answered,
+                outcome,
+            } => {
+                let arrived = match outcome {
+                    Ok(result) => Arrived::Result(result.clone()),
+                    Err((code, message)) => Arrived::Refused(code, message),
+                };
+                match answered.as_u64() {
+                    Some(answered) if answered == id => self.outcome(method, arrived).map(Some),
+                    Some(other) => {
+                        self.hand_over(other, arrived);
+                        Ok(None)
+                    }
+                    None => Ok(None),
+                }
+            }
             Message::Request { id, method, .. } => {
                 self.answer_server(id, method);
                 Ok(None)
@@ -225,6 +280,18 @@ impl Client {
                 "answered {method} with something that is not JSON-RPC: {}",
                 excerpt(&json.to_string(), 200)
             ))),
+        }
+    }
+
+    /// What the caller of `method` gets of what arrived.
+    fn outcome(&self, method: &str, arrived: Arrived) -> Result<Json> {
+        match arrived {
+            Arrived::Result(result) => Ok(result),
+            Arrived::Refused(code, message) => Err(self.failure(format!(
+                "refused {method}: {} (JSON-RPC error {code})",
+                excerpt(&message, 1000)
+            ))),
+            Arrived::Failed(why) => Err(self.failure(format!("{method}: {why}"))),
         }
     }
 

@@ -6,17 +6,20 @@
 use super::client::{failure_of, Client, Interrupted};
 use super::protocol::joined_text;
 use crate::env::{lookup_by_name, Env, Scope};
+use crate::error::Error;
 use crate::error::{Reason, Result};
 use crate::eval::ast::Extension;
 use crate::eval::{Interp, Node};
 use crate::provider::http::excerpt;
 use crate::symbol::Sym;
+use crate::task::blocking::run_blocking;
 use crate::task::result::task_result;
 use crate::task::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
 use crate::value::{from_json, Entries, Value};
 use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// The server's tools as task values.
@@ -28,15 +31,23 @@ pub fn tool_tasks(client: &Arc<Client>, interrupted: Interrupted) -> Result<Vec<
         .collect()
 }
 
-/// Calls `tool` with `arguments` (a JSON object) and reads its answer.
+/// Calls `tool` with `arguments` (a JSON object) and reads its answer. Inside a `pmap`
+/// item the wait runs on a worker thread, so the other items go on meanwhile.
 pub fn call_tool(
-    client: &Client,
+    interp: &Interp,
+    client: &Arc<Client>,
     tool: &str,
     arguments: Json,
-    interrupted: Interrupted,
 ) -> Result<Value> {
     let params = serde_json::json!({"name": tool, "arguments": arguments});
-    let answer = client.request("tools/call", params, interrupted)?;
+    let (waiter, flag) = (client.clone(), interp.interrupt_flag());
+    let answer = run_blocking(interp, move || {
+        let interrupted = || match flag.load(Ordering::Relaxed) {
+            true => Err(Error::task_failure(Reason::ExecutionHalted, "interrupted")),
+            false => Ok(()),
+        };
+        waiter.request("tools/call", params, &interrupted)
+    })?;
     tool_result(&client.name, tool, &answer)
 }
 
@@ -172,13 +183,7 @@ impl Extension for CallTool {
             .tasks
             .observer
             .mark_external_call(&interp.state.observe);
-        let interrupted = || interp.check_interrupt();
-        call_tool(
-            &self.client,
-            &self.tool,
-            Json::Object(arguments),
-            &interrupted,
-        )
+        call_tool(interp, &self.client, &self.tool, Json::Object(arguments))
     }
 }
 

@@ -207,6 +207,14 @@ pub enum Command {
     Test(crate::testing::TestArgs),
     /// The answer cache: `cache clear [--task NAME] [--older-than DURATION]`.
     Cache(cache::CacheArgs),
+    /// Serve the tasks of FILES as MCP tools, over stdio or (--http) streamable HTTP.
+    Mcp {
+        /// The .sexp and .xml files whose tasks are served.
+        files: Vec<PathBuf>,
+        /// Serve at http://127.0.0.1:PORT/mcp instead of stdio (0: a free port).
+        #[arg(long, value_name = "PORT")]
+        http: Option<u16>,
+    },
 }
 
 /// `--error-format`'s values, as clap reads them.
@@ -402,6 +410,8 @@ fn run(options: &Options, limits: Limits) -> i32 {
     // printed after `(display "hi")` starts on its own line.
     let made = match options.command {
         None | Some(Command::Eval { .. }) => Interp::with_output(limits, crate::repl::output()),
+        // Stdout carries the protocol: what the tasks print goes to stderr.
+        Some(Command::Mcp { .. }) => Interp::with_output(limits, Box::new(std::io::stderr())),
         Some(_) => Interp::new(limits),
     };
     let interp = match made {
@@ -429,12 +439,14 @@ fn run(options: &Options, limits: Limits) -> i32 {
             system,
             schema,
         }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
+        Some(Command::Mcp { files, http }) => crate::mcp::server::serve(&interp, files, *http),
         Some(Command::Log { .. } | Command::Cache(_)) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, &repl_settings(options))),
     });
     let result = flushed(&interp, result);
+    crate::mcp::close_all();
     log::finish(&interp, &result);
     match result {
         Ok(code) => code,

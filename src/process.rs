@@ -197,6 +197,13 @@ fn start_io(
     Ok(threads)
 }
 
+/// Starts the program `spec` describes, as `run` does (its own process group, killed with
+/// the interpreter), and hands it over with its pipes: for a program that lives on and
+/// is talked to (an MCP server). `spec.stdin` `Some` gives it a pipe for its input.
+pub fn spawn(spec: &ProcessSpec) -> std::io::Result<Child> {
+    command(spec).spawn()
+}
+
 fn command(spec: &ProcessSpec) -> Command {
     let mut command = if spec.shell {
         let mut sh = Command::new(spec.executable.as_deref().unwrap_or(Path::new("sh")));
@@ -491,13 +498,18 @@ impl ProcessGroup {
 
     /// Kills every process left in the group (the program and all it spawned).
     fn kill(&self) {
-        let Ok(id) = libc::pid_t::try_from(self.id) else {
-            return;
-        };
-        // SAFETY: killpg only sends a signal; a group that is already gone gives ESRCH.
-        unsafe {
-            libc::killpg(id, libc::SIGKILL);
-        }
+        kill_group(self.id);
+    }
+}
+
+/// Kills every process in the group `id` (a program `spawn` started, and all it spawned).
+pub fn kill_group(id: u32) {
+    let Ok(id) = libc::pid_t::try_from(id) else {
+        return;
+    };
+    // SAFETY: killpg only sends a signal; a group that is already gone gives ESRCH.
+    unsafe {
+        libc::killpg(id, libc::SIGKILL);
     }
 }
 

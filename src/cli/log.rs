@@ -32,6 +32,10 @@ pub fn install(interp: &Interp, options: &Options) {
         Some(super::Command::Run { file, .. }) => ("run", file.display().to_string()),
         Some(super::Command::Eval { exprs }) => ("eval", exprs.join(" ")),
         Some(super::Command::Prompt { text, .. }) => ("prompt", text.join(" ")),
+        Some(super::Command::Mcp { files, .. }) => {
+            let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            ("mcp", files.join(" "))
+        }
         Some(
             super::Command::Check { .. }
             | super::Command::Log { .. }

@@ -53,12 +53,13 @@ pub struct Layer {
 
 /// The layers every interpreter gets, the core first. The only place the core names the
 /// layers above it.
-pub fn standard() -> [&'static Layer; 4] {
+pub fn standard() -> [&'static Layer; 5] {
     [
         &super::forms::CORE,
         &crate::task::LAYER,
         &crate::module::LAYER,
         &crate::testing::LAYER,
+        &crate::mcp::LAYER,
     ]
 }
 

@@ -129,6 +129,9 @@ pub struct Task {
     pub tools: Vec<Rc<Task>>,
     /// JSON types of parameters, for tool schemas (`:param-types`); others are strings.
     pub param_types: HashMap<String, String>,
+    /// The JSON Schema of the parameters when it is given whole rather than made from
+    /// them (an MCP server's tool, with the server's own input schema).
+    pub input_schema: Option<Rc<Json>>,
     pub context: InheritContext,
     pub max_turns: Option<u64>,
     /// `:cache true`: answers may come from the run log's cache.

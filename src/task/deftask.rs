@@ -416,6 +416,7 @@ impl DefineTask {
             options: options.model_options()?,
             tools: options.tools(has_prompt)?,
             param_types,
+            input_schema: None,
             context: self.context(&eval, &options)?,
             max_turns: options.count("max-turns", 1, MAX_TURNS)?,
             cache: options.get("cache").is_some_and(|(v, _)| v.is_truthy()),

@@ -43,6 +43,7 @@ use std::path::{Path, PathBuf};
 pub static LAYER: Layer = Layer {
     name: "module",
     builtins: &[],
+    keeps_mark: None,
     forms: &[
         FormDef {
             name: "import",

@@ -13,7 +13,7 @@ use tasklisp::builtins::Builtin;
 use tasklisp::env::Env;
 use tasklisp::provider::{Cancel, Provider, Request, Response};
 use tasklisp::symbol::Sym;
-use tasklisp::task::blocking::run_blocking;
+use tasklisp::eval::fiber::run_blocking;
 use tasklisp::{Error, Interp, Limits, Result, Value};
 
 /// How many blocking calls are running now, the most there ever were, and how many began.

@@ -129,7 +129,7 @@ fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let interrupt = interp.interrupt_flag();
     interp.flush();
     // Off the interpreter thread inside `pmap`, so sleeping items overlap.
-    crate::task::blocking::run_blocking(interp, move || loop {
+    crate::eval::fiber::run_blocking(interp, move || loop {
         let now = Instant::now();
         if now >= until || interrupt.load(std::sync::atomic::Ordering::Relaxed) {
             return;

@@ -13,7 +13,9 @@ use crate::builtins::Builtin;
 use crate::error::Result;
 use crate::reader::Syntax;
 use crate::source::Span;
+use crate::value::{Entries, Map, Value};
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::LazyLock;
 
 /// How a special form is analysed: the compiler, the form's items (its head first) and
@@ -49,6 +51,10 @@ pub struct Layer {
     /// The builtin tables, each with its title (a heading of the language reference).
     pub builtins: &'static [(&'static str, &'static [Builtin])],
     pub forms: &'static [FormDef],
+    /// Whether the entries of an edited copy (`assoc`, `dissoc`, `merge`) of a map this
+    /// layer marks (`Map::task_result`: a TaskResult) still make one; `None` for a layer
+    /// that marks no maps.
+    pub keeps_mark: Option<fn(&Entries) -> bool>,
 }
 
 /// The layers every interpreter gets, the core first. The only place the core names the
@@ -108,6 +114,20 @@ impl Registry {
     /// The builtin called `name`.
     pub fn builtin(&self, name: &str) -> Option<&'static Builtin> {
         self.builtins.get(name).copied()
+    }
+
+    /// The map an edit of `original` made of `entries`: marked as `original` was while a
+    /// layer's `keeps_mark` holds for the entries, plain data otherwise.
+    pub fn edited(&self, original: &Value, entries: Entries) -> Value {
+        let was_marked = matches!(original, Value::Map(m) if m.task_result);
+        let keeps = |layer: &&Layer| layer.keeps_mark.is_some_and(|keeps| keeps(&entries));
+        if was_marked && self.layers.iter().any(keeps) {
+            return Value::Map(Rc::new(Map {
+                entries,
+                task_result: true,
+            }));
+        }
+        Value::map(entries)
     }
 
     /// Every builtin, layer by layer in table order.

@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod compile;
+pub mod fiber;
 mod forms;
 pub mod layer;
 pub mod path;
@@ -29,6 +30,7 @@ use crate::value::{self, Value};
 use ast::LetKind;
 use smallvec::SmallVec;
 pub use state::EvalState;
+use std::any::{Any, TypeId};
 use std::cell::{Cell, RefCell, RefMut};
 use std::collections::HashMap;
 use std::io::Write;
@@ -140,8 +142,9 @@ pub struct Interp {
     pub tasks: Runtime,
     /// The special forms and builtins of the layers this interpreter was given.
     pub layers: &'static layer::Registry,
-    /// The tests `deftest` defined and the checks of the one running.
-    pub tests: crate::testing::Tests,
+    /// The state layers above the core keep per interpreter, one value per type
+    /// (the testing layer's tests), made on first use: see [`Interp::layer_state`].
+    layer_states: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
     /// Frames whose last reference was a finished call, kept to be reused by the next
     /// call instead of freeing and allocating one per call.
     frame_pool: RefCell<Vec<Rc<Frame>>>,
@@ -189,7 +192,7 @@ impl Interp {
             gensyms: Cell::new(0),
             tasks: Runtime::default(),
             layers: layer::Registry::standard(),
-            tests: crate::testing::Tests::default(),
+            layer_states: RefCell::default(),
             frame_pool: RefCell::new(Vec::with_capacity(FRAME_POOL_SIZE)),
             builtin_rebound: Cell::new(false),
         };
@@ -224,6 +227,22 @@ impl Interp {
         };
         START.with(|s| *s.borrow_mut() = Some(start));
         Ok(())
+    }
+
+    /// The state of type `T` a layer keeps in this interpreter, made (by `Default`) on
+    /// first use. A layer's own state stays in the layer, and the core names no type of
+    /// it (rhai keeps a package's state the same way, in a type-keyed map).
+    pub fn layer_state<T: Default + 'static>(&self) -> Rc<T> {
+        let existing = self.layer_states.borrow().get(&TypeId::of::<T>()).cloned();
+        if let Some(state) = existing.and_then(|state| state.downcast::<T>().ok()) {
+            return state;
+        }
+        let state = Rc::new(T::default());
+        let erased: Rc<dyn Any> = state.clone();
+        self.layer_states
+            .borrow_mut()
+            .insert(TypeId::of::<T>(), erased);
+        state
     }
 
     /// The flag that interrupts evaluation (Ctrl-C); share it with a signal handler.

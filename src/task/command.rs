@@ -2,12 +2,12 @@
 //! the program, and turn its output into a TaskResult.
 
 use super::answer::{parse_output, Answer};
-use super::blocking::run_blocking;
 use super::definition::{ScriptParts, Task};
 use super::result::task_result;
 use super::script::run_script;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
+use crate::eval::fiber::run_blocking;
 use crate::eval::Interp;
 use crate::process::{ProcessOutput, ProcessSpec, DEFAULT_MAX_OUTPUT};
 use crate::provider::Cancel;

@@ -257,7 +257,7 @@ pub fn exchange(
     interp
         .tasks
         .observer
-        .passed(&interp.state.observe, answered.candidate);
+        .passed(&interp.state.task.observe, answered.candidate);
     let response = answered.response;
     conversation.turns += 1;
     conversation.context_used = match response.usage {

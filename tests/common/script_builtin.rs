@@ -5,7 +5,7 @@ use tasklisp::builtins::Builtin;
 use tasklisp::env::Env;
 use tasklisp::process::ProcessSpec;
 use tasklisp::provider::Cancel;
-use tasklisp::task::blocking::run_blocking;
+use tasklisp::eval::fiber::run_blocking;
 use tasklisp::task::script::run_script;
 use tasklisp::{Interp, Result, Value};
 

@@ -6,8 +6,8 @@ use crate::error::{Error, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
 use crate::provider::options::parse_flag_value;
 use crate::provider::ModelOptions;
+use crate::provider::ProviderSettings;
 use crate::task::sink::StreamTo;
-use crate::task::ProviderSettings;
 use crate::value::{to_json, write_string, Value};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 mod args;
 mod cache;
+mod check;
 mod log;
 mod prompt;
 
@@ -183,6 +184,9 @@ pub enum Command {
         /// The .sexp and .xml files to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Fail on warnings too (problems in code a run may never reach).
+        #[arg(long)]
+        strict: bool,
     },
     /// Show the run log: recent runs, or the call tree of RUN (an id or its start).
     Log {
@@ -416,7 +420,9 @@ fn run(options: &Options, limits: Limits) -> i32 {
             }
         },
         Some(Command::Eval { exprs }) => eval_exprs(&interp, options, exprs).map(|()| 0),
-        Some(Command::Check { files }) => Ok(check_files(&interp, options, files)),
+        Some(Command::Check { files, strict }) => {
+            Ok(check::check_files(&interp, options, files, *strict))
+        }
         Some(Command::Prompt {
             text,
             system,
@@ -567,37 +573,3 @@ fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()
 }
 
 use std::io::Write;
-
-fn check_files(interp: &Interp, options: &Options, files: &[PathBuf]) -> i32 {
-    let checked = crate::module::Checked::default();
-    crate::module::declare_tasks(interp, &checked, files);
-    let mut status = 0;
-    let mut analysed = Vec::new();
-    let mut readable = Vec::new();
-    for file in files {
-        match crate::module::check_file(interp, &checked, file) {
-            Ok(code) => {
-                readable.push((file, analysed.len()));
-                analysed.push(code);
-            }
-            Err(e) => {
-                interp.flush();
-                status = report(options, &e);
-            }
-        }
-    }
-    // Names, arguments and template tags are checked across all the files at once,
-    // after each was read.
-    let problems = crate::module::check_names(interp, checked, &analysed);
-    for (file, index) in readable {
-        let mine: Vec<_> = problems.iter().filter(|(i, _)| *i == index).collect();
-        if mine.is_empty() {
-            let _ = writeln!(interp.out(), "{}: ok", file.display());
-        }
-        for (_, problem) in mine {
-            interp.flush();
-            status = report(options, problem);
-        }
-    }
-    status
-}

@@ -313,13 +313,22 @@ impl Error {
 
     /// The report as a person reads it: miette's rendering against the source text.
     pub fn render(&self, color: bool) -> String {
+        self.render_as(color, miette::Severity::Error)
+    }
+
+    /// The report as [`render`](Error::render) shows it, marked as an error or as a
+    /// warning (`check`'s problems in code a run may never reach).
+    pub fn render_as(&self, color: bool, severity: miette::Severity) -> String {
         let handler = if color {
             miette::GraphicalReportHandler::new()
         } else {
             miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
                 .with_width(usize::MAX / 4)
         };
-        let with_source = WithSource::new(self);
+        let with_source = WithSource {
+            severity,
+            ..WithSource::new(self)
+        };
         let mut out = String::new();
         if handler.render_report(&mut out, &with_source).is_err() {
             out = format!("{}: {}", self.0.kind.code(), self);
@@ -378,6 +387,7 @@ impl Diagnostic for Error {
 /// An error paired with the text its span points into, for rendering.
 struct WithSource<'a> {
     error: &'a Error,
+    severity: miette::Severity,
     source: Option<NamedSource<String>>,
     /// `file:line:column`, named instead of quoting a line too long to show.
     place: Option<String>,
@@ -398,6 +408,7 @@ impl<'a> WithSource<'a> {
                 .is_some_and(|span| source::forgotten(span.source));
             return WithSource {
                 error,
+                severity: miette::Severity::Error,
                 source: None,
                 place: forgotten.then(|| source::FORGOTTEN.to_owned()),
             };
@@ -421,6 +432,7 @@ impl<'a> WithSource<'a> {
             let place = format!("{}:{line}:{column}", file.name);
             return WithSource {
                 error,
+                severity: miette::Severity::Error,
                 source: None,
                 place: Some(place),
             };
@@ -428,6 +440,7 @@ impl<'a> WithSource<'a> {
         let source = NamedSource::new(file.name.clone(), file.text.to_string());
         WithSource {
             error,
+            severity: miette::Severity::Error,
             source: Some(source),
             place: None,
         }
@@ -449,6 +462,9 @@ impl std::error::Error for WithSource<'_> {}
 impl Diagnostic for WithSource<'_> {
     fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
         self.error.code()
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(self.severity)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         self.source.as_ref()?;

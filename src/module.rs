@@ -12,7 +12,7 @@
 
 mod check;
 mod checked;
-mod names;
+pub mod names;
 mod namespace;
 mod registry;
 

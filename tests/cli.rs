@@ -498,6 +498,59 @@ fn check_reports_unbound_names_and_wrong_arities_with_their_places() {
 }
 
 #[test]
+fn check_warns_of_problems_a_run_may_never_reach_and_fails_on_those_it_must() {
+    // Each of these runs: `check` passes it, with a warning for what would fail if reached.
+    let (dir, _) = script(
+        "(prn (if false (car 1 2 3) 1))\n\
+         (prn (try (car 1 2 3) (catch e 2)))\n\
+         (define (f) (lenght 1))\n\
+         (deftask t (x) :prompt \"{{x}}\")\n\
+         (prn (try (t :y 1) (catch e 3)))\n",
+    );
+    let r = tasklisp(dir.path(), &["run", "main.sexp"]);
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (Some(0), "1\n2\n3\n"),
+        "{}",
+        r.stderr
+    );
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "main.sexp: ok (4 warnings)\n");
+    for expected in [
+        "main.sexp:1:16",
+        "main.sexp:2:11",
+        "unbound symbol: lenght",
+        "task `t`: unknown named argument :y",
+    ] {
+        assert!(r.stderr.contains(expected), "{expected}: {}", r.stderr);
+    }
+    let r = tasklisp(
+        dir.path(),
+        &["check", "--error-format", "json", "main.sexp"],
+    );
+    let severities = r.stderr.matches("\"severity\":\"warning\"").count();
+    assert_eq!(severities, 4, "{}", r.stderr);
+    let r = tasklisp(dir.path(), &["check", "--strict", "main.sexp"]);
+    assert_eq!((r.status, r.stdout.as_str()), (Some(1), ""));
+    // A definition made by `eval` is known only by running it.
+    std::fs::write(
+        dir.path().join("main.sexp"),
+        "(eval '(define x 1))\n(prn x)\n",
+    )
+    .expect("write");
+    let r = tasklisp(dir.path(), &["run", "main.sexp"]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    let r = tasklisp(dir.path(), &["check", "--strict", "main.sexp"]);
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (Some(0), "main.sexp: ok\n"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
 fn check_does_not_depend_on_the_order_of_files() {
     let (dir, _) = script("(prn (helper 1))\n(deftask t (x) :prompt \"{{x}}\")\n");
     std::fs::write(
@@ -571,8 +624,14 @@ fn check_reports_template_tags_that_name_nothing() {
         "(deftask greet (name) :prompt \"Hi {{nmae}} and {{topic}}\" :system \"{{issues}}\")\n\
          (let ((topic \"bread\")) (greet \"Al\"))\n",
     );
-    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    // A template is rendered only when its task is called: a warning, which `--strict`
+    // makes fail.
+    let r = tasklisp(dir.path(), &["check", "--strict", "main.sexp"]);
     assert_eq!(r.status, Some(1));
+    assert_eq!(r.stdout, "");
+    let r = tasklisp(dir.path(), &["check", "main.sexp"]);
+    assert_eq!(r.status, Some(0));
+    assert_eq!(r.stdout, "main.sexp: ok (1 warning)\n");
     for expected in [
         "task `greet`: template tag {{nmae}} names no parameter or binding",
         "main.sexp:1:31",
@@ -615,7 +674,7 @@ fn check_suggests_names_for_xml_arguments_references_and_tags() {
     ];
     for (body, error, hint) in cases {
         std::fs::write(dir.path().join("t.xml"), xml(body)).expect("write");
-        let r = tasklisp(dir.path(), &["check", "t.xml"]);
+        let r = tasklisp(dir.path(), &["check", "--strict", "t.xml"]);
         assert_eq!(r.status, Some(1), "{body}");
         assert!(r.stderr.contains(error), "{error}: {}", r.stderr);
         assert!(r.stderr.contains(hint), "{hint}: {}", r.stderr);

@@ -126,7 +126,7 @@ pub fn check_names(
     interp: &Interp,
     checked: Checked,
     files: &[Analysed],
-) -> Vec<(usize, crate::error::Error)> {
+) -> Vec<super::names::Problem> {
     let mut tasks: TaskParams = checked.into_params();
     for name in interp.tasks.names() {
         if let Entry::Vacant(slot) = tasks.entry(name) {
@@ -190,17 +190,21 @@ fn task_templates(name: &str, params: &[Param], form: &Syntax) -> Vec<TaskTempla
         .collect()
 }
 
-/// `(load …)`, or `(import …)` of something other than an XML file: definitions the
-/// check cannot see without running code.
+/// `(load …)`, `(eval …)` or `(import …)` of something other than an XML file, anywhere
+/// in the form: definitions the check cannot see without running code.
 fn runs_other_code(form: &Syntax) -> bool {
-    let Some(items) = form.as_list() else {
-        return false;
-    };
-    match items.first().and_then(Syntax::as_symbol).map(|s| s.name()) {
-        Some("load") => true,
-        Some("import") => imported_xml(form).is_none(),
-        _ => false,
+    let mut pending = vec![form];
+    while let Some(syntax) = pending.pop() {
+        let Some(items) = syntax.as_list() else {
+            continue;
+        };
+        match items.first().and_then(Syntax::as_symbol).map(|s| s.name()) {
+            Some("load" | "eval") => return true,
+            Some("import") if imported_xml(syntax).is_none() => return true,
+            _ => pending.extend(items),
+        }
     }
+    false
 }
 
 /// The name and parameters of a top-level `(deftask name (params…) …)`, so the XML

@@ -50,15 +50,45 @@ const IMPLICIT_TAGS: &[&str] = &[
 
 /// What the analysed code does with a global name.
 enum Use {
-    Name(Sym, Span),
+    Name(Sym, Span, Reach),
     Call {
         callee: Sym,
         args: Vec<Arg>,
         span: Span,
+        reach: Reach,
     },
     /// `define` of a global (anywhere, not only at the top level), with its arity when
     /// the value is a procedure; `defmacro` too.
     Define(Sym, Option<(usize, Option<usize>)>),
+}
+
+/// Whether a run of the file reaches a piece of code for certain — straight-line code
+/// at the top level — or only maybe: inside a procedure, a branch, a `try`, a loop.
+/// A problem a run must hit is an error; one it may never hit is a warning, so `check`
+/// never fails a file that runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Reach {
+    Certain,
+    Maybe,
+}
+
+/// A problem `check` found in the analysed code: its file, the error a run would raise,
+/// and whether a run must reach it.
+pub struct Problem {
+    pub file: usize,
+    pub error: Error,
+    pub reach: Reach,
+}
+
+impl Use {
+    fn call(callee: Sym, args: &[Node], span: Span, reach: Reach) -> Use {
+        Use::Call {
+            callee,
+            args: args.iter().map(Arg::of).collect(),
+            span,
+            reach,
+        }
+    }
 }
 
 /// An argument of a call as `check` sees it: a constant keyword names a parameter.
@@ -80,111 +110,171 @@ impl Arg {
 /// Globals a program may use without defining them: `run` binds `*args*`.
 const PREDEFINED: &[&str] = &["*args*"];
 
-/// The problems of the checked files, each with the index of its file, in the order
-/// they appear in each file.
+/// The problems of the checked files, in the order they appear in each file.
 pub fn problems(
     interp: &Interp,
     files: &[Analysed],
     tasks: &HashMap<String, Option<Vec<Param>>>,
-) -> Vec<(usize, Error)> {
+) -> Vec<Problem> {
     let uses: Vec<Vec<Use>> = files
         .iter()
         .map(|file| {
             let mut uses = Vec::new();
-            walk_all(&file.forms, &mut uses);
+            walk_all(&file.forms, Reach::Certain, &mut uses);
             uses
         })
         .collect();
-    let mut defined: HashSet<Sym> = HashSet::new();
-    let mut definitions: HashMap<Sym, usize> = HashMap::new();
-    let mut arities: HashMap<Sym, (usize, Option<usize>)> = HashMap::new();
-    for each in uses.iter().flatten() {
-        if let Use::Define(name, arity) = each {
-            *definitions.entry(*name).or_default() += 1;
-            let first = defined.insert(*name);
-            // A name defined twice may change its arity: leave its calls unchecked.
-            match arity {
-                Some(arity) if first => {
-                    arities.insert(*name, *arity);
-                }
-                _ => {
-                    arities.remove(name);
-                }
-            }
-        }
-    }
-    let known = |name: Sym| {
-        defined.contains(&name)
-            || PREDEFINED.contains(&name.name())
-            || interp.global(name).is_some()
-            || interp.macro_named(name).is_some()
-            || tasks.contains_key(name.name())
-    };
-    let in_scope: Vec<String> = interp
-        .global_names()
-        .into_iter()
-        .chain(defined.iter().copied())
-        .map(|s| s.name().to_owned())
-        .chain(tasks.keys().cloned())
-        .collect();
-    let written: HashSet<Sym> = files
-        .iter()
-        .flat_map(|f| f.symbols.iter().copied())
-        .collect();
+    let scope = Scope::new(interp, files, tasks, &uses);
     let mut found = Vec::new();
     for (index, (file, uses)) in files.iter().zip(uses).enumerate() {
+        let mut report = |error: Error, reach| {
+            found.push(Problem {
+                file: index,
+                error,
+                reach,
+            })
+        };
         for each in uses {
-            match each {
-                Use::Name(name, span) if !file.opaque && !known(name) => {
-                    let hint =
-                        crate::suggest::hint(name.name(), in_scope.iter().map(String::as_str));
-                    let error = Error::eval(format!("unbound symbol: {name}"))
-                        .with_span(span)
-                        .with_hint(hint);
-                    found.push((index, error));
-                }
-                Use::Call { callee, args, span } if is_task_call(tasks, &definitions, callee) => {
-                    if let Some(Some(params)) = tasks.get(callee.name()) {
-                        if let Some(error) = task_call_problem(callee.name(), params, &args) {
-                            found.push((index, error.with_span(span)));
-                        }
-                    }
-                }
-                Use::Call { callee, args, span } => {
-                    let args = args.len();
-                    let arity = arities.get(&callee).copied().or_else(|| {
-                        global_arity(interp, callee).filter(|_| !defined.contains(&callee))
-                    });
-                    if let Some((min, max)) = arity {
-                        if args < min || max.is_some_and(|max| args > max) {
-                            let error = arity_error(callee.name(), min, max, args).with_span(span);
-                            found.push((index, error));
-                        }
-                    }
-                }
-                Use::Name(..) | Use::Define(..) => {}
+            if let Some((error, reach)) = scope.problem(file, each) {
+                report(error, reach);
             }
         }
         for template in &file.templates {
-            let bound = |tag: &Sym| {
-                template.params.iter().any(|p| p == tag.name())
-                    || IMPLICIT_TAGS.contains(&tag.name())
-                    || written.contains(tag)
-                    || known(*tag)
-            };
-            for tag in template.tags.iter().filter(|tag| !bound(tag)) {
-                let params = template.params.iter().map(String::as_str);
-                let error = Error::validation(format!(
-                    "task `{}`: template tag {{{{{tag}}}}} names no parameter or binding",
-                    template.task
-                ))
-                .with_span(template.span)
-                .with_hint(crate::suggest::hint(tag.name(), params));
-                found.push((index, error));
+            // A template is rendered only when its task is called.
+            for error in scope.template_problems(template) {
+                report(error, Reach::Maybe);
             }
         }
     }
     found
+}
+
+/// What the checked files define, and what else a name may refer to.
+struct Scope<'a> {
+    interp: &'a Interp,
+    tasks: &'a HashMap<String, Option<Vec<Param>>>,
+    defined: HashSet<Sym>,
+    definitions: HashMap<Sym, usize>,
+    arities: HashMap<Sym, (usize, Option<usize>)>,
+    /// Every name in scope, for "did you mean".
+    in_scope: Vec<String>,
+    /// Every symbol written in any of the files.
+    written: HashSet<Sym>,
+}
+
+impl<'a> Scope<'a> {
+    fn new(
+        interp: &'a Interp,
+        files: &[Analysed],
+        tasks: &'a HashMap<String, Option<Vec<Param>>>,
+        uses: &[Vec<Use>],
+    ) -> Scope<'a> {
+        let mut defined: HashSet<Sym> = HashSet::new();
+        let mut definitions: HashMap<Sym, usize> = HashMap::new();
+        let mut arities: HashMap<Sym, (usize, Option<usize>)> = HashMap::new();
+        for each in uses.iter().flatten() {
+            if let Use::Define(name, arity) = each {
+                *definitions.entry(*name).or_default() += 1;
+                let first = defined.insert(*name);
+                // A name defined twice may change its arity: leave its calls unchecked.
+                match arity {
+                    Some(arity) if first => arities.insert(*name, *arity),
+                    _ => arities.remove(name),
+                };
+            }
+        }
+        let in_scope = interp
+            .global_names()
+            .into_iter()
+            .chain(defined.iter().copied())
+            .map(|s| s.name().to_owned())
+            .chain(tasks.keys().cloned())
+            .collect();
+        let written = files
+            .iter()
+            .flat_map(|f| f.symbols.iter().copied())
+            .collect();
+        Scope {
+            interp,
+            tasks,
+            defined,
+            definitions,
+            arities,
+            in_scope,
+            written,
+        }
+    }
+
+    fn known(&self, name: Sym) -> bool {
+        self.defined.contains(&name)
+            || PREDEFINED.contains(&name.name())
+            || self.interp.global(name).is_some()
+            || self.interp.macro_named(name).is_some()
+            || self.tasks.contains_key(name.name())
+    }
+
+    /// The problem of one use of a global name, if it has one.
+    fn problem(&self, file: &Analysed, each: Use) -> Option<(Error, Reach)> {
+        match each {
+            Use::Name(name, span, reach) if !file.opaque && !self.known(name) => {
+                let names = self.in_scope.iter().map(String::as_str);
+                let error = Error::eval(format!("unbound symbol: {name}"))
+                    .with_span(span)
+                    .with_hint(crate::suggest::hint(name.name(), names));
+                Some((error, reach))
+            }
+            Use::Call {
+                callee,
+                args,
+                span,
+                reach,
+            } => self
+                .call_problem(callee, &args)
+                .map(|error| (error.with_span(span), reach)),
+            Use::Name(..) | Use::Define(..) => None,
+        }
+    }
+
+    /// Why a call's arguments do not fit the task or procedure it calls.
+    fn call_problem(&self, callee: Sym, args: &[Arg]) -> Option<Error> {
+        if is_task_call(self.tasks, &self.definitions, callee) {
+            let params = self.tasks.get(callee.name())?.as_ref()?;
+            return task_call_problem(callee.name(), params, args);
+        }
+        let arity = self.arities.get(&callee).copied().or_else(|| {
+            global_arity(self.interp, callee).filter(|_| !self.defined.contains(&callee))
+        });
+        let (min, max) = arity?;
+        let count = args.len();
+        (count < min || max.is_some_and(|max| count > max))
+            .then(|| arity_error(callee.name(), min, max, count))
+    }
+
+    /// The template tags of a task that name nothing.
+    fn template_problems<'t>(
+        &'t self,
+        template: &'t TaskTemplate,
+    ) -> impl Iterator<Item = Error> + 't {
+        let bound = move |tag: &Sym| {
+            template.params.iter().any(|p| p == tag.name())
+                || IMPLICIT_TAGS.contains(&tag.name())
+                || self.written.contains(tag)
+                || self.known(*tag)
+        };
+        template
+            .tags
+            .iter()
+            .filter(move |tag| !bound(tag))
+            .map(move |tag| {
+                let params = template.params.iter().map(String::as_str);
+                Error::validation(format!(
+                    "task `{}`: template tag {{{{{tag}}}}} names no parameter or binding",
+                    template.task
+                ))
+                .with_span(template.span)
+                .with_hint(crate::suggest::hint(tag.name(), params))
+            })
+    }
 }
 
 /// A call of a task by name: defined once at most in the checked files (by its
@@ -254,80 +344,81 @@ fn lambda_arity(lambda: &Lambda) -> (usize, Option<usize>) {
     (required, (!lambda.rest).then_some(required))
 }
 
-/// Every global name used and every call of a global by name, in order.
-fn walk(node: &Node, out: &mut Vec<Use>) {
+/// Every global name used and every call of a global by name, in order, with whether a
+/// run reaches it for certain (`reach`, the reach of the code around it).
+fn walk(node: &Node, reach: Reach, out: &mut Vec<Use>) {
+    let maybe = Reach::Maybe;
     match node {
-        Node::Global { name, span } => out.push(Use::Name(*name, *span)),
+        Node::Global { name, span } => out.push(Use::Name(*name, *span, reach)),
         Node::SetGlobal { name, value, span } => {
-            out.push(Use::Name(*name, *span));
-            walk(value, out);
+            out.push(Use::Name(*name, *span, reach));
+            walk(value, reach, out);
         }
-        Node::Path { base, .. } => walk(base, out),
+        Node::Path { base, .. } => walk(base, reach, out),
         Node::DefineGlobal { name, value } => {
             let arity = match &**value {
                 Node::Lambda(lambda) => Some(lambda_arity(lambda)),
                 _ => None,
             };
             out.push(Use::Define(*name, arity));
-            walk(value, out);
+            walk(value, reach, out);
         }
         Node::DefMacro { name, lambda } => {
             out.push(Use::Define(*name, None));
-            walk(&lambda.body, out);
+            walk(&lambda.body, maybe, out);
         }
         Node::SetLocal { value, .. }
         | Node::SetDynamic { value, .. }
-        | Node::DefineLocal { value, .. } => walk(value, out),
+        | Node::DefineLocal { value, .. } => walk(value, reach, out),
         Node::If(parts) => {
-            walk(&parts.0, out);
-            walk(&parts.1, out);
-            walk(&parts.2, out);
+            walk(&parts.0, reach, out);
+            walk(&parts.1, maybe, out);
+            walk(&parts.2, maybe, out);
         }
-        Node::And(nodes) | Node::Or(nodes) | Node::Begin(nodes) => walk_all(nodes, out),
-        Node::Lambda(lambda) => walk(&lambda.body, out),
+        // Only the first of `and`/`or` runs for certain.
+        Node::And(nodes) | Node::Or(nodes) => {
+            for (i, node) in nodes.iter().enumerate() {
+                walk(node, if i == 0 { reach } else { maybe }, out);
+            }
+        }
+        Node::Begin(nodes) => walk_all(nodes, reach, out),
+        Node::Lambda(lambda) => walk(&lambda.body, maybe, out),
         Node::Let(let_) => {
             for (_, init) in &let_.inits {
-                walk(init, out);
+                walk(init, reach, out);
             }
-            walk(&let_.body, out);
+            walk(&let_.body, reach, out);
         }
         Node::Loop(loop_) => {
-            walk_all(&loop_.inits, out);
-            walk(&loop_.lambda.body, out);
+            walk_all(&loop_.inits, reach, out);
+            walk(&loop_.lambda.body, maybe, out);
         }
         Node::Call(call) => {
             if let Node::Global { name, .. } = &call.callee {
-                out.push(Use::Call {
-                    callee: *name,
-                    args: call.args.iter().map(Arg::of).collect(),
-                    span: call.span,
-                });
+                out.push(Use::call(*name, &call.args, call.span, reach));
             }
-            walk(&call.callee, out);
-            walk_all(&call.args, out);
+            walk(&call.callee, reach, out);
+            walk_all(&call.args, reach, out);
         }
         Node::Prim(prim) => {
-            out.push(Use::Call {
-                callee: prim.name,
-                args: prim.args.iter().map(Arg::of).collect(),
-                span: prim.span,
-            });
-            walk_all(&prim.args, out);
+            out.push(Use::call(prim.name, &prim.args, prim.span, reach));
+            walk_all(&prim.args, reach, out);
         }
         Node::Case(case) => {
-            walk(&case.key, out);
+            walk(&case.key, reach, out);
             for (_, body) in &case.clauses {
-                walk(body, out);
+                walk(body, maybe, out);
             }
-            walk(&case.default, out);
+            walk(&case.default, maybe, out);
         }
+        // What `try` runs may fail and be caught.
         Node::Try(try_) => {
-            walk(&try_.body, out);
+            walk(&try_.body, maybe, out);
             if let Some((_, handler)) = &try_.handler {
-                walk(handler, out);
+                walk(handler, maybe, out);
             }
             if let Some(finally) = &try_.finally {
-                walk(finally, out);
+                walk(finally, maybe, out);
             }
         }
         // Constants, locals, a task body's free variables (bound by its caller), and the
@@ -336,8 +427,8 @@ fn walk(node: &Node, out: &mut Vec<Use>) {
     }
 }
 
-fn walk_all(nodes: &[Node], out: &mut Vec<Use>) {
+fn walk_all(nodes: &[Node], reach: Reach, out: &mut Vec<Use>) {
     for node in nodes {
-        walk(node, out);
+        walk(node, reach, out);
     }
 }

@@ -206,6 +206,26 @@ pub fn single_turn(system: Option<&str>, prompt: &str) -> Vec<Message> {
         .collect()
 }
 
+/// A task name as a schema or tool name: letters, digits, `_` and `-`, at most 64.
+pub fn tool_name(task: &str) -> String {
+    let name: String = task
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if name.is_empty() {
+        "answer".to_owned()
+    } else {
+        name
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

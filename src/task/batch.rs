@@ -1,13 +1,14 @@
 //! The batch side of `pmap :batch true`: the model calls its items wait on, sent as one
-//! job per provider through the provider's batch API (`src/provider/batch/`), and the
+//! job per provider through the provider's batch API (`src/provider/batch.rs`), and the
 //! answers handed back to the items; the job's state on `pmap`'s progress line. See
 //! docs/BATCH.md.
 
 use super::blocking::ModelCall;
 use crate::eval::Interp;
+use crate::interrupt::Cancel;
 use crate::progress::Progress;
 use crate::provider::batch::{self, Call, Ended, JobState, Journal, Polling};
-use crate::provider::{Cancel, Provider};
+use crate::provider::Provider;
 use crate::runlog::{now_ms, BatchEnd, BatchRow, RunLog};
 use std::sync::Arc;
 

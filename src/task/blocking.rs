@@ -5,7 +5,8 @@
 use crate::error::{Error, Reason, Result};
 use crate::eval::fiber::{in_gathering_fiber, run_blocking, suspend_gathering, take};
 use crate::eval::Interp;
-use crate::provider::{Cancel, Provider, Request, Response};
+use crate::interrupt::Cancel;
+use crate::provider::{Provider, Request, Response};
 use std::sync::{Arc, Mutex};
 
 /// A model call waiting for its batch: the scheduler puts the answer in `answer` and

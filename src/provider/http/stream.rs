@@ -1,15 +1,17 @@
 //! A POST whose answer is a stream of server-sent events (`"stream": true`): the events
 //! are handed over as they arrive. The timeout bounds the whole answer, as it does a
-//! non-streamed one: keep-alive comments and a trickle of bytes do not extend it.
+//! non-streamed one: keep-alive comments and a trickle of bytes do not extend it. The
+//! helpers at the end are shared by every provider's streamed answer.
 
 use super::{
     check_cancel, read_reply, AttemptClock, HttpClient, Outcome, Reply, Retries,
     MAX_RESPONSE_BYTES, POLL,
 };
 use crate::error::{Error, Reason, Result};
+use crate::interrupt::Cancel;
 use crate::provider::sse::{Event, Parser};
-use crate::provider::Cancel;
-use serde_json::Value as Json;
+use crate::provider::Response;
+use serde_json::{json, Value as Json};
 use std::io::Read;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 
@@ -195,4 +197,46 @@ fn read_stream(
             return;
         }
     }
+}
+
+/// Where streamed text goes as it arrives.
+pub type Sink<'a> = &'a mut dyn FnMut(&str);
+
+/// The answer of a server that sent it whole instead of streaming it: shown at once.
+pub(crate) fn answered_whole(response: Result<Response>, sink: Sink) -> Result<Response> {
+    let response = response?;
+    sink(&response.content);
+    Ok(response)
+}
+
+/// An event's data as JSON; anything else is an unexpected answer showing the data.
+pub(crate) fn event_json(client: &HttpClient, event: &Event) -> Result<Json> {
+    serde_json::from_str(&event.data).map_err(|e| {
+        client.unexpected(
+            &format!("a streamed event is not JSON: {e}"),
+            &json!(event.data),
+        )
+    })
+}
+
+/// An error the server sent inside the stream, scrubbed of the client's secrets (a
+/// server may echo the key).
+pub(crate) fn streamed_error(client: &HttpClient, provider: &str, error: &Json) -> Error {
+    let secrets = client.secrets();
+    let message = error
+        .get("message")
+        .and_then(Json::as_str)
+        .unwrap_or("the server sent an error");
+    Error::task_failure(
+        Reason::LlmError,
+        format!("{provider}: {}", secrets.scrub(message)),
+    )
+    .with_details(json!({"error": secrets.scrub_json(error)}))
+}
+
+pub(crate) fn incomplete(provider: &str) -> Error {
+    Error::task_failure(
+        Reason::LlmError,
+        format!("{provider}: the stream ended before the answer was complete"),
+    )
 }

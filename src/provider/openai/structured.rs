@@ -8,6 +8,7 @@
 //! remembered per base URL for the rest of the run.
 
 use crate::error::Error;
+use crate::provider::message::tool_name;
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
@@ -104,26 +105,6 @@ pub fn is_strict(schema: &Json) -> bool {
         pending.extend(map.values());
     }
     true
-}
-
-/// A task name as a schema or tool name: letters, digits, `_` and `-`, at most 64.
-pub fn tool_name(task: &str) -> String {
-    let name: String = task
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect();
-    if name.is_empty() {
-        "answer".to_owned()
-    } else {
-        name
-    }
 }
 
 #[cfg(test)]

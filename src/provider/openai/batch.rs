@@ -2,13 +2,14 @@
 //! `batch`), a job created at `/v1/batches`, polled, and its output and error files
 //! downloaded from `/v1/files/{id}/content`.
 
-use super::{
+use super::OpenAi;
+use crate::error::{Error, Reason, Result};
+use crate::interrupt::Cancel;
+use crate::provider::batch::{
     each_line, multipart, request_failure, string_at, Answers, BatchApi, FailureKind, JobState,
 };
-use crate::error::{Error, Reason, Result};
 use crate::provider::http::Body;
-use crate::provider::openai::OpenAi;
-use crate::provider::{Cancel, Provider, Request, Response};
+use crate::provider::{Provider, Request, Response};
 use serde_json::{json, Value as Json};
 use std::sync::Arc;
 

@@ -4,11 +4,9 @@
 //! one job (`src/task/pmap.rs`); this module turns those calls into the provider's job
 //! and its results back into one answer per call.
 
-mod anthropic;
-mod openai;
-
-use super::{Cancel, Request, Response};
+use super::{Request, Response};
 use crate::error::{Error, Reason, Result};
+use crate::interrupt::Cancel;
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -354,7 +352,11 @@ pub fn each_line(text: &[u8], each: &mut dyn FnMut(Json) -> Result<()>) -> Resul
 }
 
 /// The string at `key` of a provider's answer, or an `llm_error` quoting the answer.
-fn string_at(client: &super::http::HttpClient, json: &Json, key: &str) -> Result<String> {
+pub(crate) fn string_at(
+    client: &super::http::HttpClient,
+    json: &Json,
+    key: &str,
+) -> Result<String> {
     json.get(key)
         .and_then(Json::as_str)
         .map(str::to_owned)

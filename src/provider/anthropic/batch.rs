@@ -1,11 +1,14 @@
 //! Anthropic's Message Batches: the requests in one `POST /v1/messages/batches`, the job
 //! polled, and its results read from the `results_url` stream (JSONL).
 
-use super::{each_line, request_failure, string_at, Answers, BatchApi, FailureKind, JobState};
+use super::Anthropic;
 use crate::error::Result;
-use crate::provider::anthropic::Anthropic;
+use crate::interrupt::Cancel;
+use crate::provider::batch::{
+    each_line, request_failure, string_at, Answers, BatchApi, FailureKind, JobState,
+};
 use crate::provider::http::Body;
-use crate::provider::{Cancel, Provider, Request, Response};
+use crate::provider::{Provider, Request, Response};
 use serde_json::{json, Value as Json};
 use std::sync::Arc;
 

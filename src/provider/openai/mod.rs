@@ -1,12 +1,17 @@
 //! OpenAI-compatible chat completions: OpenAI itself, Ollama, vLLM, llama.cpp's
 //! server, LM Studio — anything that serves `POST {base}/chat/completions`.
 
-use super::batch::BatchApi;
-use super::http::{Endpoint, HttpClient};
-use super::structured::{self, JsonForm};
-use super::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
+mod batch;
+mod stream;
+pub mod structured;
+
 use crate::error::{Error, Result};
+use crate::interrupt::Cancel;
+use crate::provider::batch::BatchApi;
+use crate::provider::http::{Endpoint, HttpClient};
+use crate::provider::{Message, Provider, Request, Response, ToolCall, Usage};
 use serde_json::{json, Map, Value as Json};
+use structured::JsonForm;
 
 pub struct OpenAi {
     /// `openai`, or the name of the server it is a preset for (`ollama`).

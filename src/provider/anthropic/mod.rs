@@ -1,12 +1,15 @@
 //! Anthropic's Messages API: `POST {base}/v1/messages`, where the base is
 //! `https://api.anthropic.com` as in `ANTHROPIC_BASE_URL`.
 
-use super::batch::BatchApi;
-use super::http::{Endpoint, HttpClient};
-use super::message::system_text;
-use super::structured;
-use super::{Cancel, Message, Provider, Request, Response, Role, ToolCall, Usage};
+mod batch;
+mod stream;
+
 use crate::error::Result;
+use crate::interrupt::Cancel;
+use crate::provider::batch::BatchApi;
+use crate::provider::http::{Endpoint, HttpClient};
+use crate::provider::message::{system_text, tool_name};
+use crate::provider::{Message, Provider, Request, Response, Role, ToolCall, Usage};
 use serde_json::{json, Map, Value as Json};
 
 /// The API version this client speaks.
@@ -68,7 +71,7 @@ impl Anthropic {
             .collect();
         let mut choice = None;
         if let Some(schema) = answer_schema(request) {
-            let name = structured::tool_name(&request.task);
+            let name = tool_name(&request.task);
             tools.push(json!({
                 "name": name,
                 "description": "Give the answer as this tool's input.",
@@ -129,7 +132,7 @@ impl Provider for Anthropic {
             cancel,
         )?;
         if answer_schema(request).is_some() {
-            let name = structured::tool_name(&request.task);
+            let name = tool_name(&request.task);
             if let Some(input) = answer_tool_input(&answer, &name) {
                 return Ok(Response {
                     content: input.to_string(),

@@ -35,6 +35,7 @@ pub mod env;
 pub mod error;
 pub mod eval;
 pub mod interrupt;
+pub mod layers;
 pub mod memory;
 pub mod module;
 pub mod prices;

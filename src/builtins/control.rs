@@ -1,10 +1,11 @@
 //! Evaluation, errors and time.
 
 use super::{builtin_table, str_arg, type_error};
+use super::{fixed_args, leading_args};
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::quote::syntax_to_value;
-use crate::eval::{fixed_args, leading_args, Interp};
+use crate::eval::Interp;
 use crate::source::Span;
 use crate::value::{to_json, to_json_polled, Value};
 use std::time::{Duration, Instant};

@@ -2,10 +2,11 @@
 //! Maps are values: `assoc` and `dissoc` return new maps.
 
 use super::{builtin_table, str_arg, type_error};
+use super::{fixed_args, leading_args};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::path::{step_into, StepFailure};
-use crate::eval::{fixed_args, leading_args, Interp};
+use crate::eval::Interp;
 use crate::reader::{parse_path_text, PathStep};
 use crate::source::Span;
 use crate::value::{Entries, Value};

@@ -13,11 +13,11 @@ mod strings;
 mod types;
 
 use crate::env::Env;
-use crate::error::{Error, Result};
-use crate::eval::layer::Registry;
-use crate::eval::{arity_error, Interp};
+use crate::error::{Error, ErrorKind, Result};
+use crate::eval::Interp;
 use crate::symbol::Sym;
 use crate::value::{List, Value};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 pub type BuiltinFn = fn(&Interp, &[Value], &Env) -> Result<Value>;
@@ -81,19 +81,25 @@ pub fn install(interp: &Interp) {
     }
 }
 
-/// The builtin named `name`, whatever the program has rebound the name to.
+/// The core builtins by name, read from [`TOPICS`] at run time as every registry reads
+/// them: a table's entries may be copied into each unit of code that names them, so an
+/// address is only ever taken through the one static.
+static CORE_BY_NAME: LazyLock<HashMap<&'static str, &'static Builtin>> = LazyLock::new(|| {
+    TOPICS
+        .iter()
+        .flat_map(|(_, table)| *table)
+        .map(|b| (b.name, b))
+        .collect()
+});
+
+/// The core builtin named `name`, whatever the program has rebound the name to.
 pub fn lookup(name: &str) -> Option<&'static Builtin> {
-    Registry::standard().builtin(name)
+    CORE_BY_NAME.get(name).copied()
 }
 
-/// `apply` as the registry holds it. The evaluator knows it by address; a table's
-/// entries may be copied into each unit of code that names them, so the address is the
-/// one the registry (and so every global) hands out.
-static APPLY: LazyLock<&'static Builtin> = LazyLock::new(|| {
-    Registry::standard()
-        .builtin("apply")
-        .unwrap_or(control::APPLY)
-});
+/// `apply` as every registry holds it (the evaluator knows it by address).
+static APPLY: LazyLock<&'static Builtin> =
+    LazyLock::new(|| lookup("apply").unwrap_or(control::APPLY));
 
 /// `apply`, which the evaluator runs as a tail call.
 #[inline]
@@ -116,6 +122,35 @@ pub fn spread_apply_args(args: &[Value]) -> Result<(Value, Vec<Value>)> {
 }
 
 // ---- argument helpers shared by the topic modules ---------------------------------------
+
+/// The arguments of builtin `name`, which takes exactly `N`: the builtin table checks the
+/// count before the call, so the error only guards a call made another way.
+pub fn fixed_args<'a, const N: usize>(name: &str, args: &'a [Value]) -> Result<&'a [Value; N]> {
+    args.try_into()
+        .map_err(|_| arity_error(name, N, Some(N), args.len()))
+}
+
+/// The first `N` arguments of builtin `name` and the rest (checked as for `fixed_args`).
+pub fn leading_args<'a, const N: usize>(
+    name: &str,
+    args: &'a [Value],
+) -> Result<(&'a [Value; N], &'a [Value])> {
+    args.split_first_chunk()
+        .ok_or_else(|| arity_error(name, N, None, args.len()))
+}
+
+pub fn arity_error(name: &str, min: usize, max: Option<usize>, got: usize) -> Error {
+    let expected = match max {
+        Some(max) if max == min => format!("{min}"),
+        Some(max) => format!("{min} to {max}"),
+        None => format!("at least {min}"),
+    };
+    let plural = if max.unwrap_or(min) == 1 { "" } else { "s" };
+    Error::new(
+        ErrorKind::Eval,
+        format!("{name}: expected {expected} argument{plural}, got {got}"),
+    )
+}
 
 pub fn type_error(who: &str, expected: &str, got: &Value) -> Error {
     Error::eval(format!(
@@ -199,7 +234,7 @@ mod tests {
     #[test]
     fn every_builtin_is_documented_and_unique() {
         let mut names = std::collections::HashSet::new();
-        for b in Registry::standard().builtins() {
+        for b in crate::layers::registry().builtins() {
             assert!(names.insert(b.name), "duplicate builtin {}", b.name);
             let signature = format!("`({}", b.name);
             assert!(
@@ -218,7 +253,7 @@ mod tests {
         let failures = crate::run_on_large_stack(&crate::Limits::default(), |limits| {
             let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
             let mut failures = Vec::new();
-            for b in Registry::standard().builtins() {
+            for b in crate::layers::registry().builtins() {
                 for count in 0..b.min_args {
                     let args = vec![Value::Nil; count];
                     let call = || (b.func)(&interp, &args, &None);

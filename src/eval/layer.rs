@@ -4,9 +4,9 @@
 //! [`Layer`] carries its builtin tables and its special forms, each form with the
 //! analyser entry that compiles it and the synopsis and example `:describe`, `:apropos`
 //! and completion show. The core is one layer; `task`, `module` and `testing` are
-//! others. [`standard`] is the one place the core names them: the analyser, the builtin
-//! table and the REPL read the [`Registry`] built from that list, so adding a form or a
-//! builtin is a row in its layer's table.
+//! others. An interpreter is given a [`Registry`] of its layers (`crate::layers` names
+//! the standard ones, above the core): the analyser, the builtin table and the REPL read
+//! it, so adding a form or a builtin is a row in its layer's table.
 
 use super::{Compiler, Node};
 use crate::builtins::Builtin;
@@ -16,7 +16,6 @@ use crate::source::Span;
 use crate::value::{Entries, Map, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::LazyLock;
 
 /// How a special form is analysed: the compiler, the form's items (its head first) and
 /// its span, to a node.
@@ -57,25 +56,12 @@ pub struct Layer {
     pub keeps_mark: Option<fn(&Entries) -> bool>,
 }
 
-/// The layers every interpreter gets, the core first. The only place the core names the
-/// layers above it.
-pub fn standard() -> [&'static Layer; 4] {
-    [
-        &super::forms::CORE,
-        &crate::task::LAYER,
-        &crate::module::LAYER,
-        &crate::testing::LAYER,
-    ]
-}
-
 /// The forms and builtins of a list of layers, by name.
 pub struct Registry {
     layers: Vec<&'static Layer>,
     forms: HashMap<&'static str, &'static FormDef>,
     builtins: HashMap<&'static str, &'static Builtin>,
 }
-
-static STANDARD: LazyLock<Registry> = LazyLock::new(|| Registry::new(&standard()));
 
 impl Registry {
     pub fn new(layers: &[&'static Layer]) -> Registry {
@@ -94,11 +80,6 @@ impl Registry {
             forms,
             builtins,
         }
-    }
-
-    /// The registry of the [`standard`] layers, built once.
-    pub fn standard() -> &'static Registry {
-        &STANDARD
     }
 
     /// The special form called `name`.
@@ -135,26 +116,5 @@ impl Registry {
         self.layers
             .iter()
             .flat_map(|layer| layer.builtins.iter().flat_map(|(_, table)| *table))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn no_two_layers_define_one_name() {
-        let registry = Registry::standard();
-        let mut forms = std::collections::HashSet::new();
-        for form in registry.forms() {
-            assert!(forms.insert(form.name), "two forms named {}", form.name);
-            assert!(!form.synopsis.is_empty(), "{} has no synopsis", form.name);
-            assert!(!form.example.is_empty(), "{} has no example", form.name);
-        }
-        let mut builtins = std::collections::HashSet::new();
-        for b in registry.builtins() {
-            assert!(builtins.insert(b.name), "two builtins named {}", b.name);
-            assert!(registry.form(b.name).is_none(), "{} is both", b.name);
-        }
     }
 }

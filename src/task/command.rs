@@ -135,7 +135,7 @@ fn failure(task: &Task, argv: &[String], output: &ProcessOutput) -> Error {
     );
     if let Some(line) = output.stderr.lines().find(|l| !l.trim().is_empty()) {
         message.push_str(": ");
-        message.push_str(&crate::eval::truncate_text(line.trim(), 200));
+        message.push_str(&crate::value::truncate_text(line.trim(), 200));
     }
     Error::task_failure(Reason::ToolExecutionError, message).with_details(json!({
         "script_stdout": output.stdout,

@@ -52,7 +52,7 @@ const ALL_ITEM_STACKS: usize = 1 << 30;
 fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let (positional, options) = split_options("pmap", args, &["concurrency", "on-error", "batch"])?;
     let [f, xs] = positional else {
-        return Err(crate::eval::arity_error(
+        return Err(crate::builtins::arity_error(
             "pmap",
             2,
             Some(2),

@@ -74,7 +74,7 @@ fn parse_verdict(answer: &str) -> Result<Answer> {
             crate::error::ErrorKind::InvalidOutput,
             format!(
                 "the judge answered {:?}, not {{\"pass\": true|false, \"reason\": …}}",
-                crate::eval::truncate_text(answer, 200)
+                crate::value::truncate_text(answer, 200)
             ),
         )),
     }

@@ -24,7 +24,16 @@ pub fn write_prefix(value: &Value, max: usize) -> String {
     let mut out = String::new();
     // A character is at most 4 bytes: text printed past that would be cut anyway.
     let _ = print(value, true, &mut out, max.saturating_mul(4), &never_stop);
-    crate::eval::truncate_text(&out, max)
+    truncate_text(&out, max)
+}
+
+/// The first `max` characters of `text`, then `…` if there is more.
+pub fn truncate_text(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}…")
 }
 
 /// The display form: strings raw, everything else canonical (cut like `write_string`).

@@ -183,19 +183,7 @@ impl Interp {
                 }
                 Node::Prim(prim) => self.eval_prim(prim, env)?,
                 Node::If(parts) => {
-                    let (test, then, otherwise) = &**parts;
-                    // A comparison of integers decides the branch without making a value.
-                    if let Node::Prim(prim) = test {
-                        if let Some(truth) = self.int_comparison(prim, env) {
-                            node = if truth { then } else { otherwise };
-                            continue;
-                        }
-                    }
-                    node = if self.eval(test, env)?.is_truthy() {
-                        then
-                    } else {
-                        otherwise
-                    };
+                    node = self.branch(parts, env)?;
                     continue;
                 }
                 Node::Dynamic { name, span } => self
@@ -217,20 +205,9 @@ impl Interp {
                 }
                 Node::And(nodes) | Node::Or(nodes) => {
                     let is_and = matches!(node, Node::And(_));
-                    let (last, init) = nodes
-                        .split_last()
-                        .ok_or_else(|| Error::eval("empty and/or"))?;
-                    let mut early = None;
-                    for n in init {
-                        let v = self.eval(n, env)?;
-                        if v.is_truthy() != is_and {
-                            early = Some(v);
-                            break;
-                        }
-                    }
-                    match early {
-                        Some(v) => v,
-                        None => {
+                    match self.short_circuit(nodes, is_and, env)? {
+                        Ok(early) => early,
+                        Err(last) => {
                             node = last;
                             continue;
                         }
@@ -255,72 +232,127 @@ impl Interp {
                     lambda: lambda.clone(),
                     env: env.clone(),
                 })),
-                Node::Loop(l) => {
-                    let closure = Rc::new(Closure {
-                        lambda: l.lambda.clone(),
-                        env: env.clone(),
-                    });
-                    let mut args: SmallVec<[Value; 4]> =
-                        SmallVec::with_capacity(l.lambda.scope.len());
-                    for init in &l.inits {
-                        args.push(self.eval(init, env)?);
-                    }
-                    let slots = self.bind(&closure, args).map_err(|e| e.or_span(l.span))?;
-                    return Ok(Tail::Call(closure, slots));
+                Node::Loop(l) => return self.enter_loop(l, env),
+                Node::Try(t) => self.eval_try(t, env)?,
+                Node::SetLocal { .. }
+                | Node::DefineLocal { .. }
+                | Node::SetGlobal { .. }
+                | Node::SetDynamic { .. }
+                | Node::DefineGlobal { .. }
+                | Node::DefMacro { .. } => self.assign(node, env)?,
+                Node::Extension(ext) => ext.eval(self, env)?,
+            };
+            return Ok(Tail::Value(value));
+        }
+    }
+
+    /// The branch of an `if` to take. A comparison of integers decides it without
+    /// making a value.
+    #[inline(always)]
+    fn branch<'n>(&self, parts: &'n (Node, Node, Node), env: &Env) -> Result<&'n Node> {
+        let (test, then, otherwise) = parts;
+        if let Node::Prim(prim) = test {
+            if let Some(truth) = self.int_comparison(prim, env) {
+                return Ok(if truth { then } else { otherwise });
+            }
+        }
+        Ok(if self.eval(test, env)?.is_truthy() {
+            then
+        } else {
+            otherwise
+        })
+    }
+
+    /// `and` (`is_and`) or `or`: the value that ends it early, or the last operand, to
+    /// run in tail position.
+    #[inline(always)]
+    fn short_circuit<'n>(
+        &self,
+        nodes: &'n [Node],
+        is_and: bool,
+        env: &Env,
+    ) -> Result<std::result::Result<Value, &'n Node>> {
+        let (last, init) = nodes
+            .split_last()
+            .ok_or_else(|| Error::eval("empty and/or"))?;
+        for n in init {
+            let v = self.eval(n, env)?;
+            if v.is_truthy() != is_and {
+                return Ok(Ok(v));
+            }
+        }
+        Ok(Err(last))
+    }
+
+    /// A named `let`: its loop procedure, called with the initial values.
+    fn enter_loop(&self, l: &ast::Loop, env: &Env) -> Result<Tail> {
+        let closure = Rc::new(Closure {
+            lambda: l.lambda.clone(),
+            env: env.clone(),
+        });
+        let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(l.lambda.scope.len());
+        for init in &l.inits {
+            args.push(self.eval(init, env)?);
+        }
+        let slots = self.bind(&closure, args).map_err(|e| e.or_span(l.span))?;
+        Ok(Tail::Call(closure, slots))
+    }
+
+    /// The assignments and definitions: `set!`, `define`, `defmacro`.
+    #[inline]
+    fn assign(&self, node: &Node, env: &Env) -> Result<Value> {
+        Ok(match node {
+            Node::SetLocal { depth, slot, value } => {
+                let v = self.eval(value, env)?;
+                let frame = env::frame_at(env, *depth as usize)
+                    .ok_or_else(|| Error::eval("internal error: no frame for variable"))?;
+                store(frame, *slot, v)?;
+                Value::Nil
+            }
+            Node::DefineLocal { slot, name, value } => {
+                let v = self.eval(value, env)?;
+                let frame = env
+                    .as_ref()
+                    .ok_or_else(|| Error::eval("internal error: local define at top level"))?;
+                store(frame, *slot, v)?;
+                Value::Symbol(*name)
+            }
+            Node::SetGlobal { name, value, span } => {
+                let v = self.eval(value, env)?;
+                if self.global(*name).is_none() {
+                    return Err(
+                        Error::eval(format!("set! of unbound variable: {name}")).with_span(*span)
+                    );
                 }
-                Node::SetLocal { depth, slot, value } => {
-                    let v = self.eval(value, env)?;
-                    let frame = env::frame_at(env, *depth as usize)
-                        .ok_or_else(|| Error::eval("internal error: no frame for variable"))?;
-                    store(frame, *slot, v)?;
-                    Value::Nil
-                }
-                Node::DefineLocal { slot, name, value } => {
-                    let v = self.eval(value, env)?;
-                    let frame = env
-                        .as_ref()
-                        .ok_or_else(|| Error::eval("internal error: local define at top level"))?;
-                    store(frame, *slot, v)?;
-                    Value::Symbol(*name)
-                }
-                Node::SetGlobal { name, value, span } => {
-                    let v = self.eval(value, env)?;
+                self.define_global(*name, v);
+                Value::Nil
+            }
+            Node::SetDynamic { name, value, span } => {
+                let v = self.eval(value, env)?;
+                if !env::assign_by_name(env, *name, v.clone()) {
                     if self.global(*name).is_none() {
                         return Err(Error::eval(format!("set! of unbound variable: {name}"))
                             .with_span(*span));
                     }
                     self.define_global(*name, v);
-                    Value::Nil
                 }
-                Node::SetDynamic { name, value, span } => {
-                    let v = self.eval(value, env)?;
-                    if !env::assign_by_name(env, *name, v.clone()) {
-                        if self.global(*name).is_none() {
-                            return Err(Error::eval(format!("set! of unbound variable: {name}"))
-                                .with_span(*span));
-                        }
-                        self.define_global(*name, v);
-                    }
-                    Value::Nil
-                }
-                Node::DefineGlobal { name, value } => {
-                    let v = self.eval(value, env)?;
-                    self.define_global(*name, v);
-                    Value::Symbol(*name)
-                }
-                Node::Try(t) => self.eval_try(t, env)?,
-                Node::DefMacro { name, lambda } => {
-                    let closure = Value::Closure(Rc::new(Closure {
-                        lambda: lambda.clone(),
-                        env: None,
-                    }));
-                    self.macros.borrow_mut().insert(*name, closure);
-                    Value::Symbol(*name)
-                }
-                Node::Extension(ext) => ext.eval(self, env)?,
-            };
-            return Ok(Tail::Value(value));
-        }
+                Value::Nil
+            }
+            Node::DefineGlobal { name, value } => {
+                let v = self.eval(value, env)?;
+                self.define_global(*name, v);
+                Value::Symbol(*name)
+            }
+            Node::DefMacro { name, lambda } => {
+                let closure = Value::Closure(Rc::new(Closure {
+                    lambda: lambda.clone(),
+                    env: None,
+                }));
+                self.macros.borrow_mut().insert(*name, closure);
+                Value::Symbol(*name)
+            }
+            _ => return Err(Error::eval("internal error: not an assignment")),
+        })
     }
 
     fn let_frame(&self, l: &ast::Let, env: &Env) -> Result<Rc<Frame>> {

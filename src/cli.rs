@@ -544,15 +544,7 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<String> {
 fn run_file(interp: &Interp, file: &Path, text: &str, args: &[String]) -> Result<Value> {
     let argv = Value::list(args.iter().map(|a| Value::from(a.as_str())).collect());
     interp.define_global(crate::symbol::Sym::new("*args*"), argv);
-    interp.loading().borrow_mut().push(file.to_path_buf());
-    let name = if file == Path::new("-") {
-        "<stdin>".to_owned()
-    } else {
-        file.display().to_string()
-    };
-    let result = interp.run_source_as(crate::source::Origin::File, &name, text);
-    interp.loading().borrow_mut().pop();
-    result
+    interp.run_file(file, text)
 }
 
 fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()> {

@@ -37,7 +37,7 @@ use std::any::{Any, TypeId};
 use std::cell::{Cell, RefCell, RefMut};
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -346,6 +346,25 @@ impl Interp {
     /// The files being loaded by the running evaluation, innermost last.
     pub fn loading(&self) -> &RefCell<Vec<PathBuf>> {
         &self.state.loading
+    }
+
+    /// Runs `body` with `path` as the file being loaded (pushed on [`Interp::loading`]
+    /// for its duration, also when it fails).
+    pub fn with_file<T>(&self, path: &Path, body: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.state.loading.borrow_mut().push(path.to_path_buf());
+        let result = body();
+        self.state.loading.borrow_mut().pop();
+        result
+    }
+
+    /// Runs the text of the file at `path` (`-`: stdin) as the file being loaded.
+    pub fn run_file(&self, path: &Path, text: &str) -> Result<Value> {
+        let name = if path == Path::new("-") {
+            "<stdin>".to_owned()
+        } else {
+            path.display().to_string()
+        };
+        self.with_file(path, || self.run_source_as(Origin::File, &name, text))
     }
 
     /// The file being loaded now, if any.

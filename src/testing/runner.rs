@@ -334,11 +334,7 @@ fn run_test(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check
     super::Tests::of(interp).set_judge_model(config.judge_model.clone());
     let path = &job.file.path;
     let prepared = prepare(interp, config, job).and_then(|()| {
-        interp.loading().borrow_mut().push(path.clone());
-        let name = path.display().to_string();
-        let ran = interp.run_source_as(crate::source::Origin::File, &name, &job.file.text);
-        interp.loading().borrow_mut().pop();
-        ran?;
+        interp.run_file(path, &job.file.text)?;
         super::Tests::of(interp).get(&job.test).ok_or_else(|| {
             Error::eval(format!(
                 "the test `{}` was not defined when {} ran",

@@ -272,6 +272,9 @@ impl Options {
 
 /// Parses the arguments and runs; returns the process exit status.
 pub fn main() -> i32 {
+    // The command line's notices (a task redefined, a run log that is off) are lines on
+    // stderr; an embedder installs its own hook.
+    crate::notice::set_hook(crate::notice::stderr());
     let (argv, script_args) = args::split_script_args(std::env::args_os().collect());
     let help = subcommand_help(&argv);
     let parsed = Options::try_parse_from(argv).map(|mut options| {

@@ -38,6 +38,7 @@ pub mod interrupt;
 pub mod layers;
 pub mod memory;
 pub mod module;
+pub mod notice;
 pub mod prices;
 pub mod process;
 pub mod progress;

@@ -73,6 +73,9 @@ pub struct Interp {
     /// The state layers above the core keep per interpreter, one value per type
     /// (the testing layer's tests), made on first use: see [`Interp::layer_state`].
     layer_states: RefCell<HashMap<TypeId, Rc<dyn Any>>>,
+    /// Where this interpreter's notices go (`None`: the process's hook, see
+    /// `crate::notice`).
+    notice: RefCell<Option<crate::notice::Notice>>,
     /// Frames whose last reference was a finished call, kept to be reused by the next
     /// call instead of freeing and allocating one per call.
     frame_pool: RefCell<Vec<Rc<Frame>>>,
@@ -124,6 +127,7 @@ impl Interp {
             tasks: Runtime::default(),
             layers,
             layer_states: RefCell::default(),
+            notice: RefCell::new(None),
             frame_pool: RefCell::new(Vec::with_capacity(FRAME_POOL_SIZE)),
             builtin_rebound: Cell::new(false),
         };
@@ -164,6 +168,17 @@ impl Interp {
         };
         START.with(|s| *s.borrow_mut() = Some(start));
         Ok(())
+    }
+
+    /// Sends this interpreter's notices (a task redefined…) to `hook`.
+    pub fn on_notice(&self, hook: crate::notice::Notice) {
+        *self.notice.borrow_mut() = Some(hook);
+    }
+
+    /// Gives `text` to the notice hook: the interpreter's own, or the process's.
+    pub fn notice(&self, text: &str) {
+        let hook = self.notice.borrow().clone();
+        hook.unwrap_or_else(crate::notice::hook)(text)
     }
 
     /// The state of type `T` a layer keeps in this interpreter, made (by `Default`) on

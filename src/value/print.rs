@@ -137,28 +137,7 @@ fn print(value: &Value, quoted: bool, out: &mut String, limit: usize, poll: Poll
             poll()?;
         }
         match &value {
-            Value::List(..) => {
-                out.push('(');
-                work.push(Work::Text(")"));
-                let items: Vec<Value> = value.as_list().unwrap_or_default().iter().collect();
-                for (i, item) in items.into_iter().enumerate().rev() {
-                    work.push(Work::Value(item, true));
-                    if i > 0 {
-                        work.push(Work::Text(" "));
-                    }
-                }
-            }
-            Value::Map(map) => {
-                out.push('{');
-                work.push(Work::Text("}"));
-                for (i, (key, value)) in map.entries.iter().enumerate().rev() {
-                    work.push(Work::Value(value.clone(), true));
-                    work.push(Work::Key(key.clone()));
-                    if i > 0 {
-                        work.push(Work::Text(" "));
-                    }
-                }
-            }
+            Value::List(..) | Value::Map(_) => push_children(&value, out, &mut work),
             Value::Nil => out.push_str("nil"),
             Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Value::Int(i) => {
@@ -194,6 +173,35 @@ fn print(value: &Value, quoted: bool, out: &mut String, limit: usize, poll: Poll
         }
     }
     Ok(true)
+}
+
+/// Opens a list or map: its bracket now, its elements and the closing bracket as work.
+fn push_children(value: &Value, out: &mut String, work: &mut Vec<Work>) {
+    match value {
+        Value::List(..) => {
+            out.push('(');
+            work.push(Work::Text(")"));
+            let items: Vec<Value> = value.as_list().unwrap_or_default().iter().collect();
+            for (i, item) in items.into_iter().enumerate().rev() {
+                work.push(Work::Value(item, true));
+                if i > 0 {
+                    work.push(Work::Text(" "));
+                }
+            }
+        }
+        Value::Map(map) => {
+            out.push('{');
+            work.push(Work::Text("}"));
+            for (i, (key, value)) in map.entries.iter().enumerate().rev() {
+                work.push(Work::Value(value.clone(), true));
+                work.push(Work::Key(key.clone()));
+                if i > 0 {
+                    work.push(Work::Text(" "));
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]

@@ -37,11 +37,6 @@ builtin_table! {
     "exit", 0, Some(1) => exit;
 }
 
-/// `apply`, the table's first entry (the evaluator runs it as a tail call).
-// A constant index into a constant table: were it out of range, this would not compile.
-#[allow(clippy::indexing_slicing)]
-pub const APPLY: &super::Builtin = &BUILTINS[0];
-
 fn apply(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let (f, spread) = super::spread_apply_args(args)?;
     interp.apply(&f, &spread, env)

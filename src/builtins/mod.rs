@@ -97,16 +97,6 @@ pub fn lookup(name: &str) -> Option<&'static Builtin> {
     CORE_BY_NAME.get(name).copied()
 }
 
-/// `apply` as every registry holds it (the evaluator knows it by address).
-static APPLY: LazyLock<&'static Builtin> =
-    LazyLock::new(|| lookup("apply").unwrap_or(control::APPLY));
-
-/// `apply`, which the evaluator runs as a tail call.
-#[inline]
-pub fn apply_builtin() -> &'static Builtin {
-    *APPLY
-}
-
 /// `(apply f a b '(c d))` → `f` and `[a b c d]`.
 pub fn spread_apply_args(args: &[Value]) -> Result<(Value, Vec<Value>)> {
     // Checked here too: the evaluator's tail call of `apply` skips the table's arity check.
@@ -273,7 +263,10 @@ mod tests {
 
     #[test]
     fn apply_is_the_registered_builtin() {
-        assert!(lookup("apply").is_some_and(|b| std::ptr::eq(b, apply_builtin())));
+        let registry = crate::layers::registry();
+        assert!(registry
+            .builtin("apply")
+            .is_some_and(|b| registry.is_apply(b)));
     }
 
     const BEGIN: &str = "<!-- builtins:begin (generated from the builtin tables; \

@@ -28,7 +28,7 @@ impl Interp {
         }
         let callee = self.eval(&call.callee, env)?;
         let result = match callee {
-            Value::Builtin(b) if !std::ptr::eq(b, builtins::apply_builtin()) => {
+            Value::Builtin(b) if !self.layers.is_apply(b) => {
                 self.call_builtin_with(b, &call.args, env).map(Tail::Value)
             }
             Value::Closure(closure) if !closure.lambda.rest => {
@@ -223,7 +223,7 @@ impl Interp {
                 let slots = self.bind(&closure, args)?;
                 Ok(Tail::Call(closure, slots))
             }
-            Value::Builtin(b) if std::ptr::eq(b, builtins::apply_builtin()) => {
+            Value::Builtin(b) if self.layers.is_apply(b) => {
                 let (f, spread) = builtins::spread_apply_args(&args)?;
                 self.call_tail(f, spread.into_iter().collect(), env)
             }

@@ -61,6 +61,10 @@ pub struct Registry {
     layers: Vec<&'static Layer>,
     forms: HashMap<&'static str, &'static FormDef>,
     builtins: HashMap<&'static str, &'static Builtin>,
+    /// `apply`, which the evaluator runs as a tail call and knows by this address (a
+    /// table's entries may be copied into each unit of code that names them, so the
+    /// address is the one this registry hands out).
+    apply: Option<&'static Builtin>,
 }
 
 impl Registry {
@@ -70,16 +74,24 @@ impl Registry {
             .flat_map(|layer| layer.forms)
             .map(|form| (form.name, form))
             .collect();
-        let builtins = layers
+        let builtins: HashMap<&str, &Builtin> = layers
             .iter()
             .flat_map(|layer| layer.builtins.iter().flat_map(|(_, table)| *table))
             .map(|b| (b.name, b))
             .collect();
+        let apply = builtins.get("apply").copied();
         Registry {
             layers: layers.to_vec(),
             forms,
             builtins,
+            apply,
         }
+    }
+
+    /// Whether `b` is `apply` as this registry holds it.
+    #[inline]
+    pub fn is_apply(&self, b: &Builtin) -> bool {
+        self.apply.is_some_and(|apply| std::ptr::eq(apply, b))
     }
 
     /// The special form called `name`.

@@ -273,15 +273,8 @@ impl Session<'_> {
         let outcome = self
             .check_readable(path)
             .and_then(|()| read_file_text(path, self.interp.limits.max_file_bytes));
-        let outcome = outcome.and_then(|text| {
-            self.interruptibly(|interp| {
-                interp.loading().borrow_mut().push(path.to_path_buf());
-                let name = path.display().to_string();
-                let result = interp.run_source_as(crate::source::Origin::File, &name, &text);
-                interp.loading().borrow_mut().pop();
-                result
-            })
-        });
+        let outcome =
+            outcome.and_then(|text| self.interruptibly(|interp| interp.run_file(path, &text)));
         match outcome {
             Ok(value) => {
                 self.say(&format!("; loaded {}", path.display()));

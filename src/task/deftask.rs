@@ -351,7 +351,7 @@ impl Extension for DefineTask {
             .register(task.clone())
             .map_err(|e| e.with_span(self.span))?;
         if registered == Registered::Replaced {
-            eprintln!("note: task `{}` redefined", task.name);
+            interp.notice(&format!("note: task `{}` redefined", task.name));
         }
         Ok(Value::Task(task))
     }

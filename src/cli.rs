@@ -1,6 +1,5 @@
 //! The command line: `run`, `eval`, `check`, and the REPL when no command is given.
 
-use crate::bounds::read_file_bytes;
 use crate::capabilities::Capabilities;
 use crate::error::{Error, ErrorFormat, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
@@ -8,6 +7,7 @@ use crate::provider::options::parse_flag_value;
 use crate::provider::ModelOptions;
 use crate::provider::ProviderSettings;
 use crate::task::sink::StreamTo;
+use crate::value::bounds::read_file_bytes;
 use crate::value::{to_json, write_string, Value};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;

@@ -27,11 +27,9 @@
 )]
 
 pub mod atomic_file;
-pub mod bounds;
 pub mod builtins;
 pub mod capabilities;
 pub mod cli;
-pub mod env;
 pub mod error;
 pub mod eval;
 pub mod interrupt;
@@ -44,12 +42,10 @@ pub mod prices;
 pub mod process;
 pub mod progress;
 pub mod provider;
-pub mod reader;
 pub mod repl;
 pub mod runlog;
 pub mod secrets;
 pub mod source;
-pub mod stdlib;
 pub mod suggest;
 pub mod symbol;
 pub mod task;

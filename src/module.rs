@@ -25,15 +25,15 @@ use registry::{
     MODULE_FILES,
 };
 
-use crate::bounds::read_file_text;
 use crate::capabilities::Access;
-use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::{Extension, Node};
+use crate::eval::env::Env;
 use crate::eval::layer::{FormDef, Layer};
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::eval::{Compiler, Interp};
-use crate::reader::{Syntax, SyntaxKind};
 use crate::source::{Origin, Span};
+use crate::value::bounds::read_file_text;
 use crate::value::Value;
 use crate::xml;
 use serde_json::json;
@@ -393,7 +393,7 @@ pub fn load(interp: &Interp, path: &Path) -> Result<Value> {
 
 fn read_module(interp: &Interp, path: &Path) -> Result<Vec<Syntax>> {
     let text = read_file_text(path, interp.limits.max_file_bytes)?;
-    crate::reader::read_source_as(Origin::File, &path.display().to_string(), &text)
+    crate::eval::reader::read_source_as(Origin::File, &path.display().to_string(), &text)
 }
 
 /// A file that is already being loaded would load itself again, forever.

@@ -5,7 +5,8 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tasklisp::{reader, ErrorKind, Interp, Limits};
+use tasklisp::eval::reader;
+use tasklisp::{ErrorKind, Interp, Limits};
 
 // ---- through the binary ---------------------------------------------------------------
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 mod script_builtin;
 use script_builtin::SCRIPT;
 use tasklisp::builtins::Builtin;
-use tasklisp::env::Env;
+use tasklisp::eval::env::Env;
 use tasklisp::eval::fiber::run_blocking;
 use tasklisp::provider::{Cancel, Provider, Request, Response};
 use tasklisp::symbol::Sym;

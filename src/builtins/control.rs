@@ -2,8 +2,8 @@
 
 use super::{builtin_table, str_arg, type_error};
 use super::{fixed_args, leading_args};
-use crate::env::Env;
 use crate::error::{Error, Reason, Result};
+use crate::eval::env::Env;
 use crate::eval::quote::syntax_to_value;
 use crate::eval::Interp;
 use crate::source::Span;
@@ -50,7 +50,7 @@ fn eval(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 fn read(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [text] = fixed_args("read", args)?;
     let text = str_arg("read", text)?;
-    let forms = crate::reader::read_data("<read>", text)?;
+    let forms = crate::eval::reader::read_data("<read>", text)?;
     Ok(forms.first().map_or(Value::Nil, syntax_to_value))
 }
 

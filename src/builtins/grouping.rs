@@ -2,8 +2,8 @@
 
 use super::{builtin_table, list_arg, proc_arg};
 use super::{fixed_args, leading_args};
-use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::eval::env::Env;
 use crate::eval::Interp;
 use crate::value::{write_string, Entries, Value};
 use std::collections::HashMap;

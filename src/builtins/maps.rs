@@ -3,11 +3,11 @@
 
 use super::{builtin_table, str_arg, type_error};
 use super::{fixed_args, leading_args};
-use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::eval::env::Env;
 use crate::eval::path::{step_into, StepFailure};
+use crate::eval::reader::{parse_path_text, PathStep};
 use crate::eval::Interp;
-use crate::reader::{parse_path_text, PathStep};
 use crate::source::Span;
 use crate::value::{Entries, Value};
 use std::borrow::Cow;
@@ -130,7 +130,7 @@ fn path(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let text = str_arg("path", text)?;
     let steps = parse_path_text(text, Span::generated())
         .map_err(|e| Error::eval(e.message().to_owned()))?;
-    let spec = crate::reader::PathSpec {
+    let spec = crate::eval::reader::PathSpec {
         text: text.to_owned(),
         base: crate::symbol::Sym::new(""),
         steps,

@@ -12,8 +12,8 @@ mod regexp;
 mod strings;
 mod types;
 
-use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
+use crate::eval::env::Env;
 use crate::eval::Interp;
 use crate::symbol::Sym;
 use crate::value::{List, Value};

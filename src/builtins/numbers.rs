@@ -2,8 +2,8 @@
 
 use super::{arity_error, fixed_args, leading_args};
 use super::{builtin_table, int_arg, type_error};
-use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::eval::env::Env;
 use crate::eval::Interp;
 use crate::value::Value;
 

@@ -2,8 +2,8 @@
 //! judged by its answer (`parsedContent` true or false), and an error raised for an item
 //! says which item it was.
 
-use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::eval::env::Env;
 use crate::eval::Interp;
 use crate::value::Value;
 use serde_json::json;

@@ -2,8 +2,8 @@
 
 use super::builtin_table;
 use super::fixed_args;
-use crate::env::Env;
 use crate::error::Result;
+use crate::eval::env::Env;
 use crate::eval::Interp;
 use crate::symbol::Sym;
 use crate::value::Value;

@@ -11,7 +11,7 @@
 use super::{Compiler, Node};
 use crate::builtins::Builtin;
 use crate::error::Result;
-use crate::reader::Syntax;
+use crate::eval::reader::Syntax;
 use crate::source::Span;
 use crate::value::{Entries, Map, Value};
 use std::collections::HashMap;

@@ -39,7 +39,7 @@ impl Default for Limits {
             stack_size: 1 << 20,
             capabilities: crate::capabilities::Capabilities::all(),
             max_memory: Some(crate::memory::default_budget()),
-            max_file_bytes: crate::bounds::DEFAULT_MAX_FILE_BYTES,
+            max_file_bytes: crate::value::bounds::DEFAULT_MAX_FILE_BYTES,
         }
     }
 }
@@ -165,22 +165,22 @@ impl Interp {
         self.ticks.get()
     }
 
-    /// [`Interp::poll`] on every [`POLL_EVERY`](crate::bounds::POLL_EVERY)-th step of a
+    /// [`Interp::poll`] on every [`POLL_EVERY`](crate::value::bounds::POLL_EVERY)-th step of a
     /// loop inside a builtin (`step` counts from 0): how such loops meet the limits.
     #[inline]
     pub fn poll_at(&self, step: usize) -> Result<()> {
-        if (step as u64 + 1).is_multiple_of(crate::bounds::POLL_EVERY) {
+        if (step as u64 + 1).is_multiple_of(crate::value::bounds::POLL_EVERY) {
             return self.poll();
         }
         Ok(())
     }
 
     /// [`Interp::poll`] before a builtin copies `items` values in one step, when they
-    /// are [`POLL_EVERY`](crate::bounds::POLL_EVERY) or more: a loop of such copies
+    /// are [`POLL_EVERY`](crate::value::bounds::POLL_EVERY) or more: a loop of such copies
     /// (doubling a list) meets the limits at every large step.
     #[inline]
     pub fn poll_before(&self, items: usize) -> Result<()> {
-        if items as u64 >= crate::bounds::POLL_EVERY {
+        if items as u64 >= crate::value::bounds::POLL_EVERY {
             return self.poll();
         }
         Ok(())

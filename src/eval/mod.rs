@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod compile;
+pub mod env;
 pub mod fiber;
 mod forms;
 pub mod layer;
@@ -16,8 +17,10 @@ mod call;
 mod limits;
 pub mod path;
 pub mod quote;
+pub mod reader;
 mod run;
 pub mod state;
+pub mod stdlib;
 
 pub use ast::{Lambda, Node};
 pub use compile::Compiler;
@@ -25,13 +28,13 @@ pub use limits::{run_on_large_stack, Limits, MAX_DEPTH_LIMIT};
 pub use path::{access_path, PathError};
 
 use crate::builtins;
-use crate::env::{self, Env, Frame};
 use crate::error::{Error, Result};
-use crate::reader::{self, Syntax};
 use crate::source::Origin;
 use crate::symbol::Sym;
 use crate::task::Runtime;
 use crate::value::Value;
+use env::{Env, Frame};
+use reader::Syntax;
 pub use state::EvalState;
 use std::any::{Any, TypeId};
 use std::cell::{Cell, RefCell, RefMut};
@@ -158,7 +161,7 @@ impl Interp {
         builtins::install(self);
         self.define_global(Sym::new("taskLibrary"), Value::Library);
         self.define_global(Sym::new("*args*"), Value::empty_list());
-        crate::stdlib::load(self)?;
+        crate::eval::stdlib::load(self)?;
         let start = Start {
             layers: self.layers,
             globals: self.globals.borrow().clone(),

@@ -3,11 +3,11 @@
 
 use super::ast::Node;
 use super::compile::{form_items, internal_call, Compiler};
-use crate::bounds::Budget;
 use crate::error::{Error, ErrorKind, Result};
-use crate::reader::{Syntax, SyntaxKind};
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::{well_known, Sym};
+use crate::value::bounds::Budget;
 use crate::value::{Entries, Value};
 use std::rc::Rc;
 
@@ -193,7 +193,7 @@ struct ToSyntax<'b> {
 impl ToSyntax<'_> {
     fn value(&mut self, value: &Value, depth: usize, in_quasiquote: bool) -> Result<Syntax> {
         let span = self.span;
-        if depth > crate::reader::MAX_NESTING {
+        if depth > crate::eval::reader::MAX_NESTING {
             return Err(
                 Error::new(ErrorKind::ResourceExhaustion, "code nested too deeply").with_span(span),
             );
@@ -210,9 +210,9 @@ impl ToSyntax<'_> {
             Value::DataKeyword(name) => SyntaxKind::Keyword(Sym::new(name)),
             // A symbol whose name is a path (`a.b`) is code for a path lookup.
             Value::Symbol(s) => {
-                crate::reader::symbol_kind(s.name(), span).unwrap_or(SyntaxKind::Symbol(*s))
+                crate::eval::reader::symbol_kind(s.name(), span).unwrap_or(SyntaxKind::Symbol(*s))
             }
-            Value::DataSymbol(name) => crate::reader::symbol_kind(name, span)
+            Value::DataSymbol(name) => crate::eval::reader::symbol_kind(name, span)
                 .unwrap_or_else(|| SyntaxKind::Symbol(Sym::new(name))),
             Value::List(..) => {
                 let list = value.as_list().unwrap_or_default();

@@ -4,8 +4,8 @@
 use super::ast::{self, LetKind};
 use super::Node;
 use super::{access_path, Closure, Interp, FRAME_POOL_SIZE};
-use crate::env::{self, Env, Frame, Slots};
 use crate::error::{Error, Result};
+use crate::eval::env::{self, Env, Frame, Slots};
 use crate::symbol::Sym;
 use crate::value::{self, Value};
 use smallvec::SmallVec;

@@ -5,10 +5,10 @@
 
 use super::client::{failure_of, Client, Interrupted};
 use super::protocol::joined_text;
-use crate::env::{lookup_by_name, Env, Scope};
 use crate::error::Error;
 use crate::error::{Reason, Result};
 use crate::eval::ast::Extension;
+use crate::eval::env::{lookup_by_name, Env, Scope};
 use crate::eval::fiber::run_blocking;
 use crate::eval::{Interp, Node};
 use crate::provider::http::excerpt;

@@ -2,12 +2,12 @@
 //! Tab completion and the "did you mean" hint. A new command is one row plus its code.
 
 use super::session::{format_duration, timed, warn_if_cut_off, Next, Session};
-use crate::bounds::read_file_text;
 use crate::eval::Interp;
 use crate::symbol::Sym;
 use crate::task::conversation;
 use crate::task::result::field;
 use crate::task::sink::StreamTo;
+use crate::value::bounds::read_file_text;
 use crate::value::{to_json, write_string, Value};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};

@@ -6,8 +6,8 @@
 use super::answer::answer_problems;
 use super::definition::{lossy_json, Action, Task};
 use super::result::{field, with_notes};
-use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
+use crate::eval::env::Env;
 use crate::eval::Interp;
 use crate::provider::Message;
 use crate::value::{from_json, write_string, Value};

@@ -10,8 +10,8 @@
 use super::blocking::ModelCall;
 use crate::builtins::predicate::for_item;
 use crate::builtins::{builtin_table, int_arg, list_arg, proc_arg, split_options};
-use crate::env::Env;
 use crate::error::{Error, Reason, Result};
+use crate::eval::env::Env;
 use crate::eval::fiber::{in_fiber, new_stack, Fiber, Job, Step};
 use crate::eval::Interp;
 use crate::progress::{self, Progress};

@@ -4,11 +4,11 @@
 
 use super::forms::compile_body;
 use super::observe::{self, BudgetLimits};
-use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::Extension;
+use crate::eval::env::Env;
+use crate::eval::reader::Syntax;
 use crate::eval::{Compiler, Interp, Node};
-use crate::reader::Syntax;
 use crate::source::Span;
 use crate::value::{write_string, Value};
 

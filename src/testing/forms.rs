@@ -5,13 +5,13 @@
 
 use super::check::{request_note, span_text, Check};
 use super::TestDef;
-use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::Extension;
+use crate::eval::env::Env;
 use crate::eval::layer::{FormDef, Layer};
 use crate::eval::quote::syntax_to_value;
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::eval::{Compiler, Interp, Node};
-use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::Sym;
 use crate::task::lossy_json;

@@ -3,8 +3,8 @@
 //! for the judge) with the judge model, and must be answered by a JSON verdict
 //! `{"pass": bool, "reason": "…"}`.
 
-use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::eval::env::Env;
 use crate::eval::Interp;
 use crate::provider::message::single_turn;
 use crate::provider::Request;

@@ -1,10 +1,10 @@
 //! The canonical printed form (`write`, `prn`, the REPL) and the display form.
 
 use super::Value;
-use crate::bounds::{
+use crate::error::{Error, Result};
+use crate::value::bounds::{
     check_string_length, never_stop, Budget, Poll, MAX_NODES, MAX_STRING_BYTES, POLL_EVERY,
 };
-use crate::error::{Error, Result};
 use std::fmt::Write;
 use std::rc::Rc;
 

@@ -2,7 +2,7 @@
 //! `run_script` through `run_blocking` — as a builtin for the pmap tests and benchmark.
 
 use tasklisp::builtins::Builtin;
-use tasklisp::env::Env;
+use tasklisp::eval::env::Env;
 use tasklisp::eval::fiber::run_blocking;
 use tasklisp::process::ProcessSpec;
 use tasklisp::provider::Cancel;

@@ -1,6 +1,6 @@
 //! Atomic tasks: render the templates, ask the provider, parse the answer.
 
-use super::answer::{cut_off, parse_output, Answer};
+use super::answer::{check_choice, cut_off, parse_output, Answer};
 use super::builtins::string_list;
 use super::definition::{lossy_json, Memory, PromptParts, Task};
 use super::memory::{context_text, files_text, Query, Strategy};
@@ -58,6 +58,10 @@ pub fn run(
         options: task.options.clone(),
         tools: Vec::new(),
         schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
+        // The tool loop sets the tool choice, in the tools' wire names.
+        tool_choice: None,
+        choice: task.constraints.choice.clone(),
+        grammar: task.constraints.grammar.clone(),
     };
     let deadline = parts
         .timeout
@@ -89,6 +93,7 @@ pub fn run(
     if response.truncated() && task.json_output {
         return Err(cut_off(task, &answer, &response.finish_reason));
     }
+    let chosen = check_choice(task, &answer)?;
     let parsed = parse_output(task, &answer, &mut notes)?;
     if !notes.contains_key("parseError") {
         interp
@@ -96,7 +101,8 @@ pub fn run(
             .observer
             .passed(&interp.state.observe, sent.candidate);
     }
-    let mut result = task_result(&task.name, response.content, parsed, notes);
+    let content = chosen.unwrap_or(response.content);
+    let mut result = task_result(&task.name, content, parsed, notes);
     // A provider's own status and criteria are kept.
     if let Some(status) = response.status {
         result = with_entry(&result, "status", Value::from(status));
@@ -116,8 +122,8 @@ fn usage_value(usage: Usage) -> Value {
     Value::map(counts)
 }
 
-/// The notes every model call gives: `usage`, `cost`, `cached`, `finishReason` and
-/// `truncated` (absent keys read as nil: results of unpriced, uncached calls stay as
+/// The notes every model call gives: `usage`, `cost`, `cached`, `finishReason`,
+/// `reasoning` (the model's, when the provider returns it apart) and `truncated` (absent keys read as nil: results of unpriced, uncached calls stay as
 /// they were), and the fallback's.
 pub fn call_notes(call: &CallNotes, response: &Response, notes: &mut Entries) {
     if let Some(usage) = response.usage {
@@ -131,6 +137,9 @@ pub fn call_notes(call: &CallNotes, response: &Response, notes: &mut Entries) {
     }
     if let Some(reason) = &response.finish_reason {
         notes.insert(Rc::from("finishReason"), Value::from(reason.as_str()));
+    }
+    if let Some(reasoning) = &response.reasoning {
+        notes.insert(Rc::from("reasoning"), Value::from(reasoning.as_str()));
     }
     if response.truncated() {
         notes.insert(Rc::from("truncated"), Value::Bool(true));

@@ -5,7 +5,7 @@
 //! attribute or the characters at fault. Expressions (`<arg>`, `test`, `over`,
 //! `initial`) are read here too, so a file that validates has no syntax errors left.
 
-use super::expr::read_one;
+use super::expr::{read_json, read_one};
 use super::parse::{Attribute, Element};
 use super::shape::{
     bad_value, check_child, check_shape, checked_name, is_plain_symbol, plain_name,
@@ -562,6 +562,7 @@ fn add_option(
         table::Xml::Number(_) => number(child)?,
         table::Xml::Bool(_) => boolean(child)?,
         table::Xml::Expr(_) => read_one(&text_only(child)?, &format!("<{}>", child.name))?,
+        table::Xml::Json(_) => read_json(&text_only(child)?, &format!("<{}>", child.name))?,
         table::Xml::Element(_) | table::Xml::Attribute(_) => return Ok(()),
     };
     out.push((option.name, value));

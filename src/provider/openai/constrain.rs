@@ -6,8 +6,9 @@
 
 use super::OpenAi;
 use crate::error::{Error, Reason, Result};
+use crate::interrupt::Cancel;
 use crate::provider::choice::{choice_grammar, choice_schema};
-use crate::provider::{Cancel, Request};
+use crate::provider::Request;
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};

@@ -33,36 +33,7 @@ pub fn run(
     frame: &Env,
     round: Round,
 ) -> Result<Value> {
-    let templates_env = memory_frame(interp, &parts.memory, frame)?;
-    let system = parts
-        .system
-        .as_ref()
-        .map(|t| t.render(interp, &templates_env))
-        .transpose()?;
-    let system = join_system(interp.base_system(), system);
-    let prompt = parts.prompt.render(interp, &templates_env)?;
-    let messages = match round.conversation.is_empty() {
-        true => single_turn(system.as_deref(), &prompt),
-        false => round.conversation.clone(),
-    };
-    let mut request = Request {
-        task: task.name.clone(),
-        messages,
-        system,
-        prompt,
-        model: task.model.clone(),
-        params: arguments(task, frame),
-        round: round.number,
-        issues: round.issues.iter().map(lossy_json).collect(),
-        json_mode: task.json_output,
-        options: task.options.clone(),
-        tools: Vec::new(),
-        schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
-        // The tool loop sets the tool choice, in the tools' wire names.
-        tool_choice: None,
-        choice: task.constraints.choice.clone(),
-        grammar: task.constraints.grammar.clone(),
-    };
+    let mut request = render(interp, task, parts, frame, &round)?;
     let deadline = parts
         .timeout
         .and_then(|t| std::time::Instant::now().checked_add(t));
@@ -111,6 +82,47 @@ pub fn run(
         result = with_entry(&result, "criteria", from_json(&criteria));
     }
     Ok(result)
+}
+
+/// The request of a round: the templates rendered in the call's `frame` (with the
+/// memory's `files` and `context`), or the conversation so far in a further round.
+fn render(
+    interp: &Interp,
+    task: &Task,
+    parts: &PromptParts,
+    frame: &Env,
+    round: &Round,
+) -> Result<Request> {
+    let templates_env = memory_frame(interp, &parts.memory, frame)?;
+    let system = parts
+        .system
+        .as_ref()
+        .map(|t| t.render(interp, &templates_env))
+        .transpose()?;
+    let system = join_system(interp.base_system(), system);
+    let prompt = parts.prompt.render(interp, &templates_env)?;
+    let messages = match round.conversation.is_empty() {
+        true => single_turn(system.as_deref(), &prompt),
+        false => round.conversation.clone(),
+    };
+    Ok(Request {
+        task: task.name.clone(),
+        messages,
+        system,
+        prompt,
+        model: task.model.clone(),
+        params: arguments(task, frame),
+        round: round.number,
+        issues: round.issues.iter().map(lossy_json).collect(),
+        json_mode: task.json_output,
+        options: task.options.clone(),
+        tools: Vec::new(),
+        schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
+        // The tool loop sets the tool choice, in the tools' wire names.
+        tool_choice: None,
+        choice: task.constraints.choice.clone(),
+        grammar: task.constraints.grammar.clone(),
+    })
 }
 
 /// `notes.usage`: `{"input_tokens" n "output_tokens" n}`.

@@ -374,7 +374,6 @@ impl DefineTask {
         let has_prompt = matches!(self.code, Code::Prompt(_));
         let param_types = options.param_types(&params)?;
         let tools = options.tools(has_prompt)?;
-        let constraints = options.constraints(&tools, json_output)?;
         let action = match &self.code {
             Code::Prompt(files) => Action::Prompt(PromptParts {
                 system: options.text("system")?.map(|s| Template::parse(&s)),
@@ -408,8 +407,8 @@ impl DefineTask {
             schema,
             model: options.text("model")?,
             options: options.model_options()?,
+            constraints: options.constraints(&tools, json_output)?,
             tools,
-            constraints,
             param_types,
             context: self.context(&eval, &options)?,
             max_turns: options.count("max-turns", 1, MAX_TURNS)?,

@@ -7,6 +7,8 @@
 
 #![cfg(unix)]
 
+#[path = "common/binary.rs"]
+mod binary;
 #[path = "common/fake_server.rs"]
 mod fake_server;
 
@@ -14,20 +16,12 @@ use fake_server::{events_reply, reply, FakeServer, Reply};
 use serde_json::{json, Value as Json};
 use std::path::Path;
 
-/// Runs `args` with the log at `dir/log.db` and no keys: status, stdout, stderr.
+/// Runs `args` in `dir` with the log at `dir/log.db` and no keys: status, stdout, stderr.
 fn tasklisp(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tasklisp"))
-        .env_clear()
-        .env("TASKLISP_LOG", dir.join("log.db"))
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let log = dir.join("log.db");
+    let log = log.to_str().unwrap();
+    let run = binary::run_binary(dir, args, &[("TASKLISP_LOG", log)]);
+    (run.status, run.stdout, run.stderr)
 }
 
 /// `tasklisp` that must succeed; its stdout.
@@ -89,6 +83,27 @@ const OPTIONS_TASK: &str = r#"(deftask ask (q) :prompt "{{q}}" :frequency-penalt
 (define r (ask "Why?"))
 (println (json-stringify [r.content r.notes.reasoning]))"#;
 
+/// Runs `OPTIONS_TASK` whole, then streamed: both times the answer is the content and
+/// the reasoning is apart (in the run log too), never shown as the answer.
+fn ask_whole_then_streamed(dir: &Path, flags: &[String], rest: &[&str]) {
+    let whole = ok(dir, &args(flags, &[rest, &["eval", OPTIONS_TASK]].concat()));
+    assert_eq!(whole.lines().next(), Some(r#"["Because.","Think first."]"#));
+    assert_eq!(logged_reasoning(dir), [json!("Think first.")]);
+    let (status, streamed, shown) = tasklisp(
+        dir,
+        &args(flags, &[rest, &["--stream", "eval", OPTIONS_TASK]].concat()),
+    );
+    assert_eq!(status, Some(0), "{shown}");
+    assert!(
+        streamed.contains(r#"["Because.","Think first."]"#),
+        "{streamed}"
+    );
+    assert!(
+        shown.contains("Because.") && !shown.contains("Think"),
+        "{shown}"
+    );
+}
+
 fn openai_reasoned() -> Json {
     json!({"choices": [{"index": 0, "finish_reason": "stop", "message":
         {"role": "assistant", "content": "Because.", "reasoning_content": "Think first."}}]})
@@ -114,23 +129,7 @@ fn openai_sends_the_open_options_and_keeps_reasoning_apart_streamed_or_not() {
         "--extra-body",
         r#"{"top_k": 3, "service_tier": "priority"}"#,
     ];
-    let whole = ok(
-        dir.path(),
-        &args(&flags, &[&rest[..], &["eval", OPTIONS_TASK]].concat()),
-    );
-    assert_eq!(whole.lines().next(), Some(r#"["Because.","Think first."]"#));
-    assert_eq!(logged_reasoning(dir.path()), [json!("Think first.")]);
-    let streamed = ok(
-        dir.path(),
-        &args(
-            &flags,
-            &[&rest[..], &["--stream", "eval", OPTIONS_TASK]].concat(),
-        ),
-    );
-    assert!(
-        streamed.contains(r#"["Because.","Think first."]"#),
-        "{streamed}"
-    );
+    ask_whole_then_streamed(dir.path(), &flags, &rest);
     let seen = server.finish();
     let expected = r#"{"model":"gpt-test","messages":[{"role":"user","content":"Why?"}],"frequency_penalty":0.5,"presence_penalty":-0.5,"reasoning_effort":"low","service_tier":"priority","top_k":3}"#;
     assert_eq!(seen[0].body, expected);
@@ -187,24 +186,7 @@ fn anthropic_thinks_within_the_budget_and_keeps_thinking_apart_streamed_or_not()
         "--extra-body",
         r#"{"top_k": 3}"#,
     ];
-    let whole = ok(
-        dir.path(),
-        &args(&flags, &[&rest[..], &["eval", OPTIONS_TASK]].concat()),
-    );
-    assert_eq!(whole.lines().next(), Some(r#"["Because.","Think first."]"#));
-    assert_eq!(logged_reasoning(dir.path()), [json!("Think first.")]);
-    let streamed = ok(
-        dir.path(),
-        &args(
-            &flags,
-            &[&rest[..], &["--stream", "eval", OPTIONS_TASK]].concat(),
-        ),
-    );
-    assert!(
-        streamed.contains(r#"["Because.","Think first."]"#),
-        "{streamed}"
-    );
-    assert!(!streamed.contains("Think first.Because"), "{streamed}");
+    ask_whole_then_streamed(dir.path(), &flags, &rest);
     let seen = server.finish();
     let expected = r#"{"model":"claude-test","max_tokens":8292,"messages":[{"role":"user","content":"Why?"}],"service_tier":"flex","thinking":{"type":"enabled","budget_tokens":8192},"top_k":3}"#;
     assert_eq!(seen[0].body, expected);

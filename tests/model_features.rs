@@ -433,3 +433,28 @@ fn bad_option_values_and_a_grammar_nobody_takes_are_refused_before_sending() {
         assert!(server.finish().is_empty());
     }
 }
+
+/// `tasklisp check` knows no tool of `:tools [add]` (an expression it does not run), so
+/// it takes a `:tool-choice` naming one; a choice that is never valid is still an error.
+#[test]
+fn check_takes_a_tool_choice_naming_a_tool_it_cannot_see() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("calc.sexp");
+    std::fs::write(
+        &file,
+        r#"(deftask add (a b) (+ a b))
+(deftask calc (q) :prompt "{{q}}" :tools [add] :tool-choice "add")"#,
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let (status, _, err) = tasklisp(dir.path(), &["check", path]);
+    assert_eq!(status, Some(0), "{err}");
+    std::fs::write(
+        &file,
+        r#"(deftask calc (q) :prompt "{{q}}" :tool-choice "required")"#,
+    )
+    .unwrap();
+    let (status, _, err) = tasklisp(dir.path(), &["check", path]);
+    assert_eq!(status, Some(1), "{err}");
+    assert!(err.contains(":tool-choice"), "{err}");
+}

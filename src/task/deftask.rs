@@ -407,7 +407,11 @@ impl DefineTask {
             schema,
             model: options.text("model")?,
             options: options.model_options()?,
-            constraints: options.constraints(&tools, json_output)?,
+            constraints: options.constraints(
+                (options.get("tools").is_some() || !self.options.contains_key("tools"))
+                    .then_some(tools.as_slice()),
+                json_output,
+            )?,
             tools,
             param_types,
             context: self.context(&eval, &options)?,

@@ -94,11 +94,16 @@ impl Options<'_> {
         Ok(tools)
     }
 
-    /// `:tool-choice`, `:choice` and `:grammar`, checked against the task's `tools` and
+    /// `:tool-choice`, `:choice` and `:grammar`, checked against the task's `tools`
+    /// (`None` when they are not known: `tasklisp check` leaves an expression out) and
     /// whether it answers in JSON.
-    pub fn constraints(&self, tools: &[Rc<Task>], json_output: bool) -> Result<Constraints> {
+    pub fn constraints(
+        &self,
+        tools: Option<&[Rc<Task>]>,
+        json_output: bool,
+    ) -> Result<Constraints> {
         let tool_choice = self.text("tool-choice")?;
-        if let Some(choice) = &tool_choice {
+        if let (Some(choice), Some(tools)) = (&tool_choice, tools) {
             let known = match choice.as_str() {
                 "auto" | "none" => true,
                 "required" => !tools.is_empty(),

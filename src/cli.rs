@@ -162,10 +162,7 @@ pub struct Options {
 
 /// `--provider`'s help, listing the providers from their table.
 fn provider_help() -> String {
-    format!(
-        "The model provider: {} (or record:PROVIDER)",
-        crate::provider::KNOWN.join(", ")
-    )
+    format!("The model provider: {}", crate::provider::kinds::listing())
 }
 
 #[derive(Subcommand, Debug, Clone)]
@@ -360,12 +357,8 @@ fn usage_problem(options: &Options) -> Option<String> {
     }
     if let Some(kind) = options.provider.as_deref() {
         if !crate::provider::is_known(kind) {
-            let hint = crate::suggest::hint(kind, crate::provider::KNOWN.iter().copied())
-                .map_or(String::new(), |h| format!("; {h}"));
-            return Some(format!(
-                "unknown provider: {kind} (known: {}, record:PROVIDER){hint}",
-                crate::provider::KNOWN.join(", ")
-            ));
+            let error = crate::provider::kinds::unknown_provider(kind);
+            return Some(error.message().to_owned());
         }
     }
     if let Some(Command::Run { file, .. }) = &options.command {

@@ -3,7 +3,7 @@
 use super::blocking::{in_fiber, run_blocking, run_model};
 use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
-use super::observe::{CacheCandidate, CallNotes, Target};
+use super::observe::{CacheCandidate, CallNotes};
 use super::result::STATUSES;
 use super::sink::{StreamTo, TextSink};
 use crate::capabilities::Capabilities;
@@ -13,6 +13,7 @@ use crate::eval::Interp;
 use crate::interrupt::Cancel;
 use crate::provider::message::tool_call_from_json;
 use crate::provider::rate::RateLimit;
+use crate::provider::request_key::Target;
 use crate::provider::{Echo, ModelOptions, Provider, Request, Response, ToolCall, Usage};
 use crate::secrets::Secrets;
 use crate::value::{from_json, to_json, write_string, Value};

@@ -70,7 +70,7 @@ pub fn run(
         interp
             .tasks
             .observer
-            .passed(&interp.state.observe, sent.candidate);
+            .passed(&interp.state.task.observe, sent.candidate);
     }
     let content = chosen.unwrap_or(response.content);
     let mut result = task_result(&task.name, content, parsed, notes);

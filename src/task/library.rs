@@ -157,6 +157,7 @@ mod tests {
             tools: Vec::new(),
             constraints: Default::default(),
             param_types: std::collections::HashMap::new(),
+            input_schema: None,
             context: InheritContext::Full,
             max_turns: None,
             cache: false,

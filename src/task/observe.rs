@@ -483,6 +483,12 @@ impl Observer {
         candidate
     }
 
+    /// The task call in progress reached outside the program (an MCP server's tool): it
+    /// and the calls around it get rows when they end, as around a model call.
+    pub fn mark_external_call(&self, scope: &RefCell<Scope>) {
+        self.mark_ancestors(scope.borrow().call);
+    }
+
     /// The task calls around a model call get rows when they end.
     fn mark_ancestors(&self, mut parent: Option<u64>) {
         let mut open = self.open_tasks.borrow_mut();

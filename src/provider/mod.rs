@@ -6,6 +6,7 @@
 
 pub mod anthropic;
 pub mod batch;
+pub mod caching;
 pub mod cassette;
 pub mod command;
 mod config;
@@ -51,6 +52,10 @@ pub struct Request {
     /// The task's `:schema`: a type name (`"object"`…) or a JSON-Schema map, which
     /// providers pass on to the model as structured output.
     pub schema: Option<Json>,
+    /// Prompt caching asked for, with the key OpenAI is sent as `prompt_cache_key` (the
+    /// task's name or its `:prompt-cache-key`); `None` when off (`:cache-prefix false`).
+    /// Not part of the request's map: it changes the cost of an answer, not the answer.
+    pub prompt_cache: Option<String>,
 }
 
 impl Request {
@@ -99,10 +104,26 @@ impl Request {
     }
 }
 
+/// The tokens of a call. `input_tokens` counts every input token, of which
+/// `cached_input_tokens` were read from the provider's prompt cache and
+/// `cache_write_tokens` written to it (each 0 when the provider reported none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    /// Input and output tokens, nothing cached.
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Usage {
+        Usage {
+            input_tokens,
+            output_tokens,
+            ..Usage::default()
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]

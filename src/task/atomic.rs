@@ -58,6 +58,7 @@ pub fn run(
         options: task.options.clone(),
         tools: Vec::new(),
         schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
+        prompt_cache: parts.prompt_cache.clone(),
     };
     let deadline = parts
         .timeout
@@ -107,12 +108,21 @@ pub fn run(
     Ok(result)
 }
 
-/// `notes.usage`: `{"input_tokens" n "output_tokens" n}`.
+/// `notes.usage`: `{"input_tokens" n "output_tokens" n}`, with `cached_input_tokens`
+/// and `cache_write_tokens` when the provider's prompt cache served or kept any.
 fn usage_value(usage: Usage) -> Value {
     let mut counts = Entries::new();
     let tokens = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
     counts.insert(Rc::from("input_tokens"), tokens(usage.input_tokens));
     counts.insert(Rc::from("output_tokens"), tokens(usage.output_tokens));
+    for (key, n) in [
+        ("cached_input_tokens", usage.cached_input_tokens),
+        ("cache_write_tokens", usage.cache_write_tokens),
+    ] {
+        if n > 0 {
+            counts.insert(Rc::from(key), tokens(n));
+        }
+    }
     Value::map(counts)
 }
 

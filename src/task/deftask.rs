@@ -383,6 +383,7 @@ impl DefineTask {
                     query: options.text("context-query")?.map(|s| Template::parse(&s)),
                     dir: options.text("context-dir")?,
                 },
+                prompt_cache: options.prompt_cache(self.name.name())?,
             }),
             Code::Command(code) => Action::Command(ScriptParts {
                 code: code.clone(),

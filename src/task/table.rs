@@ -219,6 +219,8 @@ options! {
     "stop" Definition ATOMIC Text("stop" in "model_options") "model option: a stop string or list of them";
     "seed" Definition ATOMIC Number("seed" in "model_options") "model option: the sampling seed";
     "tools" Definition ATOMIC Element("tools") "tasks offered to the model as tools";
+    "cache-prefix" Definition ATOMIC Bool("cache_prefix") "false: ask no prompt caching of the provider (on by default)";
+    "prompt-cache-key" Definition ATOMIC Text("prompt_cache_key") "the key OpenAI groups cached prompts by (default: the task's name)";
     "param-types" Definition EVERY Element("inputs") "JSON types of the parameters, for tool schemas";
 }
 

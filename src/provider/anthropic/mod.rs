@@ -43,10 +43,8 @@ impl Anthropic {
     pub(crate) fn body_fields(&self, request: &Request) -> Result<Map<String, Json>> {
         let options = &request.options;
         let mut body = Map::new();
-        body.insert(
-            "model".into(),
-            json!(self.endpoint.model_for("anthropic", request)?),
-        );
+        let model = self.endpoint.model_for("anthropic", request)?;
+        body.insert("model".into(), json!(model));
         body.insert(
             "max_tokens".into(),
             options
@@ -101,6 +99,7 @@ impl Anthropic {
             Some(stops) => body.insert("stop_sequences".into(), stops.clone()),
             None => None,
         };
+        crate::provider::caching::mark_anthropic_prefix(request, &model, &mut body);
         Ok(body)
     }
 }
@@ -296,7 +295,7 @@ fn answer_tool_input<'a>(answer: &'a Json, name: &str) -> Option<&'a Json> {
 
 /// `usage.input_tokens` and `usage.output_tokens`, when the server sent both.
 fn usage(answer: &Json) -> Option<Usage> {
-    super::http::usage(answer, "input_tokens", "output_tokens")
+    crate::provider::caching::anthropic_usage(answer)
 }
 
 #[cfg(test)]
@@ -417,12 +416,6 @@ mod tests {
     #[test]
     fn usage_reads_input_and_output_tokens() {
         let answer = json!({"usage": {"input_tokens": 10, "output_tokens": 2}});
-        assert_eq!(
-            usage(&answer),
-            Some(Usage {
-                input_tokens: 10,
-                output_tokens: 2
-            })
-        );
+        assert_eq!(usage(&answer), Some(Usage::new(10, 2)));
     }
 }

@@ -84,6 +84,7 @@ impl OpenAi {
         } else if request.json_mode {
             body.insert("response_format".into(), json!({"type": "json_object"}));
         }
+        crate::provider::caching::add_openai_key(request, &mut body);
         Ok(body)
     }
 }
@@ -275,7 +276,7 @@ fn tool_calls(calls: &Json) -> std::result::Result<Vec<ToolCall>, String> {
 
 /// `usage.prompt_tokens` and `usage.completion_tokens`, when the server sent both.
 fn usage(answer: &Json) -> Option<Usage> {
-    super::http::usage(answer, "prompt_tokens", "completion_tokens")
+    crate::provider::caching::openai_usage(answer)
 }
 
 #[cfg(test)]
@@ -381,13 +382,7 @@ mod tests {
     #[test]
     fn usage_needs_both_counts() {
         let answer = json!({"usage": {"prompt_tokens": 3, "completion_tokens": 5}});
-        assert_eq!(
-            usage(&answer),
-            Some(Usage {
-                input_tokens: 3,
-                output_tokens: 5
-            })
-        );
+        assert_eq!(usage(&answer), Some(Usage::new(3, 5)));
         assert_eq!(usage(&json!({"usage": {"prompt_tokens": 3}})), None);
     }
 }

@@ -85,7 +85,14 @@ impl Secrets {
     /// by `[REDACTED]`.
     pub fn scrub(&self, text: &str) -> String {
         let text = match &self.pattern {
-            Some(pattern) => pattern.replace_all(text, REDACTED),
+            Some(pattern) => pattern.replace_all(text, |found: &regex::Captures| {
+                let whole = found.get(0).map_or(0..0, |m| m.range());
+                if within_a_word(text, whole.clone()) {
+                    text.get(whole).unwrap_or_default().to_owned()
+                } else {
+                    REDACTED.to_owned()
+                }
+            }),
             None => text.into(),
         };
         match &*URL_CREDENTIALS {
@@ -110,6 +117,26 @@ impl Secrets {
             other => other.clone(),
         }
     }
+}
+
+/// A short secret written verbatim is hidden only as a word of its own: a key `x` must
+/// not turn `max_tokens` into `ma[REDACTED]_tokens`. Real keys are long; a short value
+/// (a test's key, a URL's password) is still hidden wherever it stands alone.
+const SHORT_SECRET: usize = 8;
+
+/// Whether the match at `range` of `text` is a short secret inside a longer word.
+fn within_a_word(text: &str, range: std::ops::Range<usize>) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let Some(found) = text.get(range.clone()) else {
+        return false;
+    };
+    let before = text.get(..range.start).and_then(|t| t.chars().next_back());
+    let after = text.get(range.end..).and_then(|t| t.chars().next());
+    let joined = |outside: Option<char>, edge: Option<char>| {
+        outside.is_some_and(is_word) && edge.is_some_and(is_word)
+    };
+    found.len() < SHORT_SECRET
+        && (joined(before, found.chars().next()) || joined(after, found.chars().next_back()))
 }
 
 /// A regex matching `secret` with each character as itself, as a JSON `\uXXXX` escape
@@ -181,6 +208,18 @@ mod tests {
         let secrets = Secrets::of_url("http://alice:s3cr3t@host/v1");
         assert_eq!(secrets.scrub("denied for s3cr3t"), "denied for [REDACTED]");
         assert!(Secrets::of_url("http://host/v1@x").is_empty());
+    }
+
+    #[test]
+    fn a_short_secret_is_hidden_as_a_word_not_inside_other_words() {
+        let secrets = Secrets::new(["x", "k3y"]);
+        assert_eq!(
+            secrets.scrub(r#"{"max_tokens":5,"x":"k3y","k3yring":1} x"#),
+            r#"{"max_tokens":5,"[REDACTED]":"[REDACTED]","k3yring":1} [REDACTED]"#
+        );
+        // A long key is hidden wherever it appears, inside words too.
+        let secrets = Secrets::new(["sk-0123456789"]);
+        assert_eq!(secrets.scrub("abcsk-0123456789def"), "abc[REDACTED]def");
     }
 
     #[test]

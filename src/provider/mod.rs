@@ -5,6 +5,7 @@
 //! not `Provider`s: the task runtime calls them on the interpreter thread.
 
 pub mod anthropic;
+pub mod attachment;
 pub mod batch;
 pub mod caching;
 pub mod cassette;
@@ -100,6 +101,15 @@ impl Request {
         // Only a task with a schema has the key, so cassettes of other calls still match.
         if let Some(schema) = &self.schema {
             map.insert("schema".into(), schema.clone());
+        }
+        let attachments: Vec<Json> = self
+            .messages
+            .iter()
+            .flat_map(|m| &m.attachments)
+            .map(attachment::Attachment::to_json)
+            .collect();
+        if !attachments.is_empty() {
+            map.insert("attachments".into(), Json::Array(attachments));
         }
         map
     }

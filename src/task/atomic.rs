@@ -42,7 +42,7 @@ pub fn run(
     let system = join_system(interp.base_system(), system);
     let prompt = parts.prompt.render(interp, &templates_env)?;
     let messages = match round.conversation.is_empty() {
-        true => single_turn(system.as_deref(), &prompt),
+        true => first_messages(interp, parts, frame, system.as_deref(), &prompt)?,
         false => round.conversation.clone(),
     };
     let mut request = Request {
@@ -56,9 +56,9 @@ pub fn run(
         issues: round.issues.iter().map(lossy_json).collect(),
         json_mode: task.json_output,
         options: task.options.clone(),
-        tools: Vec::new(),
         schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
         prompt_cache: parts.prompt_cache.clone(),
+        ..Request::default()
     };
     let deadline = parts
         .timeout
@@ -156,6 +156,22 @@ fn fallback_notes(response: &Response, notes: &mut Entries) {
         let failed = failed.iter().map(crate::value::from_json).collect();
         notes.insert(Rc::from("fallbacks"), Value::list(failed));
     }
+}
+
+/// The messages of a first round: the system message when there is one, then the
+/// prompt with the task's `:attachments` (evaluated in the call's `frame`, files read).
+fn first_messages(
+    interp: &Interp,
+    parts: &PromptParts,
+    frame: &Env,
+    system: Option<&str>,
+    prompt: &str,
+) -> Result<Vec<Message>> {
+    let mut messages = single_turn(system, prompt);
+    if let (Some(code), Some(user)) = (&parts.attachments, messages.last_mut()) {
+        user.attachments = super::attachments::read(interp, &interp.eval(code, frame)?)?;
+    }
+    Ok(messages)
 }
 
 /// The provider's base system prompt, then the task's, a blank line apart.

@@ -30,8 +30,11 @@ const MAX_RETRIES: i64 = 1_000;
 
 /// What a call runs, before the definition-time values are known.
 enum Code {
-    /// An atomic task's `:files` expression.
-    Prompt(Option<Rc<Node>>),
+    /// An atomic task's `:files` and `:attachments` expressions.
+    Prompt {
+        files: Option<Rc<Node>>,
+        attachments: Option<Rc<Node>>,
+    },
     Command(Rc<ScriptCode>),
     Body(Rc<Node>),
 }
@@ -131,7 +134,10 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
             .transpose()
     };
     let code = match kind {
-        TaskKind::Atomic => Code::Prompt(code_for("files", &mut task_compiler)?.map(Rc::new)),
+        TaskKind::Atomic => Code::Prompt {
+            files: code_for("files", &mut task_compiler)?.map(Rc::new),
+            attachments: code_for("attachments", &mut task_compiler)?.map(Rc::new),
+        },
         TaskKind::Script => {
             let command = code_for("command", &mut task_compiler)?.ok_or_else(usage)?;
             Code::Command(Rc::new(ScriptCode {
@@ -371,10 +377,10 @@ impl DefineTask {
                 )
             }
         };
-        let has_prompt = matches!(self.code, Code::Prompt(_));
+        let has_prompt = matches!(self.code, Code::Prompt { .. });
         let param_types = options.param_types(&params)?;
         let action = match &self.code {
-            Code::Prompt(files) => Action::Prompt(PromptParts {
+            Code::Prompt { files, attachments } => Action::Prompt(PromptParts {
                 system: options.text("system")?.map(|s| Template::parse(&s)),
                 prompt: Template::parse(&options.text("prompt")?.unwrap_or_default()),
                 timeout: options.timeout()?,
@@ -384,6 +390,7 @@ impl DefineTask {
                     dir: options.text("context-dir")?,
                 },
                 prompt_cache: options.prompt_cache(self.name.name())?,
+                attachments: attachments.clone(),
             }),
             Code::Command(code) => Action::Command(ScriptParts {
                 code: code.clone(),
@@ -432,7 +439,7 @@ impl DefineTask {
             .ok_or_else(|| options.invalid("type", &table::type_names(false).join(", ")))?;
         let fits = matches!(
             (&self.code, kind),
-            (Code::Prompt(_), TaskKind::Atomic)
+            (Code::Prompt { .. }, TaskKind::Atomic)
                 | (Code::Command(_), TaskKind::Script)
                 | (
                     Code::Body(_),

@@ -206,6 +206,7 @@ options! {
     "fresh-context" Definition EVERY Bool("fresh_context") "true: run with nothing inherited (not with :inherit-context \"full\" or \"subset\")";
     "context-keys" Form EVERY Element("context_keys") "the caller's names a subset context copies";
     "files" Call ATOMIC Element("file_paths") "paths whose contents the prompt reaches as {{files}}";
+    "attachments" Call ATOMIC Element("attachments") "files or URLs sent with the prompt: paths, URLs or (attachment …) values";
     "context-query" Template ATOMIC Text("context_query") "a template; get-context's answer is {{context}}";
     "context-dir" Definition ATOMIC Text("context_dir") "the directory :context-query searches";
     "command" Call SCRIPT Element("command") "the program and its arguments";

@@ -6,6 +6,7 @@ mod stream;
 
 use crate::error::Result;
 use crate::interrupt::Cancel;
+use crate::provider::attachment::anthropic_content;
 use crate::provider::batch::BatchApi;
 use crate::provider::http::{Endpoint, HttpClient};
 use crate::provider::message::{system_text, tool_name};
@@ -58,7 +59,7 @@ impl Anthropic {
         }
         body.insert(
             "messages".into(),
-            Json::Array(wire_messages(&request.messages)),
+            Json::Array(wire_messages(&request.messages)?),
         );
         let mut tools: Vec<Json> = request
             .tools
@@ -234,12 +235,18 @@ fn stop_reason(answer: &Json) -> Option<String> {
 /// The conversation as the Messages API spells it: system messages go to the top-level
 /// `system`; an assistant's tool calls are `tool_use` blocks; the results of one turn's
 /// calls travel together in one user message of `tool_result` blocks.
-fn wire_messages(messages: &[Message]) -> Vec<Json> {
+fn wire_messages(messages: &[Message]) -> Result<Vec<Json>> {
     let mut wire: Vec<Json> = Vec::new();
     for message in messages {
         match message.role {
             Role::System => {}
-            Role::User => wire.push(json!({"role": "user", "content": message.content})),
+            Role::User if message.attachments.is_empty() => {
+                wire.push(json!({"role": "user", "content": message.content}));
+            }
+            Role::User => {
+                let content = anthropic_content(&message.content, &message.attachments)?;
+                wire.push(json!({"role": "user", "content": content}));
+            }
             Role::Assistant if message.tool_calls.is_empty() => {
                 wire.push(json!({"role": "assistant", "content": message.content}));
             }
@@ -272,7 +279,7 @@ fn wire_messages(messages: &[Message]) -> Vec<Json> {
             }
         }
     }
-    wire
+    Ok(wire)
 }
 
 /// The schema sent as a forced tool: a JSON-Schema for an object (a tool's input is
@@ -375,7 +382,7 @@ mod tests {
             Message::tool_result("t2", "4"),
         ];
         assert_eq!(
-            Json::Array(wire_messages(&messages)),
+            Json::Array(wire_messages(&messages).unwrap()),
             json!([
                 {"role": "user", "content": "Add"},
                 {"role": "assistant", "content": [

@@ -7,6 +7,7 @@ pub mod structured;
 
 use crate::error::{Error, Result};
 use crate::interrupt::Cancel;
+use crate::provider::attachment::openai_content;
 use crate::provider::batch::BatchApi;
 use crate::provider::http::{Endpoint, HttpClient};
 use crate::provider::{Message, Provider, Request, Response, ToolCall, Usage};
@@ -58,10 +59,9 @@ impl OpenAi {
             "model".into(),
             json!(self.endpoint.model_for(self.name, request)?),
         );
-        body.insert(
-            "messages".into(),
-            request.messages.iter().map(wire_message).collect(),
-        );
+        let messages = request.messages.iter();
+        let messages = messages.map(|m| wire_message(self.name, m));
+        body.insert("messages".into(), messages.collect::<Result<_>>()?);
         for (name, value) in request.options.iter() {
             body.insert(name.clone(), value.clone());
         }
@@ -218,11 +218,16 @@ impl OpenAi {
 }
 
 /// A message as chat completions spell it: tool calls as `function` calls whose
-/// arguments are a JSON string, tool results as role `tool` messages.
-fn wire_message(message: &Message) -> Json {
+/// arguments are a JSON string, tool results as role `tool` messages, attachments as
+/// content parts after the text.
+fn wire_message(provider: &str, message: &Message) -> Result<Json> {
     let mut wire = Map::new();
     wire.insert("role".into(), json!(message.role.as_str()));
-    wire.insert("content".into(), json!(message.content));
+    let content = match message.attachments.as_slice() {
+        [] => json!(message.content),
+        attachments => openai_content(provider, &message.content, attachments)?,
+    };
+    wire.insert("content".into(), content);
     if !message.tool_calls.is_empty() {
         let calls: Vec<Json> = message
             .tool_calls
@@ -240,7 +245,7 @@ fn wire_message(message: &Message) -> Json {
     if let Some(id) = &message.tool_call_id {
         wire.insert("tool_call_id".into(), json!(id));
     }
-    Json::Object(wire)
+    Ok(Json::Object(wire))
 }
 
 /// `message.tool_calls`: `[{"id", "type": "function", "function": {"name", "arguments"}}]`,

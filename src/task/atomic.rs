@@ -97,15 +97,27 @@ pub fn run(
             .observer
             .passed(&interp.state.observe, sent.candidate);
     }
-    let mut result = task_result(&task.name, response.content, parsed, notes);
-    // A provider's own status and criteria are kept.
-    if let Some(status) = response.status {
+    let result = task_result(&task.name, response.content, parsed, notes);
+    Ok(with_provider_fields(
+        result,
+        response.status,
+        response.criteria,
+    ))
+}
+
+/// A provider's own status and criteria, kept in the result.
+fn with_provider_fields(
+    mut result: Value,
+    status: Option<String>,
+    criteria: Option<serde_json::Value>,
+) -> Value {
+    if let Some(status) = status {
         result = with_entry(&result, "status", Value::from(status));
     }
-    if let Some(criteria) = response.criteria {
+    if let Some(criteria) = criteria {
         result = with_entry(&result, "criteria", from_json(&criteria));
     }
-    Ok(result)
+    result
 }
 
 /// `notes.usage`: `{"input_tokens" n "output_tokens" n}`, with `cached_input_tokens`

@@ -49,6 +49,11 @@ fn tasklisp(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The flags that send to `base` with `model`.
+fn provider<'a>(name: &'a str, base: &'a str, model: &'a str) -> [&'a str; 6] {
+    ["--provider", name, "--base-url", base, "-m", model]
+}
+
 fn succeeds(output: &Output) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
@@ -91,7 +96,7 @@ fn openai_gets_images_pdfs_and_audio_as_content_parts_streamed_or_not() {
     );
     let server = FakeServer::start(vec![reply(200, chat_answer()), stream]);
     let base = format!("{}/v1", server.base);
-    let flags = ["--provider", "openai", "--base-url", &base, "-m", "gpt-4o"];
+    let flags = provider("openai", &base, "gpt-4o");
     let out = succeeds(&tasklisp(
         dir.path(),
         &[&flags[..], &["eval", DESCRIBE]].concat(),
@@ -139,14 +144,7 @@ fn anthropic_gets_image_and_document_blocks_before_the_text_streamed_or_not() {
         "",
     );
     let server = FakeServer::start(vec![reply(200, answer), stream]);
-    let flags = [
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &server.base,
-        "-m",
-        "claude-x",
-    ];
+    let flags = provider("anthropic", &server.base, "claude-x");
     let program = r#"(deftask look () :prompt "Look." :attachments ["cat.png" "https://x.io/doc.pdf"])
                      (println (get (look) "content"))"#;
     succeeds(&tasklisp(
@@ -179,14 +177,7 @@ fn too_large_unsupported_or_missing_attachments_fail_before_any_request() {
     let dir = files();
     std::fs::write(dir.path().join("big.png"), vec![0u8; 5 * 1024 * 1024 + 1]).unwrap();
     let server = FakeServer::start(Vec::new());
-    let anthropic = [
-        "--provider",
-        "anthropic",
-        "--base-url",
-        &server.base,
-        "-m",
-        "claude-x",
-    ];
+    let anthropic = provider("anthropic", &server.base, "claude-x");
     let cases: [(&[&str], &[&str]); 4] = [
         (
             &["-a", "big.png"],
@@ -249,7 +240,7 @@ fn the_run_log_holds_the_digest_and_size_never_the_bytes() {
     let dir = files();
     let server = FakeServer::start(vec![reply(200, chat_answer())]);
     let base = format!("{}/v1", server.base);
-    let flags = ["--provider", "openai", "--base-url", &base, "-m", "gpt-4o"];
+    let flags = provider("openai", &base, "gpt-4o");
     succeeds(&tasklisp(
         dir.path(),
         &[&flags[..], &["eval", DESCRIBE]].concat(),

@@ -269,3 +269,24 @@ fn the_run_log_holds_the_digest_and_size_never_the_bytes() {
         "the digest is logged"
     );
 }
+
+/// A cassette records an attachment's digest and size with the request, never its bytes,
+/// and replays the run from it.
+#[test]
+fn a_cassette_holds_the_digest_and_replays() {
+    let dir = files();
+    let record = ["--provider", "record:echo", "eval", DESCRIBE];
+    let out = succeeds(&tasklisp(dir.path(), &record));
+    assert_eq!(out.lines().next(), Some("Describe them."));
+    let cassette = std::fs::read(dir.path().join("tasklisp-cassette.jsonl")).unwrap();
+    let holds = |needle: &[u8]| cassette.windows(needle.len()).any(|w| w == needle);
+    for bytes in [PNG, PDF, WAV] {
+        assert!(!holds(bytes) && !holds(base64(bytes).as_bytes()));
+    }
+    assert!(holds(b"\"sha256\"") && holds(b"\"size\""));
+    let replay = ["--provider", "replay", "eval", DESCRIBE];
+    assert_eq!(
+        succeeds(&tasklisp(dir.path(), &replay)).lines().next(),
+        Some("Describe them.")
+    );
+}

@@ -95,7 +95,7 @@ pub fn run(
         interp
             .tasks
             .observer
-            .passed(&interp.state.observe, sent.candidate);
+            .passed(&interp.state.task.observe, sent.candidate);
     }
     let result = task_result(&task.name, response.content, parsed, notes);
     Ok(with_provider_fields(

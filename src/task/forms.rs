@@ -23,6 +23,7 @@ pub static LAYER: Layer = Layer {
         ("Attachments", super::attachments::BUILTINS),
     ],
     forms: FORMS,
+    keeps_mark: Some(super::result::is_valid),
 };
 
 const FORMS: &[FormDef] = &[

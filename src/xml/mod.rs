@@ -7,6 +7,7 @@
 //! See `docs/XML.md` for the format.
 
 mod attachments;
+mod children;
 pub mod expr;
 pub mod generate;
 pub mod infix;

@@ -207,6 +207,9 @@ pub enum Command {
         /// A JSON Schema (or type name) the answer must be JSON of.
         #[arg(long)]
         schema: Option<String>,
+        /// A file or URL sent with the prompt (an image, a PDF, audio); repeatable.
+        #[arg(short = 'a', long = "attachment", value_name = "FILE")]
+        attachments: Vec<String>,
     },
     /// Run the `deftest` tests of .sexp files (see docs/TESTING.md).
     Test(crate::testing::TestArgs),
@@ -453,7 +456,15 @@ fn run(options: &Options, limits: Limits) -> i32 {
             text,
             system,
             schema,
-        }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
+            attachments,
+        }) => {
+            let parts = prompt::Parts {
+                system: system.as_deref(),
+                schema: schema.as_deref(),
+                attachments,
+            };
+            prompt::run(&interp, options, text, &parts)
+        }
         Some(Command::Mcp { files, http }) => crate::mcp::server::serve(&interp, files, *http),
         Some(Command::Log { .. } | Command::Cache(_)) => Ok(0),
         // Handled before an interpreter is made.

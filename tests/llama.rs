@@ -95,6 +95,50 @@ fn a_one_off_prompt_is_answered() {
     assert!(!stdout(&output).trim().is_empty());
 }
 
+/// A one-pixel PNG, green.
+const DOT_PNG: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90\x77\x53\xde\x00\x00\x00\x0c\x49\x44\x41\x54\x78\x9c\x63\xf8\xcf\xc0\x00\x00\x03\x01\x01\x00\xc9\xfe\x92\xef\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
+
+/// SmolLM2 has no vision projector: llama-server refuses the image part of `prompt -a`
+/// with its own message, which the task reports as `llm_error`.
+#[test]
+#[ignore = "needs llama-server: run .ci/llama-suite"]
+fn an_image_to_a_model_without_vision_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("dot.png"), DOT_PNG).unwrap();
+    let output = run(tasklisp(dir.path(), &shared_url()).args([
+        "-o",
+        "max_tokens",
+        "8",
+        "prompt",
+        "-a",
+        "dot.png",
+        "What colour is this?",
+    ]));
+    assert_eq!(output.status.code(), Some(1));
+    let error = stderr(&output);
+    assert!(
+        error.contains("llm_error") && error.contains("image input is not supported"),
+        "{error}"
+    );
+}
+
+/// llama-server reports the prompt tokens its slot cache served as OpenAI does
+/// (`usage.prompt_tokens_details.cached_tokens`): a repeated prompt counts them in
+/// `notes.usage` and in the run log.
+#[test]
+#[ignore = "needs llama-server: run .ci/llama-suite"]
+fn a_repeated_prompt_counts_cached_input_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = r#"(deftask hi () :system "You answer briefly, in plain words, and kindly."
+                       :prompt "Say hi" :max-tokens 4)
+                     (hi)
+                     (get-in (hi) ["notes" "usage" "cached_input_tokens"])"#;
+    let cached = eval_json(dir.path(), &shared_url(), program);
+    assert!(cached.as_u64().is_some_and(|n| n > 0), "{cached}");
+    let calls = logged_calls(dir.path(), &shared_url());
+    assert_eq!(calls[1]["cached_input_tokens"], cached);
+}
+
 const PERSON: &str = r#"
 (deftask person (name)
   :prompt "Answer with JSON: a person named {{name}} and their age."

@@ -128,10 +128,7 @@ impl Provider for Recorder {
         self.seen.lock().unwrap().push(request.clone());
         Ok(Response {
             content: format!("{{\"echo\": {:?}}}", request.prompt),
-            usage: Some(Usage {
-                input_tokens: 11,
-                output_tokens: 4,
-            }),
+            usage: Some(Usage::new(11, 4)),
             ..Response::default()
         })
     }

@@ -182,10 +182,10 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
         .and_then(Json::as_str)
         .ok_or("no \"response\".\"content\" string")?;
     let usage = response.get("usage").and_then(|u| {
-        Some(Usage {
-            input_tokens: u.get("input_tokens")?.as_u64()?,
-            output_tokens: u.get("output_tokens")?.as_u64()?,
-        })
+        Some(Usage::new(
+            u.get("input_tokens")?.as_u64()?,
+            u.get("output_tokens")?.as_u64()?,
+        ))
     });
     let tool_calls = match response.get("tool_calls") {
         Some(Json::Array(calls)) => calls
@@ -258,10 +258,7 @@ mod tests {
             let n = self.0.fetch_add(1, Ordering::Relaxed);
             Ok(Response {
                 content: format!("{} answer {n}", request.prompt),
-                usage: (n == 0).then_some(Usage {
-                    input_tokens: 1,
-                    output_tokens: 2,
-                }),
+                usage: (n == 0).then_some(Usage::new(1, 2)),
                 tool_calls: (n == 1)
                     .then(|| ToolCall {
                         id: "c1".into(),

@@ -66,6 +66,8 @@ pub struct Message {
     pub tool_calls: Vec<ToolCall>,
     /// For a `tool` message: the call it answers.
     pub tool_call_id: Option<String>,
+    /// Files or URLs sent with a user message (a task's `:attachments`).
+    pub attachments: Vec<super::attachment::Attachment>,
 }
 
 impl Message {
@@ -75,6 +77,7 @@ impl Message {
             content: content.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            attachments: Vec::new(),
         }
     }
 
@@ -106,8 +109,9 @@ impl Message {
         }
     }
 
-    /// `{"role" … "content" …}`, plus `tool_calls` or `tool_call_id` where they apply:
-    /// what procedure providers see and cassettes store.
+    /// `{"role" … "content" …}`, plus `tool_calls`, `tool_call_id` or `attachments` (their
+    /// digests, not their bytes) where they apply: what procedure providers see,
+    /// cassettes store and the run log keeps.
     pub fn to_json(&self) -> Json {
         let mut map = Map::new();
         map.insert("role".into(), json!(self.role.as_str()));
@@ -118,6 +122,10 @@ impl Message {
         }
         if let Some(id) = &self.tool_call_id {
             map.insert("tool_call_id".into(), json!(id));
+        }
+        if !self.attachments.is_empty() {
+            let attachments = self.attachments.iter().map(|a| a.to_json()).collect();
+            map.insert("attachments".into(), Json::Array(attachments));
         }
         Json::Object(map)
     }
@@ -150,11 +158,13 @@ impl Message {
             None | Some(Json::Null) => None,
             Some(_) => return Err("a message's \"tool_call_id\" is a string".into()),
         };
+        // Attachments come back as their digests only: a message read from data has none.
         Ok(Message {
             role,
             content,
             tool_calls,
             tool_call_id,
+            attachments: Vec::new(),
         })
     }
 }

@@ -5,7 +5,9 @@
 //! not `Provider`s: the task runtime calls them on the interpreter thread.
 
 pub mod anthropic;
+pub mod attachment;
 pub mod batch;
+pub mod caching;
 pub mod cassette;
 pub mod choice;
 pub mod command;
@@ -63,6 +65,10 @@ pub struct Request {
     pub choice: Vec<String>,
     /// `:grammar`: a GBNF grammar the answer must follow, for servers that take one.
     pub grammar: Option<String>,
+    /// Prompt caching asked for, with the key OpenAI is sent as `prompt_cache_key` (the
+    /// task's name or its `:prompt-cache-key`); `None` when off (`:cache-prefix false`).
+    /// Not part of the request's map: it changes the cost of an answer, not the answer.
+    pub prompt_cache: Option<String>,
 }
 
 impl Request {
@@ -108,6 +114,15 @@ impl Request {
             map.insert("schema".into(), schema.clone());
         }
         self.constraints_into(&mut map);
+        let attachments: Vec<Json> = self
+            .messages
+            .iter()
+            .flat_map(|m| &m.attachments)
+            .map(attachment::Attachment::to_json)
+            .collect();
+        if !attachments.is_empty() {
+            map.insert("attachments".into(), Json::Array(attachments));
+        }
         map
     }
 
@@ -126,10 +141,26 @@ impl Request {
     }
 }
 
+/// The tokens of a call. `input_tokens` counts every input token, of which
+/// `cached_input_tokens` were read from the provider's prompt cache and
+/// `cache_write_tokens` written to it (each 0 when the provider reported none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    /// Input and output tokens, nothing cached.
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Usage {
+        Usage {
+            input_tokens,
+            output_tokens,
+            ..Usage::default()
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]

@@ -88,6 +88,9 @@ pub struct CallRow {
     pub tool_calls: Option<Json>,
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
+    /// Of the input tokens, those the provider's prompt cache served and kept.
+    pub cached_input_tokens: Option<u64>,
+    pub cache_write_tokens: Option<u64>,
     pub latency_ms: Option<f64>,
     pub cost: Option<f64>,
     /// `ok` or `error`.

@@ -73,15 +73,27 @@ pub fn run(
             .passed(&interp.state.task.observe, sent.candidate);
     }
     let content = chosen.unwrap_or(response.content);
-    let mut result = task_result(&task.name, content, parsed, notes);
-    // A provider's own status and criteria are kept.
-    if let Some(status) = response.status {
+    let result = task_result(&task.name, content, parsed, notes);
+    Ok(with_provider_fields(
+        result,
+        response.status,
+        response.criteria,
+    ))
+}
+
+/// A provider's own status and criteria, kept in the result.
+fn with_provider_fields(
+    mut result: Value,
+    status: Option<String>,
+    criteria: Option<serde_json::Value>,
+) -> Value {
+    if let Some(status) = status {
         result = with_entry(&result, "status", Value::from(status));
     }
-    if let Some(criteria) = response.criteria {
+    if let Some(criteria) = criteria {
         result = with_entry(&result, "criteria", from_json(&criteria));
     }
-    Ok(result)
+    result
 }
 
 /// The request of a round: the templates rendered in the call's `frame` (with the
@@ -102,7 +114,7 @@ fn render(
     let system = join_system(interp.base_system(), system);
     let prompt = parts.prompt.render(interp, &templates_env)?;
     let messages = match round.conversation.is_empty() {
-        true => single_turn(system.as_deref(), &prompt),
+        true => first_messages(interp, parts, frame, system.as_deref(), &prompt)?,
         false => round.conversation.clone(),
     };
     Ok(Request {
@@ -122,15 +134,25 @@ fn render(
         tool_choice: None,
         choice: task.constraints.choice.clone(),
         grammar: task.constraints.grammar.clone(),
+        prompt_cache: parts.prompt_cache.clone(),
     })
 }
 
-/// `notes.usage`: `{"input_tokens" n "output_tokens" n}`.
+/// `notes.usage`: `{"input_tokens" n "output_tokens" n}`, with `cached_input_tokens`
+/// and `cache_write_tokens` when the provider's prompt cache served or kept any.
 fn usage_value(usage: Usage) -> Value {
     let mut counts = Entries::new();
     let tokens = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
     counts.insert(Rc::from("input_tokens"), tokens(usage.input_tokens));
     counts.insert(Rc::from("output_tokens"), tokens(usage.output_tokens));
+    for (key, n) in [
+        ("cached_input_tokens", usage.cached_input_tokens),
+        ("cache_write_tokens", usage.cache_write_tokens),
+    ] {
+        if n > 0 {
+            counts.insert(Rc::from(key), tokens(n));
+        }
+    }
     Value::map(counts)
 }
 
@@ -167,6 +189,22 @@ fn fallback_notes(response: &Response, notes: &mut Entries) {
         let failed = failed.iter().map(crate::value::from_json).collect();
         notes.insert(Rc::from("fallbacks"), Value::list(failed));
     }
+}
+
+/// The messages of a first round: the system message when there is one, then the
+/// prompt with the task's `:attachments` (evaluated in the call's `frame`, files read).
+fn first_messages(
+    interp: &Interp,
+    parts: &PromptParts,
+    frame: &Env,
+    system: Option<&str>,
+    prompt: &str,
+) -> Result<Vec<Message>> {
+    let mut messages = single_turn(system, prompt);
+    if let (Some(code), Some(user)) = (&parts.attachments, messages.last_mut()) {
+        user.attachments = super::attachments::read(interp, &interp.eval(code, frame)?)?;
+    }
+    Ok(messages)
 }
 
 /// The provider's base system prompt, then the task's, a blank line apart.

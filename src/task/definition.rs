@@ -85,6 +85,10 @@ pub struct PromptParts {
     /// How long one provider call may take (`:timeout`).
     pub timeout: Option<Duration>,
     pub memory: Memory,
+    /// The provider's prompt cache: its key, `None` when off (`:cache-prefix false`).
+    pub prompt_cache: Option<String>,
+    /// `:attachments`, evaluated at each call: files and URLs sent with the prompt.
+    pub attachments: Option<Rc<Node>>,
 }
 
 /// What an atomic task reads before it renders its prompt: `:files` (evaluated at each

@@ -2,6 +2,7 @@
 
 mod answer;
 pub(crate) mod atomic;
+mod attachments;
 mod audit;
 mod batch;
 pub mod blocking;

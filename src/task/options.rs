@@ -46,6 +46,19 @@ impl Options<'_> {
         }
     }
 
+    /// The prompt cache asked of the provider: `:prompt-cache-key`, else the task's name;
+    /// `None` under `:cache-prefix false`.
+    pub fn prompt_cache(&self, task: &str) -> Result<Option<String>> {
+        if self
+            .get("cache-prefix")
+            .is_some_and(|(v, _)| !v.is_truthy())
+        {
+            return Ok(None);
+        }
+        let key = self.text("prompt-cache-key")?;
+        Ok(Some(key.unwrap_or_else(|| task.to_owned())))
+    }
+
     /// A string option (symbols and keywords give their names); nil is absent.
     pub fn text(&self, name: &str) -> Result<Option<String>> {
         match self.get(name) {

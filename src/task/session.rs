@@ -242,10 +242,10 @@ pub fn send(
         pending.answered_by(answered);
     }
     let outcome = outcome.map(|response| {
-        let usage = response.usage.unwrap_or(Usage {
-            input_tokens: request_tokens,
-            output_tokens: estimate_tokens(&response.content),
-        });
+        let usage = response.usage.unwrap_or(Usage::new(
+            request_tokens,
+            estimate_tokens(&response.content),
+        ));
         (response, usage)
     });
     let (notes, candidate) = observer.after_model(pending, &request, &outcome, latency, was_cached);
@@ -275,12 +275,10 @@ fn request_tokens(request: &Request) -> u64 {
 fn cached_response(answer: crate::runlog::CachedAnswer) -> Response {
     Response {
         content: answer.content,
-        usage: answer.input_tokens.zip(answer.output_tokens).map(
-            |(input_tokens, output_tokens)| Usage {
-                input_tokens,
-                output_tokens,
-            },
-        ),
+        usage: answer
+            .input_tokens
+            .zip(answer.output_tokens)
+            .map(|(input, output)| Usage::new(input, output)),
         finish_reason: answer.finish_reason,
         ..Response::default()
     }
@@ -445,6 +443,8 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                     Some(Usage {
                         input_tokens: tokens("input_tokens")?,
                         output_tokens: tokens("output_tokens")?,
+                        cached_input_tokens: tokens("cached_input_tokens")?,
+                        cache_write_tokens: tokens("cache_write_tokens")?,
                     })
                 }
                 None | Some(Value::Nil) => None,

@@ -286,6 +286,7 @@ options! {
     "fresh-context" Definition EVERY Bool("fresh_context") "true: run with nothing inherited (not with :inherit-context \"full\" or \"subset\")";
     "context-keys" Form EVERY Element("context_keys") "the caller's names a subset context copies";
     "files" Call ATOMIC Element("file_paths") "paths whose contents the prompt reaches as {{files}}";
+    "attachments" Call ATOMIC Element("attachments") "files or URLs sent with the prompt: paths, URLs or (attachment …) values";
     "context-query" Template ATOMIC Text("context_query") "a template; get-context's answer is {{context}}";
     "context-dir" Definition ATOMIC Text("context_dir") "the directory :context-query searches";
     "command" Call SCRIPT Element("command") "the program and its arguments";
@@ -307,6 +308,8 @@ options! {
     "tool-choice" Definition ATOMIC Text("tool_choice") "auto, required, none or the name of one of the tools";
     "choice" Definition ATOMIC Expr("choice") "the strings the answer must be exactly one of";
     "grammar" Definition ATOMIC Text("grammar") "a GBNF grammar the answer must follow (llama.cpp)";
+    "cache-prefix" Definition ATOMIC Bool("cache_prefix") "false: ask no prompt caching of the provider (on by default)";
+    "prompt-cache-key" Definition ATOMIC Text("prompt_cache_key") "the key OpenAI groups cached prompts by (default: the task's name)";
     "param-types" Definition EVERY Element("inputs") "JSON types of the parameters, for tool schemas";
 }
 

@@ -79,6 +79,7 @@ fn add_option(
         table::Xml::Bool(_) => boolean(child)?,
         table::Xml::Expr(_) => read_one(&text_only(child)?, &format!("<{}>", child.name))?,
         table::Xml::Json(_) => read_json(&text_only(child)?, &format!("<{}>", child.name))?,
+        table::Xml::Element("attachments") => super::attachments::syntax(child)?,
         table::Xml::Element(_) | table::Xml::Attribute(_) => return Ok(()),
     };
     out.push((option.name, value));

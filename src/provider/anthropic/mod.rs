@@ -6,6 +6,7 @@ mod stream;
 
 use crate::error::{Error, Reason, Result};
 use crate::interrupt::Cancel;
+use crate::provider::attachment::anthropic_content;
 use crate::provider::batch::BatchApi;
 use crate::provider::choice::{choice_schema, chosen};
 use crate::provider::http::{Endpoint, HttpClient};
@@ -53,10 +54,8 @@ impl Anthropic {
         }
         let options = &request.options;
         let mut body = Map::new();
-        body.insert(
-            "model".into(),
-            json!(self.endpoint.model_for("anthropic", request)?),
-        );
+        let model = self.endpoint.model_for("anthropic", request)?;
+        body.insert("model".into(), json!(model));
         let cap = options
             .get("max_tokens")
             .and_then(Json::as_u64)
@@ -68,7 +67,7 @@ impl Anthropic {
         }
         body.insert(
             "messages".into(),
-            Json::Array(wire_messages(&request.messages)),
+            Json::Array(wire_messages(&request.messages)?),
         );
         tools_into(request, &mut body);
         for name in ["temperature", "top_p", "service_tier"] {
@@ -88,6 +87,7 @@ impl Anthropic {
                 json!({"type": "enabled", "budget_tokens": budget}),
             );
         }
+        crate::provider::caching::mark_anthropic_prefix(request, &model, &mut body);
         options.merge_extra_body(&mut body);
         Ok(body)
     }
@@ -291,12 +291,18 @@ fn stop_reason(answer: &Json) -> Option<String> {
 /// The conversation as the Messages API spells it: system messages go to the top-level
 /// `system`; an assistant's tool calls are `tool_use` blocks; the results of one turn's
 /// calls travel together in one user message of `tool_result` blocks.
-fn wire_messages(messages: &[Message]) -> Vec<Json> {
+fn wire_messages(messages: &[Message]) -> Result<Vec<Json>> {
     let mut wire: Vec<Json> = Vec::new();
     for message in messages {
         match message.role {
             Role::System => {}
-            Role::User => wire.push(json!({"role": "user", "content": message.content})),
+            Role::User if message.attachments.is_empty() => {
+                wire.push(json!({"role": "user", "content": message.content}));
+            }
+            Role::User => {
+                let content = anthropic_content(&message.content, &message.attachments)?;
+                wire.push(json!({"role": "user", "content": content}));
+            }
             Role::Assistant if message.tool_calls.is_empty() => {
                 wire.push(json!({"role": "assistant", "content": message.content}));
             }
@@ -329,7 +335,7 @@ fn wire_messages(messages: &[Message]) -> Vec<Json> {
             }
         }
     }
-    wire
+    Ok(wire)
 }
 
 /// The schema sent as a forced tool: a JSON-Schema for an object (a tool's input is
@@ -358,7 +364,7 @@ fn answer_tool_input<'a>(answer: &'a Json, name: &str) -> Option<&'a Json> {
 
 /// `usage.input_tokens` and `usage.output_tokens`, when the server sent both.
 fn usage(answer: &Json) -> Option<Usage> {
-    super::http::usage(answer, "input_tokens", "output_tokens")
+    crate::provider::caching::anthropic_usage(answer)
 }
 
 #[cfg(test)]
@@ -437,7 +443,7 @@ mod tests {
             Message::tool_result("t2", "4"),
         ];
         assert_eq!(
-            Json::Array(wire_messages(&messages)),
+            Json::Array(wire_messages(&messages).unwrap()),
             json!([
                 {"role": "user", "content": "Add"},
                 {"role": "assistant", "content": [
@@ -479,12 +485,6 @@ mod tests {
     #[test]
     fn usage_reads_input_and_output_tokens() {
         let answer = json!({"usage": {"input_tokens": 10, "output_tokens": 2}});
-        assert_eq!(
-            usage(&answer),
-            Some(Usage {
-                input_tokens: 10,
-                output_tokens: 2
-            })
-        );
+        assert_eq!(usage(&answer), Some(Usage::new(10, 2)));
     }
 }

@@ -8,6 +8,7 @@ pub mod structured;
 
 use crate::error::{Error, Result};
 use crate::interrupt::Cancel;
+use crate::provider::attachment::openai_content;
 use crate::provider::batch::BatchApi;
 use crate::provider::http::{Endpoint, HttpClient};
 use crate::provider::{Message, Provider, Request, Response, ToolCall, Usage};
@@ -59,10 +60,9 @@ impl OpenAi {
             "model".into(),
             json!(self.endpoint.model_for(self.name, request)?),
         );
-        body.insert(
-            "messages".into(),
-            request.messages.iter().map(wire_message).collect(),
-        );
+        let messages = request.messages.iter();
+        let messages = messages.map(|m| wire_message(self.name, m));
+        body.insert("messages".into(), messages.collect::<Result<_>>()?);
         for (name, value) in request.options.fields() {
             body.insert(name.clone(), value.clone());
         }
@@ -90,6 +90,7 @@ impl OpenAi {
         } else if request.json_mode {
             body.insert("response_format".into(), json!({"type": "json_object"}));
         }
+        crate::provider::caching::add_openai_key(request, &mut body);
         request.options.merge_extra_body(&mut body);
         Ok(body)
     }
@@ -235,11 +236,16 @@ fn chosen_in(request: &Request, mut response: Response) -> Response {
 }
 
 /// A message as chat completions spell it: tool calls as `function` calls whose
-/// arguments are a JSON string, tool results as role `tool` messages.
-fn wire_message(message: &Message) -> Json {
+/// arguments are a JSON string, tool results as role `tool` messages, attachments as
+/// content parts after the text.
+fn wire_message(provider: &str, message: &Message) -> Result<Json> {
     let mut wire = Map::new();
     wire.insert("role".into(), json!(message.role.as_str()));
-    wire.insert("content".into(), json!(message.content));
+    let content = match message.attachments.as_slice() {
+        [] => json!(message.content),
+        attachments => openai_content(provider, &message.content, attachments)?,
+    };
+    wire.insert("content".into(), content);
     if !message.tool_calls.is_empty() {
         let calls: Vec<Json> = message
             .tool_calls
@@ -257,7 +263,7 @@ fn wire_message(message: &Message) -> Json {
     if let Some(id) = &message.tool_call_id {
         wire.insert("tool_call_id".into(), json!(id));
     }
-    Json::Object(wire)
+    Ok(Json::Object(wire))
 }
 
 /// `message.tool_calls`: `[{"id", "type": "function", "function": {"name", "arguments"}}]`,
@@ -294,7 +300,7 @@ fn tool_calls(calls: &Json) -> std::result::Result<Vec<ToolCall>, String> {
 
 /// `usage.prompt_tokens` and `usage.completion_tokens`, when the server sent both.
 fn usage(answer: &Json) -> Option<Usage> {
-    super::http::usage(answer, "prompt_tokens", "completion_tokens")
+    crate::provider::caching::openai_usage(answer)
 }
 
 #[cfg(test)]
@@ -400,13 +406,7 @@ mod tests {
     #[test]
     fn usage_needs_both_counts() {
         let answer = json!({"usage": {"prompt_tokens": 3, "completion_tokens": 5}});
-        assert_eq!(
-            usage(&answer),
-            Some(Usage {
-                input_tokens: 3,
-                output_tokens: 5
-            })
-        );
+        assert_eq!(usage(&answer), Some(Usage::new(3, 5)));
         assert_eq!(usage(&json!({"usage": {"prompt_tokens": 3}})), None);
     }
 }

@@ -16,7 +16,7 @@ pub mod state;
 
 pub use ast::{Lambda, Node};
 pub use compile::Compiler;
-pub use path::{access_path, PathError};
+pub use path::access_path;
 
 use crate::builtins::{self, Builtin};
 use crate::env::{self, Env, Frame, Slots};

@@ -17,7 +17,7 @@ mod runner;
 pub use check::Check;
 pub use command::{run_command, Context, TestArgs};
 pub use forms::LAYER;
-pub use runner::{run, RunConfig, FAILED, PASSED};
+pub use runner::{FAILED, PASSED};
 
 use crate::error::{Error, Result};
 use crate::value::Value;

@@ -64,6 +64,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use eval::{run_on_large_stack, Interp, Limits};
 pub use memory::CountingAllocator;
 pub use provider::{Cancel, Message, Provider, Request, Response, ToolCall, ToolSpec, Usage};
+pub use secrets::Secrets;
 pub use value::{display_string, from_json, to_json, write_string, Value};
 
 /// What this crate's own integration tests, benchmarks and fuzz targets reach past the
@@ -111,3 +112,8 @@ pub mod internals {
         pub use crate::xml::{definitions, infix, read_str, text, Unknown};
     }
 }
+
+/// docs/EMBEDDING.md's example, run as a doctest so the document stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/EMBEDDING.md")]
+pub struct EmbeddingGuide;

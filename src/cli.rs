@@ -1,6 +1,5 @@
 //! The command line: `run`, `eval`, `check`, and the REPL when no command is given.
 
-use crate::bounds::read_file_bytes;
 use crate::capabilities::Capabilities;
 use crate::error::{Error, ErrorFormat, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
@@ -8,6 +7,7 @@ use crate::provider::options::parse_flag_value;
 use crate::provider::ModelOptions;
 use crate::provider::ProviderSettings;
 use crate::task::sink::StreamTo;
+use crate::value::bounds::read_file_bytes;
 use crate::value::{to_json, write_string, Value};
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
@@ -285,6 +285,9 @@ impl Options {
 
 /// Parses the arguments and runs; returns the process exit status.
 pub fn main() -> i32 {
+    // The command line's notices (a task redefined, a run log that is off) are lines on
+    // stderr; an embedder installs its own hook.
+    crate::notice::set_hook(crate::notice::stderr());
     let (argv, script_args) = args::split_script_args(std::env::args_os().collect());
     let help = subcommand_help(&argv);
     let parsed = Options::try_parse_from(argv).map(|mut options| {
@@ -537,15 +540,7 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<String> {
 fn run_file(interp: &Interp, file: &Path, text: &str, args: &[String]) -> Result<Value> {
     let argv = Value::list(args.iter().map(|a| Value::from(a.as_str())).collect());
     interp.define_global(crate::symbol::Sym::new("*args*"), argv);
-    interp.loading().borrow_mut().push(file.to_path_buf());
-    let name = if file == Path::new("-") {
-        "<stdin>".to_owned()
-    } else {
-        file.display().to_string()
-    };
-    let result = interp.run_source_as(crate::source::Origin::File, &name, text);
-    interp.loading().borrow_mut().pop();
-    result
+    interp.run_file(file, text)
 }
 
 fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()> {

@@ -136,7 +136,7 @@ impl Error {
     /// it was.
     pub fn seen_from(mut self, call: Span) -> Error {
         let in_prelude = |span: Span| {
-            source::source(span.source).is_some_and(|f| f.name == crate::stdlib::PRELUDE_NAME)
+            source::source(span.source).is_some_and(|f| f.name == source::PRELUDE_NAME)
         };
         if self.0.call_site.is_none() && self.0.span.is_some_and(in_prelude) && !in_prelude(call) {
             self.0.call_site = Some(call);

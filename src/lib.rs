@@ -29,27 +29,25 @@
 // Every module is crate-private: what an embedder uses is re-exported below, and what only
 // this crate's own tests, benchmarks and fuzz targets reach is listed in `internals`.
 mod atomic_file;
-mod bounds;
 mod builtins;
 mod capabilities;
 mod cli;
-mod env;
 mod error;
 mod eval;
 mod interrupt;
+mod layers;
 mod mcp;
 mod memory;
 mod module;
+mod notice;
 mod prices;
 mod process;
 mod progress;
 mod provider;
-mod reader;
 mod repl;
 mod runlog;
 mod secrets;
 mod source;
-mod stdlib;
 mod suggest;
 mod symbol;
 mod task;
@@ -72,14 +70,11 @@ pub use value::{display_string, from_json, to_json, write_string, Value};
 /// the documentation, and free to change with any release (docs/ARCHITECTURE.md).
 #[doc(hidden)]
 pub mod internals {
-    pub mod bounds {
-        pub use crate::bounds::POLL_EVERY;
-    }
     pub mod builtins {
         pub use crate::builtins::Builtin;
     }
-    pub mod env {
-        pub use crate::env::Env;
+    pub mod eval {
+        pub use crate::eval::{env, fiber, reader};
     }
     pub mod module {
         pub use crate::module::{check_file, load, Checked};
@@ -91,9 +86,6 @@ pub mod internals {
         pub use crate::provider::{
             batch, build, from_language, from_settings, http, openai, sse, ProviderSettings, KNOWN,
         };
-    }
-    pub mod reader {
-        pub use crate::reader::read_source;
     }
     pub mod runlog {
         pub use crate::runlog::view;
@@ -107,6 +99,9 @@ pub mod internals {
     pub mod task {
         pub use crate::task::{blocking, lenient, memory, script, tools, Registered, Task};
         pub use crate::task::{TaskKind, Template};
+    }
+    pub mod value {
+        pub use crate::value::bounds;
     }
     pub mod xml {
         pub use crate::xml::{definitions, infix, read_str, text, Unknown};

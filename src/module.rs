@@ -24,15 +24,15 @@ use registry::{
     MODULE_FILES,
 };
 
-use crate::bounds::read_file_text;
 use crate::capabilities::Access;
-use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::{Extension, Node};
+use crate::eval::env::Env;
 use crate::eval::layer::{FormDef, Layer};
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::eval::{Compiler, Interp};
-use crate::reader::{Syntax, SyntaxKind};
 use crate::source::{Origin, Span};
+use crate::value::bounds::read_file_text;
 use crate::value::Value;
 use crate::xml;
 use serde_json::json;
@@ -42,6 +42,7 @@ use std::path::{Path, PathBuf};
 pub static LAYER: Layer = Layer {
     name: "module",
     builtins: &[],
+    keeps_mark: None,
     forms: &[
         FormDef {
             name: "import",
@@ -318,7 +319,7 @@ fn import_xml(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
         .tasks
         .set_replace_on_redefine(replacing || how.reload);
     let origin = ImportOrigin::new(&this_file, &shown);
-    let loaded = with_loading(interp, path, || {
+    let loaded = interp.with_file(path, || {
         for definition in definitions {
             interp.eval_syntax(&definition.form)?;
             origin.record(interp, &definition.name);
@@ -363,7 +364,7 @@ fn import_module(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
     interp
         .tasks
         .set_replace_on_redefine(replacing || how.reload);
-    let ran = with_loading(interp, path, || interp.run_forms(&forms));
+    let ran = interp.with_file(path, || interp.run_forms(&forms));
     interp.tasks.set_replace_on_redefine(replacing);
     ran?;
     registry_insert(interp, MODULE_FILES, &key, Value::Bool(true));
@@ -386,12 +387,12 @@ pub fn load(interp: &Interp, path: &Path) -> Result<Value> {
     }
     check_cycle(interp, path)?;
     let forms = read_module(interp, path)?;
-    with_loading(interp, path, || interp.run_forms(&forms))
+    interp.with_file(path, || interp.run_forms(&forms))
 }
 
 fn read_module(interp: &Interp, path: &Path) -> Result<Vec<Syntax>> {
     let text = read_file_text(path, interp.limits.max_file_bytes)?;
-    crate::reader::read_source_as(Origin::File, &path.display().to_string(), &text)
+    crate::eval::reader::read_source_as(Origin::File, &path.display().to_string(), &text)
 }
 
 /// A file that is already being loaded would load itself again, forever.
@@ -412,14 +413,6 @@ fn check_cycle(interp: &Interp, path: &Path) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// Runs `body` with `path` as the file being loaded.
-fn with_loading<T>(interp: &Interp, path: &Path, body: impl FnOnce() -> Result<T>) -> Result<T> {
-    interp.loading().borrow_mut().push(path.to_path_buf());
-    let result = body();
-    interp.loading().borrow_mut().pop();
-    result
 }
 
 fn canonical(path: &Path) -> String {

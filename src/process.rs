@@ -12,7 +12,7 @@
 //! hold the caller.
 //!
 //! This is plain Rust and `Send`: the interpreter runs it through
-//! [`run_blocking`](crate::task::blocking::run_blocking) so `pmap` items overlap.
+//! [`run_blocking`](crate::eval::fiber::run_blocking) so `pmap` items overlap.
 
 use crate::interrupt::Cancel;
 use std::io::{ErrorKind, Read, Write};

@@ -10,6 +10,9 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, LazyLock, RwLock};
 
+/// The prelude's source name, in reports.
+pub const PRELUDE_NAME: &str = "<prelude>";
+
 /// Identifies a registered source text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SourceId(u32);

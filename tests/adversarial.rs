@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tasklisp::internals::reader;
+use tasklisp::internals::eval::reader;
 use tasklisp::{ErrorKind, Interp, Limits};
 
 // ---- through the binary ---------------------------------------------------------------

@@ -10,9 +10,10 @@ use std::time::Duration;
 mod script_builtin;
 use script_builtin::SCRIPT;
 use tasklisp::internals::builtins::Builtin;
-use tasklisp::internals::env::Env;
+use tasklisp::internals::eval::env::Env;
+use tasklisp::internals::eval::fiber::run_blocking;
+
 use tasklisp::internals::symbol::Sym;
-use tasklisp::internals::task::blocking::run_blocking;
 use tasklisp::{Cancel, Error, Interp, Limits, Provider, Request, Response, Result, Value};
 
 /// How many blocking calls are running now, the most there ever were, and how many began.

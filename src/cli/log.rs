@@ -19,11 +19,16 @@ pub fn install(interp: &Interp, options: &Options) {
     let observer = &interp.tasks.observer;
     observer.set_cache_everything(cache_on(options));
     if options.budget_usd.is_some() || options.budget_calls.is_some() {
-        interp.state.observe.borrow_mut().add_budget(BudgetLimits {
-            usd: options.budget_usd,
-            tokens: None,
-            calls: options.budget_calls,
-        });
+        interp
+            .state
+            .task
+            .observe
+            .borrow_mut()
+            .add_budget(BudgetLimits {
+                usd: options.budget_usd,
+                tokens: None,
+                calls: options.budget_calls,
+            });
     }
     if options.no_log {
         return;

@@ -1,9 +1,9 @@
 //! The analysed form of code: special forms resolved, variables resolved to slots,
 //! paths parsed. Built once by `compile`, run many times by `Interp::eval`.
 
-use crate::env::{Env, Scope};
 use crate::error::Result;
-use crate::reader::PathSpec;
+use crate::eval::env::{Env, Scope};
+use crate::eval::reader::PathSpec;
 use crate::source::Span;
 use crate::symbol::Sym;
 use crate::value::Value;

@@ -8,13 +8,13 @@
 use super::ast::*;
 use super::quote::{syntax_to_value, value_to_syntax_within, MAX_CODE_NODES};
 use super::Interp;
-use crate::bounds::Budget;
 use crate::builtins;
-use crate::env::Scope;
 use crate::error::{Error, Result};
-use crate::reader::{Syntax, SyntaxKind};
+use crate::eval::env::Scope;
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::{well_known, Sym};
+use crate::value::bounds::Budget;
 use crate::value::Value;
 use std::rc::Rc;
 
@@ -234,7 +234,7 @@ impl<'i> Compiler<'i> {
         }
         match self.interp.global(sym)? {
             Value::Builtin(b)
-                if !std::ptr::eq(b, builtins::apply_builtin())
+                if !self.interp.layers.is_apply(b)
                     && argc >= b.min_args
                     && b.max_args.is_none_or(|max| argc <= max) =>
             {

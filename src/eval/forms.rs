@@ -7,9 +7,9 @@ use super::compile::{clause_parts, form_items, lambda_params, operands, parse_pa
 use super::layer::{FormDef, Layer};
 use super::quote::syntax_to_value;
 use super::Compiler;
-use crate::env::Scope;
 use crate::error::{Error, Result};
-use crate::reader::{Syntax, SyntaxKind};
+use crate::eval::env::Scope;
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::{well_known, Sym};
 use crate::value::Value;
@@ -20,6 +20,7 @@ pub static CORE: Layer = Layer {
     name: "core",
     builtins: crate::builtins::TOPICS,
     forms: CORE_FORMS,
+    keeps_mark: None,
 };
 
 const CORE_FORMS: &[FormDef] = &[

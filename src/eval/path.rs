@@ -3,7 +3,7 @@
 use super::Interp;
 use crate::builtins::article;
 use crate::error::Error;
-use crate::reader::{PathSpec, PathStep};
+use crate::eval::reader::{PathSpec, PathStep};
 use crate::value::Value;
 
 /// A failed path step; becomes an `EVAL_ERROR` with the call site's span.

@@ -3,11 +3,11 @@
 
 use super::ast::Node;
 use super::compile::{form_items, internal_call, Compiler};
-use crate::bounds::Budget;
 use crate::error::{Error, ErrorKind, Result};
-use crate::reader::{Syntax, SyntaxKind};
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::{well_known, Sym};
+use crate::value::bounds::Budget;
 use crate::value::{Entries, Value};
 use std::rc::Rc;
 
@@ -21,17 +21,7 @@ impl Compiler<'_> {
         let span = syntax.span;
         let items = match &syntax.kind {
             SyntaxKind::List(items) | SyntaxKind::Vector(items) => items,
-            SyntaxKind::Map(items) => {
-                let mut args = Vec::new();
-                for (i, item) in items.iter().enumerate() {
-                    args.push(if i % 2 == 0 {
-                        Node::Const(map_key(item))
-                    } else {
-                        self.quasi(item, level)?
-                    });
-                }
-                return Ok(internal_call("hash-map", args, span));
-            }
+            SyntaxKind::Map(items) => return self.quasi_map(items, level, span),
             _ => return Ok(Node::Const(syntax_to_value(syntax))),
         };
         if let Some((head, datum)) = quoting(items) {
@@ -66,7 +56,25 @@ impl Compiler<'_> {
                 ));
             }
         }
-        // Runs of plain elements become `(list …)`, splices are appended between them.
+        self.quasi_elements(items, level, span)
+    }
+
+    /// A map template: its keys as written, its values templates.
+    fn quasi_map(&mut self, items: &[Syntax], level: usize, span: Span) -> Result<Node> {
+        let mut args = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            args.push(if i % 2 == 0 {
+                Node::Const(map_key(item))
+            } else {
+                self.quasi(item, level)?
+            });
+        }
+        Ok(internal_call("hash-map", args, span))
+    }
+
+    /// A list template's elements: runs of plain elements become `(list …)`, splices are
+    /// appended between them.
+    fn quasi_elements(&mut self, items: &[Syntax], level: usize, span: Span) -> Result<Node> {
         let mut segments: Vec<Node> = Vec::new();
         let mut run: Vec<Node> = Vec::new();
         for item in items {
@@ -185,7 +193,7 @@ struct ToSyntax<'b> {
 impl ToSyntax<'_> {
     fn value(&mut self, value: &Value, depth: usize, in_quasiquote: bool) -> Result<Syntax> {
         let span = self.span;
-        if depth > crate::reader::MAX_NESTING {
+        if depth > crate::eval::reader::MAX_NESTING {
             return Err(
                 Error::new(ErrorKind::ResourceExhaustion, "code nested too deeply").with_span(span),
             );
@@ -202,9 +210,9 @@ impl ToSyntax<'_> {
             Value::DataKeyword(name) => SyntaxKind::Keyword(Sym::new(name)),
             // A symbol whose name is a path (`a.b`) is code for a path lookup.
             Value::Symbol(s) => {
-                crate::reader::symbol_kind(s.name(), span).unwrap_or(SyntaxKind::Symbol(*s))
+                crate::eval::reader::symbol_kind(s.name(), span).unwrap_or(SyntaxKind::Symbol(*s))
             }
-            Value::DataSymbol(name) => crate::reader::symbol_kind(name, span)
+            Value::DataSymbol(name) => crate::eval::reader::symbol_kind(name, span)
                 .unwrap_or_else(|| SyntaxKind::Symbol(Sym::new(name))),
             Value::List(..) => {
                 let list = value.as_list().unwrap_or_default();

@@ -11,8 +11,8 @@ use super::protocol::joined_text;
 use super::stdio::Stdio;
 use super::tools::{call_tool, tool_tasks};
 use crate::builtins::{builtin_table, list_arg, split_options, str_arg, type_error};
-use crate::env::Env;
 use crate::error::{Error, Reason, Result};
+use crate::eval::env::Env;
 use crate::eval::Interp;
 use crate::process::ProcessSpec;
 use crate::task::lossy_json;
@@ -206,10 +206,13 @@ fn mcp_call(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let tool = str_arg("mcp-call", args.get(1).unwrap_or(&Value::Nil))?;
     let arguments = arguments("mcp-call", args.get(2))?;
     let observer = &interp.tasks.observer;
-    let logged = observer.begin_task(&interp.state.observe, &format!("{}/{tool}", client.name));
-    observer.mark_external_call(&interp.state.observe);
+    let logged = observer.begin_task(
+        &interp.state.task.observe,
+        &format!("{}/{tool}", client.name),
+    );
+    observer.mark_external_call(&interp.state.task.observe);
     let result = call_tool(interp, &client, tool, arguments);
-    observer.end_task(&interp.state.observe, logged, &result);
+    observer.end_task(&interp.state.task.observe, logged, &result);
     result
 }
 

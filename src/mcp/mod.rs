@@ -19,4 +19,5 @@ pub static LAYER: crate::eval::layer::Layer = crate::eval::layer::Layer {
     name: "mcp",
     builtins: &[("MCP", builtins::BUILTINS)],
     forms: &[],
+    keeps_mark: None,
 };

@@ -5,14 +5,14 @@
 
 use super::client::{failure_of, Client, Interrupted};
 use super::protocol::joined_text;
-use crate::env::{lookup_by_name, Env, Scope};
 use crate::error::Error;
 use crate::error::{Reason, Result};
 use crate::eval::ast::Extension;
+use crate::eval::env::{lookup_by_name, Env, Scope};
+use crate::eval::fiber::run_blocking;
 use crate::eval::{Interp, Node};
 use crate::provider::http::excerpt;
 use crate::symbol::Sym;
-use crate::task::blocking::run_blocking;
 use crate::task::result::task_result;
 use crate::task::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
 use crate::value::{from_json, Entries, Value};
@@ -182,7 +182,7 @@ impl Extension for CallTool {
         interp
             .tasks
             .observer
-            .mark_external_call(&interp.state.observe);
+            .mark_external_call(&interp.state.task.observe);
         call_tool(interp, &self.client, &self.tool, Json::Object(arguments))
     }
 }

@@ -6,7 +6,7 @@
 //! must fit in little memory.
 
 use super::canonical;
-use crate::reader::Syntax;
+use crate::eval::reader::Syntax;
 use crate::xml::Param;
 use std::cell::RefCell;
 use std::collections::HashMap;

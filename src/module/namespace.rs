@@ -6,7 +6,7 @@
 //! environment. Quoted data is left alone. Names inside strings (`{{name}}` in a prompt)
 //! and keyword arguments are not code and are not renamed.
 
-use crate::reader::{PathSpec, Syntax, SyntaxKind};
+use crate::eval::reader::{PathSpec, Syntax, SyntaxKind};
 use crate::symbol::Sym;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -88,7 +88,7 @@ fn is_quote(items: &[Syntax]) -> bool {
 mod tests {
     use super::*;
     use crate::eval::quote::syntax_to_value;
-    use crate::reader::read_source;
+    use crate::eval::reader::read_source;
     use crate::value::write_string;
 
     #[test]

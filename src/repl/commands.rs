@@ -2,12 +2,12 @@
 //! Tab completion and the "did you mean" hint. A new command is one row plus its code.
 
 use super::session::{format_duration, timed, warn_if_cut_off, Next, Session};
-use crate::bounds::read_file_text;
 use crate::eval::Interp;
 use crate::symbol::Sym;
 use crate::task::conversation;
 use crate::task::result::field;
 use crate::task::sink::StreamTo;
+use crate::value::bounds::read_file_text;
 use crate::value::{to_json, write_string, Value};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
@@ -273,15 +273,8 @@ impl Session<'_> {
         let outcome = self
             .check_readable(path)
             .and_then(|()| read_file_text(path, self.interp.limits.max_file_bytes));
-        let outcome = outcome.and_then(|text| {
-            self.interruptibly(|interp| {
-                interp.loading().borrow_mut().push(path.to_path_buf());
-                let name = path.display().to_string();
-                let result = interp.run_source_as(crate::source::Origin::File, &name, &text);
-                interp.loading().borrow_mut().pop();
-                result
-            })
-        });
+        let outcome =
+            outcome.and_then(|text| self.interruptibly(|interp| interp.run_file(path, &text)));
         match outcome {
             Ok(value) => {
                 self.say(&format!("; loaded {}", path.display()));

@@ -2,7 +2,7 @@
 //! hints and bracket highlighting.
 
 use super::commands::{command_named, Argument, COMMANDS};
-use crate::reader;
+use crate::eval::reader;
 use crate::source::Span;
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
 use rustyline::highlight::{CmdKind, Highlighter, MatchingBracketHighlighter};

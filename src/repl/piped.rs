@@ -4,8 +4,8 @@
 
 use super::Settings;
 use crate::error::{Error, Result};
+use crate::eval::reader;
 use crate::eval::Interp;
-use crate::reader;
 use crate::source::Span;
 use crate::symbol::Sym;
 use crate::value::write_string;

@@ -7,8 +7,8 @@ use super::memory::{context_text, files_text, Query, Strategy};
 use super::observe::CallNotes;
 use super::result::{task_result, with_entry};
 use super::session::send;
-use crate::env::{Env, Frame, Scope, Slots};
 use crate::error::Result;
+use crate::eval::env::{Env, Frame, Scope, Slots};
 use crate::eval::Interp;
 use crate::provider::message::single_turn;
 use crate::provider::{Message, Request, Response, Usage};
@@ -94,7 +94,7 @@ pub fn run(
         interp
             .tasks
             .observer
-            .passed(&interp.state.observe, sent.candidate);
+            .passed(&interp.state.task.observe, sent.candidate);
     }
     let mut result = task_result(&task.name, response.content, parsed, notes);
     // A provider's own status and criteria are kept.

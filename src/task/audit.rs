@@ -6,8 +6,8 @@
 use super::answer::answer_problems;
 use super::definition::{lossy_json, Action, Task};
 use super::result::{field, with_notes};
-use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
+use crate::eval::env::Env;
 use crate::eval::Interp;
 use crate::provider::Message;
 use crate::value::{from_json, write_string, Value};
@@ -89,7 +89,10 @@ pub fn run_rounds(
             return Ok(result);
         }
         // An answer that failed an audit is not one the cache may give again.
-        interp.tasks.observer.reject_passed(&interp.state.observe);
+        interp
+            .tasks
+            .observer
+            .reject_passed(&interp.state.task.observe);
         if round > checks.retries {
             return Err(invalid_output(task, round, &violations, &found, &result));
         }

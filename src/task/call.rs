@@ -5,8 +5,8 @@ use super::answer::{parse_output, showing_answer, Answer};
 use super::audit::{run_rounds, Checks};
 use super::definition::{Action, InheritContext, Task};
 use super::{atomic, command, lossy_json, memory, result, trace};
-use crate::env::{self, Env, Frame, Scope, Slots};
 use crate::error::{Error, Reason, Result};
+use crate::eval::env::{self, Env, Frame, Scope, Slots};
 use crate::eval::Interp;
 use crate::provider::Message;
 use crate::value::{from_json, Entries, Value};
@@ -30,12 +30,12 @@ pub fn call_checked(
     let logged = interp
         .tasks
         .observer
-        .begin_task(&interp.state.observe, &task.name);
+        .begin_task(&interp.state.task.observe, &task.name);
     let result = run_call(interp, task, args, env, extra);
     interp
         .tasks
         .observer
-        .end_task(&interp.state.observe, logged, &result);
+        .end_task(&interp.state.task.observe, logged, &result);
     result
 }
 

@@ -2,11 +2,11 @@
 //! bound to `output`.
 
 use super::result::{field, is_task_result};
-use crate::env::{Env, Scope};
 use crate::error::{Error, Reason, Result};
 use crate::eval::ast::{Extension, Let, LetKind};
+use crate::eval::env::{Env, Scope};
+use crate::eval::reader::Syntax;
 use crate::eval::{Compiler, Interp, Node};
-use crate::reader::Syntax;
 use crate::source::Span;
 use crate::symbol::well_known;
 use crate::value::{from_json, Value};
@@ -69,7 +69,7 @@ fn parse_json(text: &str) -> Result<Value> {
                 format!(
                     "cond-output needs JSON output, but the content does not parse ({}): {}",
                     e.message,
-                    crate::eval::truncate_text(text, 80)
+                    crate::value::truncate_text(text, 80)
                 ),
             )
         })

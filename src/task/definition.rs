@@ -3,7 +3,7 @@
 
 use super::schema::Schema;
 use super::template::Template;
-use crate::env::Scope;
+use crate::eval::env::Scope;
 use crate::eval::Node;
 use crate::provider::ModelOptions;
 use crate::symbol::Sym;

@@ -12,11 +12,11 @@ use super::options::{name_of_value, Options};
 use super::schema::Schema;
 use super::table::{self, When};
 use super::template::Template;
-use crate::env::{Env, Scope};
 use crate::error::{Error, Result};
 use crate::eval::ast::Extension;
+use crate::eval::env::{Env, Scope};
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::eval::{Compiler, Interp, Node};
-use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::Sym;
 use crate::value::{write_string, Value};
@@ -351,7 +351,7 @@ impl Extension for DefineTask {
             .register(task.clone())
             .map_err(|e| e.with_span(self.span))?;
         if registered == Registered::Replaced {
-            eprintln!("note: task `{}` redefined", task.name);
+            interp.notice(&format!("note: task `{}` redefined", task.name));
         }
         Ok(Value::Task(task))
     }
@@ -524,7 +524,7 @@ impl DefineTask {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reader::read_source;
+    use crate::eval::reader::read_source;
 
     fn forms(text: &str) -> Vec<Syntax> {
         read_source("<deftask test>", text).unwrap()

@@ -2,13 +2,13 @@
 //! `with-provider`, `with-fallback`, `with-budget`, `with-cache`.
 
 use super::session::ProviderChoice;
-use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::Extension;
+use crate::eval::env::Env;
 use crate::eval::layer::{FormDef, Layer};
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::eval::{Compiler, Interp, Node};
 use crate::provider::options::{self as model_options, ModelOptions};
-use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::value::{to_json, Value};
 
@@ -22,6 +22,7 @@ pub static LAYER: Layer = Layer {
         ("Conversations", super::conversation::BUILTINS),
     ],
     forms: FORMS,
+    keeps_mark: Some(super::result::is_valid),
 };
 
 const FORMS: &[FormDef] = &[

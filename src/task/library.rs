@@ -133,7 +133,7 @@ fn duplicate_error(old: &Task, new: &Task) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::env::Scope;
+    use crate::eval::env::Scope;
     use crate::eval::Node;
     use crate::task::definition::{Action, InheritContext};
     use crate::value::{Entries, Value};

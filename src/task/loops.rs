@@ -6,8 +6,8 @@
 use super::definition::Task;
 use super::result::{field, from_body, is_task_result, with_notes};
 use crate::builtins::{proc_arg, split_options, type_error};
-use crate::env::Env;
 use crate::error::{Error, Reason, Result};
+use crate::eval::env::Env;
 use crate::eval::Interp;
 use crate::value::{from_json, Entries, Value};
 use std::rc::Rc;

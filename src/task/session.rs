@@ -1,14 +1,15 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
-use super::blocking::{in_fiber, run_blocking, run_model};
+use super::blocking::run_model;
 use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
 use super::observe::{CacheCandidate, CallNotes};
 use super::result::STATUSES;
 use super::sink::{StreamTo, TextSink};
 use crate::capabilities::Capabilities;
-use crate::env::Env;
 use crate::error::{Error, Reason, Result};
+use crate::eval::env::Env;
+use crate::eval::fiber::{in_fiber, run_blocking};
 use crate::eval::Interp;
 use crate::interrupt::Cancel;
 use crate::provider::message::tool_call_from_json;
@@ -204,7 +205,7 @@ pub fn send(
     let secrets = provider.secrets();
     let observer = &interp.tasks.observer;
     let (mut pending, cached) = observer.before_model(
-        interp.state.observe.borrow().clone(),
+        interp.state.task.observe.borrow().clone(),
         &request,
         &target,
         secrets,
@@ -305,7 +306,7 @@ fn streams_here(interp: &Interp) -> Option<StreamTo> {
     interp
         .tasks
         .streaming()
-        .filter(|_| interp.state.task_depth.get() <= 1 && !in_fiber(interp))
+        .filter(|_| interp.state.task.depth.get() <= 1 && !in_fiber(interp))
 }
 
 /// Shows an answer that did not stream (a procedure's, the cache's) whole.

@@ -3,10 +3,10 @@
 //! inserts is never looked at again, so a value containing `{{x}}` stays as it is.
 
 use super::definition::lossy_json;
-use crate::env::Env;
 use crate::error::{Error, Reason, Result};
+use crate::eval::env::Env;
+use crate::eval::reader::{parse_path_text, PathSpec};
 use crate::eval::{access_path, Interp};
-use crate::reader::{parse_path_text, PathSpec};
 use crate::source::Span;
 use crate::symbol::Sym;
 use crate::value::Value;

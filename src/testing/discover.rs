@@ -7,7 +7,7 @@
 //! are passed over without being read as code, so helper scripts can sit beside tests.
 
 use crate::error::Error;
-use crate::reader::{read_source_as, SyntaxKind};
+use crate::eval::reader::{read_source_as, SyntaxKind};
 use crate::source::Origin;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

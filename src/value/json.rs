@@ -1,8 +1,8 @@
 //! Lossless conversion between values and JSON (serde_json).
 
 use super::{Entries, List, Value};
-use crate::bounds::{check_string_length, never_stop, Budget, Poll, POLL_EVERY};
 use crate::error::{Error, Result};
+use crate::value::bounds::{check_string_length, never_stop, Budget, Poll, POLL_EVERY};
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map as JsonMap, Number, Value as Json};
 use std::cell::{Cell, RefCell};

@@ -8,6 +8,7 @@
 //! item's evaluation as a coroutine on the interpreter thread while the blocking work
 //! (a script, an HTTP request) runs on worker threads — see `docs/ARCHITECTURE.md`.
 
+pub mod bounds;
 mod json;
 pub mod list;
 mod print;
@@ -15,11 +16,12 @@ mod print;
 pub use json::{from_json, parse_json, to_json, to_json_polled, to_json_text};
 pub use list::List;
 pub use print::{
-    display_string, display_string_checked, write_prefix, write_string, write_string_checked,
+    display_string, display_string_checked, truncate_text, write_prefix, write_string,
+    write_string_checked,
 };
 
 use crate::builtins::Builtin;
-use crate::env::Frame;
+use crate::eval::env::Frame;
 use crate::eval::Closure;
 use crate::symbol::Sym;
 use crate::task::Task;
@@ -304,7 +306,7 @@ impl Value {
         let mut steps = 0u64;
         while let Some((a, b)) = pending.pop() {
             steps += 1;
-            if steps.is_multiple_of(crate::bounds::POLL_EVERY) {
+            if steps.is_multiple_of(crate::value::bounds::POLL_EVERY) {
                 poll()?;
             }
             // A pair can come back only if both sides are shared.

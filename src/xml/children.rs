@@ -14,7 +14,7 @@ use super::shape::{
 use super::template::{Input, LoopSpec, Name, Output, Schema};
 use super::text::Text;
 use crate::error::{Error, Result};
-use crate::reader::{Syntax, SyntaxKind};
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::task::table;
 use crate::task::tools::PARAM_TYPES;
 use serde_json::Value as Json;

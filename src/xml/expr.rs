@@ -3,7 +3,7 @@
 
 use super::text::Text;
 use crate::error::{Error, Result};
-use crate::reader::{self, Syntax, SyntaxKind};
+use crate::eval::reader::{self, Syntax, SyntaxKind};
 
 /// Expressions inside attributes and `<arg>` are small; deeper nesting is refused.
 const MAX_EXPRESSION_DEPTH: usize = 256;

@@ -6,7 +6,7 @@
 use super::template::{Arg, Case, Input, Kind, LoopSpec, Name, Output, Schema, Step, Template};
 use super::text::Text;
 use crate::error::{Error, Result};
-use crate::reader::{Syntax, SyntaxKind};
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::symbol::Sym;
 use crate::value::{from_json, Value};

@@ -21,7 +21,7 @@
 use super::expr::read_one;
 use super::text::Text;
 use crate::error::{Error, Result};
-use crate::reader::{Syntax, SyntaxKind};
+use crate::eval::reader::{Syntax, SyntaxKind};
 use crate::symbol::Sym;
 use std::rc::Rc;
 

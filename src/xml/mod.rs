@@ -20,7 +20,7 @@ pub use generate::{Callee, Param};
 pub use template::{Name, Template};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::reader::Syntax;
+use crate::eval::reader::Syntax;
 use crate::source::{register, Origin, Span};
 use crate::symbol::Sym;
 use generate::Resolve;
@@ -82,7 +82,7 @@ pub fn each_template(
 }
 
 fn file_text(path: &Path, name: &str, max_bytes: u64) -> Result<String> {
-    let bytes = crate::bounds::read_file_bytes(path, max_bytes)?;
+    let bytes = crate::value::bounds::read_file_bytes(path, max_bytes)?;
     String::from_utf8(bytes).map_err(|e| {
         Error::new(
             ErrorKind::XmlParse,

@@ -17,7 +17,7 @@ use super::shape::{
 use super::steps::{cond, reduce, steps};
 use super::text::Text;
 use crate::error::{Error, Result};
-use crate::reader::Syntax;
+use crate::eval::reader::Syntax;
 use crate::source::Span;
 use crate::task::table;
 use serde_json::Value as Json;

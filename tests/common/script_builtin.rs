@@ -2,9 +2,9 @@
 //! `run_script` through `run_blocking` — as a builtin for the pmap tests and benchmark.
 
 use tasklisp::internals::builtins::Builtin;
-use tasklisp::internals::env::Env;
+use tasklisp::internals::eval::env::Env;
+use tasklisp::internals::eval::fiber::run_blocking;
 use tasklisp::internals::process::ProcessSpec;
-use tasklisp::internals::task::blocking::run_blocking;
 use tasklisp::internals::task::script::run_script;
 use tasklisp::Cancel;
 use tasklisp::{Interp, Result, Value};

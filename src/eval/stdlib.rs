@@ -2,15 +2,14 @@
 //! run when an interpreter starts.
 
 use crate::error::Result;
+use crate::eval::reader::{read_source_as, Syntax};
 use crate::eval::Interp;
-use crate::reader::{read_source_as, Syntax};
 use crate::source::Origin;
 use std::rc::Rc;
 
-const PRELUDE: &str = include_str!("../stdlib/prelude.sexp");
+const PRELUDE: &str = include_str!("../../stdlib/prelude.sexp");
 
-/// The prelude's source name, in reports.
-pub const PRELUDE_NAME: &str = "<prelude>";
+pub use crate::source::PRELUDE_NAME;
 
 thread_local! {
     /// The prelude read (and its text registered) once per thread: every interpreter

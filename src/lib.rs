@@ -97,7 +97,7 @@ pub mod internals {
         pub use crate::symbol::Sym;
     }
     pub mod task {
-        pub use crate::task::{blocking, lenient, memory, script, tools, Registered, Task};
+        pub use crate::task::{lenient, memory, script, tools, Registered, Task};
         pub use crate::task::{TaskKind, Template};
     }
     pub mod value {

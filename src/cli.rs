@@ -38,9 +38,14 @@ pub struct Options {
     #[arg(long, short = 'm', global = true, env = "TASKLISP_MODEL")]
     pub model: Option<String>,
     /// A model option, e.g. `-o temperature 0` (repeatable): temperature, max_tokens,
-    /// top_p, stop, seed. Tasks, `with-provider` and `set-provider!` override it.
+    /// top_p, stop, seed, frequency_penalty, presence_penalty, reasoning_effort,
+    /// service_tier, extra_body. Tasks, `with-provider` and `set-provider!` override it.
     #[arg(short = 'o', long = "option", num_args = 2, value_names = ["NAME", "VALUE"], global = true)]
     pub options: Vec<String>,
+    /// A JSON map merged into every model request's body as is, for fields tasklisp
+    /// does not model (the `extra_body` model option).
+    #[arg(long = "extra-body", value_name = "JSON", global = true)]
+    pub extra_body: Option<String>,
     /// A provider to try when the provider fails with no answer, a timeout, a 5xx or a
     /// 429 (repeatable, in order).
     #[arg(long = "fallback", value_name = "PROVIDER", global = true)]
@@ -271,6 +276,13 @@ impl Options {
                     .set(name, parse_flag_value(value))
                     .map_err(|e| Error::validation(format!("-o: {e}")))?;
             }
+        }
+        if let Some(text) = &self.extra_body {
+            let body = serde_json::from_str(text)
+                .map_err(|e| Error::validation(format!("--extra-body must be a JSON map: {e}")))?;
+            options
+                .set("extra_body", body)
+                .map_err(|e| Error::validation(format!("--extra-body: {e}")))?;
         }
         Ok(ProviderSettings {
             provider: self.provider.clone(),

@@ -26,6 +26,17 @@
     )
 )]
 
+/// Every `eprintln!` in the crate: std's panics when stderr is closed
+/// (`tasklisp run x 2>&1 | head -1`), turning a failure's status 1 into a panic's 101.
+/// A diagnostic nobody can read is dropped instead; the exit status stays the program's.
+/// Declared before the modules so that it is the `eprintln!` they see.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 // Every module is crate-private: what an embedder uses is re-exported below, and what only
 // this crate's own tests, benchmarks and fuzz targets reach is listed in `internals`.
 mod atomic_file;

@@ -1211,6 +1211,35 @@ fn with_closed_stdout(dir: &Path, args: &[&str], input: &str) -> (Option<i32>, S
     )
 }
 
+/// `tasklisp run x 2>&1 | head -1`: a failure whose report meets a closed stderr keeps
+/// its own status (1, or 2 for bad usage), not a panic's 101.
+#[test]
+fn a_report_to_a_closed_stderr_keeps_the_failure_status() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("fail.sexp"), "(car 1)").expect("write");
+    let cases: &[(&[&str], i32)] = &[
+        (&["run", "fail.sexp"], 1),
+        (&["eval", "(car 1)"], 1),
+        (&["check", "missing.sexp"], 1),
+        (&["--provider", "nope", "eval", "1"], 2),
+    ];
+    for (args, expected) in cases {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+            .env_clear()
+            .env("TASKLISP_LOG", "off")
+            .args(*args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        drop(child.stderr.take());
+        let status = child.wait().expect("runs");
+        assert_eq!(status.code(), Some(*expected), "{args:?}");
+    }
+}
+
 #[test]
 fn output_to_a_closed_pipe_ends_quietly_with_status_0() {
     let dir = tempfile::tempdir().expect("temp dir");

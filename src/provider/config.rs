@@ -199,9 +199,12 @@ impl<'a> Options<'a> {
             }
         };
         if let Some(unknown) = map.keys().find(|key| !accepted.contains(&key.as_str())) {
+            let takes = match accepted {
+                [] => "it takes none".to_owned(),
+                names => format!("it takes: {}", names.join(", ")),
+            };
             return Err(Error::validation(format!(
-                "unknown option \"{unknown}\" for the {kind} provider (it takes: {})",
-                accepted.join(", ")
+                "unknown option \"{unknown}\" for the {kind} provider ({takes})"
             )));
         }
         Ok(Options {
@@ -505,6 +508,15 @@ mod tests {
         assert_eq!(
             build("ollama", &Json::Null, &env_of(&[])).unwrap().name(),
             "ollama"
+        );
+    }
+
+    #[test]
+    fn a_provider_that_takes_no_options_says_so() {
+        let error = error_of(build("echo", &json!({"model": "m"}), &env_of(&[])));
+        assert_eq!(
+            error.message(),
+            "unknown option \"model\" for the echo provider (it takes none)"
         );
     }
 

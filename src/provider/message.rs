@@ -226,9 +226,59 @@ pub fn tool_name(task: &str) -> String {
     }
 }
 
+/// Whether OpenAI and Anthropic take `name` as a tool's: `^[a-zA-Z0-9_-]{1,64}$`.
+pub fn is_wire_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// The name a task is offered under as a tool: its own when the providers take it;
+/// else its letters, digits, `_` and `-` (others become `_`, at most 55), `-`, and the
+/// first 8 hex digits of the SHA-256 of its whole name — `rv/summarize` is
+/// `rv_summarize-` and 8 hex digits. The same task always gets the same name, and two
+/// names that differ anywhere get different ones.
+pub fn wire_tool_name(task: &str) -> String {
+    use sha2::Digest;
+    if is_wire_tool_name(task) {
+        return task.to_owned();
+    }
+    let base: String = task
+        .chars()
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                true => c,
+                false => '_',
+            },
+        )
+        .take(55)
+        .collect();
+    let digest = sha2::Sha256::digest(task.as_bytes());
+    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("{base}-{hash}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_names_the_providers_refuse_are_sent_under_a_derived_name() {
+        assert_eq!(wire_tool_name("add"), "add");
+        assert_eq!(wire_tool_name("a-b_C9"), "a-b_C9");
+        let derived = wire_tool_name("rv/summarize");
+        assert!(derived.starts_with("rv_summarize-"), "{derived}");
+        assert_eq!(derived.len(), "rv_summarize-".len() + 8);
+        assert!(is_wire_tool_name(&derived));
+        assert_eq!(wire_tool_name("rv/summarize"), derived);
+        assert_ne!(wire_tool_name("rv.summarize"), derived);
+        let long = "x/".repeat(100);
+        assert!(is_wire_tool_name(&wire_tool_name(&long)));
+        assert!(is_wire_tool_name(&wire_tool_name("")));
+        assert!(is_wire_tool_name(&wire_tool_name("résumé")));
+        assert!(!is_wire_tool_name(&"a".repeat(65)));
+    }
 
     #[test]
     fn a_single_turn_is_system_then_user() {

@@ -7,6 +7,7 @@
 pub mod anthropic;
 pub mod batch;
 pub mod cassette;
+pub mod choice;
 pub mod command;
 mod config;
 pub mod http;
@@ -55,6 +56,13 @@ pub struct Request {
     /// The task's `:schema`: a type name (`"object"`…) or a JSON-Schema map, which
     /// providers pass on to the model as structured output.
     pub schema: Option<Json>,
+    /// `:tool-choice`: `auto`, `required`, `none`, or the wire name of the one tool the
+    /// model must call.
+    pub tool_choice: Option<String>,
+    /// `:choice`: the answer must be exactly one of these strings (empty: any answer).
+    pub choice: Vec<String>,
+    /// `:grammar`: a GBNF grammar the answer must follow, for servers that take one.
+    pub grammar: Option<String>,
 }
 
 impl Request {
@@ -99,7 +107,22 @@ impl Request {
         if let Some(schema) = &self.schema {
             map.insert("schema".into(), schema.clone());
         }
+        self.constraints_into(&mut map);
         map
+    }
+
+    /// `tool_choice`, `choice` and `grammar`, each only when the task sets it (so the
+    /// cassettes and cache keys of other calls stay as they were).
+    fn constraints_into(&self, map: &mut Map<String, Json>) {
+        if let Some(choice) = &self.tool_choice {
+            map.insert("tool_choice".into(), json!(choice));
+        }
+        if !self.choice.is_empty() {
+            map.insert("choice".into(), json!(self.choice));
+        }
+        if let Some(grammar) = &self.grammar {
+            map.insert("grammar".into(), json!(grammar));
+        }
     }
 }
 
@@ -126,6 +149,9 @@ pub struct Response {
     /// Why the model stopped, in the provider's own word (`stop`, `length`,
     /// `end_turn`, `max_tokens`…), when it said.
     pub finish_reason: Option<String>,
+    /// The model's reasoning, when the provider returns it apart from the answer
+    /// (Anthropic's `thinking` blocks, OpenAI-compatible `reasoning_content`).
+    pub reasoning: Option<String>,
 }
 
 /// The stop reasons that mean the answer was cut off by the token limit: OpenAI's

@@ -100,6 +100,8 @@ pub struct CallRow {
     pub started_ms: i64,
     /// Why the model stopped, in the provider's word.
     pub finish_reason: Option<String>,
+    /// The model's reasoning, kept apart from the answer.
+    pub reasoning: Option<String>,
 }
 
 /// A provider batch job as one run saw it: submitted by the run, or resumed by it
@@ -249,6 +251,7 @@ impl RunLog {
         row.model.as_mut().map(text);
         row.answer.as_mut().map(text);
         row.finish_reason.as_mut().map(text);
+        row.reasoning.as_mut().map(text);
         json(&mut row.options);
         json(&mut row.messages);
         json(&mut row.tool_calls);

@@ -78,6 +78,8 @@ const MIGRATIONS: &[&str] = &[
     // 4: why the model stopped (`stop`, `length`, `end_turn`, `max_tokens`…), so an
     // answer cut off by the token limit is still marked when the cache gives it again.
     "ALTER TABLE calls ADD COLUMN finish_reason TEXT;",
+    // 5: the model's reasoning, when the provider returns it apart from the answer.
+    "ALTER TABLE calls ADD COLUMN reasoning TEXT;",
 ];
 
 /// The schema version this build writes.

@@ -23,6 +23,7 @@ fn row(run: &str, seq: u64, parent: Option<u64>, kind: CallKind, answer: &str) -
         cache_key: None,
         started_ms: now_ms(),
         finish_reason: Some("stop".into()),
+        reasoning: None,
     }
 }
 

@@ -398,6 +398,7 @@ impl DefineTask {
         let json_output = json_output(&options, schema.is_some())?;
         let has_prompt = matches!(self.code, Code::Prompt(_));
         let param_types = options.param_types(&params)?;
+        let tools = options.tools(has_prompt)?;
         let action = self.action(&options)?;
         Ok(Task {
             name: self.name.name().to_owned(),
@@ -414,7 +415,12 @@ impl DefineTask {
             schema,
             model: options.text("model")?,
             options: options.model_options()?,
-            tools: options.tools(has_prompt)?,
+            constraints: options.constraints(
+                (options.get("tools").is_some() || !self.options.contains_key("tools"))
+                    .then_some(tools.as_slice()),
+                json_output,
+            )?,
+            tools,
             param_types,
             input_schema: None,
             context: self.context(&eval, &options)?,

@@ -304,6 +304,7 @@ impl Observer {
             cache_key: None,
             started_ms: open.started_ms,
             finish_reason: None,
+            reasoning: None,
         });
     }
 
@@ -474,6 +475,10 @@ impl Observer {
                 .as_ref()
                 .ok()
                 .and_then(|(response, _)| response.finish_reason.clone()),
+            reasoning: outcome
+                .as_ref()
+                .ok()
+                .and_then(|(response, _)| response.reasoning.clone()),
         });
         candidate
     }

@@ -409,7 +409,8 @@ fn falls_back(error: &Error) -> bool {
 }
 
 /// What a procedure provider returns: the content string, or
-/// `{"content" … "usage" {"input_tokens" n "output_tokens" n} "finish_reason" …}`.
+/// `{"content" … "usage" {"input_tokens" n "output_tokens" n} "finish_reason" …
+/// "reasoning" …}`.
 fn response_from_value(answer: &Value) -> Result<Response> {
     let bad = || {
         Error::task_failure(
@@ -454,10 +455,10 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                 None | Some(Value::Nil) => None,
                 Some(_) => return Err(bad()),
             };
-            let finish_reason = match map.get("finish_reason") {
-                Some(Value::Str(reason)) => Some(reason.to_string()),
-                None | Some(Value::Nil) => None,
-                Some(_) => return Err(bad()),
+            let text = |key: &str| match map.get(key) {
+                Some(Value::Str(text)) => Ok(Some(text.to_string())),
+                None | Some(Value::Nil) => Ok(None),
+                Some(_) => Err(bad()),
             };
             Ok(Response {
                 content: content.to_owned(),
@@ -465,7 +466,8 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                 status,
                 criteria: map.get("criteria").map(lossy_json),
                 tool_calls,
-                finish_reason,
+                finish_reason: text("finish_reason")?,
+                reasoning: text("reasoning")?,
                 ..Response::default()
             })
         }

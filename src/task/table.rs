@@ -197,6 +197,8 @@ pub enum Xml {
     Bool(&'static str),
     /// `<element>expression</element>`, one S-expression, evaluated as the option's value.
     Expr(&'static str),
+    /// `<element>{"a": 1}</element>`, a JSON text, read as the value it spells.
+    Json(&'static str),
     /// An element the XML layer reads itself (its shape is not one text).
     Element(&'static str),
     /// An attribute of `<task>`.
@@ -207,9 +209,12 @@ impl Xml {
     /// The element name, for the forms written as an element.
     pub fn element(self) -> Option<&'static str> {
         match self {
-            Xml::Text(e) | Xml::Number(e) | Xml::Bool(e) | Xml::Expr(e) | Xml::Element(e) => {
-                Some(e)
-            }
+            Xml::Text(e)
+            | Xml::Number(e)
+            | Xml::Bool(e)
+            | Xml::Expr(e)
+            | Xml::Json(e)
+            | Xml::Element(e) => Some(e),
             Xml::Attribute(_) => None,
         }
     }
@@ -297,7 +302,15 @@ options! {
     "top-p" Definition ATOMIC Number("top_p" in "model_options") "model option: nucleus sampling, 0 to 1";
     "stop" Definition ATOMIC Text("stop" in "model_options") "model option: a stop string or list of them";
     "seed" Definition ATOMIC Number("seed" in "model_options") "model option: the sampling seed";
+    "frequency-penalty" Definition ATOMIC Number("frequency_penalty" in "model_options") "model option: penalty for repeated tokens, -2 to 2";
+    "presence-penalty" Definition ATOMIC Number("presence_penalty" in "model_options") "model option: penalty for tokens already present, -2 to 2";
+    "reasoning-effort" Definition ATOMIC Text("reasoning_effort" in "model_options") "model option: minimal, low, medium or high";
+    "service-tier" Definition ATOMIC Text("service_tier" in "model_options") "model option: the provider's service tier (auto, flex, …)";
+    "extra-body" Definition ATOMIC Json("extra_body" in "model_options") "model option: a map merged into the request body as is";
     "tools" Definition ATOMIC Element("tools") "tasks offered to the model as tools";
+    "tool-choice" Definition ATOMIC Text("tool_choice") "auto, required, none or the name of one of the tools";
+    "choice" Definition ATOMIC Expr("choice") "the strings the answer must be exactly one of";
+    "grammar" Definition ATOMIC Text("grammar") "a GBNF grammar the answer must follow (llama.cpp)";
     "param-types" Definition EVERY Element("inputs") "JSON types of the parameters, for tool schemas";
 }
 
@@ -404,7 +417,10 @@ mod tests {
         assert!(option_for_element("temperature", None).is_none());
         let temperature = option_for_element("temperature", Some(MODEL_OPTIONS)).unwrap();
         assert_eq!(task_child(temperature), Some(MODEL_OPTIONS));
-        assert_eq!(contained(MODEL_OPTIONS).count(), 5);
+        assert_eq!(
+            contained(MODEL_OPTIONS).count(),
+            crate::provider::options::NAMES.len()
+        );
         assert!(option("stdin").unwrap().applies_to(TaskKind::Script));
         assert!(!option("stdin").unwrap().applies_to(TaskKind::Atomic));
     }

@@ -2,6 +2,7 @@
 //! server, LM Studio — anything that serves `POST {base}/chat/completions`.
 
 mod batch;
+mod constrain;
 mod stream;
 pub mod structured;
 
@@ -62,7 +63,7 @@ impl OpenAi {
             "messages".into(),
             request.messages.iter().map(wire_message).collect(),
         );
-        for (name, value) in request.options.iter() {
+        for (name, value) in request.options.fields() {
             body.insert(name.clone(), value.clone());
         }
         if !request.tools.is_empty() {
@@ -79,12 +80,17 @@ impl OpenAi {
                 .collect();
             body.insert("tools".into(), Json::Array(tools));
         }
-        if let Some(schema) = request.json_schema() {
-            let format = structured::response_format(form, &request.task, schema);
+        constrain::tool_choice_into(request, &mut body);
+        let grammar = self.grammar_for(request)?;
+        if let Some(grammar) = &grammar {
+            body.insert("grammar".into(), json!(grammar));
+        } else if let Some(schema) = constrain::wanted_schema(request) {
+            let format = structured::response_format(form, &request.task, &schema);
             body.insert("response_format".into(), format);
         } else if request.json_mode {
             body.insert("response_format".into(), json!({"type": "json_object"}));
         }
+        request.options.merge_extra_body(&mut body);
         Ok(body)
     }
 }
@@ -114,7 +120,7 @@ impl Provider for OpenAi {
             let url = self.endpoint.url("chat/completions");
             // A refusal of the form is not retried: a plainer form is tried at once.
             let refused = |e: &Error| {
-                request.json_schema().is_some()
+                constrain::wanted_schema(request).is_some()
                     && form.plainer().is_some()
                     && structured::refused_response_format(e)
             };
@@ -129,7 +135,7 @@ impl Provider for OpenAi {
                 answer => break answer?,
             }
         };
-        self.response(&answer)
+        self.response(&answer).map(|r| chosen_in(request, r))
     }
 
     fn streams(&self) -> bool {
@@ -144,8 +150,9 @@ impl Provider for OpenAi {
         cancel: &Cancel,
         sink: &mut dyn FnMut(&str),
     ) -> Result<Response> {
-        // A tool call is not text to show: a request offering tools is sent whole.
-        if !request.tools.is_empty() {
+        // A tool call is not text to show: a request offering tools is sent whole; so
+        // is a `:choice`, whose answer may come wrapped in JSON.
+        if !request.tools.is_empty() || !request.choice.is_empty() {
             return super::whole_to_sink(self, request, cancel, sink);
         }
         match self.stream_answer(request, cancel, sink) {
@@ -211,9 +218,20 @@ impl OpenAi {
                 .pointer("/choices/0/finish_reason")
                 .and_then(Json::as_str)
                 .map(str::to_owned),
+            reasoning: text("reasoning_content")
+                .filter(|r| !r.is_empty())
+                .map(str::to_owned),
             ..Response::default()
         })
     }
+}
+
+/// A `:choice` answer, out of the JSON it may come wrapped in.
+fn chosen_in(request: &Request, mut response: Response) -> Response {
+    if !request.choice.is_empty() {
+        response.content = crate::provider::choice::chosen(&response.content);
+    }
+    response
 }
 
 /// A message as chat completions spell it: tool calls as `function` calls whose

@@ -533,21 +533,6 @@ pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     Ok(())
 }
 
-/// Prints `text` on stdout; returns the exit status: 0, also when the pipe was closed.
-pub fn print_stdout(options: &Options, text: &str) -> i32 {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => 0,
-        Err(e) => {
-            let error = Error::stdout_write(&e);
-            error.exit_code().unwrap_or_else(|| report(options, &error))
-        }
-    }
-}
-
 /// The exit status of bad usage: unknown flags, a script that cannot be read.
 pub const USAGE: i32 = 2;
 

@@ -6,8 +6,9 @@ use serde_json::{json, Value as Json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tasklisp::provider::{build, Cancel, Message, Provider, Request, Usage};
+use tasklisp::internals::provider::build;
 use tasklisp::Capabilities;
+use tasklisp::{Cancel, Message, Provider, Request, Usage};
 
 #[path = "common/fake_server.rs"]
 mod fake_server;
@@ -913,13 +914,13 @@ fn record_then_replay_gives_the_same_answers_with_the_server_down() {
 #[test]
 fn from_settings_uses_the_flags_and_sends_no_key_to_a_local_server() {
     let server = FakeServer::start(vec![reply(200, chat_answer("local"))]);
-    let settings = tasklisp::provider::ProviderSettings {
+    let settings = tasklisp::internals::provider::ProviderSettings {
         provider: Some("ollama".into()),
         model: Some("llama-test".into()),
         base_url: Some(format!("{}/v1", server.base)),
         ..Default::default()
     };
-    let provider = tasklisp::provider::from_settings(&settings).unwrap();
+    let provider = tasklisp::internals::provider::from_settings(&settings).unwrap();
     assert_eq!(provider.name(), "ollama");
     let response = provider
         .complete(&request("p"), &Cancel::default())
@@ -939,16 +940,20 @@ fn from_language_builds_from_an_options_map() {
         "max_retries": 0,
     });
     let provider =
-        tasklisp::provider::from_language("openai", &options, &Capabilities::all()).unwrap();
+        tasklisp::internals::provider::from_language("openai", &options, &Capabilities::all())
+            .unwrap();
     let response = provider
         .complete(&request("p"), &Cancel::default())
         .unwrap();
     assert_eq!(response.content, "mapped");
     server.finish();
-    let error =
-        tasklisp::provider::from_language("openai", &json!({"api_key": KEY}), &Capabilities::all())
-            .err()
-            .unwrap();
+    let error = tasklisp::internals::provider::from_language(
+        "openai",
+        &json!({"api_key": KEY}),
+        &Capabilities::all(),
+    )
+    .err()
+    .unwrap();
     assert_eq!(error.kind().code(), "VALIDATION_ERROR");
     assert!(!error.message().contains(KEY));
 }
@@ -1437,7 +1442,7 @@ fn an_error_inside_a_stream_never_shows_the_key() {
 fn a_request_offering_tools_is_not_streamed() {
     let server = FakeServer::start(vec![reply(200, chat_answer("No tool needed."))]);
     let offering = Request {
-        tools: vec![tasklisp::provider::ToolSpec {
+        tools: vec![tasklisp::ToolSpec {
             name: "lookup".into(),
             description: "Looks a word up.".into(),
             parameters: json!({"type": "object", "properties": {}}),

@@ -2,10 +2,9 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use tasklisp::provider::{Cancel, Provider, Request, Response, Usage};
-use tasklisp::task::{Registered, TaskKind};
-use tasklisp::value::write_string;
-use tasklisp::{ErrorKind, Interp, Limits};
+use tasklisp::internals::task::{Registered, TaskKind};
+use tasklisp::write_string;
+use tasklisp::{Cancel, ErrorKind, Interp, Limits, Provider, Request, Response, Usage};
 
 #[path = "common/binary.rs"]
 mod binary;

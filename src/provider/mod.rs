@@ -23,8 +23,8 @@ pub mod sse;
 
 /// What `Provider::complete` polls to stop early; implementing a provider takes it.
 pub use crate::interrupt::Cancel;
-pub use config::{build, build_from_settings, is_known, EnvLookup, ProviderSettings};
-pub use kinds::{ProviderKind, KINDS, KNOWN};
+pub use config::{build, is_known, ProviderSettings};
+pub use kinds::KNOWN;
 pub use message::{Message, Role, ToolCall, ToolSpec};
 pub use options::ModelOptions;
 

@@ -35,7 +35,7 @@ impl Spent {
     }
 
     /// `{"calls" n "input_tokens" n "output_tokens" n "cost" usd}`.
-    pub fn to_json(&self) -> Json {
+    pub fn to_json(self) -> Json {
         json!({
             "calls": self.calls,
             "input_tokens": self.input_tokens,

@@ -18,7 +18,6 @@ pub mod template;
 pub mod text;
 
 pub use generate::{Callee, Param};
-pub use template::Step;
 pub use template::{Name, Template};
 
 use crate::error::{Error, ErrorKind, Result};

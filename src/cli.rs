@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 mod args;
 mod cache;
 mod check;
+mod fmt;
 mod log;
 mod prompt;
 
@@ -210,6 +211,8 @@ pub enum Command {
     Test(crate::testing::TestArgs),
     /// The answer cache: `cache clear [--task NAME] [--older-than DURATION]`.
     Cache(cache::CacheArgs),
+    /// Format .sexp files in the canonical layout (see docs/LANGUAGE.md).
+    Fmt(fmt::FmtArgs),
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -393,6 +396,9 @@ fn run(options: &Options, limits: Limits) -> i32 {
     if let Some(Command::Cache(args)) = &options.command {
         return cache::run(options, args);
     }
+    if let Some(Command::Fmt(args)) = &options.command {
+        return fmt::run(options, args);
+    }
     // Tests run in interpreters of their own, one per test.
     if let Some(Command::Test(args)) = &options.command {
         return log::run_tests(options, args, limits);
@@ -428,7 +434,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
             system,
             schema,
         }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
-        Some(Command::Log { .. } | Command::Cache(_)) => Ok(0),
+        Some(Command::Log { .. } | Command::Cache(_) | Command::Fmt(_)) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),

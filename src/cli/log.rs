@@ -36,7 +36,8 @@ pub fn install(interp: &Interp, options: &Options) {
             super::Command::Check { .. }
             | super::Command::Log { .. }
             | super::Command::Test(_)
-            | super::Command::Cache(_),
+            | super::Command::Cache(_)
+            | super::Command::Fmt(_),
         ) => return,
         None => ("repl", String::new()),
     };

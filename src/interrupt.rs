@@ -13,6 +13,14 @@
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::Arc;
 
+/// Lets a call in flight stop early: Ctrl-C in the REPL, or a timeout. Model calls
+/// and programs poll it while they wait.
+#[derive(Clone, Debug, Default)]
+pub struct Cancel {
+    pub flag: Arc<AtomicBool>,
+    pub deadline: Option<std::time::Instant>,
+}
+
 /// The flag the handler sets; null when no evaluation is running.
 static TARGET: AtomicPtr<AtomicBool> = AtomicPtr::new(std::ptr::null_mut());
 

@@ -30,23 +30,36 @@ use crate::capabilities::Access;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::{Extension, Node};
+use crate::eval::layer::{FormDef, Layer};
 use crate::eval::{Compiler, Interp};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::{Origin, Span};
-use crate::task::forms::SpecialForm;
 use crate::value::Value;
 use crate::xml;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
-/// The special forms this module defines.
-pub fn special_form(name: &str) -> Option<SpecialForm> {
-    match name {
-        "import" => Some(import_form),
-        "load" => Some(load_form),
-        _ => None,
-    }
-}
+/// The module layer: `import` and `load`.
+pub static LAYER: Layer = Layer {
+    name: "module",
+    builtins: &[],
+    forms: &[
+        FormDef {
+            name: "import",
+            analyse: import_form,
+            synopsis: "(import \"file.xml\" :as ns :only (name…))",
+            description: "",
+            example: "(import \"templates/review.xml\" :as review)",
+        },
+        FormDef {
+            name: "load",
+            analyse: load_form,
+            synopsis: "(load \"file.sexp\")",
+            description: "runs a file in the global environment",
+            example: "(load \"helpers.sexp\")",
+        },
+    ],
+};
 
 const IMPORT_USAGE: &str = "(import \"file\" [:as name] [:only (task…)] [:reload true])";
 

@@ -14,7 +14,7 @@
 //! This is plain Rust and `Send`: the interpreter runs it through
 //! [`run_blocking`](crate::task::blocking::run_blocking) so `pmap` items overlap.
 
-use crate::provider::Cancel;
+use crate::interrupt::Cancel;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};

@@ -1019,7 +1019,7 @@ fn record_then_replay_gives_the_same_answers_with_the_server_down() {
 #[test]
 fn from_settings_uses_the_flags_and_sends_no_key_to_a_local_server() {
     let server = FakeServer::start(vec![reply(200, chat_answer("local"))]);
-    let settings = tasklisp::task::ProviderSettings {
+    let settings = tasklisp::provider::ProviderSettings {
         provider: Some("ollama".into()),
         model: Some("llama-test".into()),
         base_url: Some(format!("{}/v1", server.base)),

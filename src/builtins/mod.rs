@@ -14,10 +14,10 @@ mod types;
 
 use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::eval::layer::Registry;
 use crate::eval::{arity_error, Interp};
 use crate::symbol::Sym;
 use crate::value::{List, Value};
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
 pub type BuiltinFn = fn(&Interp, &[Value], &Env) -> Result<Value>;
@@ -35,7 +35,7 @@ pub struct Builtin {
 /// Declares a topic's `BUILTINS` table: `/// doc` then `"name", min, max => function;`.
 macro_rules! builtin_table {
     ($( $(#[doc = $doc:literal])* $name:literal, $min:expr, $max:expr => $func:path; )*) => {
-        pub const BUILTINS: &[$crate::builtins::Builtin] = &[ $(
+        pub static BUILTINS: &[$crate::builtins::Builtin] = &[ $(
             $crate::builtins::Builtin {
                 name: $name,
                 min_args: $min,
@@ -48,70 +48,57 @@ macro_rules! builtin_table {
 }
 pub(crate) use builtin_table;
 
-/// The core builtins by topic, with the topic's title (for the language reference).
-pub fn topics() -> [(&'static str, &'static [Builtin]); 9] {
-    [
-        ("Numbers and comparison", numbers::BUILTINS),
-        ("Lists", lists::BUILTINS),
-        ("Grouping and ordering", grouping::BUILTINS),
-        ("Strings", strings::BUILTINS),
-        ("Regular expressions", regexp::BUILTINS),
-        ("Maps and path access", maps::BUILTINS),
-        ("Input, output and JSON", io::BUILTINS),
-        ("Types, equality and truth", types::BUILTINS),
-        ("Evaluation, errors and control", control::BUILTINS),
-    ]
-}
-
-fn tables() -> impl Iterator<Item = &'static [Builtin]> {
-    topics().into_iter().map(|(_, table)| table)
-}
+/// The core builtins by topic, with the topic's title (for the language reference):
+/// the core layer's tables (see `crate::eval::layer`).
+pub static TOPICS: &[(&str, &[Builtin])] = &[
+    ("Numbers and comparison", numbers::BUILTINS),
+    ("Lists", lists::BUILTINS),
+    ("Grouping and ordering", grouping::BUILTINS),
+    ("Strings", strings::BUILTINS),
+    ("Regular expressions", regexp::BUILTINS),
+    ("Maps and path access", maps::BUILTINS),
+    ("Input, output and JSON", io::BUILTINS),
+    ("Types, equality and truth", types::BUILTINS),
+    ("Evaluation, errors and control", control::BUILTINS),
+];
 
 /// The builtin reference of `docs/LANGUAGE.md`: each topic's entries, from their docs.
 pub fn reference_markdown() -> String {
     let mut out = String::new();
-    for (title, table) in topics() {
+    for (title, table) in TOPICS {
         out.push_str(&format!("\n### {title}\n\n"));
-        for b in table {
+        for b in *table {
             out.push_str(&format!("- {}\n", b.doc.trim().replace('\n', " ")));
         }
     }
     out
 }
 
-static BY_NAME: LazyLock<HashMap<&'static str, &'static Builtin>> = LazyLock::new(|| {
-    tables()
-        .flatten()
-        .map(|b| (b.name, b))
-        .chain(crate::task::builtins::BUILTINS.iter().map(|b| (b.name, b)))
-        .chain(crate::task::pmap::BUILTINS.iter().map(|b| (b.name, b)))
-        .chain(
-            crate::task::conversation::BUILTINS
-                .iter()
-                .map(|b| (b.name, b)),
-        )
-        .collect()
-});
-
-/// Binds every builtin in the global environment.
+/// Binds every builtin of the interpreter's layers in the global environment.
 pub fn install(interp: &Interp) {
-    for b in BY_NAME.values() {
+    for b in interp.layers.builtins() {
         interp.define_global(Sym::new(b.name), Value::Builtin(b));
     }
 }
 
 /// The builtin named `name`, whatever the program has rebound the name to.
 pub fn lookup(name: &str) -> Option<&'static Builtin> {
-    BY_NAME.get(name).copied()
+    Registry::standard().builtin(name)
 }
 
-pub fn all() -> impl Iterator<Item = &'static Builtin> {
-    BY_NAME.values().copied()
-}
+/// `apply` as the registry holds it. The evaluator knows it by address; a table's
+/// entries may be copied into each unit of code that names them, so the address is the
+/// one the registry (and so every global) hands out.
+static APPLY: LazyLock<&'static Builtin> = LazyLock::new(|| {
+    Registry::standard()
+        .builtin("apply")
+        .unwrap_or(control::APPLY)
+});
 
 /// `apply`, which the evaluator runs as a tail call.
+#[inline]
 pub fn apply_builtin() -> &'static Builtin {
-    control::APPLY
+    *APPLY
 }
 
 /// `(apply f a b '(c d))` → `f` and `[a b c d]`.
@@ -212,12 +199,7 @@ mod tests {
     #[test]
     fn every_builtin_is_documented_and_unique() {
         let mut names = std::collections::HashSet::new();
-        for b in tables()
-            .flatten()
-            .chain(crate::task::builtins::BUILTINS)
-            .chain(crate::task::pmap::BUILTINS)
-            .chain(crate::task::conversation::BUILTINS)
-        {
+        for b in Registry::standard().builtins() {
             assert!(names.insert(b.name), "duplicate builtin {}", b.name);
             let signature = format!("`({}", b.name);
             assert!(
@@ -236,7 +218,7 @@ mod tests {
         let failures = crate::run_on_large_stack(&crate::Limits::default(), |limits| {
             let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
             let mut failures = Vec::new();
-            for b in all() {
+            for b in Registry::standard().builtins() {
                 for count in 0..b.min_args {
                     let args = vec![Value::Nil; count];
                     let call = || (b.func)(&interp, &args, &None);

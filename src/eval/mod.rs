@@ -8,6 +8,8 @@
 
 pub mod ast;
 pub mod compile;
+mod forms;
+pub mod layer;
 pub mod path;
 pub mod quote;
 pub mod state;
@@ -136,6 +138,8 @@ pub struct Interp {
     out: RefCell<Box<dyn Write>>,
     gensyms: Cell<u64>,
     pub tasks: Runtime,
+    /// The special forms and builtins of the layers this interpreter was given.
+    pub layers: &'static layer::Registry,
     /// The tests `deftest` defined and the checks of the one running.
     pub tests: crate::testing::Tests,
     /// Frames whose last reference was a finished call, kept to be reused by the next
@@ -184,6 +188,7 @@ impl Interp {
             out: RefCell::new(out),
             gensyms: Cell::new(0),
             tasks: Runtime::default(),
+            layers: layer::Registry::standard(),
             tests: crate::testing::Tests::default(),
             frame_pool: RefCell::new(Vec::with_capacity(FRAME_POOL_SIZE)),
             builtin_rebound: Cell::new(false),

@@ -4,8 +4,9 @@
 //! one job (`src/task/pmap.rs`); this module turns those calls into the provider's job
 //! and its results back into one answer per call.
 
-use super::{Cancel, Request, Response};
+use super::{Request, Response};
 use crate::error::{Error, Reason, Result};
+use crate::interrupt::Cancel;
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::time::Duration;

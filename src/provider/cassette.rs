@@ -9,8 +9,9 @@
 //! copied while written) is left out on replay.
 
 use super::message::{single_turn, tool_call_from_json};
-use super::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
+use super::{Message, Provider, Request, Response, ToolCall, Usage};
 use crate::error::{Error, Reason, Result};
+use crate::interrupt::Cancel;
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -6,8 +6,9 @@
 
 use super::http::{check_cancel, excerpt, EXCERPT_BYTES};
 use super::message::tool_call_from_json;
-use super::{Cancel, Provider, Request, Response, ToolCall};
+use super::{Provider, Request, Response, ToolCall};
 use crate::error::{Error, Reason, Result};
+use crate::interrupt::Cancel;
 use crate::process::{ProcessSpec, StopReason, Stopped};
 use serde_json::json;
 use std::time::Duration;

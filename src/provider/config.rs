@@ -7,10 +7,10 @@ use super::cassette::{Record, Replay};
 use super::command::{CommandProvider, Input, Program};
 use super::http::{Endpoint, HttpSettings};
 use super::openai::OpenAi;
+use super::ModelOptions;
 use super::{Echo, Provider, Unconfigured};
 use crate::capabilities::{Access, Capabilities};
 use crate::error::{Error, Reason, Result};
-use crate::task::ProviderSettings;
 use serde_json::{Map, Value as Json};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -38,6 +38,20 @@ const HTTP_OPTIONS: &[&str] = &[
 const COMMAND_OPTIONS: &[&str] = &["command", "input", "timeout", "model"];
 const REPLAY_OPTIONS: &[&str] = &["cassette"];
 const RECORD_OPTIONS: &[&str] = &["provider", "cassette"];
+
+/// Provider configuration from flags and the environment.
+#[derive(Clone, Debug, Default)]
+pub struct ProviderSettings {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    /// `-o NAME VALUE` options.
+    pub options: ModelOptions,
+    /// `--fallback PROVIDER`s, tried in order after the provider.
+    pub fallbacks: Vec<String>,
+    /// `--rate-limit RPM`.
+    pub requests_per_minute: Option<u32>,
+}
 
 /// The provider the flags name, with environment defaults. Flags that do not apply to
 /// it (a `TASKLISP_MODEL` set for another provider) are left out rather than refused.

@@ -7,8 +7,8 @@
 //! or a server dribbles its answer a byte at a time. An abandoned attempt ends by
 //! itself at its next read.
 
-use super::Cancel;
 use crate::error::{Error, Reason, Result};
+use crate::interrupt::Cancel;
 use crate::secrets::Secrets;
 use serde_json::{json, Value as Json};
 use std::collections::hash_map::RandomState;

@@ -16,13 +16,14 @@ pub mod options;
 pub mod rate;
 pub mod sse;
 
-pub use config::{build, build_from_settings, is_known, EnvLookup, KNOWN};
+/// What `Provider::complete` polls to stop early; implementing a provider takes it.
+pub use crate::interrupt::Cancel;
+pub use config::{build, build_from_settings, is_known, EnvLookup, ProviderSettings, KNOWN};
 pub use message::{Message, Role, ToolCall, ToolSpec};
 pub use options::ModelOptions;
 
 use crate::error::Result;
 use serde_json::{json, Map, Value as Json};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// What an atomic task sends: `{task, system, prompt, model, params, round, issues,
@@ -137,22 +138,6 @@ impl Response {
     }
 }
 
-/// Lets a call in flight stop early: Ctrl-C in the REPL, or a timeout.
-#[derive(Clone, Debug, Default)]
-pub struct Cancel {
-    pub flag: Arc<AtomicBool>,
-    pub deadline: Option<std::time::Instant>,
-}
-
-impl Cancel {
-    pub fn is_cancelled(&self) -> bool {
-        self.flag.load(std::sync::atomic::Ordering::Relaxed)
-            || self
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
-    }
-}
-
 pub trait Provider: Send + Sync {
     /// The provider's name as `--provider` spells it.
     fn name(&self) -> &str;
@@ -246,7 +231,7 @@ impl Provider for Unconfigured {
 
 /// The provider `--provider`, `--model` and `--base-url` name, with the environment's
 /// keys and defaults (see `docs/PROVIDERS.md`).
-pub fn from_settings(settings: &crate::task::ProviderSettings) -> Result<Arc<dyn Provider>> {
+pub fn from_settings(settings: &ProviderSettings) -> Result<Arc<dyn Provider>> {
     config::build_from_settings(settings, &env_var)
 }
 

@@ -3,8 +3,8 @@
 //! provider's pace instead of running into its 429s.
 
 use super::http::check_cancel;
-use super::Cancel;
 use crate::error::Result;
+use crate::interrupt::Cancel;
 use serde_json::Value as Json;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

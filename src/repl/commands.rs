@@ -1,6 +1,6 @@
 //! The REPL's colon commands.
 
-use super::help::{special_form, HELP};
+use super::help::HELP;
 use super::session::{format_duration, timed, warn_if_cut_off, Next, Session};
 use crate::bounds::read_file_text;
 use crate::eval::Interp;
@@ -272,8 +272,9 @@ fn field_text(value: &Value) -> String {
 /// What `name` is, for `:describe`.
 pub fn describe(interp: &Interp, name: &str) -> String {
     let sym = Sym::new(name);
-    if let Some((synopsis, example)) = special_form(name) {
-        return format!("special form {name}\n  {synopsis}\n  example: {example}");
+    if let Some(form) = interp.layers.form(name) {
+        let (summary, example) = (form.summary(), form.example);
+        return format!("special form {name}\n  {summary}\n  example: {example}");
     }
     if interp.macro_named(sym).is_some() {
         return format!("macro {name}");
@@ -351,9 +352,8 @@ fn parameter_text(lambda: &crate::eval::Lambda) -> String {
 /// with the first line of what `:describe` says.
 pub fn apropos(interp: &Interp, word: &str) -> String {
     let word = word.to_lowercase();
-    let mut names: Vec<String> = super::help::SPECIAL_FORMS
-        .iter()
-        .map(|form| form.0.to_owned())
+    let mut names: Vec<String> = (interp.layers.forms())
+        .map(|form| form.name.to_owned())
         .chain(interp.global_names().iter().map(|s| s.name().to_owned()))
         .chain(interp.macro_names().iter().map(|s| s.name().to_owned()))
         .chain(interp.tasks.names())
@@ -545,7 +545,8 @@ mod tests {
     #[test]
     fn special_form_examples_are_true() {
         with_session(|session, _| {
-            for (name, _, example) in super::super::help::SPECIAL_FORMS {
+            for form in session.interp.layers.forms() {
+                let (name, example) = (form.name, form.example);
                 let Some((code, promised)) = example.split_once(" ⇒ ") else {
                     continue;
                 };

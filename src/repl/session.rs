@@ -3,7 +3,7 @@
 
 use super::abbreviate::abbreviate;
 use super::editor::{command_argument, history_path, ReplHelper};
-use super::help::{KEYWORDS, SPECIAL_FORMS};
+use super::help::KEYWORDS;
 use crate::cli::{format_error, Options};
 use crate::error::{Error, Result};
 use crate::eval::Interp;
@@ -169,9 +169,8 @@ impl<'a> Session<'a> {
 
     /// Everything Tab can complete: special forms, keywords, globals, macros and tasks.
     fn completion_names(&self) -> Vec<String> {
-        let forms = SPECIAL_FORMS
-            .iter()
-            .map(|(name, _, _)| *name)
+        let forms = (self.interp.layers.forms())
+            .map(|form| form.name)
             .chain(KEYWORDS.iter().copied())
             .map(str::to_owned)
             .chain(crate::task::table::keywords());

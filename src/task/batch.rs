@@ -5,9 +5,10 @@
 
 use super::blocking::ModelCall;
 use crate::eval::Interp;
+use crate::interrupt::Cancel;
 use crate::progress::Progress;
 use crate::provider::batch::{self, Call, Ended, JobState, Journal, Polling};
-use crate::provider::{Cancel, Provider};
+use crate::provider::Provider;
 use crate::runlog::{now_ms, BatchEnd, BatchRow, RunLog};
 use std::sync::Arc;
 

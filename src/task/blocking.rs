@@ -9,7 +9,8 @@
 
 use crate::error::{Error, Reason, Result};
 use crate::eval::{EvalState, Interp};
-use crate::provider::{Cancel, Provider, Request, Response};
+use crate::interrupt::Cancel;
+use crate::provider::{Provider, Request, Response};
 use crate::value::Value;
 use corosensei::stack::{DefaultStack, Stack};
 use corosensei::{Coroutine, CoroutineResult, Yielder};

@@ -5,27 +5,83 @@ use super::session::ProviderChoice;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::Extension;
+use crate::eval::layer::{FormDef, Layer};
 use crate::eval::{Compiler, Interp, Node};
 use crate::provider::options::{self as model_options, ModelOptions};
 use crate::reader::{Syntax, SyntaxKind};
 use crate::source::Span;
 use crate::value::{to_json, Value};
 
-pub type SpecialForm = fn(&mut Compiler, &[Syntax], Span) -> Result<Node>;
+/// The task layer: its special forms here, its builtins in `builtins.rs`, `pmap.rs` and
+/// `conversation.rs`.
+pub static LAYER: Layer = Layer {
+    name: "task",
+    builtins: &[
+        ("Tasks", super::builtins::BUILTINS),
+        ("Parallel map", super::pmap::BUILTINS),
+        ("Conversations", super::conversation::BUILTINS),
+    ],
+    forms: FORMS,
+};
 
-pub fn special_form(name: &str) -> Option<SpecialForm> {
-    Some(match name {
-        "deftask" => super::deftask::deftask,
-        "sequential" => super::sequential::sequential,
-        "step" => super::sequential::step,
-        "cond-output" => super::cond_output::cond_output,
-        "with-provider" => with_provider,
-        "with-fallback" => with_fallback,
-        "with-budget" => super::scopes::with_budget,
-        "with-cache" => super::scopes::with_cache,
-        _ => return None,
-    })
-}
+const FORMS: &[FormDef] = &[
+    FormDef {
+        name: "deftask",
+        analyse: super::deftask::deftask,
+        synopsis: "(deftask name (param (param default)…) :option value… body…)",
+        description: "",
+        example: "(deftask greet (who) :prompt \"Say hello to {{who}}\")",
+    },
+    FormDef {
+        name: "sequential",
+        analyse: super::sequential::sequential,
+        synopsis: "(sequential step…)",
+        description: "steps see step_results",
+        example: "(deftask flow (x) (sequential (step draft) (step polish)))",
+    },
+    FormDef {
+        name: "step",
+        analyse: super::sequential::step,
+        synopsis: "(step task :inputs-from [i \"name\"] :input builder)",
+        description: "inside sequential",
+        example: "(step polish :inputs-from [0 \"text\"])",
+    },
+    FormDef {
+        name: "cond-output",
+        analyse: super::cond_output::cond_output,
+        synopsis: "(cond-output result (test body…)… (else body…))",
+        description: "binds output",
+        example: "(cond-output (classify x) ((= output \"bug\") (fix x)) (else nil))",
+    },
+    FormDef {
+        name: "with-provider",
+        analyse: with_provider,
+        synopsis: "(with-provider provider :temperature t … body…)",
+        description: "",
+        example: "(with-provider :echo :temperature 0 (greet \"Ada\"))",
+    },
+    FormDef {
+        name: "with-fallback",
+        analyse: with_fallback,
+        synopsis: "(with-fallback [provider…] body…)",
+        description: "the next provider when one fails",
+        example: "(with-fallback [:openai :echo] (greet \"Ada\"))",
+    },
+    FormDef {
+        name: "with-budget",
+        analyse: super::scopes::with_budget,
+        synopsis: "(with-budget {\"usd\" u \"tokens\" t \"calls\" n} body…)",
+        description: "model calls past a limit fail",
+        example: "(with-budget {\"calls\" 2} (+ 1 2)) ⇒ 3",
+    },
+    FormDef {
+        name: "with-cache",
+        analyse: super::scopes::with_cache,
+        synopsis: "(with-cache body…)",
+        description: "the body's model calls answered from the run log when asked before",
+        example: "(with-cache (+ 1 2)) ⇒ 3",
+    },
+];
 
 /// `(with-provider p :temperature 0 … body…)`: the body runs in a provider session of
 /// its own, with the model options given (over those of enclosing blocks); the previous

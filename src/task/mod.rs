@@ -37,6 +37,7 @@ mod trace;
 pub use audit::Checks;
 pub use call::{call, call_checked};
 pub use definition::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
+pub use forms::LAYER;
 pub use library::Registered;
 pub use schema::Schema;
 pub use session::{send, ProviderChoice, Session};
@@ -49,7 +50,7 @@ pub type SessionHandle = Rc<RefCell<Session>>;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::provider::rate::RateLimit;
-use crate::provider::{ModelOptions, Provider};
+use crate::provider::{ModelOptions, Provider, ProviderSettings};
 use crate::value::Value;
 use library::TaskLibrary;
 use metrics::{Metrics, TurnBudget};
@@ -287,20 +288,6 @@ impl Drop for CallGuard<'_> {
                 .retain(|b| !b.same_as(budget));
         }
     }
-}
-
-/// Provider configuration from flags and the environment.
-#[derive(Clone, Debug, Default)]
-pub struct ProviderSettings {
-    pub provider: Option<String>,
-    pub model: Option<String>,
-    pub base_url: Option<String>,
-    /// `-o NAME VALUE` options.
-    pub options: ModelOptions,
-    /// `--fallback PROVIDER`s, tried in order after the provider.
-    pub fallbacks: Vec<String>,
-    /// `--rate-limit RPM`.
-    pub requests_per_minute: Option<u32>,
 }
 
 impl Interp {

@@ -2,8 +2,8 @@
 //! on its own becomes the task error its reason calls for.
 
 use crate::error::{Error, Reason, Result};
+use crate::interrupt::Cancel;
 use crate::process::{ProcessOutput, ProcessSpec, StopReason, Stopped, NOT_STARTED_EXIT_CODE};
-use crate::provider::Cancel;
 use serde_json::json;
 
 /// Runs `spec` for a script task.

@@ -2,8 +2,8 @@
 
 use super::runner::{run, RunConfig};
 use crate::eval::Limits;
+use crate::provider::ProviderSettings;
 use crate::runlog::LogHandle;
-use crate::task::ProviderSettings;
 use std::path::PathBuf;
 use std::time::Duration;
 

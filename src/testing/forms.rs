@@ -8,6 +8,7 @@ use super::TestDef;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::ast::Extension;
+use crate::eval::layer::{FormDef, Layer};
 use crate::eval::quote::syntax_to_value;
 use crate::eval::{Compiler, Interp, Node};
 use crate::reader::{Syntax, SyntaxKind};
@@ -17,19 +18,57 @@ use crate::task::lossy_json;
 use crate::task::result::{field, is_task_result};
 use crate::value::{write_string, Value};
 
-pub type SpecialForm = crate::task::forms::SpecialForm;
+/// The testing layer: `deftest` and the `expect…` forms.
+pub static LAYER: Layer = Layer {
+    name: "testing",
+    builtins: &[],
+    forms: FORMS,
+};
 
-pub fn special_form(name: &str) -> Option<SpecialForm> {
-    Some(match name {
-        "deftest" => deftest,
-        "expect" => |c, items, span| expect_form(c, items, span, Kind::Truthy),
-        "expect=" => |c, items, span| expect_form(c, items, span, Kind::Equal),
-        "expect-error" => |c, items, span| expect_form(c, items, span, Kind::Error),
-        "expect-schema" => |c, items, span| expect_form(c, items, span, Kind::Schema),
-        "expect-judge" => |c, items, span| expect_form(c, items, span, Kind::Judge),
-        _ => return None,
-    })
-}
+const FORMS: &[FormDef] = &[
+    FormDef {
+        name: "deftest",
+        analyse: deftest,
+        synopsis: "(deftest name body…)",
+        description: "a test, run by `tasklisp test`",
+        example: "(deftest adds (expect= (+ 1 2) 3))",
+    },
+    FormDef {
+        name: "expect",
+        analyse: |c, items, span| expect_form(c, items, span, Kind::Truthy),
+        synopsis: "(expect expr)",
+        description: "checks that expr is true",
+        example: "(expect (> 2 1))",
+    },
+    FormDef {
+        name: "expect=",
+        analyse: |c, items, span| expect_form(c, items, span, Kind::Equal),
+        synopsis: "(expect= actual expected)",
+        description: "checks equality",
+        example: "(expect= (+ 1 2) 3)",
+    },
+    FormDef {
+        name: "expect-error",
+        analyse: |c, items, span| expect_form(c, items, span, Kind::Error),
+        synopsis: "(expect-error expr reason)",
+        description: "checks expr raises",
+        example: "(expect-error (car 5) :EVAL_ERROR)",
+    },
+    FormDef {
+        name: "expect-schema",
+        analyse: |c, items, span| expect_form(c, items, span, Kind::Schema),
+        synopsis: "(expect-schema value schema)",
+        description: "checks a JSON Schema",
+        example: "(expect-schema {\"a\" 1} {\"type\" \"object\"})",
+    },
+    FormDef {
+        name: "expect-judge",
+        analyse: |c, items, span| expect_form(c, items, span, Kind::Judge),
+        synopsis: "(expect-judge value \"rubric\")",
+        description: "asks the judge model",
+        example: "(expect-judge answer \"is polite\")",
+    },
+];
 
 // ---- deftest ----------------------------------------------------------------------
 

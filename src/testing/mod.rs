@@ -16,7 +16,7 @@ mod runner;
 
 pub use check::Check;
 pub use command::{run_command, Context, TestArgs};
-pub use forms::special_form;
+pub use forms::LAYER;
 pub use runner::{run, RunConfig, FAILED, PASSED};
 
 use crate::error::{Error, Result};

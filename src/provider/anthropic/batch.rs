@@ -3,11 +3,12 @@
 
 use super::Anthropic;
 use crate::error::Result;
+use crate::interrupt::Cancel;
 use crate::provider::batch::{
     each_line, request_failure, string_at, Answers, BatchApi, FailureKind, JobState,
 };
 use crate::provider::http::Body;
-use crate::provider::{Cancel, Provider, Request, Response};
+use crate::provider::{Provider, Request, Response};
 use serde_json::{json, Value as Json};
 use std::sync::Arc;
 

@@ -5,10 +5,11 @@ mod batch;
 mod stream;
 
 use crate::error::Result;
+use crate::interrupt::Cancel;
 use crate::provider::batch::BatchApi;
 use crate::provider::http::{Endpoint, HttpClient};
 use crate::provider::message::{system_text, tool_name};
-use crate::provider::{Cancel, Message, Provider, Request, Response, Role, ToolCall, Usage};
+use crate::provider::{Message, Provider, Request, Response, Role, ToolCall, Usage};
 use serde_json::{json, Map, Value as Json};
 
 /// The API version this client speaks.

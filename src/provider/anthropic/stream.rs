@@ -4,8 +4,9 @@
 
 use super::Anthropic;
 use crate::error::Result;
+use crate::interrupt::Cancel;
 use crate::provider::http::stream::{answered_whole, event_json, incomplete, streamed_error, Sink};
-use crate::provider::{Cancel, Request, Response};
+use crate::provider::{Request, Response};
 use serde_json::{json, Map, Value as Json};
 
 impl Anthropic {

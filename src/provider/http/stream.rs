@@ -8,8 +8,9 @@ use super::{
     MAX_RESPONSE_BYTES, POLL,
 };
 use crate::error::{Error, Reason, Result};
+use crate::interrupt::Cancel;
 use crate::provider::sse::{Event, Parser};
-use crate::provider::{Cancel, Response};
+use crate::provider::Response;
 use serde_json::{json, Value as Json};
 use std::io::Read;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};

@@ -6,9 +6,10 @@ mod stream;
 pub mod structured;
 
 use crate::error::{Error, Result};
+use crate::interrupt::Cancel;
 use crate::provider::batch::BatchApi;
 use crate::provider::http::{Endpoint, HttpClient};
-use crate::provider::{Cancel, Message, Provider, Request, Response, ToolCall, Usage};
+use crate::provider::{Message, Provider, Request, Response, ToolCall, Usage};
 use serde_json::{json, Map, Value as Json};
 use structured::JsonForm;
 

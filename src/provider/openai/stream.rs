@@ -6,9 +6,10 @@
 use super::structured::JsonForm;
 use super::OpenAi;
 use crate::error::Result;
+use crate::interrupt::Cancel;
 use crate::provider::http::stream::{answered_whole, event_json, incomplete, streamed_error, Sink};
 use crate::provider::sse::Event;
-use crate::provider::{Cancel, Request, Response};
+use crate::provider::{Request, Response};
 use serde_json::{json, Value as Json};
 
 impl OpenAi {

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 mod args;
 mod cache;
 mod check;
+mod config;
 mod fmt;
 mod log;
 mod prompt;
@@ -154,6 +155,9 @@ pub struct Options {
     /// Stop model calls after this many.
     #[arg(long = "budget-calls", value_name = "N", global = true)]
     pub budget_calls: Option<u64>,
+    /// The configuration file's settings, under the flags and the environment.
+    #[arg(skip)]
+    pub config: crate::config::Config,
 }
 
 /// `--provider`'s help, listing the providers from their table.
@@ -211,8 +215,11 @@ pub enum Command {
     Test(crate::testing::TestArgs),
     /// The answer cache: `cache clear [--task NAME] [--older-than DURATION]`.
     Cache(cache::CacheArgs),
-    /// Format .sexp files in the canonical layout (see docs/LANGUAGE.md).
+    /// Format .sexp files in the canonical layout (see docs/FORMAT.md).
     Fmt(fmt::FmtArgs),
+    /// Show the settings in effect and where each came from (flag, environment,
+    /// configuration file, default).
+    Config,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -255,6 +262,11 @@ impl Options {
 
     pub fn provider_settings(&self) -> Result<ProviderSettings> {
         let mut options = ModelOptions::default();
+        for (name, value) in &self.config.options {
+            options
+                .set(name, value.clone())
+                .map_err(Error::validation)?;
+        }
         for pair in self.options.chunks(2) {
             if let [name, value] = pair {
                 options
@@ -262,14 +274,17 @@ impl Options {
                     .map_err(|e| Error::validation(format!("-o: {e}")))?;
             }
         }
-        Ok(ProviderSettings {
+        let mut settings = ProviderSettings {
             provider: self.provider.clone(),
             model: self.model.clone(),
             base_url: self.base_url.clone(),
+            api_key_env: None,
             options,
             fallbacks: self.fallbacks.clone(),
             requests_per_minute: self.rate_limit,
-        })
+        };
+        self.config.apply(&mut settings, &log::env_var);
+        Ok(settings)
     }
 }
 
@@ -283,7 +298,7 @@ pub fn main() -> i32 {
         }
         options
     });
-    let options = match parsed {
+    let mut options = match parsed {
         Ok(o) => o,
         Err(e) => {
             match help {
@@ -298,6 +313,13 @@ pub fn main() -> i32 {
             return if e.use_stderr() { USAGE } else { 0 };
         }
     };
+    match crate::config::load(&log::env_var) {
+        Ok(config) => options.config = config,
+        Err(e) => {
+            eprintln!("tasklisp: {}", e.message());
+            return USAGE;
+        }
+    }
     if let Some(message) = usage_problem(&options) {
         eprintln!("tasklisp: {message}");
         return USAGE;
@@ -399,6 +421,9 @@ fn run(options: &Options, limits: Limits) -> i32 {
     if let Some(Command::Fmt(args)) = &options.command {
         return fmt::run(options, args);
     }
+    if let Some(Command::Config) = &options.command {
+        return config::run(options);
+    }
     // Tests run in interpreters of their own, one per test.
     if let Some(Command::Test(args)) = &options.command {
         return log::run_tests(options, args, limits);
@@ -434,7 +459,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
             system,
             schema,
         }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
-        Some(Command::Log { .. } | Command::Cache(_) | Command::Fmt(_)) => Ok(0),
+        Some(Command::Log { .. } | Command::Cache(_) | Command::Fmt(_) | Command::Config) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),

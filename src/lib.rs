@@ -31,6 +31,7 @@ pub mod bounds;
 pub mod builtins;
 pub mod capabilities;
 pub mod cli;
+pub mod config;
 pub mod cst;
 pub mod env;
 pub mod error;

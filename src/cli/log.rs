@@ -9,7 +9,8 @@ use crate::task::observe::BudgetLimits;
 use std::io::Write;
 use std::rc::Rc;
 
-fn env_var(name: &str) -> Option<String> {
+/// An environment variable, where set to something (empty counts as unset).
+pub(super) fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
@@ -37,7 +38,8 @@ pub fn install(interp: &Interp, options: &Options) {
             | super::Command::Log { .. }
             | super::Command::Test(_)
             | super::Command::Cache(_)
-            | super::Command::Fmt(_),
+            | super::Command::Fmt(_)
+            | super::Command::Config,
         ) => return,
         None => ("repl", String::new()),
     };

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 mod args;
 mod cache;
 mod check;
+mod completions;
 mod config;
 mod fmt;
 mod log;
@@ -220,6 +221,12 @@ pub enum Command {
     /// Show the settings in effect and where each came from (flag, environment,
     /// configuration file, default).
     Config,
+    /// Print a completion script for the shell: `tasklisp completions bash >
+    /// ~/.local/share/bash-completion/completions/tasklisp`.
+    Completions {
+        #[arg(value_enum)]
+        shell: completions::Shell,
+    },
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -343,6 +350,38 @@ const HELP_FLAGS: &[(&str, &[&str])] = &[
         &["imports", "max_memory", "max_file_size", "error_format"],
     ),
     ("log", &["json", "error_format"]),
+    ("fmt", &["max_file_size", "error_format"]),
+    (
+        "config",
+        &["provider", "model", "options", "base_url", "json"],
+    ),
+    ("completions", &[]),
+    ("cache", &[]),
+    (
+        "test",
+        &[
+            "imports",
+            "provider",
+            "model",
+            "options",
+            "fallbacks",
+            "rate_limit",
+            "base_url",
+            "max_depth",
+            "max_task_depth",
+            "max_memory",
+            "max_file_size",
+            "sandbox",
+            "allow_exec",
+            "allow_read",
+            "allow_write",
+            "allow_env",
+            "allow_provider",
+            "allow_net",
+            "no_log",
+            "cache",
+        ],
+    ),
 ];
 
 /// The help of a subcommand that lists only some global flags (see [`HELP_FLAGS`]), for
@@ -424,6 +463,9 @@ fn run(options: &Options, limits: Limits) -> i32 {
     if let Some(Command::Config) = &options.command {
         return config::run(options);
     }
+    if let Some(Command::Completions { shell }) = &options.command {
+        return completions::run(options, *shell);
+    }
     // Tests run in interpreters of their own, one per test.
     if let Some(Command::Test(args)) = &options.command {
         return log::run_tests(options, args, limits);
@@ -459,7 +501,13 @@ fn run(options: &Options, limits: Limits) -> i32 {
             system,
             schema,
         }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
-        Some(Command::Log { .. } | Command::Cache(_) | Command::Fmt(_) | Command::Config) => Ok(0),
+        Some(
+            Command::Log { .. }
+            | Command::Cache(_)
+            | Command::Fmt(_)
+            | Command::Config
+            | Command::Completions { .. },
+        ) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, options)),

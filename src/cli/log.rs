@@ -39,7 +39,8 @@ pub fn install(interp: &Interp, options: &Options) {
             | super::Command::Test(_)
             | super::Command::Cache(_)
             | super::Command::Fmt(_)
-            | super::Command::Config,
+            | super::Command::Config
+            | super::Command::Completions { .. },
         ) => return,
         None => ("repl", String::new()),
     };

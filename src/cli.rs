@@ -227,6 +227,9 @@ pub enum Command {
         #[arg(value_enum)]
         shell: completions::Shell,
     },
+    /// Serve the Language Server Protocol on stdin and stdout, for editors (see
+    /// docs/EDITORS.md).
+    Lsp,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -356,6 +359,7 @@ const HELP_FLAGS: &[(&str, &[&str])] = &[
         &["provider", "model", "options", "base_url", "json"],
     ),
     ("completions", &[]),
+    ("lsp", &["max_memory", "max_file_size"]),
     ("cache", &[]),
     (
         "test",
@@ -466,6 +470,13 @@ fn run(options: &Options, limits: Limits) -> i32 {
     if let Some(Command::Completions { shell }) = &options.command {
         return completions::run(options, *shell);
     }
+    if let Some(Command::Lsp) = &options.command {
+        let help = crate::lsp::Help {
+            describe: crate::repl::describe,
+            names: crate::repl::completion_names,
+        };
+        return crate::lsp::serve(limits, help);
+    }
     // Tests run in interpreters of their own, one per test.
     if let Some(Command::Test(args)) = &options.command {
         return log::run_tests(options, args, limits);
@@ -506,7 +517,8 @@ fn run(options: &Options, limits: Limits) -> i32 {
             | Command::Cache(_)
             | Command::Fmt(_)
             | Command::Config
-            | Command::Completions { .. },
+            | Command::Completions { .. }
+            | Command::Lsp,
         ) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),

@@ -38,6 +38,7 @@ pub mod error;
 pub mod eval;
 pub mod fmt;
 pub mod interrupt;
+pub mod lsp;
 pub mod memory;
 pub mod module;
 pub mod prices;

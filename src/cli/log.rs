@@ -40,7 +40,8 @@ pub fn install(interp: &Interp, options: &Options) {
             | super::Command::Cache(_)
             | super::Command::Fmt(_)
             | super::Command::Config
-            | super::Command::Completions { .. },
+            | super::Command::Completions { .. }
+            | super::Command::Lsp,
         ) => return,
         None => ("repl", String::new()),
     };

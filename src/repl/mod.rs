@@ -12,7 +12,9 @@ use crate::cli::Options;
 use crate::eval::Interp;
 use std::io::IsTerminal;
 
+pub use commands::describe;
 pub use output::{at_line_start, output};
+pub use session::completion_names;
 
 pub fn main(interp: &Interp, options: &Options) -> i32 {
     if std::io::stdin().is_terminal() {

@@ -254,3 +254,30 @@ fn the_server_survives_bad_input() {
     assert_eq!(d.len(), 1);
     client.finish();
 }
+
+/// Neovim as the client, when it is installed (CI installs it: `.ci/run` runs the same
+/// script).
+#[test]
+fn neovim_shows_the_diagnostics() {
+    let found = Command::new("nvim")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status();
+    if !found.is_ok_and(|s| s.success()) {
+        eprintln!("nvim is not installed: skipped (tests/editors/nvim-lsp installs it)");
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/editors/nvim-lsp");
+    let output = Command::new(script)
+        .arg(env!("CARGO_BIN_EXE_tasklisp"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("the script runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("unbound symbol: greting"), "{stdout}");
+}

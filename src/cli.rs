@@ -2,7 +2,7 @@
 
 use crate::bounds::read_file_bytes;
 use crate::capabilities::Capabilities;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorFormat, Result};
 use crate::eval::{run_on_large_stack, Interp, Limits};
 use crate::provider::options::parse_flag_value;
 use crate::provider::ModelOptions;
@@ -163,10 +163,7 @@ pub struct Options {
 
 /// `--provider`'s help, listing the providers from their table.
 fn provider_help() -> String {
-    format!(
-        "The model provider: {} (or record:PROVIDER)",
-        crate::provider::KNOWN.join(", ")
-    )
+    format!("The model provider: {}", crate::provider::kinds::listing())
 }
 
 #[derive(Subcommand, Debug, Clone)]
@@ -216,6 +213,14 @@ pub enum Command {
     Test(crate::testing::TestArgs),
     /// The answer cache: `cache clear [--task NAME] [--older-than DURATION]`.
     Cache(cache::CacheArgs),
+    /// Serve the tasks of FILES as MCP tools, over stdio or (--http) streamable HTTP.
+    Mcp {
+        /// The .sexp and .xml files whose tasks are served.
+        files: Vec<PathBuf>,
+        /// Serve at http://127.0.0.1:PORT/mcp instead of stdio (0: a free port).
+        #[arg(long, value_name = "PORT")]
+        http: Option<u16>,
+    },
     /// Format .sexp files in the canonical layout (see docs/FORMAT.md).
     Fmt(fmt::FmtArgs),
     /// Show the settings in effect and where each came from (flag, environment,
@@ -232,10 +237,18 @@ pub enum Command {
     Lsp,
 }
 
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorFormat {
-    Text,
-    Json,
+/// `--error-format`'s values, as clap reads them.
+impl ValueEnum for ErrorFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[ErrorFormat::Text, ErrorFormat::Json]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(match self {
+            ErrorFormat::Text => "text",
+            ErrorFormat::Json => "json",
+        }))
+    }
 }
 
 impl Options {
@@ -300,6 +313,9 @@ impl Options {
 
 /// Parses the arguments and runs; returns the process exit status.
 pub fn main() -> i32 {
+    // The command line's notices (a task redefined, a run log that is off) are lines on
+    // stderr; an embedder installs its own hook.
+    crate::notice::set_hook(crate::notice::stderr());
     let (argv, script_args) = args::split_script_args(std::env::args_os().collect());
     let help = subcommand_help(&argv);
     let parsed = Options::try_parse_from(argv).map(|mut options| {
@@ -416,12 +432,8 @@ fn usage_problem(options: &Options) -> Option<String> {
     }
     if let Some(kind) = options.provider.as_deref() {
         if !crate::provider::is_known(kind) {
-            let hint = crate::suggest::hint(kind, crate::provider::KNOWN.iter().copied())
-                .map_or(String::new(), |h| format!("; {h}"));
-            return Some(format!(
-                "unknown provider: {kind} (known: {}, record:PROVIDER){hint}",
-                crate::provider::KNOWN.join(", ")
-            ));
+            let error = crate::provider::kinds::unknown_provider(kind);
+            return Some(error.message().to_owned());
         }
     }
     if let Some(Command::Run { file, .. }) = &options.command {
@@ -485,6 +497,8 @@ fn run(options: &Options, limits: Limits) -> i32 {
     // printed after `(display "hi")` starts on its own line.
     let made = match options.command {
         None | Some(Command::Eval { .. }) => Interp::with_output(limits, crate::repl::output()),
+        // Stdout carries the protocol: what the tasks print goes to stderr.
+        Some(Command::Mcp { .. }) => Interp::with_output(limits, Box::new(std::io::stderr())),
         Some(_) => Interp::new(limits),
     };
     let interp = match made {
@@ -512,6 +526,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
             system,
             schema,
         }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
+        Some(Command::Mcp { files, http }) => crate::mcp::server::serve(&interp, files, *http),
         Some(
             Command::Log { .. }
             | Command::Cache(_)
@@ -522,9 +537,10 @@ fn run(options: &Options, limits: Limits) -> i32 {
         ) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
-        None => Ok(crate::repl::main(&interp, options)),
+        None => Ok(crate::repl::main(&interp, &repl_settings(options))),
     });
     let result = flushed(&interp, result);
+    crate::mcp::close_all();
     log::finish(&interp, &result);
     match result {
         Ok(code) => code,
@@ -565,6 +581,14 @@ fn stream_to(options: &Options) -> Option<StreamTo> {
     })
 }
 
+/// What the REPL takes from the command line.
+fn repl_settings(options: &Options) -> crate::repl::Settings {
+    crate::repl::Settings {
+        error_format: options.error_format,
+        quiet: options.quiet,
+    }
+}
+
 /// Applies the flags that configure an interpreter: provider settings and `--import`s.
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.configure_provider(options.provider_settings()?)?;
@@ -601,21 +625,8 @@ pub fn report(options: &Options, error: &Error) -> i32 {
 }
 
 fn report_with_status(options: &Options, error: &Error, status: i32) -> i32 {
-    eprintln!("{}", format_error(options.error_format, error));
+    eprintln!("{}", error.formatted(options.error_format));
     status
-}
-
-/// `--error-format json` prints at most this many bytes of error map.
-const MAX_JSON_ERROR: usize = 64 * 1024;
-
-pub fn format_error(format: ErrorFormat, error: &Error) -> String {
-    match format {
-        ErrorFormat::Json => error.to_bounded_json(MAX_JSON_ERROR).to_string(),
-        ErrorFormat::Text => error
-            .render(std::io::stderr().is_terminal())
-            .trim_end()
-            .to_owned(),
-    }
 }
 
 /// A script's bytes as text; bytes that are not UTF-8 are a `SYNTAX_ERROR`.
@@ -635,15 +646,7 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<String> {
 fn run_file(interp: &Interp, file: &Path, text: &str, args: &[String]) -> Result<Value> {
     let argv = Value::list(args.iter().map(|a| Value::from(a.as_str())).collect());
     interp.define_global(crate::symbol::Sym::new("*args*"), argv);
-    interp.loading().borrow_mut().push(file.to_path_buf());
-    let name = if file == Path::new("-") {
-        "<stdin>".to_owned()
-    } else {
-        file.display().to_string()
-    };
-    let result = interp.run_source_as(crate::source::Origin::File, &name, text);
-    interp.loading().borrow_mut().pop();
-    result
+    interp.run_file(file, text)
 }
 
 fn eval_exprs(interp: &Interp, options: &Options, exprs: &[String]) -> Result<()> {

@@ -32,6 +32,16 @@ pub enum ErrorKind {
     XmlParse,
 }
 
+/// How errors are printed on stderr (`--error-format`), by the command line and the REPL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorFormat {
+    Text,
+    Json,
+}
+
+/// `--error-format json` prints at most this many bytes of error map.
+pub const MAX_JSON_ERROR: usize = 64 * 1024;
+
 impl ErrorKind {
     pub fn code(self) -> &'static str {
         match self {
@@ -309,6 +319,18 @@ impl Error {
             e.0.details = bounded::cap_details(details);
         }
         Some(e)
+    }
+
+    /// The error as `format` prints it on stderr: the map form within
+    /// [`MAX_JSON_ERROR`] bytes, or the report (in colour when stderr is a terminal).
+    pub fn formatted(&self, format: ErrorFormat) -> String {
+        match format {
+            ErrorFormat::Json => self.to_bounded_json(MAX_JSON_ERROR).to_string(),
+            ErrorFormat::Text => self
+                .render(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .trim_end()
+                .to_owned(),
+        }
     }
 
     /// The report as a person reads it: miette's rendering against the source text.

@@ -43,6 +43,7 @@ use std::path::{Path, PathBuf};
 pub static LAYER: Layer = Layer {
     name: "module",
     builtins: &[],
+    keeps_mark: None,
     forms: &[
         FormDef {
             name: "import",
@@ -319,7 +320,7 @@ fn import_xml(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
         .tasks
         .set_replace_on_redefine(replacing || how.reload);
     let origin = ImportOrigin::new(&this_file, &shown);
-    let loaded = with_loading(interp, path, || {
+    let loaded = interp.with_file(path, || {
         for definition in definitions {
             interp.eval_syntax(&definition.form)?;
             origin.record(interp, &definition.name);
@@ -364,7 +365,7 @@ fn import_module(interp: &Interp, path: &Path, how: &Import) -> Result<Value> {
     interp
         .tasks
         .set_replace_on_redefine(replacing || how.reload);
-    let ran = with_loading(interp, path, || interp.run_forms(&forms));
+    let ran = interp.with_file(path, || interp.run_forms(&forms));
     interp.tasks.set_replace_on_redefine(replacing);
     ran?;
     registry_insert(interp, MODULE_FILES, &key, Value::Bool(true));
@@ -387,7 +388,7 @@ pub fn load(interp: &Interp, path: &Path) -> Result<Value> {
     }
     check_cycle(interp, path)?;
     let forms = read_module(interp, path)?;
-    with_loading(interp, path, || interp.run_forms(&forms))
+    interp.with_file(path, || interp.run_forms(&forms))
 }
 
 fn read_module(interp: &Interp, path: &Path) -> Result<Vec<Syntax>> {
@@ -413,14 +414,6 @@ fn check_cycle(interp: &Interp, path: &Path) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// Runs `body` with `path` as the file being loaded.
-fn with_loading<T>(interp: &Interp, path: &Path, body: impl FnOnce() -> Result<T>) -> Result<T> {
-    interp.loading().borrow_mut().push(path.to_path_buf());
-    let result = body();
-    interp.loading().borrow_mut().pop();
-    result
 }
 
 fn canonical(path: &Path) -> String {

@@ -57,7 +57,7 @@ pub struct Prices {
 
 impl Prices {
     /// The embedded table with the user's file over it. A file that cannot be read or
-    /// parsed is reported once on stderr and ignored.
+    /// parsed is reported once (a notice, see `crate::notice`) and ignored.
     pub fn load(env: &dyn Fn(&str) -> Option<String>) -> Prices {
         let mut prices = Prices::embedded();
         let file = env("TASKLISP_PRICES").map(PathBuf::from).or_else(|| {
@@ -71,7 +71,10 @@ impl Prices {
                 .and_then(|text| prices.add_json(&text))
             {
                 Ok(()) => {}
-                Err(e) => eprintln!("tasklisp: ignoring prices in {}: {e}", path.display()),
+                Err(e) => crate::notice::emit(&format!(
+                    "tasklisp: ignoring prices in {}: {e}",
+                    path.display()
+                )),
             }
         }
         prices

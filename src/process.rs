@@ -12,7 +12,7 @@
 //! hold the caller.
 //!
 //! This is plain Rust and `Send`: the interpreter runs it through
-//! [`run_blocking`](crate::task::blocking::run_blocking) so `pmap` items overlap.
+//! [`run_blocking`](crate::eval::fiber::run_blocking) so `pmap` items overlap.
 
 use crate::interrupt::Cancel;
 use std::io::{ErrorKind, Read, Write};
@@ -195,6 +195,13 @@ fn start_io(
         threads.push(spawn_thread(move || drain(pipe, cap, &capture))?);
     }
     Ok(threads)
+}
+
+/// Starts the program `spec` describes, as `run` does (its own process group, killed with
+/// the interpreter), and hands it over with its pipes: for a program that lives on and
+/// is talked to (an MCP server). `spec.stdin` `Some` gives it a pipe for its input.
+pub fn spawn(spec: &ProcessSpec) -> std::io::Result<Child> {
+    command(spec).spawn()
 }
 
 fn command(spec: &ProcessSpec) -> Command {
@@ -491,13 +498,18 @@ impl ProcessGroup {
 
     /// Kills every process left in the group (the program and all it spawned).
     fn kill(&self) {
-        let Ok(id) = libc::pid_t::try_from(self.id) else {
-            return;
-        };
-        // SAFETY: killpg only sends a signal; a group that is already gone gives ESRCH.
-        unsafe {
-            libc::killpg(id, libc::SIGKILL);
-        }
+        kill_group(self.id);
+    }
+}
+
+/// Kills every process in the group `id` (a program `spawn` started, and all it spawned).
+pub fn kill_group(id: u32) {
+    let Ok(id) = libc::pid_t::try_from(id) else {
+        return;
+    };
+    // SAFETY: killpg only sends a signal; a group that is already gone gives ESRCH.
+    unsafe {
+        libc::killpg(id, libc::SIGKILL);
     }
 }
 

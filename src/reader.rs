@@ -222,48 +222,7 @@ impl<'a> Reader<'a> {
                 }
                 b')' | b']' | b'}' => {
                     self.pos += 1;
-                    match stack.pop() {
-                        Some(Frame::Seq {
-                            open,
-                            start: s,
-                            items,
-                        }) if open.close() == b => {
-                            let span = self.span(s, self.pos);
-                            match open {
-                                Open::Paren => Syntax::new(SyntaxKind::List(items), span),
-                                Open::Bracket => Syntax::new(SyntaxKind::Vector(items), span),
-                                Open::Brace => {
-                                    if items.len() % 2 != 0 {
-                                        return Err(Error::syntax(
-                                            "a map literal needs an even number of forms (key value …)",
-                                            span,
-                                        ));
-                                    }
-                                    Syntax::new(SyntaxKind::Map(items), span)
-                                }
-                            }
-                        }
-                        Some(Frame::Seq { open, start: s, .. }) => {
-                            return Err(Error::syntax(
-                                format!(
-                                    "`{}` does not close the `{}` opened at byte {s}",
-                                    b as char,
-                                    match open {
-                                        Open::Paren => '(',
-                                        Open::Bracket => '[',
-                                        Open::Brace => '{',
-                                    }
-                                ),
-                                self.span(start, self.pos),
-                            ))
-                        }
-                        Some(_) | None => {
-                            return Err(Error::syntax(
-                                format!("unexpected `{}`", b as char),
-                                self.span(start, self.pos),
-                            ))
-                        }
-                    }
+                    self.close(stack.pop(), b, start)?
                 }
                 b'\'' | b'`' | b',' => {
                     self.pos += 1;
@@ -293,22 +252,64 @@ impl<'a> Reader<'a> {
                 }
                 _ => self.read_atom()?,
             };
-            // Hand the datum to whatever is waiting for it, unwinding prefixes.
-            let mut datum = Some(datum);
-            while let Some(d) = datum.take() {
-                match stack.last_mut() {
-                    None => top.push(d),
-                    Some(Frame::Seq { items, .. }) => items.push(d),
-                    Some(Frame::Prefix { sym, start }) => {
-                        let (sym, s) = (*sym, *start);
-                        stack.pop();
-                        let span = self.span(s, d.span.end());
-                        let head = Syntax::new(SyntaxKind::Symbol(sym), self.span(s, s + 1));
-                        datum = Some(Syntax::new(SyntaxKind::List(vec![head, d]), span));
+            self.hand_over(datum, &mut stack, &mut top);
+        }
+    }
+
+    /// The sequence a closing bracket `b` (at `start`) ends, from the frame it closes.
+    fn close(&self, popped: Option<Frame>, b: u8, start: usize) -> Result<Syntax> {
+        match popped {
+            Some(Frame::Seq {
+                open,
+                start: s,
+                items,
+            }) if open.close() == b => {
+                let span = self.span(s, self.pos);
+                match open {
+                    Open::Paren => Ok(Syntax::new(SyntaxKind::List(items), span)),
+                    Open::Bracket => Ok(Syntax::new(SyntaxKind::Vector(items), span)),
+                    Open::Brace if items.len() % 2 != 0 => Err(Error::syntax(
+                        "a map literal needs an even number of forms (key value …)",
+                        span,
+                    )),
+                    Open::Brace => Ok(Syntax::new(SyntaxKind::Map(items), span)),
+                }
+            }
+            Some(Frame::Seq { open, start: s, .. }) => Err(Error::syntax(
+                format!(
+                    "`{}` does not close the `{}` opened at byte {s}",
+                    b as char,
+                    match open {
+                        Open::Paren => '(',
+                        Open::Bracket => '[',
+                        Open::Brace => '{',
                     }
-                    Some(Frame::Discard) => {
-                        stack.pop();
-                    }
+                ),
+                self.span(start, self.pos),
+            )),
+            Some(_) | None => Err(Error::syntax(
+                format!("unexpected `{}`", b as char),
+                self.span(start, self.pos),
+            )),
+        }
+    }
+
+    /// Hands a datum to whatever is waiting for it, unwinding prefixes.
+    fn hand_over(&self, datum: Syntax, stack: &mut Vec<Frame>, top: &mut Vec<Syntax>) {
+        let mut datum = Some(datum);
+        while let Some(d) = datum.take() {
+            match stack.last_mut() {
+                None => top.push(d),
+                Some(Frame::Seq { items, .. }) => items.push(d),
+                Some(Frame::Prefix { sym, start }) => {
+                    let (sym, s) = (*sym, *start);
+                    stack.pop();
+                    let span = self.span(s, d.span.end());
+                    let head = Syntax::new(SyntaxKind::Symbol(sym), self.span(s, s + 1));
+                    datum = Some(Syntax::new(SyntaxKind::List(vec![head, d]), span));
+                }
+                Some(Frame::Discard) => {
+                    stack.pop();
                 }
             }
         }

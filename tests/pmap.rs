@@ -11,9 +11,9 @@ mod script_builtin;
 use script_builtin::SCRIPT;
 use tasklisp::builtins::Builtin;
 use tasklisp::env::Env;
+use tasklisp::eval::fiber::run_blocking;
 use tasklisp::provider::{Cancel, Provider, Request, Response};
 use tasklisp::symbol::Sym;
-use tasklisp::task::blocking::run_blocking;
 use tasklisp::{Error, Interp, Limits, Result, Value};
 
 /// How many blocking calls are running now, the most there ever were, and how many began.

@@ -1,10 +1,11 @@
 //! Evaluation, errors and time.
 
 use super::{builtin_table, str_arg, type_error};
+use super::{fixed_args, leading_args};
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
 use crate::eval::quote::syntax_to_value;
-use crate::eval::{fixed_args, leading_args, Interp};
+use crate::eval::Interp;
 use crate::source::Span;
 use crate::value::{to_json, to_json_polled, Value};
 use std::time::{Duration, Instant};
@@ -35,11 +36,6 @@ builtin_table! {
     /// `(exit code?)`: ends the program with the exit status, 0 to 255 (default 0); `try` does not catch it. `(exit 2)`
     "exit", 0, Some(1) => exit;
 }
-
-/// `apply`, the table's first entry (the evaluator runs it as a tail call).
-// A constant index into a constant table: were it out of range, this would not compile.
-#[allow(clippy::indexing_slicing)]
-pub const APPLY: &super::Builtin = &BUILTINS[0];
 
 fn apply(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let (f, spread) = super::spread_apply_args(args)?;
@@ -129,7 +125,7 @@ fn sleep(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let interrupt = interp.interrupt_flag();
     interp.flush();
     // Off the interpreter thread inside `pmap`, so sleeping items overlap.
-    crate::task::blocking::run_blocking(interp, move || loop {
+    crate::eval::fiber::run_blocking(interp, move || loop {
         let now = Instant::now();
         if now >= until || interrupt.load(std::sync::atomic::Ordering::Relaxed) {
             return;

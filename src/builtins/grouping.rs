@@ -1,9 +1,10 @@
 //! Grouping, counting, ordering by a key, and removing duplicates.
 
 use super::{builtin_table, list_arg, proc_arg};
+use super::{fixed_args, leading_args};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::{fixed_args, leading_args, Interp};
+use crate::eval::Interp;
 use crate::value::{write_string, Entries, Value};
 use std::collections::HashMap;
 use std::rc::Rc;

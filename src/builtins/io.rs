@@ -1,11 +1,12 @@
 //! Input, output, files, the environment, and JSON text.
 
+use super::fixed_args;
 use super::{builtin_table, split_options, str_arg};
 use crate::bounds::{read_file_text, Poll};
 use crate::capabilities::Access;
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
-use crate::eval::{fixed_args, Interp};
+use crate::eval::Interp;
 use crate::value::{display_string_checked, parse_json, to_json_text, write_string_checked, Value};
 use std::io::{BufRead, Write};
 

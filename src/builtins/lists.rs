@@ -2,11 +2,12 @@
 //! on long lists and call procedures without nesting the frame count.
 
 use super::predicate::{for_item, judge};
+use super::{arity_error, fixed_args, leading_args};
 use super::{builtin_table, index_arg, int_arg, list_arg, proc_arg, type_error};
 use crate::bounds::{check_list_length, Budget, POLL_EVERY};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::{arity_error, fixed_args, leading_args, Interp};
+use crate::eval::Interp;
 use crate::value::{List, Value};
 
 builtin_table! {

@@ -2,13 +2,13 @@
 //! Maps are values: `assoc` and `dissoc` return new maps.
 
 use super::{builtin_table, str_arg, type_error};
+use super::{fixed_args, leading_args};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::eval::path::{step_into, StepFailure};
-use crate::eval::{fixed_args, leading_args, Interp};
+use crate::eval::Interp;
 use crate::reader::{parse_path_text, PathStep};
 use crate::source::Span;
-use crate::task::result::edited;
 use crate::value::{Entries, Value};
 use std::borrow::Cow;
 use std::rc::Rc;
@@ -149,7 +149,7 @@ fn assoc(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     for [key, value] in pairs {
         entries.insert(key_of("assoc", key)?, value.clone());
     }
-    Ok(edited(map, entries))
+    Ok(interp.layers.edited(map, entries))
 }
 
 fn dissoc(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -158,7 +158,7 @@ fn dissoc(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     for k in keys {
         entries.shift_remove(&*key_of("dissoc", k)?);
     }
-    Ok(edited(map, entries))
+    Ok(interp.layers.edited(map, entries))
 }
 
 fn keys(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -193,7 +193,7 @@ fn merge(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         entries.extend(more.iter().map(|(k, v)| (Rc::clone(k), v.clone())));
     }
     Ok(match args.first() {
-        Some(first) => edited(first, entries),
+        Some(first) => interp.layers.edited(first, entries),
         None => Value::map(entries),
     })
 }

@@ -13,11 +13,11 @@ mod strings;
 mod types;
 
 use crate::env::Env;
-use crate::error::{Error, Result};
-use crate::eval::layer::Registry;
-use crate::eval::{arity_error, Interp};
+use crate::error::{Error, ErrorKind, Result};
+use crate::eval::Interp;
 use crate::symbol::Sym;
 use crate::value::{List, Value};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 pub type BuiltinFn = fn(&Interp, &[Value], &Env) -> Result<Value>;
@@ -81,24 +81,20 @@ pub fn install(interp: &Interp) {
     }
 }
 
-/// The builtin named `name`, whatever the program has rebound the name to.
-pub fn lookup(name: &str) -> Option<&'static Builtin> {
-    Registry::standard().builtin(name)
-}
-
-/// `apply` as the registry holds it. The evaluator knows it by address; a table's
-/// entries may be copied into each unit of code that names them, so the address is the
-/// one the registry (and so every global) hands out.
-static APPLY: LazyLock<&'static Builtin> = LazyLock::new(|| {
-    Registry::standard()
-        .builtin("apply")
-        .unwrap_or(control::APPLY)
+/// The core builtins by name, read from [`TOPICS`] at run time as every registry reads
+/// them: a table's entries may be copied into each unit of code that names them, so an
+/// address is only ever taken through the one static.
+static CORE_BY_NAME: LazyLock<HashMap<&'static str, &'static Builtin>> = LazyLock::new(|| {
+    TOPICS
+        .iter()
+        .flat_map(|(_, table)| *table)
+        .map(|b| (b.name, b))
+        .collect()
 });
 
-/// `apply`, which the evaluator runs as a tail call.
-#[inline]
-pub fn apply_builtin() -> &'static Builtin {
-    *APPLY
+/// The core builtin named `name`, whatever the program has rebound the name to.
+pub fn lookup(name: &str) -> Option<&'static Builtin> {
+    CORE_BY_NAME.get(name).copied()
 }
 
 /// `(apply f a b '(c d))` → `f` and `[a b c d]`.
@@ -116,6 +112,35 @@ pub fn spread_apply_args(args: &[Value]) -> Result<(Value, Vec<Value>)> {
 }
 
 // ---- argument helpers shared by the topic modules ---------------------------------------
+
+/// The arguments of builtin `name`, which takes exactly `N`: the builtin table checks the
+/// count before the call, so the error only guards a call made another way.
+pub fn fixed_args<'a, const N: usize>(name: &str, args: &'a [Value]) -> Result<&'a [Value; N]> {
+    args.try_into()
+        .map_err(|_| arity_error(name, N, Some(N), args.len()))
+}
+
+/// The first `N` arguments of builtin `name` and the rest (checked as for `fixed_args`).
+pub fn leading_args<'a, const N: usize>(
+    name: &str,
+    args: &'a [Value],
+) -> Result<(&'a [Value; N], &'a [Value])> {
+    args.split_first_chunk()
+        .ok_or_else(|| arity_error(name, N, None, args.len()))
+}
+
+pub fn arity_error(name: &str, min: usize, max: Option<usize>, got: usize) -> Error {
+    let expected = match max {
+        Some(max) if max == min => format!("{min}"),
+        Some(max) => format!("{min} to {max}"),
+        None => format!("at least {min}"),
+    };
+    let plural = if max.unwrap_or(min) == 1 { "" } else { "s" };
+    Error::new(
+        ErrorKind::Eval,
+        format!("{name}: expected {expected} argument{plural}, got {got}"),
+    )
+}
 
 pub fn type_error(who: &str, expected: &str, got: &Value) -> Error {
     Error::eval(format!(
@@ -199,7 +224,7 @@ mod tests {
     #[test]
     fn every_builtin_is_documented_and_unique() {
         let mut names = std::collections::HashSet::new();
-        for b in Registry::standard().builtins() {
+        for b in crate::layers::registry().builtins() {
             assert!(names.insert(b.name), "duplicate builtin {}", b.name);
             let signature = format!("`({}", b.name);
             assert!(
@@ -218,7 +243,7 @@ mod tests {
         let failures = crate::run_on_large_stack(&crate::Limits::default(), |limits| {
             let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
             let mut failures = Vec::new();
-            for b in Registry::standard().builtins() {
+            for b in crate::layers::registry().builtins() {
                 for count in 0..b.min_args {
                     let args = vec![Value::Nil; count];
                     let call = || (b.func)(&interp, &args, &None);
@@ -238,7 +263,10 @@ mod tests {
 
     #[test]
     fn apply_is_the_registered_builtin() {
-        assert!(lookup("apply").is_some_and(|b| std::ptr::eq(b, apply_builtin())));
+        let registry = crate::layers::registry();
+        assert!(registry
+            .builtin("apply")
+            .is_some_and(|b| registry.is_apply(b)));
     }
 
     const BEGIN: &str = "<!-- builtins:begin (generated from the builtin tables; \

@@ -1,9 +1,10 @@
 //! Numbers: integers stay exact until a float joins in; overflow is an error.
 
+use super::{arity_error, fixed_args, leading_args};
 use super::{builtin_table, int_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::{arity_error, fixed_args, leading_args, Interp};
+use crate::eval::Interp;
 use crate::value::Value;
 
 builtin_table! {

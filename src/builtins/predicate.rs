@@ -3,9 +3,8 @@
 //! says which item it was.
 
 use crate::env::Env;
-use crate::error::{Error, Reason, Result};
+use crate::error::{Error, Result};
 use crate::eval::Interp;
-use crate::task::result::field;
 use crate::value::Value;
 use serde_json::json;
 
@@ -16,18 +15,7 @@ pub fn judge(interp: &Interp, f: &Value, args: &[Value], env: &Env) -> Result<bo
     let Value::Task(task) = f else {
         return Ok(answer.is_truthy());
     };
-    match field(&answer, "parsedContent") {
-        Value::Bool(verdict) => Ok(verdict),
-        other => Err(Error::task_failure(
-            Reason::OutputFormatFailure,
-            format!(
-                "a predicate task must answer true or false: `{}` answered {}",
-                task.name,
-                crate::value::write_prefix(&other, 80)
-            ),
-        )
-        .with_detail("task", json!(task.name))),
-    }
+    task.verdict(&answer)
 }
 
 /// An error raised for item `index` of a batch (`map`, `for-each`, `filter`, `pmap`,

@@ -1,11 +1,12 @@
 //! Regular expressions on the `regex` crate: linear-time matching, no backtracking, so a
 //! pattern from a model or a user cannot hang the interpreter.
 
+use super::fixed_args;
 use super::{builtin_table, str_arg};
 use crate::bounds::{check_string_list, push_within};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::{fixed_args, Interp};
+use crate::eval::Interp;
 use crate::value::Value;
 use regex::{Captures, Regex, RegexBuilder};
 use std::cell::RefCell;

@@ -1,10 +1,11 @@
 //! Strings: lengths and indices count Unicode scalar values, not bytes.
 
 use super::{builtin_table, index_arg, list_arg, str_arg, type_error};
+use super::{fixed_args, leading_args};
 use crate::bounds::{check_string_length, check_string_list, push_within};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::{fixed_args, leading_args, Interp};
+use crate::eval::Interp;
 use crate::value::{display_string_checked, write_string, write_string_checked, Value};
 
 builtin_table! {

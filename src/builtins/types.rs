@@ -1,9 +1,10 @@
 //! Type predicates, equality and truth.
 
 use super::builtin_table;
+use super::fixed_args;
 use crate::env::Env;
 use crate::error::Result;
-use crate::eval::{fixed_args, Interp};
+use crate::eval::Interp;
 use crate::symbol::Sym;
 use crate::value::Value;
 

@@ -62,7 +62,7 @@ fn warn(options: &Options, error: &Error) {
             .trim_end()
             .to_owned(),
         ErrorFormat::Json => {
-            let mut map = error.to_bounded_json(super::MAX_JSON_ERROR);
+            let mut map = error.to_bounded_json(crate::error::MAX_JSON_ERROR);
             if let Some(object) = map.as_object_mut() {
                 object.insert("severity".into(), "warning".into());
             }

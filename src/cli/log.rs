@@ -20,11 +20,16 @@ pub fn install(interp: &Interp, options: &Options) {
     let observer = &interp.tasks.observer;
     observer.set_cache_everything(cache_on(options));
     if options.budget_usd.is_some() || options.budget_calls.is_some() {
-        interp.state.observe.borrow_mut().add_budget(BudgetLimits {
-            usd: options.budget_usd,
-            tokens: None,
-            calls: options.budget_calls,
-        });
+        interp
+            .state
+            .task
+            .observe
+            .borrow_mut()
+            .add_budget(BudgetLimits {
+                usd: options.budget_usd,
+                tokens: None,
+                calls: options.budget_calls,
+            });
     }
     if options.no_log {
         return;
@@ -33,6 +38,10 @@ pub fn install(interp: &Interp, options: &Options) {
         Some(super::Command::Run { file, .. }) => ("run", file.display().to_string()),
         Some(super::Command::Eval { exprs }) => ("eval", exprs.join(" ")),
         Some(super::Command::Prompt { text, .. }) => ("prompt", text.join(" ")),
+        Some(super::Command::Mcp { files, .. }) => {
+            let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            ("mcp", files.join(" "))
+        }
         Some(
             super::Command::Check { .. }
             | super::Command::Log { .. }

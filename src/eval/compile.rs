@@ -234,7 +234,7 @@ impl<'i> Compiler<'i> {
         }
         match self.interp.global(sym)? {
             Value::Builtin(b)
-                if !std::ptr::eq(b, builtins::apply_builtin())
+                if !self.interp.layers.is_apply(b)
                     && argc >= b.min_args
                     && b.max_args.is_none_or(|max| argc <= max) =>
             {

@@ -20,6 +20,7 @@ pub static CORE: Layer = Layer {
     name: "core",
     builtins: crate::builtins::TOPICS,
     forms: CORE_FORMS,
+    keeps_mark: None,
 };
 
 const CORE_FORMS: &[FormDef] = &[

@@ -4,17 +4,18 @@
 //! [`Layer`] carries its builtin tables and its special forms, each form with the
 //! analyser entry that compiles it and the synopsis and example `:describe`, `:apropos`
 //! and completion show. The core is one layer; `task`, `module` and `testing` are
-//! others. [`standard`] is the one place the core names them: the analyser, the builtin
-//! table and the REPL read the [`Registry`] built from that list, so adding a form or a
-//! builtin is a row in its layer's table.
+//! others. An interpreter is given a [`Registry`] of its layers (`crate::layers` names
+//! the standard ones, above the core): the analyser, the builtin table and the REPL read
+//! it, so adding a form or a builtin is a row in its layer's table.
 
 use super::{Compiler, Node};
 use crate::builtins::Builtin;
 use crate::error::Result;
 use crate::reader::Syntax;
 use crate::source::Span;
+use crate::value::{Entries, Map, Value};
 use std::collections::HashMap;
-use std::sync::LazyLock;
+use std::rc::Rc;
 
 /// How a special form is analysed: the compiler, the form's items (its head first) and
 /// its span, to a node.
@@ -49,17 +50,10 @@ pub struct Layer {
     /// The builtin tables, each with its title (a heading of the language reference).
     pub builtins: &'static [(&'static str, &'static [Builtin])],
     pub forms: &'static [FormDef],
-}
-
-/// The layers every interpreter gets, the core first. The only place the core names the
-/// layers above it.
-pub fn standard() -> [&'static Layer; 4] {
-    [
-        &super::forms::CORE,
-        &crate::task::LAYER,
-        &crate::module::LAYER,
-        &crate::testing::LAYER,
-    ]
+    /// Whether the entries of an edited copy (`assoc`, `dissoc`, `merge`) of a map this
+    /// layer marks (`Map::task_result`: a TaskResult) still make one; `None` for a layer
+    /// that marks no maps.
+    pub keeps_mark: Option<fn(&Entries) -> bool>,
 }
 
 /// The forms and builtins of a list of layers, by name.
@@ -67,9 +61,11 @@ pub struct Registry {
     layers: Vec<&'static Layer>,
     forms: HashMap<&'static str, &'static FormDef>,
     builtins: HashMap<&'static str, &'static Builtin>,
+    /// `apply`, which the evaluator runs as a tail call and knows by this address (a
+    /// table's entries may be copied into each unit of code that names them, so the
+    /// address is the one this registry hands out).
+    apply: Option<&'static Builtin>,
 }
-
-static STANDARD: LazyLock<Registry> = LazyLock::new(|| Registry::new(&standard()));
 
 impl Registry {
     pub fn new(layers: &[&'static Layer]) -> Registry {
@@ -78,21 +74,24 @@ impl Registry {
             .flat_map(|layer| layer.forms)
             .map(|form| (form.name, form))
             .collect();
-        let builtins = layers
+        let builtins: HashMap<&str, &Builtin> = layers
             .iter()
             .flat_map(|layer| layer.builtins.iter().flat_map(|(_, table)| *table))
             .map(|b| (b.name, b))
             .collect();
+        let apply = builtins.get("apply").copied();
         Registry {
             layers: layers.to_vec(),
             forms,
             builtins,
+            apply,
         }
     }
 
-    /// The registry of the [`standard`] layers, built once.
-    pub fn standard() -> &'static Registry {
-        &STANDARD
+    /// Whether `b` is `apply` as this registry holds it.
+    #[inline]
+    pub fn is_apply(&self, b: &Builtin) -> bool {
+        self.apply.is_some_and(|apply| std::ptr::eq(apply, b))
     }
 
     /// The special form called `name`.
@@ -110,31 +109,24 @@ impl Registry {
         self.builtins.get(name).copied()
     }
 
+    /// The map an edit of `original` made of `entries`: marked as `original` was while a
+    /// layer's `keeps_mark` holds for the entries, plain data otherwise.
+    pub fn edited(&self, original: &Value, entries: Entries) -> Value {
+        let was_marked = matches!(original, Value::Map(m) if m.task_result);
+        let keeps = |layer: &&Layer| layer.keeps_mark.is_some_and(|keeps| keeps(&entries));
+        if was_marked && self.layers.iter().any(keeps) {
+            return Value::Map(Rc::new(Map {
+                entries,
+                task_result: true,
+            }));
+        }
+        Value::map(entries)
+    }
+
     /// Every builtin, layer by layer in table order.
     pub fn builtins(&self) -> impl Iterator<Item = &'static Builtin> + '_ {
         self.layers
             .iter()
             .flat_map(|layer| layer.builtins.iter().flat_map(|(_, table)| *table))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn no_two_layers_define_one_name() {
-        let registry = Registry::standard();
-        let mut forms = std::collections::HashSet::new();
-        for form in registry.forms() {
-            assert!(forms.insert(form.name), "two forms named {}", form.name);
-            assert!(!form.synopsis.is_empty(), "{} has no synopsis", form.name);
-            assert!(!form.example.is_empty(), "{} has no example", form.name);
-        }
-        let mut builtins = std::collections::HashSet::new();
-        for b in registry.builtins() {
-            assert!(builtins.insert(b.name), "two builtins named {}", b.name);
-            assert!(registry.form(b.name).is_none(), "{} is both", b.name);
-        }
     }
 }

@@ -21,17 +21,7 @@ impl Compiler<'_> {
         let span = syntax.span;
         let items = match &syntax.kind {
             SyntaxKind::List(items) | SyntaxKind::Vector(items) => items,
-            SyntaxKind::Map(items) => {
-                let mut args = Vec::new();
-                for (i, item) in items.iter().enumerate() {
-                    args.push(if i % 2 == 0 {
-                        Node::Const(map_key(item))
-                    } else {
-                        self.quasi(item, level)?
-                    });
-                }
-                return Ok(internal_call("hash-map", args, span));
-            }
+            SyntaxKind::Map(items) => return self.quasi_map(items, level, span),
             _ => return Ok(Node::Const(syntax_to_value(syntax))),
         };
         if let Some((head, datum)) = quoting(items) {
@@ -66,7 +56,25 @@ impl Compiler<'_> {
                 ));
             }
         }
-        // Runs of plain elements become `(list …)`, splices are appended between them.
+        self.quasi_elements(items, level, span)
+    }
+
+    /// A map template: its keys as written, its values templates.
+    fn quasi_map(&mut self, items: &[Syntax], level: usize, span: Span) -> Result<Node> {
+        let mut args = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            args.push(if i % 2 == 0 {
+                Node::Const(map_key(item))
+            } else {
+                self.quasi(item, level)?
+            });
+        }
+        Ok(internal_call("hash-map", args, span))
+    }
+
+    /// A list template's elements: runs of plain elements become `(list …)`, splices are
+    /// appended between them.
+    fn quasi_elements(&mut self, items: &[Syntax], level: usize, span: Span) -> Result<Node> {
         let mut segments: Vec<Node> = Vec::new();
         let mut run: Vec<Node> = Vec::new();
         for item in items {

@@ -3,12 +3,11 @@
 //! Like Lua's `lua_State` or a Janet fiber, everything that belongs to one evaluation
 //! lives in one record, and switching evaluations (a `pmap` fiber resuming) swaps the
 //! record as a unit: [`EvalState::swap`] destructures every field, so a field added here
-//! and not swapped does not compile. Shared state (globals, the TaskLibrary, the
+//! and not swapped does not compile. The task layer's part is one field, `task`, which
+//! switches its own fields the same way. Shared state (globals, the TaskLibrary, the
 //! interrupt flag) stays on `Interp`.
 
-use crate::task::metrics::TurnBudget;
-use crate::task::observe;
-use crate::task::SessionHandle;
+use crate::task::state::TaskState;
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 
@@ -20,24 +19,14 @@ pub struct EvalState {
     pub depth: Cell<usize>,
     /// The address below which the Rust stack counts as exhausted.
     pub stack_floor: Cell<usize>,
-    /// Task calls in progress (against `Limits::max_task_depth`).
-    pub task_depth: Cell<usize>,
-    /// The provider session and scope in force (`set-provider!`, `with-provider`).
-    pub session: RefCell<SessionHandle>,
-    /// The `:max-turns` budgets of the task calls in progress, outermost first. An item
-    /// starts with its parent's (their counters are shared, so its turns count against
-    /// the tasks that started the `pmap`), and budgets it enters stay its own.
-    pub turn_budgets: RefCell<Vec<TurnBudget>>,
     /// The files being loaded (run, imported, `load`ed), innermost last: relative paths
     /// resolve against the innermost, and tasks record it as their origin.
     pub loading: RefCell<Vec<PathBuf>>,
-    /// The run log's current task call, the `with-budget` budgets and `with-cache`. An
-    /// item starts with its parent's: its calls are children of the task that started
-    /// the `pmap`, and it spends from the same budgets.
-    pub observe: RefCell<observe::Scope>,
-    /// The `:timeout` of the innermost body task in progress that has one (the earliest
-    /// deadline wins): the evaluation stops there as the program's time limit stops it.
+    /// The earliest deadline of the scopes in progress that set one (a body task's
+    /// `:timeout`): the evaluation stops there as the program's time limit stops it.
     pub task_deadline: Cell<Option<TaskDeadline>>,
+    /// The task layer's part: task depth, provider session, turn budgets, run-log scope.
+    pub task: TaskState,
 }
 
 /// When a body task's `:timeout` runs out, and what it was.
@@ -54,22 +43,16 @@ impl EvalState {
         let EvalState {
             depth,
             stack_floor: _,
-            task_depth,
-            session,
-            turn_budgets,
             loading,
-            observe,
             task_deadline,
+            task,
         } = parent;
         EvalState {
             depth: Cell::new(depth.get()),
             stack_floor: Cell::new(stack_floor),
-            task_depth: Cell::new(task_depth.get()),
-            session: RefCell::new(session.borrow().clone()),
-            turn_budgets: RefCell::new(turn_budgets.borrow().clone()),
             loading: RefCell::new(loading.borrow().clone()),
-            observe: RefCell::new(observe.borrow().clone()),
             task_deadline: Cell::new(task_deadline.get()),
+            task: TaskState::child_of(task),
         }
     }
 
@@ -78,39 +61,35 @@ impl EvalState {
         let EvalState {
             depth,
             stack_floor,
-            task_depth,
-            session,
-            turn_budgets,
             loading,
-            observe,
             task_deadline,
+            task,
         } = self;
         depth.swap(&other.depth);
         stack_floor.swap(&other.stack_floor);
-        task_depth.swap(&other.task_depth);
-        session.swap(&other.session);
-        turn_budgets.swap(&other.turn_budgets);
         loading.swap(&other.loading);
-        observe.swap(&other.observe);
         task_deadline.swap(&other.task_deadline);
+        task.swap(&other.task);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::task::metrics::TurnBudget;
     use std::rc::Rc;
 
     fn sample(n: usize) -> EvalState {
         let state = EvalState::default();
         state.depth.set(n);
         state.stack_floor.set(n + 1);
-        state.task_depth.set(n + 2);
+        state.task.depth.set(n + 2);
         state
             .loading
             .borrow_mut()
             .push(PathBuf::from(format!("f{n}")));
         state
+            .task
             .turn_budgets
             .borrow_mut()
             .push(TurnBudget::new("t", n as u64));
@@ -121,9 +100,10 @@ mod tests {
         (
             state.depth.get(),
             state.stack_floor.get(),
-            state.task_depth.get(),
+            state.task.depth.get(),
             state.loading.borrow().clone(),
             state
+                .task
                 .turn_budgets
                 .borrow()
                 .iter()
@@ -135,12 +115,12 @@ mod tests {
     #[test]
     fn swap_exchanges_every_field() {
         let (a, b) = (sample(1), sample(10));
-        let session_a = a.session.borrow().clone();
+        let session_a = a.task.session.borrow().clone();
         let (before_a, before_b) = (fields(&a), fields(&b));
         a.swap(&b);
         assert_eq!(fields(&a), before_b);
         assert_eq!(fields(&b), before_a);
-        assert!(Rc::ptr_eq(&b.session.borrow(), &session_a));
+        assert!(Rc::ptr_eq(&b.task.session.borrow(), &session_a));
     }
 
     #[test]
@@ -150,15 +130,16 @@ mod tests {
         assert_eq!(child.stack_floor.get(), 99);
         assert_eq!(child.depth.get(), 3);
         assert!(Rc::ptr_eq(
-            &child.session.borrow(),
-            &parent.session.borrow()
+            &child.task.session.borrow(),
+            &parent.task.session.borrow()
         ));
-        child.turn_budgets.borrow()[0].count_turn();
-        assert_eq!(parent.turn_budgets.borrow()[0].used(), 1);
+        child.task.turn_budgets.borrow()[0].count_turn();
+        assert_eq!(parent.task.turn_budgets.borrow()[0].used(), 1);
         child
+            .task
             .turn_budgets
             .borrow_mut()
             .push(TurnBudget::new("inner", 1));
-        assert_eq!(parent.turn_budgets.borrow().len(), 1);
+        assert_eq!(parent.task.turn_budgets.borrow().len(), 1);
     }
 }

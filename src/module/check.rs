@@ -3,7 +3,7 @@
 use super::checked::{Checked, TaskParams};
 use super::names::{Analysed, TaskTemplate};
 use super::registry::library_params;
-use super::{alias_name, duplicate, is_xml, only_names, read_module, with_loading};
+use super::{alias_name, duplicate, is_xml, only_names, read_module};
 use crate::error::Result;
 use crate::eval::ast::Node;
 use crate::eval::compile::{top_level_begin, REDEFINABLE_FORMS};
@@ -46,7 +46,7 @@ pub fn check_file(interp: &Interp, checked: &Checked, path: &Path) -> Result<Ana
         ..Analysed::default()
     };
     let mut redefined = Vec::new();
-    let outcome = with_loading(interp, path, || {
+    let outcome = interp.with_file(path, || {
         for form in top_level_forms(&forms) {
             let node = Compiler::new(interp).compile(form)?;
             check_definition(interp, &node)?;
@@ -263,7 +263,7 @@ pub fn declare_forms(interp: &Interp, checked: &Checked, path: &Path, forms: Vec
 /// it imports.
 fn declare_sexp_tasks(interp: &Interp, checked: &Checked, path: &Path, forms: &[Syntax]) {
     let file = checked.file(path);
-    let _ = with_loading(interp, path, || {
+    let _ = interp.with_file(path, || {
         for import in forms.iter().filter_map(imported_xml) {
             let imported = interp.resolve_path(import.file);
             declare_xml_tasks(interp, checked, &imported, &import);

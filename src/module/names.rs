@@ -4,9 +4,10 @@
 //! anything runs. Definitions are gathered from all the files first, so the
 //! result does not depend on the order of the files or of the forms in them.
 
+use crate::builtins::arity_error;
 use crate::error::Error;
 use crate::eval::ast::{Lambda, Node};
-use crate::eval::{arity_error, Interp};
+use crate::eval::Interp;
 use crate::source::Span;
 use crate::symbol::Sym;
 use crate::task::call::{input_error, unknown_named_argument};

@@ -2,73 +2,22 @@
 //! answers from that file and never calls a model. A cassette is JSON lines,
 //! `{"request": {...}, "response": {"content": "...", "usage": {...} | null,
 //! "finish_reason": "..."}}`, where the request is the canonical form of `Request`
-//! (keys sorted at every level) and also the key replay looks answers up by.
+//! (`request_key.rs`: keys sorted at every level) and also the key replay looks answers
+//! up by.
 //!
 //! The cassette is rewritten whole after each exchange (a temporary file renamed over
 //! it), so it always holds complete lines; a last line cut off all the same (a cassette
 //! copied while written) is left out on replay.
 
-use super::message::{single_turn, tool_call_from_json};
-use super::{Message, Provider, Request, Response, ToolCall, Usage};
+use super::message::tool_call_from_json;
+use super::request_key::{canonical, canonical_request};
+use super::{Provider, Request, Response, ToolCall, Usage};
 use crate::error::{Error, Reason, Result};
 use crate::interrupt::Cancel;
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-
-/// The request in the form cassettes store and match: keys sorted, and only what does
-/// not follow from the rest (see [`canonical`]).
-pub fn canonical_request(request: &Request) -> Json {
-    canonical(request.to_json_with_mode())
-}
-
-/// Leaves out what follows from the other fields, so cassettes recorded before those
-/// fields were sent stay valid: `schema` (from the task's definition), empty `options`
-/// and `tools`, and `messages` when they are just the system and user message of
-/// `system` and `prompt`. Applied to recorded requests too, so both forms match.
-fn canonical(mut request: Json) -> Json {
-    if let Some(fields) = request.as_object_mut() {
-        fields.remove("schema");
-        let empty = |value: Option<&Json>| match value {
-            Some(Json::Object(map)) => map.is_empty(),
-            Some(Json::Array(list)) => list.is_empty(),
-            _ => false,
-        };
-        for key in ["options", "tools"] {
-            if empty(fields.get(key)) {
-                fields.remove(key);
-            }
-        }
-        let system = fields.get("system").and_then(Json::as_str);
-        let prompt = fields.get("prompt").and_then(Json::as_str).unwrap_or("");
-        let single: Vec<Json> = single_turn(system, prompt)
-            .iter()
-            .map(Message::to_json)
-            .collect();
-        if fields.get("messages") == Some(&Json::Array(single)) {
-            fields.remove("messages");
-        }
-    }
-    sorted(request)
-}
-
-fn sorted(value: Json) -> Json {
-    match value {
-        Json::Object(map) => {
-            let mut entries: Vec<(String, Json)> = map.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Json::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k, sorted(v)))
-                    .collect::<Map<_, _>>(),
-            )
-        }
-        Json::Array(items) => Json::Array(items.into_iter().map(sorted).collect()),
-        other => other,
-    }
-}
 
 fn failure(message: String) -> Error {
     Error::task_failure(Reason::LlmError, message)
@@ -293,6 +242,7 @@ impl Provider for Replay {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::request_key::tests::request;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Answers "answer N" for its Nth call.
@@ -321,43 +271,6 @@ mod tests {
                 ..Response::default()
             })
         }
-    }
-
-    fn request(prompt: &str) -> Request {
-        let mut params = serde_json::Map::new();
-        params.insert("z".into(), json!(1));
-        params.insert("a".into(), json!({"y": 2, "b": 3}));
-        Request {
-            task: "t".into(),
-            prompt: prompt.into(),
-            messages: vec![crate::provider::Message::user(prompt)],
-            params,
-            round: 1,
-            ..Request::default()
-        }
-    }
-
-    #[test]
-    fn the_canonical_request_sorts_keys_at_every_level() {
-        let text = canonical_request(&request("p")).to_string();
-        assert!(text.starts_with(
-            r#"{"issues":[],"json_mode":false,"model":null,"params":{"a":{"b":3,"y":2},"z":1}"#
-        ));
-    }
-
-    #[test]
-    fn what_follows_from_the_rest_is_left_out_but_other_messages_are_kept() {
-        let plain = canonical_request(&request("p"));
-        for key in ["messages", "options", "tools", "schema"] {
-            assert!(plain.get(key).is_none(), "{key}");
-        }
-        let mut continued = request("p");
-        continued.messages.push(Message::assistant("a"));
-        let kept = canonical_request(&continued);
-        assert_eq!(kept["messages"].as_array().map(Vec::len), Some(2));
-        // A recorded request written with every field matches the short form.
-        let full = sorted(request("p").to_json_with_mode());
-        assert_eq!(canonical(full), plain);
     }
 
     #[test]

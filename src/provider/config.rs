@@ -2,15 +2,13 @@
 //! from `(set-provider! :openai {...})`. Both paths meet in `build`: options given
 //! explicitly win over environment variables, which win over built-in defaults.
 
-use super::anthropic::{Anthropic, DEFAULT_MAX_TOKENS};
-use super::cassette::{Record, Replay};
+use super::cassette::Record;
 use super::command::{CommandProvider, Input, Program};
 use super::http::{Endpoint, HttpSettings};
-use super::openai::OpenAi;
-use super::ModelOptions;
-use super::{Echo, Provider, Unconfigured};
+use super::kinds::{self, ProviderKind};
+use super::{ModelOptions, Provider, Unconfigured};
 use crate::capabilities::{Access, Capabilities};
-use crate::error::{Error, Reason, Result};
+use crate::error::{Error, Result};
 use serde_json::{Map, Value as Json};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,25 +17,7 @@ use std::time::Duration;
 /// Reads an environment variable (unset and empty are the same); tests pass their own.
 pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
-const OLLAMA_BASE_URL: &str = "http://localhost:11434/v1";
-const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 const DEFAULT_CASSETTE: &str = "tasklisp-cassette.jsonl";
-/// The models used when none is named (flag, environment, option or task).
-const OPENAI_DEFAULT_MODEL: &str = "gpt-4o-mini";
-const ANTHROPIC_DEFAULT_MODEL: &str = "claude-3-5-haiku-latest";
-
-const HTTP_OPTIONS: &[&str] = &[
-    "model",
-    "base_url",
-    "api_key_env",
-    "timeout",
-    "connect_timeout",
-    "max_retries",
-];
-const COMMAND_OPTIONS: &[&str] = &["command", "input", "timeout", "model"];
-const REPLAY_OPTIONS: &[&str] = &["cassette"];
-const RECORD_OPTIONS: &[&str] = &["provider", "cassette"];
 
 /// Provider configuration from flags and the environment.
 #[derive(Clone, Debug, Default)]
@@ -86,19 +66,15 @@ pub fn build_from_settings(
     build(&kind, &Json::Object(options), env)
 }
 
-/// The provider whose API key is set, when no provider is named: `openai` first.
+/// The provider whose API key is set, when no provider is named: the first row's.
 fn chosen_by_keys(env: EnvLookup) -> Option<String> {
-    [
-        ("OPENAI_API_KEY", "openai"),
-        ("ANTHROPIC_API_KEY", "anthropic"),
-    ]
-    .into_iter()
-    .find(|(key, _)| env(key).is_some())
-    .map(|(_, kind)| kind.to_owned())
+    kinds::choosing_keys()
+        .find(|(key, _)| env(key).is_some())
+        .map(|(_, row)| row.name.to_owned())
 }
 
-/// The provider `kind` (`openai`, `ollama`, `anthropic`, `command`, `replay`, `record`,
-/// `record:INNER`, `echo`) configured by the map `options`, which are trusted.
+/// The provider `kind` (a row of `kinds::KINDS`, or `record:INNER`) configured by the
+/// map `options`, which are trusted.
 pub fn build(kind: &str, options: &Json, env: EnvLookup) -> Result<Arc<dyn Provider>> {
     build_checked(kind, options, env, &Capabilities::all())
 }
@@ -112,77 +88,56 @@ pub fn build_checked(
     env: EnvLookup,
     capabilities: &Capabilities,
 ) -> Result<Arc<dyn Provider>> {
-    let options = Options::new(kind, options, &accepted_options(kind)?, env, capabilities)?;
-    Ok(match kind {
-        "echo" => Arc::new(Echo),
-        "openai" => Arc::new(OpenAi::new(
-            options
-                .endpoint(OPENAI_BASE_URL, "OPENAI_BASE_URL", "OPENAI_API_KEY")?
-                .with_default_model(OPENAI_DEFAULT_MODEL),
-        )),
-        "ollama" => Arc::new(OpenAi::named(
-            "ollama",
-            options.endpoint(OLLAMA_BASE_URL, "", "")?,
-        )),
-        "anthropic" => {
-            let endpoint = options
-                .endpoint(
-                    ANTHROPIC_BASE_URL,
-                    "ANTHROPIC_BASE_URL",
-                    "ANTHROPIC_API_KEY",
-                )?
-                .with_default_model(ANTHROPIC_DEFAULT_MODEL);
-            let max_tokens = options.integer("max_tokens")?.unwrap_or(DEFAULT_MAX_TOKENS);
-            Arc::new(Anthropic::new(endpoint, max_tokens))
-        }
-        "command" => Arc::new(options.command()?),
-        "replay" => Arc::new(Replay::new(&options.cassette(Access::Read)?)?),
-        _ => {
-            let named = match record_inner(kind)? {
-                Some(inner) => Some(inner),
-                None => options.string("provider")?,
-            };
-            let inner = named
-                .or_else(|| env("TASKLISP_RECORD_PROVIDER"))
-                .ok_or_else(|| {
-                    Error::validation(
-                        "record needs the provider to record: --provider record:openai, \
-                     TASKLISP_RECORD_PROVIDER, or the \"provider\" option",
-                    )
-                })?;
-            check_recordable(&inner)?;
-            let mut inner_options = options.map.clone();
-            inner_options.remove("provider");
-            inner_options.remove("cassette");
-            let inner_provider =
-                build_checked(&inner, &Json::Object(inner_options), env, capabilities)?;
-            Arc::new(Record::new(
-                inner_provider,
-                &options.cassette(Access::Write)?,
-            )?)
-        }
-    })
+    let accepted = accepted_options(kind)?;
+    let row = kinds::row_of(kind).ok_or_else(|| kinds::unknown_provider(kind))?;
+    let options = Options::new(kind, row, options, &accepted, env, capabilities)?;
+    (row.build)(&options)
 }
 
-/// The options `kind` takes; an unknown kind is an error listing the known ones.
-fn accepted_options(kind: &str) -> Result<Vec<&'static str>> {
-    let mut accepted = match kind {
-        "echo" => Vec::new(),
-        "openai" | "ollama" => HTTP_OPTIONS.to_vec(),
-        "anthropic" => [HTTP_OPTIONS, &["max_tokens"]].concat(),
-        "command" => COMMAND_OPTIONS.to_vec(),
-        "replay" => REPLAY_OPTIONS.to_vec(),
-        _ => match record_inner(kind)? {
-            Some(inner) => [RECORD_OPTIONS, &accepted_options(&inner)?].concat(),
-            None => [
-                RECORD_OPTIONS,
-                HTTP_OPTIONS,
-                &["max_tokens"],
-                COMMAND_OPTIONS,
-            ]
-            .concat(),
-        },
+/// `record`: the provider named after the colon, in the options or in the environment,
+/// with every exchange written to the cassette.
+pub(super) fn build_record(options: &Options) -> Result<Arc<dyn Provider>> {
+    let named = match wrapped(options.kind)? {
+        Some(inner) => Some(inner),
+        None => options.string("provider")?,
     };
+    let inner = named
+        .or_else(|| (options.env)("TASKLISP_RECORD_PROVIDER"))
+        .ok_or_else(|| {
+            Error::validation(
+                "record needs the provider to record: --provider record:openai, \
+                 TASKLISP_RECORD_PROVIDER, or the \"provider\" option",
+            )
+        })?;
+    check_recordable(&inner)?;
+    let mut inner_options = options.map.clone();
+    for own in options.row.options() {
+        inner_options.remove(own);
+    }
+    let inner_provider = build_checked(
+        &inner,
+        &Json::Object(inner_options),
+        options.env,
+        options.capabilities,
+    )?;
+    Ok(Arc::new(Record::new(
+        inner_provider,
+        &options.cassette(Access::Write)?,
+    )?))
+}
+
+/// The options `kind` takes; an unknown kind is an error listing the known ones. A
+/// wrapping kind takes its own and those of the provider it wraps (of every recordable
+/// one, when it names none).
+fn accepted_options(kind: &str) -> Result<Vec<&'static str>> {
+    let row = kinds::row_of(kind).ok_or_else(|| kinds::unknown_provider(kind))?;
+    let mut accepted: Vec<&str> = row.options().collect();
+    if row.wraps {
+        match wrapped(kind)? {
+            Some(inner) => accepted.extend(accepted_options(&inner)?),
+            None => accepted.extend(recordable_rows().flat_map(ProviderKind::options)),
+        }
+    }
     let mut seen = Vec::new();
     accepted.retain(|name| {
         let new = !seen.contains(name);
@@ -192,35 +147,18 @@ fn accepted_options(kind: &str) -> Result<Vec<&'static str>> {
     Ok(accepted)
 }
 
+fn recordable_rows() -> impl Iterator<Item = &'static ProviderKind> {
+    kinds::KINDS.iter().filter(|row| row.recordable)
+}
+
 /// Whether `kind` names a provider (`record:INNER` when INNER is recordable).
 pub fn is_known(kind: &str) -> bool {
     accepted_options(kind).is_ok()
 }
 
-/// The provider names the command line accepts, for "did you mean".
-pub const KNOWN: &[&str] = &[
-    "echo",
-    "openai",
-    "ollama",
-    "anthropic",
-    "command",
-    "replay",
-    "record",
-];
-
 /// For `record:INNER`, the provider being recorded; `None` for a plain `record`.
-/// Any other kind is unknown.
-fn record_inner(kind: &str) -> Result<Option<String>> {
-    let inner = match kind.split_once(':') {
-        Some(("record", inner)) => Some(inner.to_owned()),
-        None if kind == "record" => None,
-        _ => {
-            return Err(Error::task_failure(
-                Reason::LlmError,
-                format!("unknown provider: {kind} (known: echo, openai, ollama, anthropic, command, replay, record:PROVIDER)"),
-            ))
-        }
-    };
+fn wrapped(kind: &str) -> Result<Option<String>> {
+    let inner = kind.split_once(':').map(|(_, inner)| inner.to_owned());
     if let Some(name) = &inner {
         check_recordable(name)?;
     }
@@ -229,7 +167,7 @@ fn record_inner(kind: &str) -> Result<Option<String>> {
 
 /// Recording a cassette provider would only copy a cassette.
 fn check_recordable(inner: &str) -> Result<()> {
-    if inner.starts_with("record") || inner == "replay" {
+    if kinds::row_of(inner).is_some_and(|row| !row.recordable) {
         return Err(Error::validation(format!(
             "record cannot record the {inner} provider"
         )));
@@ -237,9 +175,12 @@ fn check_recordable(inner: &str) -> Result<()> {
     Ok(())
 }
 
-/// A provider's options after checking names and types, with the environment behind.
-struct Options<'a> {
+/// A provider's options after checking names and types, with the environment behind:
+/// what a row of `kinds::KINDS` builds its provider from.
+pub struct Options<'a> {
+    /// The kind as named (`record:openai`), for messages.
     kind: &'a str,
+    pub(super) row: &'static ProviderKind,
     map: Map<String, Json>,
     env: EnvLookup<'a>,
     capabilities: &'a Capabilities,
@@ -248,6 +189,7 @@ struct Options<'a> {
 impl<'a> Options<'a> {
     fn new(
         kind: &'a str,
+        row: &'static ProviderKind,
         options: &Json,
         accepted: &[&str],
         env: EnvLookup<'a>,
@@ -270,6 +212,7 @@ impl<'a> Options<'a> {
         }
         Ok(Options {
             kind,
+            row,
             map,
             env,
             capabilities,
@@ -283,7 +226,7 @@ impl<'a> Options<'a> {
         ))
     }
 
-    fn string(&self, key: &str) -> Result<Option<String>> {
+    pub(super) fn string(&self, key: &str) -> Result<Option<String>> {
         match self.map.get(key) {
             None | Some(Json::Null) => Ok(None),
             Some(Json::String(text)) => Ok(Some(text.clone())),
@@ -298,7 +241,7 @@ impl<'a> Options<'a> {
             .or_else(|| (!var.is_empty()).then(|| (self.env)(var)).flatten()))
     }
 
-    fn integer(&self, key: &str) -> Result<Option<u64>> {
+    pub(super) fn integer(&self, key: &str) -> Result<Option<u64>> {
         match self.map.get(key) {
             None | Some(Json::Null) => Ok(None),
             Some(value) => value
@@ -351,9 +294,14 @@ impl<'a> Options<'a> {
         })
     }
 
-    /// The endpoint of an HTTP provider; the key comes from `api_key_env` or `key_var`.
+    /// The endpoint of an HTTP provider, on its row's server unless the options or the
+    /// environment say otherwise; the key comes from `api_key_env` or the row's variable.
     /// A `base_url` or `api_key_env` in the options must pass the capabilities.
-    fn endpoint(&self, default_base: &str, base_var: &str, key_var: &str) -> Result<Endpoint> {
+    pub(super) fn endpoint(&self) -> Result<Endpoint> {
+        let server = self.row.server.as_ref();
+        let default_base = server.map_or("", |server| server.base_url);
+        let base_var = server.and_then(|server| server.base_url_env).unwrap_or("");
+        let key_var = server.and_then(|server| server.api_key_env).unwrap_or("");
         if let Some(url) = self.string("base_url")? {
             self.capabilities.check_url(&url)?;
         }
@@ -368,23 +316,25 @@ impl<'a> Options<'a> {
         let api_key = (!key_var.is_empty())
             .then(|| (self.env)(&key_var))
             .flatten();
-        let official =
-            base_url.contains("api.openai.com") || base_url.contains("api.anthropic.com");
-        if api_key.is_none() && (official || named_var.is_some()) {
+        if api_key.is_none() && (kinds::is_hosted(&base_url) || named_var.is_some()) {
             return Err(Error::validation(format!(
                 "the {} provider needs an API key: set {key_var}",
                 self.kind
             )));
         }
-        Ok(Endpoint {
+        let endpoint = Endpoint {
             base_url,
             api_key,
             model: self.string("model")?,
             http: self.http_settings()?,
+        };
+        Ok(match server.and_then(|server| server.default_model) {
+            Some(model) => endpoint.with_default_model(model),
+            None => endpoint,
         })
     }
 
-    fn command(&self) -> Result<CommandProvider> {
+    pub(super) fn command(&self) -> Result<CommandProvider> {
         let program = match self.map.get("command") {
             Some(Json::Array(items)) => Program::Argv(
                 items
@@ -410,7 +360,7 @@ impl<'a> Options<'a> {
 
     /// The cassette file, relative to the current directory, which the provider reads
     /// (`replay`) or writes (`record`): a program must be allowed to.
-    fn cassette(&self, access: Access) -> Result<PathBuf> {
+    pub(super) fn cassette(&self, access: Access) -> Result<PathBuf> {
         let path = self.string_or_env("cassette", "TASKLISP_CASSETTE")?;
         let path = PathBuf::from(path.as_deref().unwrap_or(DEFAULT_CASSETTE));
         self.capabilities.check_path(&path, access)?;

@@ -10,15 +10,18 @@ pub mod cassette;
 pub mod command;
 mod config;
 pub mod http;
+pub mod kinds;
 pub mod message;
 pub mod openai;
 pub mod options;
 pub mod rate;
+pub mod request_key;
 pub mod sse;
 
 /// What `Provider::complete` polls to stop early; implementing a provider takes it.
 pub use crate::interrupt::Cancel;
-pub use config::{build, build_from_settings, is_known, EnvLookup, ProviderSettings, KNOWN};
+pub use config::{build, build_from_settings, is_known, EnvLookup, ProviderSettings};
+pub use kinds::{ProviderKind, KINDS, KNOWN};
 pub use message::{Message, Role, ToolCall, ToolSpec};
 pub use options::ModelOptions;
 
@@ -211,11 +214,6 @@ impl Provider for Echo {
 /// configure one. `echo` answers only when it is named.
 pub struct Unconfigured;
 
-/// How to configure a provider, for the failure of a call made without one.
-pub const HOW_TO_CONFIGURE: &str = "no model provider is configured: pass --provider \
-(openai, anthropic, ollama, command, echo…) with --model, set TASKLISP_PROVIDER, set \
-OPENAI_API_KEY or ANTHROPIC_API_KEY, or call (set-provider! …) in the program";
-
 impl Provider for Unconfigured {
     fn name(&self) -> &str {
         "none"
@@ -224,7 +222,7 @@ impl Provider for Unconfigured {
     fn complete(&self, _request: &Request, _cancel: &Cancel) -> Result<Response> {
         Err(crate::error::Error::task_failure(
             crate::error::Reason::LlmError,
-            HOW_TO_CONFIGURE,
+            kinds::how_to_configure(),
         ))
     }
 }
@@ -235,9 +233,8 @@ pub fn from_settings(settings: &ProviderSettings) -> Result<Arc<dyn Provider>> {
     config::build_from_settings(settings, &env_var)
 }
 
-/// The provider `(set-provider! :KIND {options…})` asks for: `kind` is `openai`,
-/// `ollama`, `anthropic`, `command`, `replay`, `record` (or `record:INNER`) or `echo`;
-/// `options` is a JSON map (or null) of the options in `docs/PROVIDERS.md`. A
+/// The provider `(set-provider! :KIND {options…})` asks for: `kind` names a row of
+/// `kinds::KINDS` (or is `record:INNER`); `options` is a JSON map (or null) of the options in `docs/PROVIDERS.md`. A
 /// `base_url` or `api_key_env` among them must be one `capabilities` allows.
 pub fn from_language(
     kind: &str,

@@ -1,6 +1,6 @@
-//! The REPL's colon commands.
+//! The REPL's colon commands: one table, [`COMMANDS`], drives their dispatch, `:help`,
+//! Tab completion and the "did you mean" hint. A new command is one row plus its code.
 
-use super::help::HELP;
 use super::session::{format_duration, timed, warn_if_cut_off, Next, Session};
 use crate::bounds::read_file_text;
 use crate::eval::Interp;
@@ -12,57 +12,196 @@ use crate::value::{to_json, write_string, Value};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 
-/// The commands, as Tab completes them.
-pub const COMMANDS: &[&str] = &[
-    ":apropos",
-    ":chat",
-    ":describe",
-    ":env",
-    ":help",
-    ":import",
-    ":load",
-    ":quit",
-    ":reload",
-    ":show",
-    ":tasks",
-    ":time",
+/// A REPL command.
+pub struct ReplCommand {
+    /// The name, with its colon.
+    pub name: &'static str,
+    /// Other names it answers to (not completed, not listed by `:help`).
+    pub aliases: &'static [&'static str],
+    pub argument: Argument,
+    /// What `:help` says of it; a line break continues under the first line.
+    pub help: &'static str,
+    /// Runs it on its argument (trimmed; empty when none was given).
+    pub run: fn(&mut Session<'_>, &str) -> Next,
+}
+
+/// What follows a command's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Argument {
+    None,
+    /// A required word, shown in `:help` as this placeholder.
+    Required(&'static str),
+    /// An optional word, shown as `[PLACEHOLDER]`.
+    Optional(&'static str),
+    /// A required file name (`FILE`): Tab completes paths.
+    File,
+    /// A required expression (`EXPR`): the input continues until it is complete.
+    Code,
+}
+
+impl Argument {
+    /// How `:help` writes it after the name, with its leading space.
+    fn usage(self) -> String {
+        match self {
+            Argument::None => String::new(),
+            Argument::Required(word) => format!(" {word}"),
+            Argument::Optional(word) => format!(" [{word}]"),
+            Argument::File => " FILE".to_owned(),
+            Argument::Code => " EXPR".to_owned(),
+        }
+    }
+
+    fn is_required(self) -> bool {
+        !matches!(self, Argument::None | Argument::Optional(_))
+    }
+}
+
+/// Every command, in the order `:help` lists them.
+pub const COMMANDS: &[ReplCommand] = &[
+    ReplCommand {
+        name: ":help",
+        aliases: &[":h", ":?"],
+        argument: Argument::None,
+        help: "this text",
+        run: |session, _| shown(session, &super::help::help_text()),
+    },
+    ReplCommand {
+        name: ":tasks",
+        aliases: &[],
+        argument: Argument::None,
+        help: "the registered tasks: names, types, descriptions",
+        run: |session, _| shown(session, &tasks_table(session.interp)),
+    },
+    ReplCommand {
+        name: ":describe",
+        aliases: &[],
+        argument: Argument::Required("NAME"),
+        help: "what NAME is: a task's definition, a builtin's signature, a\n\
+               procedure's parameters, a special form's syntax and example",
+        run: |session, name| shown(session, &describe(session.interp, name)),
+    },
+    ReplCommand {
+        name: ":apropos",
+        aliases: &[],
+        argument: Argument::Required("WORD"),
+        help: "the names whose name or documentation mentions WORD",
+        run: |session, word| shown(session, &apropos(session.interp, word)),
+    },
+    ReplCommand {
+        name: ":load",
+        aliases: &[],
+        argument: Argument::File,
+        help: "run a .sexp file",
+        run: |session, file| {
+            if is_xml(file) {
+                eprintln!("{}", xml_load_hint(file));
+                return Next::Continue;
+            }
+            session.load(&command_path(file))
+        },
+    },
+    ReplCommand {
+        name: ":import",
+        aliases: &[],
+        argument: Argument::File,
+        help: "import an XML template file or .sexp module",
+        run: |session, file| session.import(&command_path(file)),
+    },
+    ReplCommand {
+        name: ":reload",
+        aliases: &[],
+        argument: Argument::None,
+        help: "import again every imported file that changed, replacing its tasks",
+        run: |session, _| session.reload(),
+    },
+    ReplCommand {
+        name: ":env",
+        aliases: &[],
+        argument: Argument::None,
+        help: "your definitions (not the builtins)",
+        run: |session, _| session.show_env(),
+    },
+    ReplCommand {
+        name: ":time",
+        aliases: &[],
+        argument: Argument::Code,
+        help: "evaluate EXPR and show how long it took",
+        run: |session, expr| session.time(expr),
+    },
+    ReplCommand {
+        name: ":show",
+        aliases: &[],
+        argument: Argument::None,
+        help: "print the last value in full (results are abbreviated)",
+        run: |session, _| shown(session, &write_string(&session.last.borrow())),
+    },
+    ReplCommand {
+        name: ":chat",
+        aliases: &[],
+        argument: Argument::Optional("MODEL"),
+        help: "chat with the model: each line a message, :end leaves",
+        run: |session, model| session.start_chat(model),
+    },
+    ReplCommand {
+        name: ":quit",
+        aliases: &[":q", ":exit"],
+        argument: Argument::None,
+        help: "leave (Ctrl-D too)",
+        run: |_, _| Next::Exit(0),
+    },
 ];
+
+/// The command a name or alias (with its colon) names.
+pub fn command_named(name: &str) -> Option<&'static ReplCommand> {
+    COMMANDS
+        .iter()
+        .find(|c| c.name == name || c.aliases.contains(&name))
+}
+
+/// The commands' part of `:help`: a line per command, its usage in a column.
+pub fn command_help() -> String {
+    const USAGE_WIDTH: usize = 18;
+    let mut lines = Vec::new();
+    for command in COMMANDS {
+        let usage = format!("{}{}", command.name, command.argument.usage());
+        let mut help = command.help.lines();
+        let first = help.next().unwrap_or_default();
+        lines.push(format!("  {usage:USAGE_WIDTH$}{first}"));
+        for more in help {
+            lines.push(format!("  {:USAGE_WIDTH$}{more}", ""));
+        }
+    }
+    lines.join("\n")
+}
+
+/// Shows `text` and goes on.
+fn shown(session: &Session<'_>, text: &str) -> Next {
+    session.say(text);
+    Next::Continue
+}
 
 impl Session<'_> {
     /// Runs the command `name` (with its leading colon) on `argument`.
     pub fn command(&mut self, name: &str, argument: &str) -> Next {
-        let needs_argument = matches!(
-            name,
-            ":describe" | ":apropos" | ":load" | ":import" | ":time"
-        );
-        if needs_argument && argument.is_empty() {
+        let Some(command) = command_named(name) else {
+            eprintln!("{}", unknown_command(name));
+            return Next::Continue;
+        };
+        if command.argument.is_required() && argument.is_empty() {
             eprintln!("{name} needs an argument (:help shows how to use it)");
             return Next::Continue;
         }
-        match name {
-            ":help" | ":h" | ":?" => self.say(HELP),
-            ":quit" | ":q" | ":exit" => return Next::Exit(0),
-            ":tasks" => self.say(&tasks_table(self.interp)),
-            ":describe" => self.say(&describe(self.interp, argument)),
-            ":env" => self.show_env(),
-            ":show" => self.say(&write_string(&self.last.borrow())),
-            ":time" => return self.time(argument),
-            ":apropos" => self.say(&apropos(self.interp, argument)),
-            ":load" if is_xml(argument) => eprintln!("{}", xml_load_hint(argument)),
-            ":load" => return self.load(&command_path(argument)),
-            ":import" => return self.import(&command_path(argument)),
-            ":reload" => self.reload(),
-            ":chat" => self.start_chat(argument),
-            other => eprintln!("{}", unknown_command(other)),
-        }
-        Next::Continue
+        (command.run)(self, argument)
     }
 
     /// `:chat [MODEL]`: each line from now on is a message in one conversation.
-    fn start_chat(&mut self, model: &str) {
+    fn start_chat(&mut self, model: &str) -> Next {
         let model = (!model.is_empty()).then(|| model.to_owned());
         self.chat = Some(conversation::start(model));
-        self.say("; chat: each line is a message to the model, :end leaves");
+        shown(
+            self,
+            "; chat: each line is a message to the model, :end leaves",
+        )
     }
 
     /// A line in the chat sub-mode: `:end` (or `:quit`) leaves it, anything else is
@@ -98,7 +237,7 @@ impl Session<'_> {
         }
     }
 
-    fn show_env(&mut self) {
+    fn show_env(&mut self) -> Next {
         let defined = self.user_definitions();
         if defined.is_empty() {
             self.say("no definitions yet");
@@ -107,6 +246,7 @@ impl Session<'_> {
             let (text, _) = super::abbreviate::abbreviate(&value);
             self.say(&format!("{name} = {text}"));
         }
+        Next::Continue
     }
 
     fn time(&mut self, expr: &str) -> Next {
@@ -133,15 +273,8 @@ impl Session<'_> {
         let outcome = self
             .check_readable(path)
             .and_then(|()| read_file_text(path, self.interp.limits.max_file_bytes));
-        let outcome = outcome.and_then(|text| {
-            self.interruptibly(|interp| {
-                interp.loading().borrow_mut().push(path.to_path_buf());
-                let name = path.display().to_string();
-                let result = interp.run_source_as(crate::source::Origin::File, &name, &text);
-                interp.loading().borrow_mut().pop();
-                result
-            })
-        });
+        let outcome =
+            outcome.and_then(|text| self.interruptibly(|interp| interp.run_file(path, &text)));
         match outcome {
             Ok(value) => {
                 self.say(&format!("; loaded {}", path.display()));
@@ -181,7 +314,7 @@ impl Session<'_> {
 impl Session<'_> {
     /// `:reload`: imports again every imported file that changed since, replacing its
     /// tasks (each replaced task gets a note) and definitions.
-    fn reload(&mut self) {
+    fn reload(&mut self) -> Next {
         let changed = crate::module::changed_imports(self.interp);
         if changed.is_empty() {
             self.say("; nothing to reload: no imported file has changed");
@@ -203,6 +336,7 @@ impl Session<'_> {
                 }
             }
         }
+        Next::Continue
     }
 }
 
@@ -390,7 +524,7 @@ fn xml_load_hint(argument: &str) -> String {
 }
 
 fn unknown_command(name: &str) -> String {
-    let hint = crate::suggest::hint(name, COMMANDS.iter().copied())
+    let hint = crate::suggest::hint(name, COMMANDS.iter().map(|c| c.name))
         .map_or(String::new(), |h| format!(" ({h})"));
     format!("unknown command {name}{hint} — :help lists the commands")
 }
@@ -467,9 +601,8 @@ fn command_path(argument: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Options;
+    use crate::error::ErrorFormat;
     use crate::eval::{run_on_large_stack, Limits};
-    use clap::Parser;
     use std::cell::RefCell;
     use std::rc::Rc;
 
@@ -498,11 +631,38 @@ mod tests {
         run_on_large_stack(&Limits::default(), |limits| {
             let captured = Captured::default();
             let interp = Interp::with_output(limits, Box::new(captured.clone())).unwrap();
-            let options = Options::parse_from(["tasklisp"]);
-            let mut session = Session::new(&interp, &options);
+            let settings = super::super::Settings {
+                error_format: ErrorFormat::Text,
+                quiet: false,
+            };
+            let mut session = Session::new(&interp, &settings);
             test(&mut session, &captured);
         })
         .unwrap();
+    }
+
+    /// Each command is one row: its name and aliases are unique and dispatch to it,
+    /// `:help` shows its usage and help, and the guide's table of commands lists it.
+    #[test]
+    fn every_command_row_is_dispatched_helped_and_documented() {
+        let help = super::super::help::help_text();
+        let guide = include_str!("../../docs/REPL.md");
+        let mut seen: Vec<&str> = Vec::new();
+        for command in COMMANDS {
+            for name in std::iter::once(&command.name).chain(command.aliases) {
+                assert!(!seen.contains(name), "{name} names two commands");
+                seen.push(name);
+                let found = command_named(name).map(|c| c.name);
+                assert_eq!(found, Some(command.name), "{name} dispatches");
+            }
+            let usage = format!("{}{}", command.name, command.argument.usage());
+            let first = command.help.lines().next().unwrap_or_default();
+            assert!(help.contains(&format!("  {usage:18}{first}\n")), "{usage}");
+            let row = format!("\n| `{usage}` | ");
+            assert!(guide.contains(&row), "docs/REPL.md lists {usage}");
+        }
+        let guide_rows = guide.matches("\n| `:").count();
+        assert_eq!(guide_rows, COMMANDS.len(), "docs/REPL.md's commands table");
     }
 
     #[test]

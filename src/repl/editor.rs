@@ -1,7 +1,7 @@
 //! The line editor's helper: when Enter submits the input, Tab completion, history
 //! hints and bracket highlighting.
 
-use super::commands::COMMANDS;
+use super::commands::{command_named, Argument, COMMANDS};
 use crate::reader;
 use crate::source::Span;
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
@@ -45,7 +45,7 @@ impl ReplHelper {
 /// forms complete. Any other syntax error is submitted too, to be reported.
 pub fn input_is_complete(input: &str) -> bool {
     let code = match command_argument(input) {
-        Some((":time", expr)) => expr,
+        Some((name, expr)) if takes(name, Argument::Code) => expr,
         Some(_) => return true,
         None => input,
     };
@@ -53,6 +53,11 @@ pub fn input_is_complete(input: &str) -> bool {
         Err(e) => !e.is_incomplete(),
         Ok(_) => true,
     }
+}
+
+/// Whether the command `name` takes this kind of argument.
+fn takes(name: &str, argument: Argument) -> bool {
+    command_named(name).is_some_and(|c| c.argument == argument)
 }
 
 /// Splits a command line (`:name rest`) into the command and its argument.
@@ -89,20 +94,32 @@ impl Completer for ReplHelper {
         let start = word_start(line, pos);
         let word = line.get(start..pos).unwrap_or("");
         match command_argument(line) {
-            Some((":load" | ":import", _)) if start > 0 => self.files.complete(line, pos, ctx),
+            Some((name, _)) if start > 0 && takes(name, Argument::File) => {
+                self.files.complete(line, pos, ctx)
+            }
             Some(_) if start == 0 || line.get(..start).is_some_and(|s| s.trim().is_empty()) => {
-                let commands = COMMANDS
-                    .iter()
-                    .filter(|c| c.starts_with(word))
-                    .map(|c| Pair {
-                        display: (*c).to_owned(),
-                        replacement: format!("{c} "),
-                    });
-                Ok((start, commands.collect()))
+                Ok((start, commands_starting(word)))
             }
             _ => Ok((start, self.matching_names(word))),
         }
     }
+}
+
+/// The commands whose name starts with `word`, in alphabetical order.
+fn commands_starting(word: &str) -> Vec<Pair> {
+    let mut names: Vec<&str> = COMMANDS
+        .iter()
+        .map(|c| c.name)
+        .filter(|name| name.starts_with(word))
+        .collect();
+    names.sort_unstable();
+    names
+        .into_iter()
+        .map(|name| Pair {
+            display: name.to_owned(),
+            replacement: format!("{name} "),
+        })
+        .collect()
 }
 
 impl Hinter for ReplHelper {
@@ -224,6 +241,18 @@ mod tests {
             found.first().map(|p| p.replacement.as_str()),
             Some(":describe ")
         );
+    }
+
+    #[test]
+    fn completion_offers_every_command_by_its_name() {
+        let offered: Vec<String> = commands_starting(":")
+            .into_iter()
+            .map(|p| p.replacement)
+            .collect();
+        let mut names: Vec<String> = COMMANDS.iter().map(|c| format!("{} ", c.name)).collect();
+        names.sort();
+        assert_eq!(offered, names);
+        assert!(takes(":time", Argument::Code) && takes(":import", Argument::File));
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod output;
 mod piped;
 mod session;
 
-use crate::cli::Options;
+use crate::error::ErrorFormat;
 use crate::eval::Interp;
 use std::io::IsTerminal;
 
@@ -16,11 +16,20 @@ pub use commands::describe;
 pub use output::{at_line_start, output};
 pub use session::completion_names;
 
-pub fn main(interp: &Interp, options: &Options) -> i32 {
+/// What the REPL is told by whoever starts it (the command line's flags).
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// How errors are printed.
+    pub error_format: ErrorFormat,
+    /// No start-up banner.
+    pub quiet: bool,
+}
+
+pub fn main(interp: &Interp, settings: &Settings) -> i32 {
     if std::io::stdin().is_terminal() {
-        session::run(interp, options)
+        session::run(interp, settings)
     } else {
-        piped::run(interp, options, &mut |line| {
+        piped::run(interp, settings, &mut |line| {
             std::io::stdin().read_line(line)
         })
     }

@@ -2,7 +2,7 @@
 //! as soon as it has been read, its value is printed in full canonical form, and the
 //! first error ends the run with status 1.
 
-use crate::cli::{report, Options};
+use super::Settings;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::reader;
@@ -16,12 +16,15 @@ pub type LineSource<'a> = &'a mut dyn FnMut(&mut String) -> std::io::Result<usiz
 
 /// `read_line` is called for each line rather than holding standard input locked, so
 /// the program's own `read-line` can read the lines that follow its form.
-pub fn run(interp: &Interp, options: &Options, read_line: LineSource) -> i32 {
+pub fn run(interp: &Interp, settings: &Settings, read_line: LineSource) -> i32 {
     match stream(interp, read_line) {
         Ok(()) => 0,
         Err(e) => {
             interp.flush();
-            e.exit_code().unwrap_or_else(|| report(options, &e))
+            e.exit_code().unwrap_or_else(|| {
+                eprintln!("{}", e.formatted(settings.error_format));
+                1
+            })
         }
     }
 }

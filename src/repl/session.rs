@@ -4,7 +4,7 @@
 use super::abbreviate::abbreviate;
 use super::editor::{command_argument, history_path, ReplHelper};
 use super::help::KEYWORDS;
-use crate::cli::{format_error, Options};
+use super::Settings;
 use crate::error::{Error, Result};
 use crate::eval::Interp;
 use crate::interrupt::SigintHandler;
@@ -33,7 +33,7 @@ pub enum Next {
 
 pub struct Session<'a> {
     pub interp: &'a Interp,
-    options: &'a Options,
+    settings: &'a Settings,
     /// Inputs run so far: each is registered as the source `<repl:N>`.
     inputs: Cell<usize>,
     /// The last value printed, for `:show`.
@@ -48,7 +48,7 @@ pub struct Session<'a> {
 }
 
 impl<'a> Session<'a> {
-    pub fn new(interp: &'a Interp, options: &'a Options) -> Session<'a> {
+    pub fn new(interp: &'a Interp, settings: &'a Settings) -> Session<'a> {
         let baseline = interp
             .global_names()
             .into_iter()
@@ -56,7 +56,7 @@ impl<'a> Session<'a> {
             .collect();
         Session {
             interp,
-            options,
+            settings,
             inputs: Cell::new(0),
             last: RefCell::new(Value::Nil),
             baseline,
@@ -163,7 +163,7 @@ impl<'a> Session<'a> {
         if let Some(code) = error.exit_code() {
             return Next::Exit(code);
         }
-        eprintln!("{}", format_error(self.options.error_format, error));
+        eprintln!("{}", error.formatted(self.settings.error_format));
         Next::Continue
     }
 
@@ -188,7 +188,7 @@ pub fn completion_names(interp: &Interp) -> Vec<String> {
     forms.chain(bound).chain(interp.tasks.names()).collect()
 }
 
-pub fn run(interp: &Interp, options: &Options) -> i32 {
+pub fn run(interp: &Interp, settings: &Settings) -> i32 {
     let config = Config::builder()
         .completion_type(CompletionType::List)
         .auto_add_history(false)
@@ -213,14 +213,14 @@ pub fn run(interp: &Interp, options: &Options) -> i32 {
             }
         }
     }
-    if !options.quiet {
+    if !settings.quiet {
         println!(
             "tasklisp {} — :help for help, Ctrl-D to leave",
             env!("CARGO_PKG_VERSION")
         );
     }
     interp.tasks.set_replace_on_redefine(true);
-    let mut session = Session::new(interp, options);
+    let mut session = Session::new(interp, settings);
     let status = repl_loop(&mut session, &mut editor, &mut history);
     interp.flush();
     status

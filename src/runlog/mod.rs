@@ -47,7 +47,7 @@ impl RunRow {
     /// The script as the log keeps it: scrubbed first (a key cut in two by shortening
     /// would no longer be found), then shortened.
     fn logged_script(&self, secrets: &Secrets) -> String {
-        crate::eval::truncate_text(&secrets.scrub(&self.script), 200)
+        crate::value::truncate_text(&secrets.scrub(&self.script), 200)
     }
 }
 

@@ -168,7 +168,7 @@ fn call_line(call: &Json) -> String {
             .unwrap_or("failed");
         let _ = write!(line, "  {}: {}", text(&call["status"]), message);
     } else if let Some(answer) = call["answer"].as_str() {
-        let short = crate::eval::truncate_text(&answer.replace('\n', " "), 60);
+        let short = crate::value::truncate_text(&answer.replace('\n', " "), 60);
         let _ = write!(line, "  → {short}");
     }
     line

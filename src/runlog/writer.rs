@@ -38,15 +38,17 @@ pub struct Writer {
 
 impl Writer {
     /// Starts the thread; it opens the database and writes `run` first. If the database
-    /// cannot be opened, it says so once on stderr and drops what it is sent.
+    /// cannot be opened, it says so once (a notice to the hook in force when it starts,
+    /// see `crate::notice`) and drops what it is sent.
     pub fn start(path: PathBuf, run: RunRow) -> Writer {
         let (sender, receiver) = channel();
+        let notice = crate::notice::hook();
         let thread = std::thread::Builder::new()
             .name("tasklisp-log".into())
             .spawn(
                 move || match schema::open(&path).and_then(|c| insert_run(c, &run)) {
-                    Ok(conn) => write_loop(conn, &receiver),
-                    Err(e) => eprintln!("tasklisp: the run log is off: {e}"),
+                    Ok(conn) => write_loop(conn, &receiver, &*notice),
+                    Err(e) => notice(&format!("tasklisp: the run log is off: {e}")),
                 },
             )
             .ok();
@@ -98,7 +100,7 @@ fn insert_run(conn: Connection, run: &RunRow) -> Result<Connection, String> {
     Ok(conn)
 }
 
-fn write_loop(mut conn: Connection, receiver: &Receiver<Message>) {
+fn write_loop(mut conn: Connection, receiver: &Receiver<Message>, notice: &dyn Fn(&str)) {
     let mut reported = false;
     while let Ok(first) = receiver.recv() {
         let batch: Vec<Message> = std::iter::once(first)
@@ -106,7 +108,9 @@ fn write_loop(mut conn: Connection, receiver: &Receiver<Message>) {
             .collect();
         if let Err(e) = write_batch(&mut conn, batch) {
             if !std::mem::replace(&mut reported, true) {
-                eprintln!("tasklisp: cannot write the run log (rows of this run are lost): {e}");
+                notice(&format!(
+                    "tasklisp: cannot write the run log (rows of this run are lost): {e}"
+                ));
             }
         }
     }

@@ -94,7 +94,7 @@ pub fn run(
         interp
             .tasks
             .observer
-            .passed(&interp.state.observe, sent.candidate);
+            .passed(&interp.state.task.observe, sent.candidate);
     }
     let mut result = task_result(&task.name, response.content, parsed, notes);
     // A provider's own status and criteria are kept.

@@ -89,7 +89,10 @@ pub fn run_rounds(
             return Ok(result);
         }
         // An answer that failed an audit is not one the cache may give again.
-        interp.tasks.observer.reject_passed(&interp.state.observe);
+        interp
+            .tasks
+            .observer
+            .reject_passed(&interp.state.task.observe);
         if round > checks.retries {
             return Err(invalid_output(task, round, &violations, &found, &result));
         }

@@ -10,9 +10,10 @@ use super::session::ProviderChoice;
 use super::TaskKind;
 use crate::builtins::predicate::for_item;
 use crate::builtins::{builtin_table, list_arg, proc_arg, split_options, str_arg, type_error};
+use crate::builtins::{fixed_args, leading_args};
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
-use crate::eval::{fixed_args, leading_args, Interp};
+use crate::eval::Interp;
 use crate::provider::options::{self as model_options, ModelOptions};
 use crate::provider::rate::RateLimit;
 use crate::value::{to_json, write_string, Entries, Value};
@@ -29,7 +30,7 @@ builtin_table! {
     "reduce-task", 3, Some(3) => reduce_task;
     /// `(task-result content :status s :parsed v :notes m :criteria c)`: a TaskResult (status COMPLETE, CONTINUATION or FAILED; default COMPLETE). `(task-result "ok" :parsed true)`
     "task-result", 1, Some(9) => make_task_result;
-    /// `(set-provider! p options? :max-turns n :max-context tokens :system s :temperature t …)`: atomic tasks now ask `p` — a procedure of the request, or a provider name (`"echo"`, `:openai`, `:anthropic`, `:command`, `:record`, `:replay`) with an options map — in a new session; `:system` is put before each task's system prompt, model options apply below the tasks', `:rate-limit {"requests_per_minute" n "tokens_per_minute" m}` paces every call. `(set-provider! :openai {"model" "gpt-4o-mini"} :temperature 0)`
+    /// `(set-provider! p options? :max-turns n :max-context tokens :system s :temperature t …)`: atomic tasks now ask `p` — a procedure of the request, or a provider name, any that `--provider` takes (`:openai`, `:ollama`, `"echo"`…), with an options map — in a new session; `:system` is put before each task's system prompt, model options apply below the tasks', `:rate-limit {"requests_per_minute" n "tokens_per_minute" m}` paces every call. `(set-provider! :openai {"model" "gpt-4o-mini"} :temperature 0)`
     "set-provider!", 1, Some(22) => set_provider;
     /// `(resource-metrics)`: turns and context used in the provider session, with limits. `(resource-metrics)` ⇒ `{"turns" {"used" 0 "limit" 10000} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}`
     "resource-metrics", 0, Some(0) => resource_metrics;

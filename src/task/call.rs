@@ -30,12 +30,12 @@ pub fn call_checked(
     let logged = interp
         .tasks
         .observer
-        .begin_task(&interp.state.observe, &task.name);
+        .begin_task(&interp.state.task.observe, &task.name);
     let result = run_call(interp, task, args, env, extra);
     interp
         .tasks
         .observer
-        .end_task(&interp.state.observe, logged, &result);
+        .end_task(&interp.state.task.observe, logged, &result);
     result
 }
 

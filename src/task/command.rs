@@ -2,12 +2,12 @@
 //! the program, and turn its output into a TaskResult.
 
 use super::answer::{parse_output, Answer};
-use super::blocking::run_blocking;
 use super::definition::{ScriptParts, Task};
 use super::result::task_result;
 use super::script::run_script;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
+use crate::eval::fiber::run_blocking;
 use crate::eval::Interp;
 use crate::interrupt::Cancel;
 use crate::process::{ProcessOutput, ProcessSpec, DEFAULT_MAX_OUTPUT};
@@ -135,7 +135,7 @@ fn failure(task: &Task, argv: &[String], output: &ProcessOutput) -> Error {
     );
     if let Some(line) = output.stderr.lines().find(|l| !l.trim().is_empty()) {
         message.push_str(": ");
-        message.push_str(&crate::eval::truncate_text(line.trim(), 200));
+        message.push_str(&crate::value::truncate_text(line.trim(), 200));
     }
     Error::task_failure(Reason::ToolExecutionError, message).with_details(json!({
         "script_stdout": output.stdout,

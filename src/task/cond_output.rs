@@ -69,7 +69,7 @@ fn parse_json(text: &str) -> Result<Value> {
                 format!(
                     "cond-output needs JSON output, but the content does not parse ({}): {}",
                     e.message,
-                    crate::eval::truncate_text(text, 80)
+                    crate::value::truncate_text(text, 80)
                 ),
             )
         })

@@ -7,10 +7,11 @@
 use super::metrics::estimate_tokens;
 use super::result::{is_task_result, task_result, with_entry};
 use super::session::send;
+use crate::builtins::fixed_args;
 use crate::builtins::{builtin_table, split_options, str_arg, type_error};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::eval::{fixed_args, Interp};
+use crate::eval::Interp;
 use crate::provider::message::system_text;
 use crate::provider::options::{self, ModelOptions};
 use crate::provider::{Message, Request, Role};
@@ -257,7 +258,7 @@ pub fn exchange(
     interp
         .tasks
         .observer
-        .passed(&interp.state.observe, answered.candidate);
+        .passed(&interp.state.task.observe, answered.candidate);
     let response = answered.response;
     conversation.turns += 1;
     conversation.context_used = match response.usage {

@@ -129,6 +129,9 @@ pub struct Task {
     pub tools: Vec<Rc<Task>>,
     /// JSON types of parameters, for tool schemas (`:param-types`); others are strings.
     pub param_types: HashMap<String, String>,
+    /// The JSON Schema of the parameters when it is given whole rather than made from
+    /// them (an MCP server's tool, with the server's own input schema).
+    pub input_schema: Option<Rc<Json>>,
     pub context: InheritContext,
     pub max_turns: Option<u64>,
     /// `:cache true`: answers may come from the run log's cache.
@@ -203,16 +206,7 @@ impl Task {
                 .map(|(name, kind)| (Rc::from(name.as_str()), Value::from(kind.as_str())));
             put("param_types", Value::map(types.collect()));
         }
-        put("inherit_context", Value::from(self.context.name()));
-        if matches!(self.context, InheritContext::Fresh) {
-            put("fresh_context", Value::Bool(true));
-        }
-        if let InheritContext::Subset(keys) = &self.context {
-            put(
-                "context_keys",
-                Value::list(keys.iter().map(|k| Value::from(k.name())).collect()),
-            );
-        }
+        self.context_metadata(&mut put);
         if let Some(turns) = self.max_turns {
             put(
                 "max_turns",
@@ -231,6 +225,32 @@ impl Task {
             .filter_map(|p| Some((Rc::from(p.name.name()), p.default.clone()?)))
             .collect();
         put("defaults", Value::map(defaults));
+        self.action_metadata(&mut put);
+        if let Some(origin) = &self.origin {
+            put("origin", Value::from(origin.as_str()));
+        }
+        for (key, value) in &self.extra_metadata {
+            entries.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+        entries
+    }
+
+    /// `inherit_context`, and `fresh_context` or `context_keys` when they apply.
+    fn context_metadata(&self, put: &mut impl FnMut(&str, Value)) {
+        put("inherit_context", Value::from(self.context.name()));
+        if matches!(self.context, InheritContext::Fresh) {
+            put("fresh_context", Value::Bool(true));
+        }
+        if let InheritContext::Subset(keys) = &self.context {
+            put(
+                "context_keys",
+                Value::list(keys.iter().map(|k| Value::from(k.name())).collect()),
+            );
+        }
+    }
+
+    /// The settings of what a call runs: the prompt's templates, the shell, the timeout.
+    fn action_metadata(&self, put: &mut impl FnMut(&str, Value)) {
         match &self.action {
             Action::Prompt(parts) => {
                 put("prompt", Value::from(parts.prompt.source()));
@@ -259,13 +279,6 @@ impl Task {
                 }
             }
         }
-        if let Some(origin) = &self.origin {
-            put("origin", Value::from(origin.as_str()));
-        }
-        for (key, value) in &self.extra_metadata {
-            entries.entry(key.clone()).or_insert_with(|| value.clone());
-        }
-        entries
     }
 
     /// The definition as JSON (`json-stringify` of a task, `:describe`).

@@ -36,6 +36,16 @@ enum Code {
     Body(Rc<Node>),
 }
 
+impl Code {
+    fn runs(&self) -> table::Runs {
+        match self {
+            Code::Prompt(_) => table::Runs::Prompt,
+            Code::Command(_) => table::Runs::Command,
+            Code::Body(_) => table::Runs::Body,
+        }
+    }
+}
+
 struct DefineTask {
     name: Sym,
     params: Vec<(Sym, Option<Node>)>,
@@ -74,47 +84,13 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
         body,
     } = parse_options(compiler, items.get(3..).unwrap_or_default())?;
 
-    let has_prompt = options.contains_key("prompt");
-    let has_command = call_code.contains_key("command");
-    match (has_prompt, has_command, !body.is_empty()) {
-        (true, false, false) | (false, true, false) | (false, false, true) => {}
-        (false, false, false) => {
-            return Err(Error::syntax(
-                "a task needs :prompt, :command or a body",
-                span,
-            ))
-        }
-        _ => {
-            return Err(Error::syntax(
-                "a task has only one of :prompt, :command or a body",
-                span,
-            ))
-        }
-    }
-    let kind = if has_prompt {
-        TaskKind::Atomic
-    } else if has_command {
-        TaskKind::Script
-    } else if is_sequential_body(body) {
-        TaskKind::Sequential
-    } else {
-        TaskKind::Composite
-    };
-    let misplaced = call_code
-        .keys()
-        .filter_map(|name| table::option(name))
-        .find(|option| !option.applies_to(kind));
-    if let Some(option) = misplaced {
-        let owners: Vec<&str> = option.types.iter().map(|k| k.name()).collect();
-        return Err(Error::syntax(
-            format!(
-                ":{} is an option of {} tasks",
-                option.name,
-                owners.join(" and ")
-            ),
-            span,
-        ));
-    }
+    let kind = default_kind(
+        options.contains_key("prompt"),
+        call_code.contains_key("command"),
+        body,
+        span,
+    )?;
+    check_call_options(&call_code, kind, span)?;
 
     let scope = Scope::new(params.iter().map(|(name, _)| *name).collect());
     let wants_issues =
@@ -154,6 +130,64 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
         span,
     };
     Ok(compiler.define_node(name, Node::Extension(Box::new(define))))
+}
+
+/// The type of a task that has a prompt, a command or `body` (exactly one), when `:type`
+/// does not say.
+fn default_kind(
+    has_prompt: bool,
+    has_command: bool,
+    body: &[Syntax],
+    span: Span,
+) -> Result<TaskKind> {
+    match (has_prompt, has_command, !body.is_empty()) {
+        (true, false, false) => Ok(TaskKind::Atomic),
+        (false, true, false) => Ok(TaskKind::Script),
+        (false, false, true) if is_sequential_body(body) => Ok(TaskKind::Sequential),
+        (false, false, true) => Ok(TaskKind::Composite),
+        (false, false, false) => Err(Error::syntax(
+            "a task needs :prompt, :command or a body",
+            span,
+        )),
+        _ => Err(Error::syntax(
+            "a task has only one of :prompt, :command or a body",
+            span,
+        )),
+    }
+}
+
+/// The options evaluated at each call (`:files`, `:command`, …) belong to the type.
+fn check_call_options(
+    call_code: &HashMap<&'static str, &Syntax>,
+    kind: TaskKind,
+    span: Span,
+) -> Result<()> {
+    let misplaced = call_code
+        .keys()
+        .filter_map(|name| table::option(name))
+        .find(|option| !option.applies_to(kind));
+    let Some(option) = misplaced else {
+        return Ok(());
+    };
+    let owners: Vec<&str> = option.types.iter().map(|k| k.name()).collect();
+    Err(Error::syntax(
+        format!(
+            ":{} is an option of {} tasks",
+            option.name,
+            owners.join(" and ")
+        ),
+        span,
+    ))
+}
+
+/// Whether answers are JSON: `:output` "json", or a `:schema` with no `:output` "text".
+fn json_output(options: &Options, has_schema: bool) -> Result<bool> {
+    match options.text("output")? {
+        None => Ok(has_schema),
+        Some(format) if format == "json" => Ok(true),
+        Some(format) if format == "text" && !has_schema => Ok(false),
+        Some(_) => Err(options.invalid("output", "\"json\" or \"text\" (\"json\" with :schema)")),
+    }
 }
 
 /// A deftask form's options, sorted by when they run, and its body.
@@ -317,7 +351,7 @@ impl Extension for DefineTask {
             .register(task.clone())
             .map_err(|e| e.with_span(self.span))?;
         if registered == Registered::Replaced {
-            eprintln!("note: task `{}` redefined", task.name);
+            interp.notice(&format!("note: task `{}` redefined", task.name));
         }
         Ok(Value::Task(task))
     }
@@ -361,36 +395,10 @@ impl DefineTask {
             .get("schema")
             .map(|(v, span)| Schema::from_value(v).map_err(|e| e.with_span(span)))
             .transpose()?;
-        let json_output = match options.text("output")? {
-            None => schema.is_some(),
-            Some(format) if format == "json" => true,
-            Some(format) if format == "text" && schema.is_none() => false,
-            Some(_) => {
-                return Err(
-                    options.invalid("output", "\"json\" or \"text\" (\"json\" with :schema)")
-                )
-            }
-        };
+        let json_output = json_output(&options, schema.is_some())?;
         let has_prompt = matches!(self.code, Code::Prompt(_));
         let param_types = options.param_types(&params)?;
-        let action = match &self.code {
-            Code::Prompt(files) => Action::Prompt(PromptParts {
-                system: options.text("system")?.map(|s| Template::parse(&s)),
-                prompt: Template::parse(&options.text("prompt")?.unwrap_or_default()),
-                timeout: options.timeout()?,
-                memory: Memory {
-                    files: files.clone(),
-                    query: options.text("context-query")?.map(|s| Template::parse(&s)),
-                    dir: options.text("context-dir")?,
-                },
-            }),
-            Code::Command(code) => Action::Command(ScriptParts {
-                code: code.clone(),
-                shell: options.get("shell").is_some_and(|(v, _)| v.is_truthy()),
-                timeout: options.timeout()?,
-            }),
-            Code::Body(body) => Action::Body(body.clone(), options.timeout()?),
-        };
+        let action = self.action(&options)?;
         Ok(Task {
             name: self.name.name().to_owned(),
             kind: self.kind(&options)?,
@@ -408,6 +416,7 @@ impl DefineTask {
             options: options.model_options()?,
             tools: options.tools(has_prompt)?,
             param_types,
+            input_schema: None,
             context: self.context(&eval, &options)?,
             max_turns: options.count("max-turns", 1, MAX_TURNS)?,
             cache: options.get("cache").is_some_and(|(v, _)| v.is_truthy()),
@@ -422,6 +431,28 @@ impl DefineTask {
         })
     }
 
+    /// What a call runs, with the definition-time values in place.
+    fn action(&self, options: &Options) -> Result<Action> {
+        Ok(match &self.code {
+            Code::Prompt(files) => Action::Prompt(PromptParts {
+                system: options.text("system")?.map(|s| Template::parse(&s)),
+                prompt: Template::parse(&options.text("prompt")?.unwrap_or_default()),
+                timeout: options.timeout()?,
+                memory: Memory {
+                    files: files.clone(),
+                    query: options.text("context-query")?.map(|s| Template::parse(&s)),
+                    dir: options.text("context-dir")?,
+                },
+            }),
+            Code::Command(code) => Action::Command(ScriptParts {
+                code: code.clone(),
+                shell: options.get("shell").is_some_and(|(v, _)| v.is_truthy()),
+                timeout: options.timeout()?,
+            }),
+            Code::Body(body) => Action::Body(body.clone(), options.timeout()?),
+        })
+    }
+
     /// `:type` when given, checked against what the task runs.
     fn kind(&self, options: &Options) -> Result<TaskKind> {
         let Some(name) = options.text("type")? else {
@@ -429,23 +460,8 @@ impl DefineTask {
         };
         let kind = TaskKind::parse(&name)
             .ok_or_else(|| options.invalid("type", &table::type_names(false).join(", ")))?;
-        let fits = matches!(
-            (&self.code, kind),
-            (Code::Prompt(_), TaskKind::Atomic)
-                | (Code::Command(_), TaskKind::Script)
-                | (
-                    Code::Body(_),
-                    TaskKind::Sequential
-                        | TaskKind::Reduce
-                        | TaskKind::Composite
-                        | TaskKind::DirectorEvaluatorLoop
-                )
-        );
-        if !fits {
-            return Err(options.invalid(
-                "type",
-                "atomic with :prompt, script with :command, or sequential, reduce or composite with a body",
-            ));
+        if table::task_type(kind).runs != self.code.runs() {
+            return Err(options.invalid("type", &table::fitting_types()));
         }
         Ok(kind)
     }

@@ -22,6 +22,7 @@ pub static LAYER: Layer = Layer {
         ("Conversations", super::conversation::BUILTINS),
     ],
     forms: FORMS,
+    keeps_mark: Some(super::result::is_valid),
 };
 
 const FORMS: &[FormDef] = &[

@@ -156,6 +156,7 @@ mod tests {
             options: crate::provider::ModelOptions::default(),
             tools: Vec::new(),
             param_types: std::collections::HashMap::new(),
+            input_schema: None,
             context: InheritContext::Full,
             max_turns: None,
             cache: false,

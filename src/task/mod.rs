@@ -29,6 +29,7 @@ pub mod script;
 mod sequential;
 mod session;
 pub mod sink;
+pub mod state;
 pub mod table;
 pub(crate) mod template;
 pub mod tools;
@@ -159,15 +160,15 @@ impl Interp {
 
     /// Makes `session` current and returns the one it replaces.
     pub fn swap_session(&self, session: SessionHandle) -> SessionHandle {
-        self.state.session.replace(session)
+        self.state.task.session.replace(session)
     }
 
     pub fn current_session(&self) -> SessionHandle {
-        self.state.session.borrow().clone()
+        self.state.task.session.borrow().clone()
     }
 
     pub fn metrics(&self) -> Metrics {
-        self.state.session.borrow().borrow().metrics.clone()
+        self.state.task.session.borrow().borrow().metrics.clone()
     }
 
     /// Checks the limits before a turn; returns the provider to send it to and the
@@ -177,11 +178,11 @@ impl Interp {
         &self,
         input_tokens: u64,
     ) -> Result<(ProviderChoice, ModelOptions, Option<Arc<RateLimit>>)> {
-        let handle = self.state.session.borrow();
+        let handle = self.state.task.session.borrow();
         let session = handle.borrow();
         session
             .metrics
-            .check_turn(input_tokens, &self.state.turn_budgets.borrow())?;
+            .check_turn(input_tokens, &self.state.task.turn_budgets.borrow())?;
         let options = session
             .scope_options
             .over(&session.provider_options)
@@ -200,7 +201,13 @@ impl Interp {
 
     /// The base system prompt of the provider in force.
     pub fn base_system(&self) -> Option<String> {
-        self.state.session.borrow().borrow().base_system.clone()
+        self.state
+            .task
+            .session
+            .borrow()
+            .borrow()
+            .base_system
+            .clone()
     }
 
     /// Sets what `set-provider!` gives along with the provider: its options and base
@@ -211,7 +218,7 @@ impl Interp {
         system: Option<String>,
         rate: Option<RateLimit>,
     ) {
-        let handle = self.state.session.borrow();
+        let handle = self.state.task.session.borrow();
         let mut session = handle.borrow_mut();
         session.provider_options = options;
         session.base_system = system;
@@ -220,19 +227,26 @@ impl Interp {
 
     /// The options of the enclosing `with-provider` blocks.
     pub fn scope_options(&self) -> ModelOptions {
-        self.state.session.borrow().borrow().scope_options.clone()
+        self.state
+            .task
+            .session
+            .borrow()
+            .borrow()
+            .scope_options
+            .clone()
     }
 
     pub fn set_scope_options(&self, options: ModelOptions) {
-        self.state.session.borrow().borrow_mut().scope_options = options;
+        self.state.task.session.borrow().borrow_mut().scope_options = options;
     }
 
     /// Counts a finished turn in the session and in every `:max-turns` budget in force.
     fn record_turn(&self, tokens: u64) -> Result<()> {
-        for budget in self.state.turn_budgets.borrow().iter() {
+        for budget in self.state.task.turn_budgets.borrow().iter() {
             budget.count_turn();
         }
         self.state
+            .task
             .session
             .borrow()
             .borrow_mut()
@@ -244,7 +258,7 @@ impl Interp {
     /// until the guard is dropped.
     fn enter_call(&self, task: &Task) -> Result<CallGuard<'_>> {
         let max_depth = self.limits.max_task_depth;
-        let depth = self.state.task_depth.get() + 1;
+        let depth = self.state.task.depth.get() + 1;
         if depth > max_depth {
             return Err(Error::resource(
                 "task_depth",
@@ -256,10 +270,14 @@ impl Interp {
                 ),
             ));
         }
-        self.state.task_depth.set(depth);
+        self.state.task.depth.set(depth);
         let budget = task.max_turns.map(|limit| {
             let budget = TurnBudget::new(&task.name, limit);
-            self.state.turn_budgets.borrow_mut().push(budget.clone());
+            self.state
+                .task
+                .turn_budgets
+                .borrow_mut()
+                .push(budget.clone());
             budget
         });
         Ok(CallGuard {
@@ -277,10 +295,8 @@ struct CallGuard<'i> {
 
 impl Drop for CallGuard<'_> {
     fn drop(&mut self) {
-        let state = &self.interp.state;
-        state
-            .task_depth
-            .set(state.task_depth.get().saturating_sub(1));
+        let state = &self.interp.state.task;
+        state.depth.set(state.depth.get().saturating_sub(1));
         if let Some(budget) = &self.budget {
             state
                 .turn_budgets

@@ -5,11 +5,11 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::prices::Prices;
+use crate::provider::request_key::{cache_key, Target};
 use crate::provider::{Message, Request, Response, ToolCall, Usage};
 use crate::runlog::{now_ms, CachedAnswer, CallKind, CallRow, RunLog};
 use crate::secrets::Secrets;
 use serde_json::{json, Value as Json};
-use sha2::{Digest, Sha256};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -478,6 +478,12 @@ impl Observer {
         candidate
     }
 
+    /// The task call in progress reached outside the program (an MCP server's tool): it
+    /// and the calls around it get rows when they end, as around a model call.
+    pub fn mark_external_call(&self, scope: &RefCell<Scope>) {
+        self.mark_ancestors(scope.borrow().call);
+    }
+
     /// The task calls around a model call get rows when they end.
     fn mark_ancestors(&self, mut parent: Option<u64>) {
         let mut open = self.open_tasks.borrow_mut();
@@ -537,97 +543,9 @@ fn cacheable(request: &Request, response: &Response) -> bool {
     request.tools.is_empty() && response.tool_calls.is_empty()
 }
 
-/// Where a model call goes: the provider, its server and the model.
-#[derive(Clone, Debug, Default)]
-pub struct Target {
-    pub provider: String,
-    pub base_url: Option<String>,
-    pub model: Option<String>,
-}
-
-/// The cache key: a digest of what reaches the model (provider, its base URL, model,
-/// and the request without the task's name, arguments and round, which only shape the
-/// text). The schema is sent to the model as structured output, so it is part of the
-/// key, though cassettes leave it out of the requests they match.
-pub fn cache_key(request: &Request, target: &Target) -> String {
-    let mut canonical = crate::provider::cassette::canonical_request(request);
-    if let Some(map) = canonical.as_object_mut() {
-        for key in ["task", "params", "round", "issues"] {
-            map.remove(key);
-        }
-        if let Some(schema) = &request.schema {
-            map.insert("schema".into(), schema.clone());
-        }
-        map.insert("provider".into(), json!(target.provider));
-        map.insert("model".into(), json!(target.model));
-        // Only a provider with a server has the key, so older entries stay valid.
-        if let Some(base_url) = &target.base_url {
-            map.insert("base_url".into(), json!(base_url));
-        }
-    }
-    let digest = Sha256::digest(canonical.to_string().as_bytes());
-    digest.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn request(prompt: &str) -> Request {
-        Request {
-            task: "t".into(),
-            prompt: prompt.into(),
-            round: 1,
-            ..Request::default()
-        }
-    }
-
-    fn target(provider: &str, base_url: Option<&str>, model: &str) -> Target {
-        Target {
-            provider: provider.into(),
-            base_url: base_url.map(str::to_owned),
-            model: Some(model.into()),
-        }
-    }
-
-    #[test]
-    fn the_cache_key_is_what_reaches_the_model() {
-        let openai = target("openai", Some("http://a/v1"), "m");
-        let a = cache_key(&request("hi"), &openai);
-        let mut renamed = request("hi");
-        renamed.task = "other".into();
-        renamed.round = 2;
-        assert_eq!(a, cache_key(&renamed, &openai));
-        assert_ne!(a, cache_key(&request("ho"), &openai));
-        let others = [
-            target("anthropic", Some("http://a/v1"), "m"),
-            target("openai", Some("http://a/v1"), "n"),
-            target("openai", Some("http://b/v1"), "m"),
-            target("openai", None, "m"),
-        ];
-        for other in &others {
-            assert_ne!(a, cache_key(&request("hi"), other), "{other:?}");
-        }
-        assert_eq!(a.len(), 64);
-    }
-
-    #[test]
-    fn two_schemas_never_share_an_answer() {
-        let openai = target("openai", Some("http://a/v1"), "m");
-        let with_schema = |schema: Json| Request {
-            schema: Some(schema),
-            json_mode: true,
-            ..request("a cat")
-        };
-        let name = with_schema(json!({"type": "object", "required": ["name"]}));
-        let age = with_schema(json!({"type": "object", "required": ["age"]}));
-        let object = with_schema(json!("object"));
-        let keys = [&name, &age, &object].map(|r| cache_key(r, &openai));
-        assert_ne!(keys[0], keys[1]);
-        assert_ne!(keys[0], keys[2]);
-        assert_ne!(keys[1], keys[2]);
-        assert_eq!(keys[0], cache_key(&name, &openai));
-    }
 
     #[test]
     fn a_budget_refuses_the_call_after_its_last() {

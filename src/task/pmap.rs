@@ -5,13 +5,14 @@
 //! threads, and resumes each fiber when its work is done. Only blocking work overlaps:
 //! evaluation itself stays on one thread, one fiber at a time.
 //!
-//! [`run_blocking`]: super::blocking::run_blocking
+//! [`run_blocking`]: crate::eval::fiber::run_blocking
 
-use super::blocking::{in_fiber, new_stack, Fiber, Job, ModelCall, Step};
+use super::blocking::ModelCall;
 use crate::builtins::predicate::for_item;
 use crate::builtins::{builtin_table, int_arg, list_arg, proc_arg, split_options};
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
+use crate::eval::fiber::{in_fiber, new_stack, Fiber, Job, Step};
 use crate::eval::Interp;
 use crate::progress::{self, Progress};
 use crate::task::observe::Spent;
@@ -51,7 +52,7 @@ const ALL_ITEM_STACKS: usize = 1 << 30;
 fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     let (positional, options) = split_options("pmap", args, &["concurrency", "on-error", "batch"])?;
     let [f, xs] = positional else {
-        return Err(crate::eval::arity_error(
+        return Err(crate::builtins::arity_error(
             "pmap",
             2,
             Some(2),
@@ -326,15 +327,29 @@ impl<'a> Scheduler<'a> {
         };
         match fiber.resume(self.interp) {
             Step::Blocked(job) => dispatch(run, index, job),
-            Step::Model(call) => run.gathered.push((index, call)),
-            Step::Done(result) => {
-                let ended = run.fibers.get_mut(index).and_then(Option::take);
-                run.spare_stacks.extend(ended.and_then(Fiber::into_stack));
-                run.running -= 1;
-                self.finish(run, index, result);
-            }
+            Step::Gathered(payload) => match payload.downcast::<ModelCall>() {
+                Ok(call) => run.gathered.push((index, call)),
+                // Only model calls are gathered here; anything else ends its item.
+                Err(_) => self.end(run, index, Err(unexpected_payload())),
+            },
+            Step::Done(result) => self.end(run, index, result),
         }
     }
+
+    /// An item has ended with `result`: its stack is kept for the next one.
+    fn end(&self, run: &mut Run<'a>, index: usize, result: Result<Value>) {
+        let ended = run.fibers.get_mut(index).and_then(Option::take);
+        run.spare_stacks.extend(ended.and_then(Fiber::into_stack));
+        run.running -= 1;
+        self.finish(run, index, result);
+    }
+}
+
+fn unexpected_payload() -> Error {
+    Error::task_failure(
+        Reason::UnexpectedError,
+        "pmap: an item waited for something other than a model call",
+    )
 }
 
 /// An item's stack: the interpreter's own size, at most its share of all items' stacks.

@@ -30,21 +30,15 @@ fn marked(entries: Entries) -> Value {
 /// `entries` marked as a TaskResult when they are one: `content` a string, `status` one
 /// of [`STATUSES`], `notes` a map.
 pub fn marked_if_valid(entries: Entries) -> Option<Value> {
-    let valid = matches!(entries.get("content"), Some(Value::Str(_)))
-        && matches!(entries.get("status"), Some(Value::Str(s)) if STATUSES.contains(&s.as_str()))
-        && matches!(entries.get("notes"), Some(Value::Map(_)));
-    valid.then(|| marked(entries))
+    is_valid(&entries).then(|| marked(entries))
 }
 
-/// The entries of an edited map (`assoc`, `dissoc`, `merge`): still a TaskResult when
-/// `original` was one and the entries still make one, otherwise plain data.
-pub fn edited(original: &Value, entries: Entries) -> Value {
-    if is_task_result(original) {
-        if let Some(result) = marked_if_valid(entries.clone()) {
-            return result;
-        }
-    }
-    Value::map(entries)
+/// Whether `entries` make a TaskResult: the task layer's `keeps_mark`, so an edited
+/// TaskResult (`assoc`, `dissoc`, `merge`) stays one while it still is one.
+pub fn is_valid(entries: &Entries) -> bool {
+    matches!(entries.get("content"), Some(Value::Str(_)))
+        && matches!(entries.get("status"), Some(Value::Str(s)) if STATUSES.contains(&s.as_str()))
+        && matches!(entries.get("notes"), Some(Value::Map(_)))
 }
 
 pub fn is_task_result(value: &Value) -> bool {
@@ -121,6 +115,25 @@ pub fn field(result: &Value, key: &str) -> Value {
         .and_then(|m| m.get(key))
         .cloned()
         .unwrap_or(Value::Nil)
+}
+
+impl super::Task {
+    /// This task's answer read as a predicate's verdict: its `parsedContent`, which must
+    /// be a boolean (`filter`, `every?` … judge items by a task this way).
+    pub fn verdict(&self, answer: &Value) -> crate::error::Result<bool> {
+        match field(answer, "parsedContent") {
+            Value::Bool(verdict) => Ok(verdict),
+            other => Err(crate::error::Error::task_failure(
+                crate::error::Reason::OutputFormatFailure,
+                format!(
+                    "a predicate task must answer true or false: `{}` answered {}",
+                    self.name,
+                    crate::value::write_prefix(&other, 80)
+                ),
+            )
+            .with_detail("task", serde_json::json!(self.name))),
+        }
+    }
 }
 
 #[cfg(test)]

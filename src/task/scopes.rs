@@ -36,7 +36,7 @@ impl Extension for WithBudget {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
         let limits =
             budget_limits(&interp.eval(&self.limits, env)?).map_err(|e| e.with_span(self.span))?;
-        observe::with_budget(&interp.state.observe, limits, || {
+        observe::with_budget(&interp.state.task.observe, limits, || {
             interp.eval(&self.body, env)
         })
     }
@@ -97,6 +97,6 @@ pub fn with_cache(compiler: &mut Compiler, items: &[Syntax], _span: Span) -> Res
 
 impl Extension for WithCache {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        observe::with_cache(&interp.state.observe, || interp.eval(&self.body, env))
+        observe::with_cache(&interp.state.task.observe, || interp.eval(&self.body, env))
     }
 }

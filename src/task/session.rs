@@ -1,18 +1,20 @@
 //! The provider session: which provider atomic tasks talk to, and what they have used.
 
-use super::blocking::{in_fiber, run_blocking, run_model};
+use super::blocking::run_model;
 use super::definition::lossy_json;
 use super::metrics::{estimate_tokens, Metrics};
-use super::observe::{CacheCandidate, CallNotes, Target};
+use super::observe::{CacheCandidate, CallNotes};
 use super::result::STATUSES;
 use super::sink::{StreamTo, TextSink};
 use crate::capabilities::Capabilities;
 use crate::env::Env;
 use crate::error::{Error, Reason, Result};
+use crate::eval::fiber::{in_fiber, run_blocking};
 use crate::eval::Interp;
 use crate::interrupt::Cancel;
 use crate::provider::message::tool_call_from_json;
 use crate::provider::rate::RateLimit;
+use crate::provider::request_key::Target;
 use crate::provider::{Echo, ModelOptions, Provider, Request, Response, ToolCall, Usage};
 use crate::secrets::Secrets;
 use crate::value::{from_json, to_json, write_string, Value};
@@ -188,11 +190,7 @@ pub fn send(
     deadline: Option<Instant>,
     cache: bool,
 ) -> Result<Sent> {
-    let request_tokens: u64 = request
-        .messages
-        .iter()
-        .map(|m| estimate_tokens(&m.content))
-        .sum();
+    let request_tokens = request_tokens(request);
     let (provider, session_options, rate) = interp.check_turn(request_tokens)?;
     let request = Request {
         options: request.options.over(&session_options),
@@ -207,7 +205,7 @@ pub fn send(
     let secrets = provider.secrets();
     let observer = &interp.tasks.observer;
     let (mut pending, cached) = observer.before_model(
-        interp.state.observe.borrow().clone(),
+        interp.state.task.observe.borrow().clone(),
         &request,
         &target,
         secrets,
@@ -217,21 +215,11 @@ pub fn send(
     let resumable = pending.caching();
     let streaming = streams_here(interp);
     let (outcome, latency) = match cached {
-        Some(answer) => (
-            Ok(Response {
-                content: answer.content,
-                usage: answer.input_tokens.zip(answer.output_tokens).map(
-                    |(input_tokens, output_tokens)| Usage {
-                        input_tokens,
-                        output_tokens,
-                    },
-                ),
-                finish_reason: answer.finish_reason,
-                ..Response::default()
-            })
-            .inspect(|response| show_whole(streaming, response)),
-            Duration::ZERO,
-        ),
+        Some(answer) => {
+            let response = cached_response(answer);
+            show_whole(streaming, &response);
+            (Ok(response), Duration::ZERO)
+        }
         None => {
             let call = Call {
                 env,
@@ -274,6 +262,30 @@ pub fn send(
     })
 }
 
+/// The estimated tokens of a request's messages.
+fn request_tokens(request: &Request) -> u64 {
+    request
+        .messages
+        .iter()
+        .map(|m| estimate_tokens(&m.content))
+        .sum()
+}
+
+/// A response made of an answer from the cache.
+fn cached_response(answer: crate::runlog::CachedAnswer) -> Response {
+    Response {
+        content: answer.content,
+        usage: answer.input_tokens.zip(answer.output_tokens).map(
+            |(input_tokens, output_tokens)| Usage {
+                input_tokens,
+                output_tokens,
+            },
+        ),
+        finish_reason: answer.finish_reason,
+        ..Response::default()
+    }
+}
+
 /// How one request is sent, whichever provider it goes to.
 struct Call<'e> {
     env: &'e Env,
@@ -294,7 +306,7 @@ fn streams_here(interp: &Interp) -> Option<StreamTo> {
     interp
         .tasks
         .streaming()
-        .filter(|_| interp.state.task_depth.get() <= 1 && !in_fiber(interp))
+        .filter(|_| interp.state.task.depth.get() <= 1 && !in_fiber(interp))
 }
 
 /// Shows an answer that did not stream (a procedure's, the cache's) whole.

@@ -16,13 +16,27 @@ pub enum Runs {
     Body,
 }
 
-/// A task type: its name, what it runs, and the element holding its work in XML (none
-/// for a type XML does not write).
+impl Runs {
+    /// What a `deftask` of the type has, as its messages and the docs say it.
+    pub fn written_as(self) -> &'static str {
+        match self {
+            Runs::Prompt => ":prompt",
+            Runs::Command => ":command",
+            Runs::Body => "a body",
+        }
+    }
+}
+
+/// A task type: its name, what it runs, the element holding its work in XML (none for a
+/// type XML does not write), and what it is for the docs. One row per type: `deftask`'s
+/// `:type`, the XML `type` attribute, `task-names :type` and the docs' table of types
+/// (`docs/TASKS.md`, checked by a test) all read these rows.
 pub struct TaskType {
     pub kind: TaskKind,
     pub name: &'static str,
     pub runs: Runs,
     pub xml_element: Option<&'static str>,
+    pub doc: &'static str,
 }
 
 const ATOMIC_TYPE: TaskType = TaskType {
@@ -30,36 +44,43 @@ const ATOMIC_TYPE: TaskType = TaskType {
     name: "atomic",
     runs: Runs::Prompt,
     xml_element: Some("instructions"),
+    doc: "asks the model: the rendered prompt, the answer parsed as the task says",
 };
 const SCRIPT_TYPE: TaskType = TaskType {
     kind: TaskKind::Script,
     name: "script",
     runs: Runs::Command,
     xml_element: Some("command"),
+    doc: "runs a program: its arguments, standard input and environment",
 };
 const SEQUENTIAL_TYPE: TaskType = TaskType {
     kind: TaskKind::Sequential,
     name: "sequential",
     runs: Runs::Body,
     xml_element: Some("steps"),
+    doc:
+        "runs steps in order, each seeing the earlier results: a body that is one `(sequential …)`",
 };
 const REDUCE_TYPE: TaskType = TaskType {
     kind: TaskKind::Reduce,
     name: "reduce",
     runs: Runs::Body,
     xml_element: Some("reduce"),
+    doc: "folds a task over a list: a body calling `reduce-task`",
 };
 const LOOP_TYPE: TaskType = TaskType {
     kind: TaskKind::DirectorEvaluatorLoop,
     name: "director_evaluator_loop",
     runs: Runs::Body,
     xml_element: Some("loop"),
+    doc: "a director and an evaluator in turn: a body calling `director-evaluator-loop`",
 };
 const COMPOSITE_TYPE: TaskType = TaskType {
     kind: TaskKind::Composite,
     name: "composite",
     runs: Runs::Body,
     xml_element: None,
+    doc: "any other body",
 };
 
 pub const TASK_TYPES: &[TaskType] = &[
@@ -89,6 +110,60 @@ pub fn type_names(xml_only: bool) -> Vec<&'static str> {
         .filter(|t| !xml_only || t.xml_element.is_some())
         .map(|t| t.name)
         .collect()
+}
+
+/// The type an XML `type` attribute names: one that XML writes.
+pub fn xml_type(name: &str) -> Option<TaskKind> {
+    TASK_TYPES
+        .iter()
+        .find(|t| t.name == name && t.xml_element.is_some())
+        .map(|t| t.kind)
+}
+
+/// `a, b or c`.
+fn either(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// Which types fit what a `deftask` has: "atomic with :prompt, script with :command, or
+/// sequential, … with a body", for the error of a `:type` that does not fit.
+pub fn fitting_types() -> String {
+    let groups: Vec<String> = [Runs::Prompt, Runs::Command, Runs::Body]
+        .into_iter()
+        .map(|runs| {
+            let names: Vec<&str> = TASK_TYPES
+                .iter()
+                .filter(|t| t.runs == runs)
+                .map(|t| t.name)
+                .collect();
+            format!("{} with {}", either(&names), runs.written_as())
+        })
+        .collect();
+    match groups.as_slice() {
+        [init @ .., last] => format!("{}, or {last}", init.join(", ")),
+        [] => String::new(),
+    }
+}
+
+/// The docs' table of task types (`docs/TASKS.md`), one line per row.
+pub fn types_table() -> String {
+    let mut lines = vec![
+        "| type | has | in XML | what it does |".to_owned(),
+        "|---|---|---|---|".to_owned(),
+    ];
+    for t in TASK_TYPES {
+        let runs = match t.runs {
+            Runs::Body => t.runs.written_as().to_owned(),
+            other => format!("`{}`", other.written_as()),
+        };
+        let xml = t.xml_element.map_or("—".to_owned(), |e| format!("`<{e}>`"));
+        lines.push(format!("| `{}` | {runs} | {xml} | {} |", t.name, t.doc));
+    }
+    lines.join("\n")
 }
 
 /// When a `deftask` option's value is evaluated.
@@ -189,7 +264,7 @@ macro_rules! options {
 
 options! {
     "description" Definition EVERY Text("description") "what the task does";
-    "type" Definition EVERY Attribute("type") "atomic, script, sequential, reduce, director_evaluator_loop or composite";
+    "type" Definition EVERY Attribute("type") "the task's type: a name from `TASK_TYPES`";
     "subtype" Definition EVERY Attribute("subtype") "a refinement: standard, director, evaluator, associative_matching, …";
     "system" Template ATOMIC Text("system") "the system prompt, a template";
     "prompt" Template ATOMIC Text("instructions") "the prompt, a template";
@@ -281,6 +356,34 @@ mod tests {
                 o.name
             );
         }
+    }
+
+    /// The docs list the types as the rows say, and each row says what `deftask` of the
+    /// type has.
+    #[test]
+    fn the_docs_list_the_types_of_the_table() {
+        let tasks = include_str!("../../docs/TASKS.md");
+        assert!(
+            tasks.contains(&types_table()),
+            "docs/TASKS.md:\n{}",
+            types_table()
+        );
+        let xml = include_str!("../../docs/XML.md");
+        let row = xml
+            .lines()
+            .find(|l| l.starts_with("| `type` |"))
+            .unwrap_or_default();
+        let values = row.split('|').nth(2).unwrap_or_default();
+        let mut written: Vec<&str> = values.split('`').skip(1).step_by(2).collect();
+        let mut names = type_names(true);
+        written.sort_unstable();
+        names.sort_unstable();
+        assert_eq!(written, names, "docs/XML.md's `type` attribute");
+        assert_eq!(
+            fitting_types(),
+            "atomic with :prompt, script with :command, or sequential, reduce, \
+             director_evaluator_loop or composite with a body"
+        );
     }
 
     #[test]

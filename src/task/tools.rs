@@ -27,8 +27,11 @@ pub const MAX_TOOL_CALLS_PER_TURN: usize = 128;
 pub const PARAM_TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
 
 /// The JSON Schema of a task's parameters: strings unless `:param-types` says otherwise;
-/// a parameter without a default is required.
+/// a parameter without a default is required. A task given its schema whole has that.
 pub fn parameters_schema(task: &Task) -> Json {
+    if let Some(schema) = &task.input_schema {
+        return Json::clone(schema);
+    }
     let properties: Map<String, Json> = task
         .params
         .iter()

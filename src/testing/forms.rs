@@ -23,6 +23,7 @@ pub static LAYER: Layer = Layer {
     name: "testing",
     builtins: &[],
     forms: FORMS,
+    keeps_mark: None,
 };
 
 const FORMS: &[FormDef] = &[
@@ -102,8 +103,7 @@ fn deftest(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node
 impl Extension for DefTest {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
         let body = interp.eval(&self.body, env)?;
-        interp
-            .tests
+        super::Tests::of(interp)
             .define(TestDef {
                 name: self.name.clone(),
                 body,
@@ -221,7 +221,7 @@ impl Extension for Expect {
             )?,
             _ => return Err(bad_syntax(self.kind, self.span)),
         };
-        interp.tests.record(Check {
+        super::Tests::of(interp).record(Check {
             form: self.kind.form(),
             span: self.span,
             expression: self.expression.clone(),

@@ -38,7 +38,7 @@ pub fn ask(interp: &Interp, env: &Env, value: &Value, rubric: &str) -> Result<An
         system: Some(JUDGE_SYSTEM.to_owned()),
         messages: single_turn(Some(JUDGE_SYSTEM), &prompt),
         prompt,
-        model: interp.tests.judge_model(),
+        model: super::Tests::of(interp).judge_model(),
         params,
         round: 1,
         json_mode: true,
@@ -49,7 +49,7 @@ pub fn ask(interp: &Interp, env: &Env, value: &Value, rubric: &str) -> Result<An
     interp
         .tasks
         .observer
-        .passed(&interp.state.observe, sent.candidate);
+        .passed(&interp.state.task.observe, sent.candidate);
     Ok(verdict)
 }
 
@@ -74,7 +74,7 @@ fn parse_verdict(answer: &str) -> Result<Answer> {
             crate::error::ErrorKind::InvalidOutput,
             format!(
                 "the judge answered {:?}, not {{\"pass\": true|false, \"reason\": …}}",
-                crate::eval::truncate_text(answer, 200)
+                crate::value::truncate_text(answer, 200)
             ),
         )),
     }

@@ -30,7 +30,8 @@ pub struct TestDef {
     pub body: Value,
 }
 
-/// The tests of one interpreter and the checks of the test running in it.
+/// The tests of one interpreter and the checks of the test running in it: the testing
+/// layer's state in the interpreter ([`Tests::of`]).
 #[derive(Default)]
 pub struct Tests {
     defined: RefCell<Vec<TestDef>>,
@@ -41,6 +42,11 @@ pub struct Tests {
 }
 
 impl Tests {
+    /// The tests of `interp`.
+    pub fn of(interp: &crate::eval::Interp) -> std::rc::Rc<Tests> {
+        interp.layer_state::<Tests>()
+    }
+
     /// Defines a test; a name defined twice is an error (the second would hide the first).
     pub fn define(&self, test: TestDef) -> Result<()> {
         let mut defined = self.defined.borrow_mut();

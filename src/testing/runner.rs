@@ -312,7 +312,7 @@ fn run_one(config: &RunConfig, stack: usize, job: &Job) -> Outcome {
 /// Runs the test as a row of the run log over the model calls it makes.
 fn run_in(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check>, Option<Error>) {
     let observer = &interp.tasks.observer;
-    let scope = &interp.state.observe;
+    let scope = &interp.state.task.observe;
     let logged = observer.begin_test(scope, &test_id(&job.file.path, &job.test));
     let (checks, error) = run_test(interp, config, job);
     let failed = checks.iter().filter(|check| !check.passed).count();
@@ -331,15 +331,11 @@ fn run_in(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check>,
 /// Sets up the provider, runs the file's forms, then the test; returns its checks and
 /// the error that ended it, if any.
 fn run_test(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check>, Option<Error>) {
-    interp.tests.set_judge_model(config.judge_model.clone());
+    super::Tests::of(interp).set_judge_model(config.judge_model.clone());
     let path = &job.file.path;
     let prepared = prepare(interp, config, job).and_then(|()| {
-        interp.loading().borrow_mut().push(path.clone());
-        let name = path.display().to_string();
-        let ran = interp.run_source_as(crate::source::Origin::File, &name, &job.file.text);
-        interp.loading().borrow_mut().pop();
-        ran?;
-        interp.tests.get(&job.test).ok_or_else(|| {
+        interp.run_file(path, &job.file.text)?;
+        super::Tests::of(interp).get(&job.test).ok_or_else(|| {
             Error::eval(format!(
                 "the test `{}` was not defined when {} ran",
                 job.test,
@@ -351,9 +347,9 @@ fn run_test(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check
         Ok(test) => test,
         Err(e) => return (Vec::new(), Some(e)),
     };
-    interp.tests.start();
+    super::Tests::of(interp).start();
     let result = interp.apply(&test.body, &[], &None);
-    (interp.tests.finish(), result.err())
+    (super::Tests::of(interp).finish(), result.err())
 }
 
 fn prepare(interp: &Interp, config: &RunConfig, job: &Job) -> Result<()> {

@@ -24,7 +24,16 @@ pub fn write_prefix(value: &Value, max: usize) -> String {
     let mut out = String::new();
     // A character is at most 4 bytes: text printed past that would be cut anyway.
     let _ = print(value, true, &mut out, max.saturating_mul(4), &never_stop);
-    crate::eval::truncate_text(&out, max)
+    truncate_text(&out, max)
+}
+
+/// The first `max` characters of `text`, then `…` if there is more.
+pub fn truncate_text(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}…")
 }
 
 /// The display form: strings raw, everything else canonical (cut like `write_string`).
@@ -128,28 +137,7 @@ fn print(value: &Value, quoted: bool, out: &mut String, limit: usize, poll: Poll
             poll()?;
         }
         match &value {
-            Value::List(..) => {
-                out.push('(');
-                work.push(Work::Text(")"));
-                let items: Vec<Value> = value.as_list().unwrap_or_default().iter().collect();
-                for (i, item) in items.into_iter().enumerate().rev() {
-                    work.push(Work::Value(item, true));
-                    if i > 0 {
-                        work.push(Work::Text(" "));
-                    }
-                }
-            }
-            Value::Map(map) => {
-                out.push('{');
-                work.push(Work::Text("}"));
-                for (i, (key, value)) in map.entries.iter().enumerate().rev() {
-                    work.push(Work::Value(value.clone(), true));
-                    work.push(Work::Key(key.clone()));
-                    if i > 0 {
-                        work.push(Work::Text(" "));
-                    }
-                }
-            }
+            Value::List(..) | Value::Map(_) => push_children(&value, out, &mut work),
             Value::Nil => out.push_str("nil"),
             Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Value::Int(i) => {
@@ -185,6 +173,35 @@ fn print(value: &Value, quoted: bool, out: &mut String, limit: usize, poll: Poll
         }
     }
     Ok(true)
+}
+
+/// Opens a list or map: its bracket now, its elements and the closing bracket as work.
+fn push_children(value: &Value, out: &mut String, work: &mut Vec<Work>) {
+    match value {
+        Value::List(..) => {
+            out.push('(');
+            work.push(Work::Text(")"));
+            let items: Vec<Value> = value.as_list().unwrap_or_default().iter().collect();
+            for (i, item) in items.into_iter().enumerate().rev() {
+                work.push(Work::Value(item, true));
+                if i > 0 {
+                    work.push(Work::Text(" "));
+                }
+            }
+        }
+        Value::Map(map) => {
+            out.push('{');
+            work.push(Work::Text("}"));
+            for (i, (key, value)) in map.entries.iter().enumerate().rev() {
+                work.push(Work::Value(value.clone(), true));
+                work.push(Work::Key(key.clone()));
+                if i > 0 {
+                    work.push(Work::Text(" "));
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]

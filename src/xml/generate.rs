@@ -61,69 +61,96 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
         Syntax::new(SyntaxKind::Symbol(name), template.name.span),
     ];
     form.push(list(template.inputs.iter().map(param).collect(), span));
-    let mut option = |key: &str, value: Syntax| {
-        form.push(Syntax::new(SyntaxKind::Keyword(Sym::new(key)), value.span));
-        form.push(value);
-    };
+    push_options(&mut form, template, resolver)?;
+    push_work(&mut form, template, resolver)?;
+    Ok(list(form, span))
+}
+
+/// `:key value` at the end of a form.
+fn push_option(form: &mut Vec<Syntax>, key: &str, value: Syntax) {
+    form.push(Syntax::new(SyntaxKind::Keyword(Sym::new(key)), value.span));
+    form.push(value);
+}
+
+/// The options of a template's `deftask`, in the order `deftask` lists them.
+fn push_options(form: &mut Vec<Syntax>, template: &Template, resolver: &dyn Resolve) -> Result<()> {
+    let span = template.span;
     if let Some(subtype) = &template.subtype {
-        option("subtype", name_string(subtype));
+        push_option(form, "subtype", name_string(subtype));
     }
     for (name, value) in &template.options {
-        option(name, value.clone());
+        push_option(form, name, value.clone());
     }
-    if let Some(Output {
-        json: true,
-        schema,
-        strict,
-    }) = &template.output
-    {
-        option("output", string("json", span));
-        if *strict {
-            option(
-                "strict-json",
-                Syntax::new(SyntaxKind::Value(Value::Bool(true)), span),
-            );
-        }
-        match schema {
-            Some(Schema::Type(kind)) => option("schema", name_string(kind)),
-            Some(Schema::Json(json, at)) => option(
-                "schema",
-                Syntax::new(SyntaxKind::Value(from_json(json)), *at),
-            ),
-            None => {}
-        }
-    }
+    push_output(form, &template.output, span);
     if let Some(mode) = &template.inherit_context {
-        option("inherit-context", name_string(mode));
+        push_option(form, "inherit-context", name_string(mode));
     }
     if let Some(tools) = &template.tools {
         let mut offered = Vec::new();
         for tool in tools {
             offered.push(callee_symbol(resolver.resolve(tool)?.as_ref(), tool));
         }
-        option("tools", vector(offered, span));
+        push_option(form, "tools", vector(offered, span));
     }
     if let Some(types) = param_types(&template.inputs) {
-        option("param-types", types);
+        push_option(form, "param-types", types);
     }
     if let Some(keys) = &template.context_keys {
-        option(
+        push_option(
+            form,
             "context-keys",
             vector(keys.iter().map(name_string).collect(), span),
         );
     }
     if let Some(files) = &template.files {
-        option(
+        push_option(
+            form,
             "files",
             vector(files.iter().map(command_arg).collect(), span),
         );
     }
     if !template.command.is_empty() {
-        option(
+        push_option(
+            form,
             "command",
             vector(template.command.iter().map(command_arg).collect(), span),
         );
     }
+    Ok(())
+}
+
+/// `:output "json"`, `:strict-json` and `:schema` for an `<output_format>` asking for JSON.
+fn push_output(form: &mut Vec<Syntax>, output: &Option<Output>, span: Span) {
+    if let Some(Output {
+        json: true,
+        schema,
+        strict,
+    }) = output
+    {
+        push_option(form, "output", string("json", span));
+        if *strict {
+            push_option(
+                form,
+                "strict-json",
+                Syntax::new(SyntaxKind::Value(Value::Bool(true)), span),
+            );
+        }
+        match schema {
+            Some(Schema::Type(kind)) => push_option(form, "schema", name_string(kind)),
+            Some(Schema::Json(json, at)) => push_option(
+                form,
+                "schema",
+                Syntax::new(SyntaxKind::Value(from_json(json)), *at),
+            ),
+            None => {}
+        }
+    }
+}
+
+/// What the task runs, by its type: the `(sequential …)`, `(reduce-task …)`,
+/// `(director-evaluator-loop …)` or `cond` body (atomic and script tasks have options).
+fn push_work(form: &mut Vec<Syntax>, template: &Template, resolver: &dyn Resolve) -> Result<()> {
+    let span = template.span;
     match template.kind {
         Kind::Sequential => {
             let mut sequential = vec![symbol("sequential", span)];
@@ -141,7 +168,7 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
         }
         Kind::Reduce => {
             if let Some(reduce) = &template.reduce {
-                option("type", string("reduce", span));
+                push_option(form, "type", string("reduce", span));
                 let (combine, at) = step_callee(&reduce.task, resolver)?;
                 if let Some(callee) = &combine {
                     check_reducer(callee, &at)?;
@@ -163,7 +190,7 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
         }
         Kind::DirectorEvaluatorLoop => {
             if let Some(spec) = &template.loop_spec {
-                option("type", string("director_evaluator_loop", span));
+                push_option(form, "type", string("director_evaluator_loop", span));
                 form.push(loop_form(spec, resolver, span)?);
             }
         }
@@ -184,7 +211,7 @@ pub fn deftask(template: &Template, name: Sym, resolver: &dyn Resolve) -> Result
         }
         Kind::Atomic | Kind::Script => {}
     }
-    Ok(list(form, span))
+    Ok(())
 }
 
 /// `<task name="x" ref="y"/>`: a task `x` with `y`'s parameters that calls `y`. An

@@ -6,6 +6,7 @@
 //! generated forms, so an XML task is registered exactly as a `deftask` would be.
 //! See `docs/XML.md` for the format.
 
+mod children;
 pub mod expr;
 pub mod generate;
 pub mod infix;

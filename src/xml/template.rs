@@ -5,19 +5,21 @@
 //! attribute or the characters at fault. Expressions (`<arg>`, `test`, `over`,
 //! `initial`) are read here too, so a file that validates has no syntax errors left.
 
-use super::expr::read_one;
-use super::parse::{Attribute, Element};
+use super::children::{
+    accumulation, command_args, context_keys, context_setting, element_options, inputs, loop_spec,
+    output, text_children, tools,
+};
+use super::parse::Element;
 use super::shape::{
-    bad_value, check_child, check_shape, checked_name, is_plain_symbol, plain_name,
-    required_attribute, single, symbol_name, text_only,
+    bad_value, check_child, check_shape, is_plain_symbol, plain_name, required_attribute, single,
+    symbol_name,
 };
 use super::steps::{cond, reduce, steps};
 use super::text::Text;
 use crate::error::{Error, Result};
-use crate::reader::{Syntax, SyntaxKind};
+use crate::reader::Syntax;
 use crate::source::Span;
 use crate::task::table;
-use crate::task::tools::PARAM_TYPES;
 use serde_json::Value as Json;
 use std::collections::HashSet;
 
@@ -155,8 +157,6 @@ pub struct Reduce {
     pub task: Step,
 }
 
-const SCHEMA_TYPES: [&str; 5] = ["object", "array", "string", "number", "boolean"];
-const CONTEXT_MODES: [&str; 3] = ["full", "none", "subset"];
 /// The elements of every `<task>` besides its options.
 const COMMON_CHILDREN: [&str; 2] = ["inputs", "context_management"];
 const CONTEXT_MANAGEMENT: [&str; 5] = [
@@ -166,7 +166,6 @@ const CONTEXT_MANAGEMENT: [&str; 5] = [
     "accumulation_format",
     "fresh_context",
 ];
-const ACCUMULATION_FORMATS: [&str; 2] = ["full_output", "notes_only"];
 
 /// Where a `<task>` element is written, and for inline ones the numbering they share.
 pub struct Place<'c> {
@@ -312,17 +311,7 @@ pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
     if place.parent.is_none() && element.attribute("ref").is_some() {
         return alias(element, place.unnamed.take());
     }
-    let kind = match element.attribute("type") {
-        None => Kind::Atomic,
-        Some(attr) => {
-            let written = attr.value.as_str().trim();
-            table::TASK_TYPES
-                .iter()
-                .find(|t| t.name == written && t.xml_element.is_some())
-                .map(|t| t.kind)
-                .ok_or_else(|| bad_value(attr, written, &table::type_names(true)))?
-        }
-    };
+    let kind = task_kind(element)?;
     let children = allowed_children(kind);
     check_kind_children(element, kind, &children)?;
     let own_name: &[&str] = if place.parent.is_none() {
@@ -340,18 +329,7 @@ pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
         }))
         .collect();
     check_shape(element, &attributes, &children)?;
-    let name = match (place.parent, place.unnamed.take()) {
-        (None, Some(unnamed)) => unnamed,
-        (None, None) => symbol_name(required_attribute(element, "name")?, "task name")?,
-        (Some(parent), _) => {
-            let text = format!("{parent}/step-{}", place.counter);
-            *place.counter += 1;
-            Name {
-                text,
-                span: element.span,
-            }
-        }
-    };
+    let name = task_name(element, place)?;
     let management = single(element, "context_management")?;
     if let Some(management) = management {
         check_shape(management, &[], &CONTEXT_MANAGEMENT)?;
@@ -383,6 +361,41 @@ pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
         loop_spec: None,
         tools: single(element, "tools")?.map(tools).transpose()?,
     };
+    read_work(element, &mut template, place)?;
+    check_context(&template, element)?;
+    Ok(template)
+}
+
+/// The `type` attribute: atomic when it is left out.
+fn task_kind(element: &Element) -> Result<Kind> {
+    let Some(attr) = element.attribute("type") else {
+        return Ok(Kind::Atomic);
+    };
+    let written = attr.value.as_str().trim();
+    table::xml_type(written).ok_or_else(|| bad_value(attr, written, &table::type_names(true)))
+}
+
+/// A top-level task's name (or the file's, for a root written without one); an inline
+/// task's, numbered after the task it is written in.
+fn task_name(element: &Element, place: &mut Place) -> Result<Name> {
+    Ok(match (place.parent, place.unnamed.take()) {
+        (None, Some(unnamed)) => unnamed,
+        (None, None) => symbol_name(required_attribute(element, "name")?, "task name")?,
+        (Some(parent), _) => {
+            let text = format!("{parent}/step-{}", place.counter);
+            *place.counter += 1;
+            Name {
+                text,
+                span: element.span,
+            }
+        }
+    })
+}
+
+/// Reads the element holding the task's work, as its type says: the prompt, the steps,
+/// the command, the reduction or the loop.
+fn read_work(element: &Element, template: &mut Template, place: &mut Place) -> Result<()> {
+    let kind = template.kind;
     let missing = |what: &str| {
         Error::validation(format!("a {} task needs {what}", kind.name())).with_span(element.span)
     };
@@ -436,9 +449,16 @@ pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
             let loop_element = single(element, "loop")?.ok_or_else(|| missing("<loop>"))?;
             template.loop_spec = Some(loop_spec(loop_element)?);
         }
-        // Not an XML type: the `type` attribute refused it above.
+        // Not an XML type: `task_kind` refused it.
         Kind::Composite => {}
     }
+    Ok(())
+}
+
+/// The settings that only make sense together: accumulation with steps, context keys
+/// with a subset context.
+fn check_context(template: &Template, element: &Element) -> Result<()> {
+    let kind = template.kind;
     if template.accumulate.is_some() && kind != Kind::Sequential {
         return Err(Error::validation(
             "<accumulate_data> is for sequential tasks: it gives each step the earlier steps' outputs",
@@ -453,7 +473,7 @@ pub fn template(element: &Element, place: &mut Place) -> Result<Template> {
                 .with_span(element.span),
         );
     }
-    Ok(template)
+    Ok(())
 }
 
 /// The elements a `<task>` of this type may hold: its inputs, the element holding its
@@ -508,302 +528,6 @@ fn check_kind_children(element: &Element, kind: Kind, allowed: &[&str]) -> Resul
     Ok(())
 }
 
-/// The options written as one element holding a text, a number, a boolean or an
-/// expression, read as the table says: in `<task>`, in `<context_management>`, and the
-/// model options in `<model_options>`.
-fn element_options(
-    element: &Element,
-    management: Option<&Element>,
-) -> Result<Vec<(&'static str, Syntax)>> {
-    let mut out = Vec::new();
-    let managed = management.iter().flat_map(|m| m.children.iter());
-    for child in element.children.iter().chain(managed) {
-        if child.name == table::MODEL_OPTIONS {
-            let names: Vec<&str> = table::contained(table::MODEL_OPTIONS)
-                .filter_map(|o| o.xml.element())
-                .collect();
-            check_shape(child, &[], &names)?;
-            for option_element in &child.children {
-                let option = table::option_for_element(&option_element.name, Some(&child.name));
-                if let Some(option) = option {
-                    add_option(&mut out, option, option_element, child)?;
-                }
-            }
-        } else if let Some(option) = table::option_for_element(&child.name, None) {
-            add_option(&mut out, option, child, element)?;
-        }
-    }
-    Ok(out)
-}
-
-/// Reads one option's element (in `parent`) into `out`; an option written twice is an
-/// error.
-fn add_option(
-    out: &mut Vec<(&'static str, Syntax)>,
-    option: &'static table::TaskOption,
-    child: &Element,
-    parent: &Element,
-) -> Result<()> {
-    if out.iter().any(|(name, _)| *name == option.name) {
-        return Err(Error::validation(format!(
-            "<{}> appears twice in <{}>",
-            child.name, parent.name
-        ))
-        .with_span(child.span));
-    }
-    let value = match option.xml {
-        table::Xml::Text(_) => {
-            let text = text_only(child)?;
-            Syntax::new(
-                SyntaxKind::Str(std::rc::Rc::new(text.as_str().to_owned())),
-                text.span(),
-            )
-        }
-        table::Xml::Number(_) => number(child)?,
-        table::Xml::Bool(_) => boolean(child)?,
-        table::Xml::Expr(_) => read_one(&text_only(child)?, &format!("<{}>", child.name))?,
-        table::Xml::Element(_) | table::Xml::Attribute(_) => return Ok(()),
-    };
-    out.push((option.name, value));
-    Ok(())
-}
-
-// ---- the parts of a task ------------------------------------------------------------------
-
-fn inputs(element: &Element) -> Result<Vec<Input>> {
-    check_shape(element, &[], &["input"])?;
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for input in &element.children {
-        check_shape(input, &["name", "default", "type"], &[])?;
-        if input.has_text() {
-            return Err(Error::validation(
-                "<input> takes no text (a default is written default=\"…\")",
-            )
-            .with_span(input.text.first_line_span()));
-        }
-        let name = symbol_name(required_attribute(input, "name")?, "input name")?;
-        if !seen.insert(name.text.clone()) {
-            return Err(
-                Error::validation(format!("input `{}` is declared twice", name.text))
-                    .with_span(name.span),
-            );
-        }
-        let kind = match input.attribute("type") {
-            None => None,
-            Some(attr) => {
-                let written = attr.value.as_str().trim();
-                if !PARAM_TYPES.contains(&written) {
-                    return Err(bad_value(attr, written, &PARAM_TYPES));
-                }
-                Some(plain_name(attr, "type")?)
-            }
-        };
-        out.push(Input {
-            name,
-            default: input.attribute("default").map(|a| a.value.clone()),
-            kind,
-        });
-    }
-    Ok(out)
-}
-
-/// `<tools><tool ref="t"/>…</tools>`: each a task, named once.
-fn tools(element: &Element) -> Result<Vec<Name>> {
-    check_shape(element, &[], &["tool"])?;
-    let mut out: Vec<Name> = Vec::new();
-    for tool in &element.children {
-        check_shape(tool, &["ref"], &[])?;
-        if tool.has_text() {
-            return Err(
-                Error::validation("<tool> takes no text (it is written ref=\"…\")")
-                    .with_span(tool.text.first_line_span()),
-            );
-        }
-        let name = symbol_name(required_attribute(tool, "ref")?, "tool reference")?;
-        if out.iter().any(|n| n.text == name.text) {
-            return Err(
-                Error::validation(format!("tool `{}` is offered twice", name.text))
-                    .with_span(name.span),
-            );
-        }
-        out.push(name);
-    }
-    Ok(out)
-}
-
-fn output(element: &Element) -> Result<Output> {
-    check_shape(element, &["type", "schema", "strict"], &[])?;
-    if element.has_text() {
-        return Err(Error::validation("<output_format> takes no text")
-            .with_span(element.text.first_line_span()));
-    }
-    let json = two_way(element, "type", ["json", "text"], true)?;
-    let schema = match element.attribute("schema") {
-        None => None,
-        Some(_) if !json => {
-            return Err(Error::validation("a schema needs type=\"json\"").with_span(element.span));
-        }
-        Some(attr) => Some(schema(attr)?),
-    };
-    let strict = two_way(element, "strict", ["true", "false"], false)?;
-    Ok(Output {
-        json,
-        schema,
-        strict,
-    })
-}
-
-/// An attribute with two allowed values: true for the first, false for the second,
-/// `default` when it is absent.
-fn two_way(element: &Element, name: &str, values: [&str; 2], default: bool) -> Result<bool> {
-    let Some(attr) = element.attribute(name) else {
-        return Ok(default);
-    };
-    match attr.value.as_str().trim() {
-        v if v == values[0] => Ok(true),
-        v if v == values[1] => Ok(false),
-        other => Err(bad_value(attr, other, &values)),
-    }
-}
-
-fn schema(attribute: &Attribute) -> Result<Schema> {
-    let value = attribute.value.trim();
-    if value.as_str().starts_with('{') {
-        return match serde_json::from_str::<Json>(value.as_str()) {
-            Ok(json @ Json::Object(_)) => Ok(Schema::Json(json, value.span())),
-            Ok(_) => Err(Error::validation("a JSON schema is an object").with_span(value.span())),
-            Err(e) => {
-                let at = line_column_offset(value.as_str(), e.line(), e.column());
-                Err(Error::validation(format!("invalid JSON schema: {e}"))
-                    .with_span(value.span_of(at, at + 1)))
-            }
-        };
-    }
-    if SCHEMA_TYPES.contains(&value.as_str()) {
-        return Ok(Schema::Type(Name {
-            text: value.as_str().to_owned(),
-            span: value.span(),
-        }));
-    }
-    Err(bad_value(
-        attribute,
-        value.as_str(),
-        &[&SCHEMA_TYPES[..], &["{ a JSON schema }"]].concat(),
-    ))
-}
-
-/// The byte offset of a 1-based line and column (serde_json's error position).
-fn line_column_offset(text: &str, line: usize, column: usize) -> usize {
-    let line_start: usize = text
-        .split_inclusive('\n')
-        .take(line.saturating_sub(1))
-        .map(str::len)
-        .sum();
-    (line_start + column.saturating_sub(1)).min(text.len())
-}
-
-/// A context setting written in the task or in its `<context_management>`, not both.
-fn managed_child<'e>(
-    element: &'e Element,
-    management: Option<&'e Element>,
-    name: &str,
-) -> Result<Option<&'e Element>> {
-    let direct = single(element, name)?;
-    let managed = management.map(|m| single(m, name)).transpose()?.flatten();
-    match (direct, managed) {
-        (Some(_), Some(second)) => Err(Error::validation(format!(
-            "<{name}> is given both in the task and in <context_management>"
-        ))
-        .with_span(second.span)),
-        (one, other) => Ok(one.or(other)),
-    }
-}
-
-/// `<accumulate_data>true</accumulate_data>` or `<accumulate_data format="…"/>`, with
-/// `<accumulation_format>`: the format, or `None` when data is not accumulated.
-fn accumulation(management: &Element) -> Result<Option<Name>> {
-    let Some(data) = single(management, "accumulate_data")? else {
-        if let Some(format) = single(management, "accumulation_format")? {
-            return Err(Error::validation(
-                "<accumulation_format> needs <accumulate_data>true</accumulate_data>",
-            )
-            .with_span(format.span));
-        }
-        return Ok(None);
-    };
-    check_shape(data, &["format"], &[])?;
-    let on = match data.text.trim().as_str() {
-        "" | "true" => true,
-        "false" => false,
-        other => {
-            return Err(Error::validation(format!(
-                "`{other}` is not a valid accumulate_data (true or false)"
-            ))
-            .with_span(data.text.trim().span()))
-        }
-    };
-    let from_element = single(management, "accumulation_format")?
-        .map(text_only)
-        .transpose()?;
-    let format = match (data.attribute("format"), from_element) {
-        (Some(_), Some(t)) => {
-            return Err(Error::validation(
-                "the accumulation format is given both as format= and as <accumulation_format>",
-            )
-            .with_span(t.span()))
-        }
-        (Some(attribute), None) => Some(attribute.value.trim()),
-        (None, text) => text,
-    };
-    if !on {
-        return Ok(None);
-    }
-    let Some(format) = format else {
-        return Ok(Some(Name {
-            text: "notes_only".to_owned(),
-            span: data.span,
-        }));
-    };
-    if !ACCUMULATION_FORMATS.contains(&format.as_str()) {
-        return Err(Error::validation(format!(
-            "`{}` is not a valid accumulation format (expected one of: full_output, notes_only)",
-            format.as_str()
-        ))
-        .with_span(format.span()));
-    }
-    Ok(Some(Name {
-        text: format.as_str().to_owned(),
-        span: format.span(),
-    }))
-}
-
-/// `<loop director="d" evaluator="e" max_iterations="3" input="expr"/>`.
-fn loop_spec(element: &Element) -> Result<LoopSpec> {
-    check_shape(
-        element,
-        &["director", "evaluator", "max_iterations", "input"],
-        &[],
-    )?;
-    if element.has_text() {
-        return Err(
-            Error::validation("<loop> takes no text").with_span(element.text.first_line_span())
-        );
-    }
-    let read = |name: &str| {
-        element
-            .attribute(name)
-            .map(|a| read_one(&a.value, &format!("`{name}`")))
-            .transpose()
-    };
-    Ok(LoopSpec {
-        director: symbol_name(required_attribute(element, "director")?, "task reference")?,
-        evaluator: symbol_name(required_attribute(element, "evaluator")?, "task reference")?,
-        max_iterations: read("max_iterations")?,
-        input: read("input")?,
-    })
-}
-
 /// `<task name="x" ref="y"/>`: another name for a task.
 /// `<task name="x" ref="y"/>` at the top level (a file's root may leave out the name:
 /// it is then `unnamed`, the file's).
@@ -823,135 +547,4 @@ fn alias(element: &Element, unnamed: Option<Name>) -> Result<Template> {
         "task reference",
     )?);
     Ok(template)
-}
-
-/// `inherit_context` as an attribute of the task or as an element, not both.
-fn context_setting(element: &Element, management: Option<&Element>) -> Result<Option<Name>> {
-    let from_attribute = element
-        .attribute("inherit_context")
-        .map(|a| a.value.clone());
-    let from_element = managed_child(element, management, "inherit_context")?
-        .map(text_only)
-        .transpose()?;
-    let text = match (from_attribute, from_element) {
-        (Some(_), Some(t)) => {
-            return Err(Error::validation(
-                "inherit_context is given both as an attribute and as an element",
-            )
-            .with_span(t.span()))
-        }
-        (Some(t), None) | (None, Some(t)) => t.trim(),
-        (None, None) => return Ok(None),
-    };
-    if !CONTEXT_MODES.contains(&text.as_str()) {
-        return Err(Error::validation(format!(
-            "`{}` is not a valid inherit_context (expected one of: full, none, subset)",
-            text.as_str()
-        ))
-        .with_span(text.span()));
-    }
-    Ok(Some(Name {
-        text: text.as_str().to_owned(),
-        span: text.span(),
-    }))
-}
-
-/// `context_keys`: names separated by spaces or commas, as an attribute or an element.
-fn context_keys(element: &Element, management: Option<&Element>) -> Result<Option<Vec<Name>>> {
-    let from_attribute = element.attribute("context_keys").map(|a| a.value.clone());
-    let from_element = managed_child(element, management, "context_keys")?
-        .map(text_only)
-        .transpose()?;
-    let text = match (from_attribute, from_element) {
-        (Some(_), Some(t)) => {
-            return Err(Error::validation(
-                "context_keys is given both as an attribute and as an element",
-            )
-            .with_span(t.span()))
-        }
-        (Some(t), None) | (None, Some(t)) => t,
-        (None, None) => return Ok(None),
-    };
-    let mut keys = Vec::new();
-    let mut start = 0;
-    for (i, c) in text
-        .as_str()
-        .char_indices()
-        .chain(std::iter::once((text.as_str().len(), ' ')))
-    {
-        if c.is_whitespace() || c == ',' {
-            if i > start {
-                keys.push(checked_name(&text.slice(start, i), "context key")?);
-            }
-            start = i + c.len_utf8();
-        }
-    }
-    Ok(Some(keys))
-}
-
-/// A number that is not negative; the option's own check (at definition) says more.
-fn number(element: &Element) -> Result<Syntax> {
-    let text = text_only(element)?;
-    match read_one(&text, &format!("<{}>", element.name)) {
-        Ok(
-            syntax @ Syntax {
-                kind: SyntaxKind::Int(0..),
-                ..
-            },
-        ) => Ok(syntax),
-        Ok(
-            syntax @ Syntax {
-                kind: SyntaxKind::Float(f),
-                ..
-            },
-        ) if f >= 0.0 && f.is_finite() => Ok(syntax),
-        _ => Err(Error::validation(format!(
-            "`{}` is not a valid {} (a number)",
-            text.as_str(),
-            element.name
-        ))
-        .with_span(text.span())),
-    }
-}
-
-/// `true` or `false`; also `enabled` or `disabled`, as the design documents write
-/// `fresh_context`.
-fn boolean(element: &Element) -> Result<Syntax> {
-    let text = text_only(element)?;
-    let value = match text.as_str() {
-        "true" | "enabled" => true,
-        "false" | "disabled" => false,
-        other => {
-            return Err(Error::validation(format!(
-                "`{other}` is not a valid {} (true or false; enabled or disabled)",
-                element.name
-            ))
-            .with_span(text.span()))
-        }
-    };
-    Ok(Syntax::new(SyntaxKind::Bool(value), text.span()))
-}
-
-/// The texts of an element's children, all named `child`.
-fn text_children(element: &Element, child: &str) -> Result<Vec<Text>> {
-    check_shape(element, &[], &[child])?;
-    element.children.iter().map(text_only).collect()
-}
-
-fn command_args(element: &Element) -> Result<Vec<Text>> {
-    check_shape(element, &[], &["arg"])?;
-    if element.children.is_empty() {
-        return Err(
-            Error::validation("<command> needs at least one <arg> (the program)")
-                .with_span(element.span),
-        );
-    }
-    element
-        .children
-        .iter()
-        .map(|arg| {
-            check_shape(arg, &[], &[])?;
-            Ok(arg.text.clone())
-        })
-        .collect()
 }

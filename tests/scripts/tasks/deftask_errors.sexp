@@ -1,7 +1,7 @@
 ;; stdout: "VALIDATION_ERROR"
 ;; stdout: ":output must be \"json\" or \"text\" (\"json\" with :schema) (got \"xml\")"
 ;; stdout: ":inherit-context must be \"full\", \"none\" or \"subset\" (got \"some\")"
-;; stdout: ":type must be atomic with :prompt, script with :command, or sequential, reduce or composite with a body (got \"script\")"
+;; stdout: ":type must be atomic with :prompt, script with :command, or sequential, reduce, director_evaluator_loop or composite with a body (got \"script\")"
 ;; stdout: ":retries must be an integer from 0 to 1000 (got -1)"
 ;; stdout: ":max-turns must be an integer from 1 to 10000 (got 100000000000)"
 ;; stdout: ":audits must be a procedure or a list of procedures (got (1))"

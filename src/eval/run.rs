@@ -1,0 +1,443 @@
+//! The loop that runs analysed code: `eval`, the trampoline through tail positions,
+//! frames and their pool, `let`, `try`.
+
+use super::ast::{self, LetKind};
+use super::Node;
+use super::{access_path, Closure, Interp, FRAME_POOL_SIZE};
+use crate::env::{self, Env, Frame, Slots};
+use crate::error::{Error, Result};
+use crate::symbol::Sym;
+use crate::value::{self, Value};
+use smallvec::SmallVec;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// How an evaluation ended when its last step was a call in tail position.
+pub(super) enum Tail {
+    Value(Value),
+    /// A closure to call with these slots (arity checked, rest list and self slot made).
+    Call(Rc<Closure>, Slots),
+}
+
+impl Interp {
+    // ---- evaluation -------------------------------------------------------------------
+
+    /// Evaluates `node` in `env`. Constants and variables are answered here without
+    /// entering the general loop, since they are most of what a program evaluates.
+    #[inline]
+    pub fn eval(&self, node: &Node, env: &Env) -> Result<Value> {
+        match node {
+            Node::Const(v) => Ok(v.clone()),
+            Node::Local {
+                depth,
+                slot,
+                name,
+                span,
+            } => self.local(env, *depth, *slot, *name, *span),
+            Node::Global { name, span } => self.global_or_task(*name, *span),
+            Node::Prim(prim) => self.eval_prim(prim, env),
+            _ => self.eval_compound(node, env),
+        }
+    }
+
+    /// `eval` for an argument: constants and variables of this frame without a call.
+    #[inline(always)]
+    pub(super) fn operand(&self, node: &Node, env: &Env) -> Result<Value> {
+        match node {
+            Node::Const(v) => Ok(v.clone()),
+            Node::Local { depth: 0, slot, .. } => {
+                if let Some(frame) = env {
+                    if let Some(v) = frame.slots.borrow().get(*slot as usize) {
+                        if !matches!(v, Value::Undefined) {
+                            return Ok(v.clone());
+                        }
+                    }
+                }
+                self.eval(node, env)
+            }
+            Node::Prim(prim) => self.eval_prim(prim, env),
+            _ => self.eval(node, env),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_compound(&self, node: &Node, env: &Env) -> Result<Value> {
+        self.check_stack()?;
+        match self.eval_node(node, env)? {
+            Tail::Value(v) => Ok(v),
+            Tail::Call(closure, slots) => {
+                self.run_closure(closure, slots).map_err(|e| match node {
+                    Node::Call(call) => e.seen_from(call.span),
+                    _ => e,
+                })
+            }
+        }
+    }
+
+    pub(super) fn run_closure(&self, mut closure: Rc<Closure>, slots: Slots) -> Result<Value> {
+        self.enter()?;
+        let first = self.make_frame(closure.lambda.scope.clone(), slots, closure.env.clone());
+        let mut frame: Env = Some(first);
+        let result = loop {
+            if let Err(e) = self.tick() {
+                break Err(e);
+            }
+            match self.eval_node(&closure.lambda.body, &frame) {
+                Ok(Tail::Value(v)) => break Ok(v),
+                Ok(Tail::Call(next, next_slots)) => {
+                    frame = Some(self.next_frame(frame.take(), &closure, &next, next_slots));
+                    closure = next;
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        self.recycle(frame);
+        self.leave();
+        result
+    }
+
+    /// The frame for a tail call. A loop — the same procedure calling itself, its frame
+    /// captured by nothing — reuses its frame in place.
+    fn next_frame(
+        &self,
+        frame: Env,
+        current: &Rc<Closure>,
+        next: &Rc<Closure>,
+        slots: Slots,
+    ) -> Rc<Frame> {
+        let same_code = Rc::ptr_eq(&current.lambda, &next.lambda)
+            && match (&current.env, &next.env) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                _ => false,
+            };
+        let mut frame = frame;
+        if same_code {
+            if let Some(mut reused) = frame.take() {
+                if let Some(f) = Rc::get_mut(&mut reused) {
+                    let target = f.slots.get_mut();
+                    *target = slots;
+                    let size = next.lambda.scope.len();
+                    if target.len() < size {
+                        target.resize(size, Value::Undefined);
+                    }
+                    return reused;
+                }
+                frame = Some(reused);
+            }
+        }
+        self.recycle(frame);
+        self.make_frame(next.lambda.scope.clone(), slots, next.env.clone())
+    }
+
+    /// A frame for a call, reusing a pooled allocation when there is one.
+    fn make_frame(&self, scope: Rc<env::Scope>, mut slots: Slots, parent: Env) -> Rc<Frame> {
+        let size = scope.len();
+        if slots.len() < size {
+            slots.resize(size, Value::Undefined);
+        }
+        let pooled = self.frame_pool.borrow_mut().pop();
+        if let Some(mut frame) = pooled {
+            if let Some(f) = Rc::get_mut(&mut frame) {
+                f.scope = scope;
+                f.parent = parent;
+                *f.slots.get_mut() = slots;
+                return frame;
+            }
+        }
+        Rc::new(Frame {
+            slots: RefCell::new(slots),
+            scope,
+            parent,
+        })
+    }
+
+    /// Returns a finished call's frame to the pool unless a closure still holds it.
+    fn recycle(&self, frame: Env) {
+        let Some(mut frame) = frame else { return };
+        if let Some(f) = Rc::get_mut(&mut frame) {
+            // Emptied before pooling, so what the call held is freed now, not later.
+            f.slots.get_mut().clear();
+            f.parent = None;
+            let mut pool = self.frame_pool.borrow_mut();
+            if pool.len() < FRAME_POOL_SIZE {
+                pool.push(frame);
+            }
+        }
+    }
+
+    /// Runs `node`, looping in place through tail positions. `own` holds the frame of a
+    /// `let` entered on the way; `env` is re-derived from it after every change.
+    fn eval_node(&self, mut node: &Node, outer: &Env) -> Result<Tail> {
+        let mut own: Option<Env> = None;
+        loop {
+            let env = own.as_ref().unwrap_or(outer);
+            let value = match node {
+                Node::Const(_) | Node::Local { .. } | Node::Global { .. } => {
+                    self.eval(node, env)?
+                }
+                Node::Call(call) => return self.eval_call(call, env),
+                // A rebound name keeps its tail call (a program's own `count`, say).
+                Node::Prim(prim) if !self.prim_unchanged(prim) => {
+                    return self.call_rebound(prim, env)
+                }
+                Node::Prim(prim) => self.eval_prim(prim, env)?,
+                Node::If(parts) => {
+                    node = self.branch(parts, env)?;
+                    continue;
+                }
+                Node::Dynamic { name, span } => self
+                    .lookup(env, *name)
+                    .ok_or_else(|| self.unbound(*name, *span))?,
+                Node::Path { base, path, span } => {
+                    let base = self.eval(base, env)?;
+                    access_path(&base, path, self).map_err(|e| e.into_error().with_span(*span))?
+                }
+                Node::Begin(nodes) => {
+                    let (last, init) = nodes
+                        .split_last()
+                        .ok_or_else(|| Error::eval("empty begin"))?;
+                    for n in init {
+                        self.eval(n, env)?;
+                    }
+                    node = last;
+                    continue;
+                }
+                Node::And(nodes) | Node::Or(nodes) => {
+                    let is_and = matches!(node, Node::And(_));
+                    match self.short_circuit(nodes, is_and, env)? {
+                        Ok(early) => early,
+                        Err(last) => {
+                            node = last;
+                            continue;
+                        }
+                    }
+                }
+                Node::Let(l) => {
+                    let frame = self.let_frame(l, env)?;
+                    own = Some(Some(frame));
+                    node = &l.body;
+                    continue;
+                }
+                Node::Case(c) => {
+                    let key = self.eval(&c.key, env)?;
+                    node = c
+                        .clauses
+                        .iter()
+                        .find(|(datums, _)| datums.iter().any(|d| d.equal(&key)))
+                        .map_or(&c.default, |(_, body)| body);
+                    continue;
+                }
+                Node::Lambda(lambda) => Value::Closure(Rc::new(Closure {
+                    lambda: lambda.clone(),
+                    env: env.clone(),
+                })),
+                Node::Loop(l) => return self.enter_loop(l, env),
+                Node::Try(t) => self.eval_try(t, env)?,
+                Node::SetLocal { .. }
+                | Node::DefineLocal { .. }
+                | Node::SetGlobal { .. }
+                | Node::SetDynamic { .. }
+                | Node::DefineGlobal { .. }
+                | Node::DefMacro { .. } => self.assign(node, env)?,
+                Node::Extension(ext) => ext.eval(self, env)?,
+            };
+            return Ok(Tail::Value(value));
+        }
+    }
+
+    /// The branch of an `if` to take. A comparison of integers decides it without
+    /// making a value.
+    #[inline(always)]
+    fn branch<'n>(&self, parts: &'n (Node, Node, Node), env: &Env) -> Result<&'n Node> {
+        let (test, then, otherwise) = parts;
+        if let Node::Prim(prim) = test {
+            if let Some(truth) = self.int_comparison(prim, env) {
+                return Ok(if truth { then } else { otherwise });
+            }
+        }
+        Ok(if self.eval(test, env)?.is_truthy() {
+            then
+        } else {
+            otherwise
+        })
+    }
+
+    /// `and` (`is_and`) or `or`: the value that ends it early, or the last operand, to
+    /// run in tail position.
+    #[inline(always)]
+    fn short_circuit<'n>(
+        &self,
+        nodes: &'n [Node],
+        is_and: bool,
+        env: &Env,
+    ) -> Result<std::result::Result<Value, &'n Node>> {
+        let (last, init) = nodes
+            .split_last()
+            .ok_or_else(|| Error::eval("empty and/or"))?;
+        for n in init {
+            let v = self.eval(n, env)?;
+            if v.is_truthy() != is_and {
+                return Ok(Ok(v));
+            }
+        }
+        Ok(Err(last))
+    }
+
+    /// A named `let`: its loop procedure, called with the initial values.
+    fn enter_loop(&self, l: &ast::Loop, env: &Env) -> Result<Tail> {
+        let closure = Rc::new(Closure {
+            lambda: l.lambda.clone(),
+            env: env.clone(),
+        });
+        let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(l.lambda.scope.len());
+        for init in &l.inits {
+            args.push(self.eval(init, env)?);
+        }
+        let slots = self.bind(&closure, args).map_err(|e| e.or_span(l.span))?;
+        Ok(Tail::Call(closure, slots))
+    }
+
+    /// The assignments and definitions: `set!`, `define`, `defmacro`.
+    #[inline]
+    fn assign(&self, node: &Node, env: &Env) -> Result<Value> {
+        Ok(match node {
+            Node::SetLocal { depth, slot, value } => {
+                let v = self.eval(value, env)?;
+                let frame = env::frame_at(env, *depth as usize)
+                    .ok_or_else(|| Error::eval("internal error: no frame for variable"))?;
+                store(frame, *slot, v)?;
+                Value::Nil
+            }
+            Node::DefineLocal { slot, name, value } => {
+                let v = self.eval(value, env)?;
+                let frame = env
+                    .as_ref()
+                    .ok_or_else(|| Error::eval("internal error: local define at top level"))?;
+                store(frame, *slot, v)?;
+                Value::Symbol(*name)
+            }
+            Node::SetGlobal { name, value, span } => {
+                let v = self.eval(value, env)?;
+                if self.global(*name).is_none() {
+                    return Err(
+                        Error::eval(format!("set! of unbound variable: {name}")).with_span(*span)
+                    );
+                }
+                self.define_global(*name, v);
+                Value::Nil
+            }
+            Node::SetDynamic { name, value, span } => {
+                let v = self.eval(value, env)?;
+                if !env::assign_by_name(env, *name, v.clone()) {
+                    if self.global(*name).is_none() {
+                        return Err(Error::eval(format!("set! of unbound variable: {name}"))
+                            .with_span(*span));
+                    }
+                    self.define_global(*name, v);
+                }
+                Value::Nil
+            }
+            Node::DefineGlobal { name, value } => {
+                let v = self.eval(value, env)?;
+                self.define_global(*name, v);
+                Value::Symbol(*name)
+            }
+            Node::DefMacro { name, lambda } => {
+                let closure = Value::Closure(Rc::new(Closure {
+                    lambda: lambda.clone(),
+                    env: None,
+                }));
+                self.macros.borrow_mut().insert(*name, closure);
+                Value::Symbol(*name)
+            }
+            _ => return Err(Error::eval("internal error: not an assignment")),
+        })
+    }
+
+    fn let_frame(&self, l: &ast::Let, env: &Env) -> Result<Rc<Frame>> {
+        Ok(match l.kind {
+            LetKind::Parallel => {
+                let mut slots = Slots::with_capacity(l.scope.len());
+                for (_, init) in &l.inits {
+                    slots.push(self.eval(init, env)?);
+                }
+                Frame::new(l.scope.clone(), slots, env.clone())
+            }
+            LetKind::Sequential => {
+                let frame = Frame::new(l.scope.clone(), Slots::new(), env.clone());
+                let inner = Some(frame.clone());
+                for (slot, init) in &l.inits {
+                    let v = self.eval(init, &inner)?;
+                    store(&frame, *slot, v)?;
+                }
+                frame
+            }
+        })
+    }
+
+    #[inline]
+    fn local(
+        &self,
+        env: &Env,
+        depth: u32,
+        slot: u32,
+        name: Sym,
+        span: crate::source::Span,
+    ) -> Result<Value> {
+        if let Some(frame) = env::frame_at(env, depth as usize) {
+            if let Some(v) = frame.slots.borrow().get(slot as usize) {
+                if !matches!(v, Value::Undefined) {
+                    return Ok(v.clone());
+                }
+            }
+        }
+        Err(Error::eval(format!("{name} is used before its definition")).with_span(span))
+    }
+
+    fn eval_try(&self, t: &ast::Try, env: &Env) -> Result<Value> {
+        let depth = self.state.depth.get();
+        let result = self.eval(&t.body, env);
+        let result = match (result, &t.handler) {
+            (Err(e), Some((scope, handler))) if !self.interrupted() && e.exit_code().is_none() => {
+                // The frames the error unwound through are gone: restore the count.
+                self.state.depth.set(depth);
+                let error = value::from_json(&e.to_json());
+                let frame = Frame::new(scope.clone(), SmallVec::from_elem(error, 1), env.clone());
+                self.eval(handler, &Some(frame))
+            }
+            (result, _) => result,
+        };
+        if let Some(finally) = &t.finally {
+            self.eval(finally, env)?;
+        }
+        result
+    }
+}
+
+/// Stores `value` in `slot` of `frame`. The analyser gives a node only slots of its
+/// scope, and a frame holds a slot for each name of its scope.
+#[inline]
+fn store(frame: &Frame, slot: u32, value: Value) -> Result<()> {
+    match frame.slots.borrow_mut().get_mut(slot as usize) {
+        Some(place) => {
+            *place = value;
+            Ok(())
+        }
+        None => Err(Error::eval("internal error: no slot for variable")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storing_past_a_frames_slots_is_an_error_not_a_panic() {
+        let frame = Frame::new(env::Scope::new(vec![Sym::new("x")]), Slots::new(), None);
+        assert!(store(&frame, 0, Value::Int(1)).is_ok());
+        let error = store(&frame, 1, Value::Int(2)).unwrap_err();
+        assert_eq!(error.message(), "internal error: no slot for variable");
+        assert!(matches!(frame.slots.borrow().as_slice(), [Value::Int(1)]));
+    }
+}

@@ -1,0 +1,300 @@
+//! The client's builtins: `mcp-connect`, `mcp-tools`, `mcp-call`, `mcp-resources`,
+//! `mcp-read`, `mcp-prompts`, `mcp-prompt`, `mcp-close`.
+//!
+//! A connection is a map (`{"type" "mcp-connection" "name" … "id" …}`) naming an entry
+//! of the process's table of open connections, so it prints, compares and passes
+//! between `pmap` items like data; `mcp-close` (or the end of the program) ends it.
+
+use super::client::{failure_of, Client, DEFAULT_TIMEOUT};
+use super::http::Http;
+use super::protocol::joined_text;
+use super::stdio::Stdio;
+use super::tools::{call_tool, tool_tasks};
+use crate::builtins::{builtin_table, list_arg, split_options, str_arg, type_error};
+use crate::env::Env;
+use crate::error::{Error, Reason, Result};
+use crate::eval::Interp;
+use crate::process::ProcessSpec;
+use crate::task::lossy_json;
+use crate::task::result::task_result;
+use crate::value::{from_json, Entries, Value};
+use serde_json::{json, Value as Json};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::time::Duration;
+
+builtin_table! {
+    /// `(mcp-connect name :command [prog arg…] :env {…} :timeout s)` or `(mcp-connect name :url "http://…/mcp")`: starts or reaches an MCP server and returns a connection. `(mcp-connect "everything" :command ["npx" "@modelcontextprotocol/server-everything"])`
+    "mcp-connect", 1, Some(9) => mcp_connect;
+    /// `(mcp-tools c)`: the server's tools as tasks named `NAME/tool`, with its descriptions and input schemas. `(mcp-tools c)` ⇒ `(<task everything/echo> …)`
+    "mcp-tools", 1, Some(1) => mcp_tools;
+    /// `(mcp-call c tool args)`: calls a tool with a map of arguments; a TaskResult (an `isError` answer fails with `tool_execution_error`). `(mcp-call c "get-sum" {"a" 1 "b" 2})`
+    "mcp-call", 2, Some(3) => mcp_call;
+    /// `(mcp-resources c)`: the server's resources, as `{"uri" … "name" …}` maps. `(mcp-resources c)`
+    "mcp-resources", 1, Some(1) => mcp_resources;
+    /// `(mcp-read c uri)`: a resource as a TaskResult: `content` its text, `parsedContent` its contents as the server sent them. `(mcp-read c "demo://resource/static/document/architecture.md")`
+    "mcp-read", 2, Some(2) => mcp_read;
+    /// `(mcp-prompts c)`: the server's prompts, as `{"name" … "arguments" …}` maps. `(mcp-prompts c)`
+    "mcp-prompts", 1, Some(1) => mcp_prompts;
+    /// `(mcp-prompt c name args)`: a prompt's messages as `{"role" … "content" …}` maps (for `conversation :messages`). `(mcp-prompt c "simple-prompt")`
+    "mcp-prompt", 2, Some(3) => mcp_prompt;
+    /// `(mcp-close c)`: ends the connection (the server is stopped); nil. `(mcp-close c)`
+    "mcp-close", 1, Some(1) => mcp_close;
+}
+
+/// The `type` of a connection value.
+const CONNECTION: &str = "mcp-connection";
+
+/// The open connections, by the id their value holds.
+static OPEN: LazyLock<Mutex<HashMap<u64, Arc<Client>>>> = LazyLock::new(Mutex::default);
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+fn open() -> std::sync::MutexGuard<'static, HashMap<u64, Arc<Client>>> {
+    OPEN.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Closes every connection still open (the program ends).
+pub fn close_all() {
+    let clients: Vec<Arc<Client>> = open().drain().map(|(_, c)| c).collect();
+    for client in clients {
+        client.close();
+    }
+}
+
+fn mcp_connect(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    const WHO: &str = "mcp-connect";
+    let (rest, given) = split_options(WHO, args, &["command", "url", "env", "timeout"])?;
+    let [name] = rest else {
+        return Err(Error::eval(format!(
+            "{WHO}: expected a name, then :command [...] or :url \"…\""
+        )));
+    };
+    let name = match name {
+        Value::Str(s) => s.to_string(),
+        other => other
+            .symbol_name()
+            .ok_or_else(|| type_error(WHO, "a name (a string)", other))?
+            .to_owned(),
+    };
+    let option = |key: &str| given.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+    let timeout = match option("timeout") {
+        None => DEFAULT_TIMEOUT,
+        Some(Value::Int(n)) if *n > 0 => Duration::from_secs(n.unsigned_abs()),
+        Some(Value::Float(x)) if *x > 0.0 && x.is_finite() => Duration::from_secs_f64(*x),
+        Some(other) => return Err(type_error(WHO, ":timeout as positive seconds", other)),
+    };
+    let interrupted = || interp.check_interrupt();
+    let client = match (option("command"), option("url")) {
+        (Some(command), None) => {
+            let spec = server_program(interp, command, option("env"))?;
+            let (transport, incoming) = Stdio::start(&spec).map_err(|e| {
+                let message = format!("cannot start {}: {e}", spec.program());
+                failure_of(&name, Reason::ToolExecutionError, message)
+            })?;
+            Client::connect(&name, Box::new(transport), incoming, timeout, &interrupted)?
+        }
+        (None, Some(url)) => {
+            let url = str_arg(WHO, url)?;
+            interp.limits.capabilities.check_url(url)?;
+            let (sender, incoming) = std::sync::mpsc::channel();
+            let transport = Http::new(url, timeout, sender);
+            Client::connect(&name, Box::new(transport), incoming, timeout, &interrupted)?
+        }
+        (Some(_), Some(_)) => {
+            return Err(Error::eval(format!(
+                "{WHO}: give :command or :url, not both"
+            )))
+        }
+        (None, None) => {
+            return Err(Error::eval(format!(
+                "{WHO}: give :command [...] (a server run over stdio) or :url \"…\" \
+                 (streamable HTTP); tasklisp has no configuration file naming servers yet"
+            )))
+        }
+    };
+    Ok(register(client))
+}
+
+/// The program of a stdio server, as the sandbox allows it.
+fn server_program(interp: &Interp, command: &Value, env: Option<&Value>) -> Result<ProcessSpec> {
+    const WHO: &str = "mcp-connect";
+    let argv = list_arg(WHO, command)?
+        .iter()
+        .map(|word| str_arg(WHO, &word).map(str::to_owned))
+        .collect::<Result<Vec<String>>>()?;
+    let Some(program) = argv.first() else {
+        return Err(Error::eval(format!("{WHO}: :command is empty")));
+    };
+    let executable = interp.limits.capabilities.exec_program(program)?;
+    let mut spec = ProcessSpec::new(argv);
+    spec.executable = executable;
+    spec.stdin = Some(Vec::new());
+    if let Some(env) = env {
+        let Some(map) = env.as_map() else {
+            return Err(type_error(WHO, ":env as a map of strings", env));
+        };
+        for (key, value) in &map.entries {
+            let value = str_arg(WHO, value)?;
+            spec.env.push((key.to_string(), value.to_owned()));
+        }
+    }
+    Ok(spec)
+}
+
+/// Puts the client in the table; its value.
+fn register(client: Client) -> Value {
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    let server = client.server.get().cloned().unwrap_or_default();
+    let mut entries = Entries::new();
+    let mut put = |key: &str, value: Value| {
+        entries.insert(Rc::from(key), value);
+    };
+    put("type", Value::from(CONNECTION));
+    put("name", Value::from(client.name.as_str()));
+    put("id", Value::Int(i64::try_from(id).unwrap_or(i64::MAX)));
+    put("protocolVersion", Value::from(client.version()));
+    put(
+        "server",
+        from_json(server.get("serverInfo").unwrap_or(&Json::Null)),
+    );
+    open().insert(id, Arc::new(client));
+    Value::map(entries)
+}
+
+/// The id and name of the connection a value is.
+fn connection_id<'a>(who: &str, value: &'a Value) -> Result<(Option<u64>, &'a str)> {
+    let map = value
+        .as_map()
+        .filter(|m| m.get("type").and_then(Value::as_str) == Some(CONNECTION))
+        .ok_or_else(|| type_error(who, "an MCP connection", value))?;
+    let id = match map.get("id") {
+        Some(Value::Int(id)) => u64::try_from(*id).ok(),
+        _ => None,
+    };
+    Ok((id, map.get("name").and_then(Value::as_str).unwrap_or("?")))
+}
+
+/// The open connection a value names.
+fn connection(who: &str, value: &Value) -> Result<Arc<Client>> {
+    let (id, name) = connection_id(who, value)?;
+    id.and_then(|id| open().get(&id).cloned()).ok_or_else(|| {
+        Error::eval(format!(
+            "{who}: the connection to MCP server `{name}` is closed"
+        ))
+    })
+}
+
+/// Arguments given as a map (or nothing), as a JSON object.
+fn arguments(who: &str, args: Option<&Value>) -> Result<Json> {
+    match args {
+        None | Some(Value::Nil) => Ok(json!({})),
+        Some(value @ Value::Map(_)) => Ok(lossy_json(value)),
+        Some(other) => Err(type_error(who, "arguments as a map", other)),
+    }
+}
+
+fn mcp_tools(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let client = connection("mcp-tools", first(args))?;
+    let interrupted = || interp.check_interrupt();
+    Ok(Value::list(tool_tasks(&client, &interrupted)?))
+}
+
+fn mcp_call(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let client = connection("mcp-call", first(args))?;
+    let tool = str_arg("mcp-call", args.get(1).unwrap_or(&Value::Nil))?;
+    let arguments = arguments("mcp-call", args.get(2))?;
+    let observer = &interp.tasks.observer;
+    let logged = observer.begin_task(
+        &interp.state.task.observe,
+        &format!("{}/{tool}", client.name),
+    );
+    observer.mark_external_call(&interp.state.task.observe);
+    let result = call_tool(interp, &client, tool, arguments);
+    observer.end_task(&interp.state.task.observe, logged, &result);
+    result
+}
+
+fn mcp_resources(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    listing(interp, args, "mcp-resources", "resources/list", "resources")
+}
+
+fn mcp_prompts(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    listing(interp, args, "mcp-prompts", "prompts/list", "prompts")
+}
+
+fn listing(interp: &Interp, args: &[Value], who: &str, method: &str, key: &str) -> Result<Value> {
+    let client = connection(who, first(args))?;
+    let interrupted = || interp.check_interrupt();
+    let items = client.list(method, key, &interrupted)?;
+    Ok(Value::list(items.iter().map(from_json).collect()))
+}
+
+fn mcp_read(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let client = connection("mcp-read", first(args))?;
+    let uri = str_arg("mcp-read", args.get(1).unwrap_or(&Value::Nil))?;
+    let interrupted = || interp.check_interrupt();
+    let answer = client.request("resources/read", json!({"uri": uri}), &interrupted)?;
+    let contents = answer.get("contents").cloned().unwrap_or(json!([]));
+    let text: Vec<&str> = contents
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("text").and_then(Json::as_str))
+        .collect();
+    let mut notes = Entries::new();
+    notes.insert(Rc::from("server"), Value::from(client.name.as_str()));
+    notes.insert(Rc::from("uri"), Value::from(uri));
+    let name = format!("{}/resources/read", client.name);
+    Ok(task_result(
+        &name,
+        text.join("\n"),
+        from_json(&contents),
+        notes,
+    ))
+}
+
+fn mcp_prompt(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let client = connection("mcp-prompt", first(args))?;
+    let name = str_arg("mcp-prompt", args.get(1).unwrap_or(&Value::Nil))?;
+    // Prompt arguments are strings on the wire; other data is sent as its JSON text.
+    let arguments: serde_json::Map<String, Json> = match arguments("mcp-prompt", args.get(2))? {
+        Json::Object(given) => given
+            .into_iter()
+            .map(|(k, v)| match v {
+                Json::String(_) => (k, v),
+                other => (k, Json::from(other.to_string())),
+            })
+            .collect(),
+        _ => serde_json::Map::new(),
+    };
+    let params = json!({"name": name, "arguments": arguments});
+    let interrupted = || interp.check_interrupt();
+    let answer = client.request("prompts/get", params, &interrupted)?;
+    let messages = answer.get("messages").and_then(Json::as_array);
+    let messages = messages.into_iter().flatten().map(|message| {
+        let content = message.get("content").unwrap_or(&Json::Null);
+        let content = match content.get("type").and_then(Json::as_str) {
+            Some("text") => Json::from(joined_text(content)),
+            _ => content.clone(),
+        };
+        let role = message.get("role").cloned().unwrap_or(Json::Null);
+        from_json(&json!({"role": role, "content": content}))
+    });
+    Ok(Value::list(messages.collect()))
+}
+
+fn mcp_close(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let (id, _) = connection_id("mcp-close", first(args))?;
+    // Taken out of the table before closing: closing waits for the server a moment.
+    let client = id.and_then(|id| open().remove(&id));
+    if let Some(client) = client {
+        client.close();
+    }
+    Ok(Value::Nil)
+}
+
+fn first(args: &[Value]) -> &Value {
+    args.first().unwrap_or(&Value::Nil)
+}

@@ -41,7 +41,7 @@
 (println "totals:" totals.content)
 
 (set-provider! (fn (request)
-  (if (> request.params.totals.todos 2) "not ready: finish the TODOs" "ready to ship")))
+                 (if (> request.params.totals.todos 2) "not ready: finish the TODOs" "ready to ship")))
 (deftask verdict (totals) :prompt "Given {{totals}}, is the release ready?")
 (println "verdict:" (get (verdict totals.parsedContent) "content"))
 

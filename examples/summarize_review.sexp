@@ -49,7 +49,7 @@
   (sequential
     (summarize article)
     (step review :inputs-from ["summarize"]
-                 :input (fn (prev) {"summary" prev[0].content}))))
+          :input (fn (prev) {"summary" prev[0].content}))))
 
 (define summary (summarize article))
 (println "summary:" summary.content)

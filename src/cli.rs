@@ -17,6 +17,9 @@ use std::path::{Path, PathBuf};
 mod args;
 mod cache;
 mod check;
+mod completions;
+mod config;
+mod fmt;
 mod log;
 mod prompt;
 
@@ -158,6 +161,9 @@ pub struct Options {
     /// Stop model calls after this many.
     #[arg(long = "budget-calls", value_name = "N", global = true)]
     pub budget_calls: Option<u64>,
+    /// The configuration file's settings, under the flags and the environment.
+    #[arg(skip)]
+    pub config: crate::config::Config,
 }
 
 /// `--provider`'s help, listing the providers from their table.
@@ -223,6 +229,20 @@ pub enum Command {
         #[arg(long, value_name = "PORT")]
         http: Option<u16>,
     },
+    /// Format .sexp files in the canonical layout (see docs/FORMAT.md).
+    Fmt(fmt::FmtArgs),
+    /// Show the settings in effect and where each came from (flag, environment,
+    /// configuration file, default).
+    Config,
+    /// Print a completion script for the shell: `tasklisp completions bash >
+    /// ~/.local/share/bash-completion/completions/tasklisp`.
+    Completions {
+        #[arg(value_enum)]
+        shell: completions::Shell,
+    },
+    /// Serve the Language Server Protocol on stdin and stdout, for editors (see
+    /// docs/EDITORS.md).
+    Lsp,
 }
 
 /// `--error-format`'s values, as clap reads them.
@@ -273,6 +293,11 @@ impl Options {
 
     pub fn provider_settings(&self) -> Result<ProviderSettings> {
         let mut options = ModelOptions::default();
+        for (name, value) in &self.config.options {
+            options
+                .set(name, value.clone())
+                .map_err(Error::validation)?;
+        }
         for pair in self.options.chunks(2) {
             if let [name, value] = pair {
                 options
@@ -287,14 +312,17 @@ impl Options {
                 .set("extra_body", body)
                 .map_err(|e| Error::validation(format!("--extra-body: {e}")))?;
         }
-        Ok(ProviderSettings {
+        let mut settings = ProviderSettings {
             provider: self.provider.clone(),
             model: self.model.clone(),
             base_url: self.base_url.clone(),
+            api_key_env: None,
             options,
             fallbacks: self.fallbacks.clone(),
             requests_per_minute: self.rate_limit,
-        })
+        };
+        self.config.apply(&mut settings, &log::env_var);
+        Ok(settings)
     }
 }
 
@@ -311,7 +339,7 @@ pub fn main() -> i32 {
         }
         options
     });
-    let options = match parsed {
+    let mut options = match parsed {
         Ok(o) => o,
         Err(e) => {
             match help {
@@ -326,6 +354,13 @@ pub fn main() -> i32 {
             return if e.use_stderr() { USAGE } else { 0 };
         }
     };
+    match crate::config::load(&log::env_var) {
+        Ok(config) => options.config = config,
+        Err(e) => {
+            eprintln!("tasklisp: {}", e.message());
+            return USAGE;
+        }
+    }
     if let Some(message) = usage_problem(&options) {
         eprintln!("tasklisp: {message}");
         return USAGE;
@@ -349,6 +384,39 @@ const HELP_FLAGS: &[(&str, &[&str])] = &[
         &["imports", "max_memory", "max_file_size", "error_format"],
     ),
     ("log", &["json", "error_format"]),
+    ("fmt", &["max_file_size", "error_format"]),
+    (
+        "config",
+        &["provider", "model", "options", "base_url", "json"],
+    ),
+    ("completions", &[]),
+    ("lsp", &["max_memory", "max_file_size"]),
+    ("cache", &[]),
+    (
+        "test",
+        &[
+            "imports",
+            "provider",
+            "model",
+            "options",
+            "fallbacks",
+            "rate_limit",
+            "base_url",
+            "max_depth",
+            "max_task_depth",
+            "max_memory",
+            "max_file_size",
+            "sandbox",
+            "allow_exec",
+            "allow_read",
+            "allow_write",
+            "allow_env",
+            "allow_provider",
+            "allow_net",
+            "no_log",
+            "cache",
+        ],
+    ),
 ];
 
 /// The help of a subcommand that lists only some global flags (see [`HELP_FLAGS`]), for
@@ -420,6 +488,22 @@ fn run(options: &Options, limits: Limits) -> i32 {
     if let Some(Command::Cache(args)) = &options.command {
         return cache::run(options, args);
     }
+    if let Some(Command::Fmt(args)) = &options.command {
+        return fmt::run(options, args);
+    }
+    if let Some(Command::Config) = &options.command {
+        return config::run(options);
+    }
+    if let Some(Command::Completions { shell }) = &options.command {
+        return completions::run(options, *shell);
+    }
+    if let Some(Command::Lsp) = &options.command {
+        let help = crate::lsp::Help {
+            describe: crate::repl::describe,
+            names: crate::repl::completion_names,
+        };
+        return crate::lsp::serve(limits, help);
+    }
     // Tests run in interpreters of their own, one per test.
     if let Some(Command::Test(args)) = &options.command {
         return log::run_tests(options, args, limits);
@@ -466,7 +550,14 @@ fn run(options: &Options, limits: Limits) -> i32 {
             prompt::run(&interp, options, text, &parts)
         }
         Some(Command::Mcp { files, http }) => crate::mcp::server::serve(&interp, files, *http),
-        Some(Command::Log { .. } | Command::Cache(_)) => Ok(0),
+        Some(
+            Command::Log { .. }
+            | Command::Cache(_)
+            | Command::Fmt(_)
+            | Command::Config
+            | Command::Completions { .. }
+            | Command::Lsp,
+        ) => Ok(0),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, &repl_settings(options))),
@@ -531,6 +622,21 @@ pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
         crate::module::import_file(interp, file, None)?;
     }
     Ok(())
+}
+
+/// Prints `text` on stdout; returns the exit status: 0, also when the pipe was closed.
+pub fn print_stdout(options: &Options, text: &str) -> i32 {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => 0,
+        Err(e) => {
+            let error = Error::stdout_write(&e);
+            error.exit_code().unwrap_or_else(|| report(options, &error))
+        }
+    }
 }
 
 /// The exit status of bad usage: unknown flags, a script that cannot be read.

@@ -43,10 +43,14 @@ mod atomic_file;
 mod builtins;
 mod capabilities;
 mod cli;
+mod config;
+mod cst;
 mod error;
 mod eval;
+mod fmt;
 mod interrupt;
 mod layers;
+mod lsp;
 mod mcp;
 mod memory;
 mod module;
@@ -85,7 +89,10 @@ pub mod internals {
         pub use crate::builtins::Builtin;
     }
     pub mod eval {
-        pub use crate::eval::{env, fiber, reader};
+        pub use crate::eval::{env, fiber, quote, reader};
+    }
+    pub mod fmt {
+        pub use crate::fmt::format_text;
     }
     pub mod module {
         pub use crate::module::{check_file, load, Checked};

@@ -16,7 +16,7 @@ pub mod names;
 mod namespace;
 mod registry;
 
-pub use check::{check_file, check_names, declare_tasks};
+pub use check::{check_file, check_names, declare_forms, declare_tasks};
 pub use checked::Checked;
 
 use registry::{

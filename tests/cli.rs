@@ -220,6 +220,22 @@ fn check_and_log_help_list_only_the_flags_that_apply() {
             &["--json", "-n"][..],
             &["--provider", "--cache", "--import"][..],
         ),
+        (
+            "fmt",
+            &["--check", "--error-format"][..],
+            &["--provider", "--cache", "--import", "--json"][..],
+        ),
+        (
+            "config",
+            &["--provider", "--model", "--json"][..],
+            &["--cache", "--import", "--max-depth"][..],
+        ),
+        ("completions", &["bash"][..], &["--provider", "--json"][..]),
+        (
+            "test",
+            &["--provider", "--import", "--cache", "--filter"][..],
+            &["--budget-usd", "--batch", "--stream", "--quiet"][..],
+        ),
     ] {
         for help in ["--help", "-h"] {
             let r = tasklisp(dir.path(), &[command, help]);
@@ -1506,4 +1522,37 @@ fn write_file_never_leaves_a_half_written_file() {
     assert_eq!(r.status, Some(0), "{}", r.stderr);
     assert_eq!(std::fs::read_to_string(&out).expect("read"), "new text");
     assert_eq!(names(), ["out.txt"]);
+}
+
+#[test]
+fn completions_are_scripts_for_each_shell() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (shell, marker) in [
+        ("bash", "_tasklisp()"),
+        ("zsh", "#compdef tasklisp"),
+        ("fish", "complete -c tasklisp"),
+    ] {
+        let r = tasklisp(dir.path(), &["completions", shell]);
+        assert_eq!(r.status, Some(0), "{}", r.stderr);
+        assert!(r.stdout.contains(marker), "{shell}: {}", r.stdout);
+        for word in ["fmt", "check", "provider"] {
+            assert!(r.stdout.contains(word), "{shell} completes {word}");
+        }
+    }
+    // The bash script is valid bash.
+    let script = tasklisp(dir.path(), &["completions", "bash"]).stdout;
+    let mut bash = Command::new("bash")
+        .arg("-n")
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("bash runs");
+    use std::io::Write;
+    bash.stdin
+        .take()
+        .expect("stdin")
+        .write_all(script.as_bytes())
+        .expect("written");
+    assert!(bash.wait().expect("bash ends").success());
+    let r = tasklisp(dir.path(), &["completions", "powershell"]);
+    assert_eq!(r.status, Some(2));
 }

@@ -20,8 +20,8 @@
 (define n (if (empty? *args*) 1000 (string->number (first *args*))))
 (define file (str "/tmp/tasklisp-bench-" n ".xml"))
 (write-file file
-  (str "<tasks>\n"
-       (string-join (map (fn (i) (if (= (modulo i 4) 3) (sequential-template i) (atomic-template i))) (range n)) "")
-       "</tasks>\n"))
+            (str "<tasks>\n"
+                 (string-join (map (fn (i) (if (= (modulo i 4) 3) (sequential-template i) (atomic-template i))) (range n)) "")
+                 "</tasks>\n"))
 (define timing (time (fn () (import file))))
 (println (str (length timing.value) " templates imported in " timing.ms " ms"))

@@ -9,7 +9,8 @@ use crate::task::observe::BudgetLimits;
 use std::io::Write;
 use std::rc::Rc;
 
-fn env_var(name: &str) -> Option<String> {
+/// An environment variable, where set to something (empty counts as unset).
+pub(super) fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
@@ -45,7 +46,11 @@ pub fn install(interp: &Interp, options: &Options) {
             super::Command::Check { .. }
             | super::Command::Log { .. }
             | super::Command::Test(_)
-            | super::Command::Cache(_),
+            | super::Command::Cache(_)
+            | super::Command::Fmt(_)
+            | super::Command::Config
+            | super::Command::Completions { .. }
+            | super::Command::Lsp,
         ) => return,
         None => ("repl", String::new()),
     };

@@ -173,7 +173,8 @@ struct Reader<'a> {
     reading: Reading,
 }
 
-fn is_delimiter(b: u8) -> bool {
+/// Whether a byte ends an atom.
+pub(crate) fn is_delimiter(b: u8) -> bool {
     b.is_ascii_whitespace()
         || matches!(
             b,
@@ -348,28 +349,13 @@ impl<'a> Reader<'a> {
                 }
                 Some(b'#') if self.bytes.get(self.pos + 1) == Some(&b'|') => {
                     let start = self.pos;
-                    self.pos += 2;
-                    let mut depth = 1usize;
-                    while depth > 0 {
-                        match (self.bytes.get(self.pos), self.bytes.get(self.pos + 1)) {
-                            (Some(b'|'), Some(b'#')) => {
-                                depth -= 1;
-                                self.pos += 2;
-                            }
-                            (Some(b'#'), Some(b'|')) => {
-                                depth += 1;
-                                self.pos += 2;
-                            }
-                            (Some(_), _) => self.pos += 1,
-                            (None, _) => {
-                                let _ = stack;
-                                return Err(Error::incomplete(
-                                    "unclosed block comment `#|`",
-                                    self.span(start, start + 2),
-                                ));
-                            }
-                        }
-                    }
+                    let _ = stack;
+                    self.pos = block_comment_end(self.bytes, start).ok_or_else(|| {
+                        Error::incomplete(
+                            "unclosed block comment `#|`",
+                            self.span(start, start + 2),
+                        )
+                    })?;
                 }
                 _ => return Ok(()),
             }
@@ -483,6 +469,27 @@ impl<'a> Reader<'a> {
         }
         atom(token, span, self.reading).map(|kind| Syntax::new(kind, span))
     }
+}
+
+/// The end of the (nested) block comment `#| … |#` that starts at `start`, or `None`
+/// when the text ends inside it.
+pub(crate) fn block_comment_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut pos = start + 2;
+    let mut depth = 1usize;
+    while depth > 0 {
+        match (bytes.get(pos)?, bytes.get(pos + 1)) {
+            (b'|', Some(b'#')) => {
+                depth -= 1;
+                pos += 2;
+            }
+            (b'#', Some(b'|')) => {
+                depth += 1;
+                pos += 2;
+            }
+            _ => pos += 1,
+        }
+    }
+    Some(pos)
 }
 
 fn atom(token: &str, span: Span, reading: Reading) -> Result<SyntaxKind> {

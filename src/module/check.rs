@@ -252,6 +252,13 @@ pub fn declare_tasks(interp: &Interp, checked: &Checked, paths: &[PathBuf]) {
     }
 }
 
+/// Declares the tasks of a `.sexp` file from forms read already (an editor's unsaved
+/// text), which [`check_file`] then checks instead of the file on disk.
+pub fn declare_forms(interp: &Interp, checked: &Checked, path: &Path, forms: Vec<Syntax>) {
+    declare_sexp_tasks(interp, checked, path, &forms);
+    checked.keep_forms(checked.file(path), forms);
+}
+
 /// Records the `deftask`s of a `.sexp` file's top level and the tasks of the XML files
 /// it imports.
 fn declare_sexp_tasks(interp: &Interp, checked: &Checked, path: &Path, forms: &[Syntax]) {

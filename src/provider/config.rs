@@ -25,6 +25,8 @@ pub struct ProviderSettings {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub base_url: Option<String>,
+    /// The variable holding the API key (from the configuration file).
+    pub api_key_env: Option<String>,
     /// `-o NAME VALUE` options.
     pub options: ModelOptions,
     /// `--fallback PROVIDER`s, tried in order after the provider.
@@ -52,7 +54,11 @@ pub fn build_from_settings(
     }
     let accepted = accepted_options(&kind)?;
     let mut options = Map::new();
-    for (key, value) in [("model", &settings.model), ("base_url", &settings.base_url)] {
+    for (key, value) in [
+        ("model", &settings.model),
+        ("base_url", &settings.base_url),
+        ("api_key_env", &settings.api_key_env),
+    ] {
         if let Some(value) = value.as_ref().filter(|_| accepted.contains(&key)) {
             options.insert(key.to_owned(), Json::from(value.as_str()));
         }

@@ -23,7 +23,7 @@ pub mod sse;
 
 /// What `Provider::complete` polls to stop early; implementing a provider takes it.
 pub use crate::interrupt::Cancel;
-pub use config::{build, is_known, ProviderSettings};
+pub use config::{build, is_known, EnvLookup, ProviderSettings};
 pub use kinds::KNOWN;
 pub use message::{Message, Role, ToolCall, ToolSpec};
 pub use options::ModelOptions;

@@ -12,7 +12,9 @@ use crate::error::ErrorFormat;
 use crate::eval::Interp;
 use std::io::IsTerminal;
 
+pub use commands::describe;
 pub use output::{at_line_start, output};
+pub use session::completion_names;
 
 /// What the REPL is told by whoever starts it (the command line's flags).
 #[derive(Clone, Copy, Debug)]

@@ -167,24 +167,25 @@ impl<'a> Session<'a> {
         Next::Continue
     }
 
-    /// Everything Tab can complete: special forms, keywords, globals, macros and tasks.
     fn completion_names(&self) -> Vec<String> {
-        let forms = (self.interp.layers.forms())
-            .map(|form| form.name)
-            .chain(KEYWORDS.iter().copied())
-            .map(str::to_owned)
-            .chain(crate::task::table::keywords());
-        let bound = self
-            .interp
-            .global_names()
-            .into_iter()
-            .chain(self.interp.macro_names())
-            .map(|name| name.name().to_owned());
-        forms
-            .chain(bound)
-            .chain(self.interp.tasks.names())
-            .collect()
+        completion_names(self.interp)
     }
+}
+
+/// Everything Tab can complete: special forms, keywords, globals, macros and tasks (also
+/// the language server's completion).
+pub fn completion_names(interp: &Interp) -> Vec<String> {
+    let forms = (interp.layers.forms())
+        .map(|form| form.name)
+        .chain(KEYWORDS.iter().copied())
+        .map(str::to_owned)
+        .chain(crate::task::table::keywords());
+    let bound = interp
+        .global_names()
+        .into_iter()
+        .chain(interp.macro_names())
+        .map(|name| name.name().to_owned());
+    forms.chain(bound).chain(interp.tasks.names()).collect()
 }
 
 pub fn run(interp: &Interp, settings: &Settings) -> i32 {

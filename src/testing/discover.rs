@@ -48,7 +48,7 @@ pub fn find_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 /// The `.sexp` files under `dir` whose names `wanted` accepts, skipping hidden
 /// directories and `target`.
-fn sexp_files(dir: &Path, wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+pub fn sexp_files(dir: &Path, wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
     WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()

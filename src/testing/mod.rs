@@ -7,7 +7,7 @@
 
 mod check;
 mod command;
-mod discover;
+pub(crate) mod discover;
 mod forms;
 mod judge;
 mod junit;

@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR fail: expected a details map
 
-
 (fail :r "m" [1])

@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR fail: expected a reason
 
-
 (fail 5 "m")

@@ -1,4 +1,3 @@
 ;; error: TASK_FAILURE my_reason it broke
 
-
 (fail :my_reason "it broke")

@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR not a procedure: "text" (a string)
 
-
 ("text")

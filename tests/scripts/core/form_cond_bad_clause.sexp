@@ -1,4 +1,3 @@
 ;; error: SYNTAX_ERROR a cond clause is (test body…)
 
-
 (cond 5)

@@ -1,4 +1,3 @@
 ;; error: SYNTAX_ERROR (if test then else?)
 
-
 (if)

@@ -1,4 +1,3 @@
 ;; error: SYNTAX_ERROR duplicate parameter
 
-
 (fn (a a) a)

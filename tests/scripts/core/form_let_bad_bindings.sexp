@@ -1,4 +1,3 @@
 ;; error: SYNTAX_ERROR a binding
 
-
 (let (1 2) 3)

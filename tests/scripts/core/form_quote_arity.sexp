@@ -1,4 +1,3 @@
 ;; error: SYNTAX_ERROR (quote datum)
 
-
 (quote a b)

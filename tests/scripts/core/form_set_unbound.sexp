@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR set! of unbound variable: never-defined
 
-
 (set! never-defined 1)

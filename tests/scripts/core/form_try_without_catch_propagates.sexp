@@ -1,5 +1,4 @@
 ;; stdout: ran
 ;; error: EVAL_ERROR escapes
 
-
 (try (error "escapes") (finally (println "ran")))

@@ -1,6 +1,5 @@
 ;; stdout: before
 ;; error: EVAL_ERROR unbound symbol: undefined-function
 
-
 (println "before")
 (prn (undefined-function 1))

@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR append: expected a list
 
-
 (append '(1) 2)

@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR apply: expected a list
 
-
 (apply + 1 2)

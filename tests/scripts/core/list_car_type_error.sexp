@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR car: expected a list, got a string
 
-
 (car "abc")

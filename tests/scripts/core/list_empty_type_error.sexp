@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR empty?
 
-
 (empty? 0)

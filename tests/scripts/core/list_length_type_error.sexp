@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR length: expected a list, string or map
 
-
 (length 5)

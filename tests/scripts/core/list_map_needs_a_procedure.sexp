@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR map: expected a procedure
 
-
 (map 5 '(1))

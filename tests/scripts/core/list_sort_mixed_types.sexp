@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR <: expected
 
-
 (sort '(1 "a"))

@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR get: cannot look up "a" in an integer
 
-
 (get 5 "a")

@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR <: expected
 
-
 (< 1 "a")

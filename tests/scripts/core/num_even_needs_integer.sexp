@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR even? integer
 
-
 (even? 1.5)

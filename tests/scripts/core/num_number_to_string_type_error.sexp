@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR number->string
 
-
 (number->string "5")

@@ -1,6 +1,5 @@
 ;; stdout: 9223372036854775807
 ;; error: EVAL_ERROR integer overflow
 
-
 (prn (+ 9223372036854775806 1))
 (+ 9223372036854775807 1)

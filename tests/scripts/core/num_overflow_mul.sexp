@@ -1,6 +1,5 @@
 ;; stdout: 9223372030926249001
 ;; error: EVAL_ERROR integer overflow
 
-
 (prn (* 3037000499 3037000499))
 (* 3037000500 3037000500)

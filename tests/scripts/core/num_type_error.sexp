@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR +: expected a number, got a string
 
-
 (+ 1 "2")

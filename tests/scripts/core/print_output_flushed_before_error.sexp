@@ -2,7 +2,6 @@
 ;; stdout: partial
 ;; error: EVAL_ERROR car
 
-
 (println "first")
 (println "partial")
 (car 1 2)

@@ -1,4 +1,3 @@
 ;; error: SYNTAX_ERROR unclosed
 
-
 (read "(unclosed")

@@ -5,4 +5,4 @@
 (prn (format "{} and {}" 1 "two"))
 (prn (format "no holes"))
 (prn (format "{}{}" [1 "a"] nil))
-(prn (format "{" ))
+(prn (format "{"))

@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR format: more {} than arguments
 
-
 (format "{} {}" 1)

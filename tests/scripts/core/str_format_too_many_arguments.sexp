@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR format: more arguments than {}
 
-
 (format "{}" 1 2)

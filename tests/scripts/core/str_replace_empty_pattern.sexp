@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR string-replace must not be empty
 
-
 (string-replace "abc" "" "x")

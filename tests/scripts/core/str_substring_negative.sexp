@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR substring: index -1 is negative
 
-
 (substring "abc" -1 2)

@@ -1,4 +1,3 @@
 ;; error: EVAL_ERROR string-length: expected a string, got an integer 5
 
-
 (string-length 5)

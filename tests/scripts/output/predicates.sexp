@@ -9,9 +9,9 @@
 ;; stdout: "a predicate task must answer true or false: `unsure` answered \"maybe\""
 ; A task given where a predicate is expected is judged by its boolean parsedContent.
 (set-provider! (fn (req)
-  (cond ((string-contains? req.prompt "shorter") (str (< (string-length req.params.a) (string-length req.params.b))))
-        ((string-contains? req.prompt "unsure") "\"maybe\"")
-        (else (str (string-starts-with? req.params.text "bug"))))))
+                 (cond ((string-contains? req.prompt "shorter") (str (< (string-length req.params.a) (string-length req.params.b))))
+                       ((string-contains? req.prompt "unsure") "\"maybe\"")
+                       (else (str (string-starts-with? req.params.text "bug"))))))
 (deftask is-bug (text) :prompt "Is this a bug? {{text}}" :output "json")
 (define issues ["bug: crash" "question: why" "bug: hang"])
 (prn (filter is-bug issues))

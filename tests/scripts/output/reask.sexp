@@ -14,8 +14,8 @@
 (define seen [])
 (define answers ["{\"label\": 7}" "{\"label\": \"bug\"}"])
 (set-provider! (fn (req)
-  (set! seen (append seen [req]))
-  (nth answers (- req.round 1))))
+                 (set! seen (append seen [req]))
+                 (nth answers (- req.round 1))))
 (deftask classify (text) :prompt "Classify {{text}}" :retries 2
   :schema {"type" "object" "properties" {"label" {"enum" ["bug" "feature"]}} "required" ["label"]})
 (define r (classify "crash"))

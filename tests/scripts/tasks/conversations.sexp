@@ -14,7 +14,7 @@
 ;; stdout: "conversation: unknown option :colour"
 (define seen nil)
 (set-provider! (fn (req) (set! seen req)
-  {"content" (str "reply " (length req.messages)) "usage" {"input_tokens" 10 "output_tokens" 2}}))
+                 {"content" (str "reply " (length req.messages)) "usage" {"input_tokens" 10 "output_tokens" 2}}))
 (define c0 (conversation :system "You are terse." :model "m-1" :temperature 0))
 (prn (messages c0))
 (define r1 (chat c0 "Hi"))

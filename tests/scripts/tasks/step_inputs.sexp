@@ -12,13 +12,13 @@
 (deftask route (label issue) :prompt "route {{issue}} to {{label}}")
 (deftask summarize (text) :prompt "sum: {{text}}")
 (prn (get (sequential
-  (classify "x")
-  (route "a" "b")
-  (step summarize :inputs-from [0 "route"] :input (fn (prev) {"text" prev[1].content}))) "content"))
+            (classify "x")
+            (route "a" "b")
+            (step summarize :inputs-from [0 "route"] :input (fn (prev) {"text" prev[1].content}))) "content"))
 ; a builder sees the chosen results in order, structured
 (prn (get (sequential
-  (classify "x")
-  (step summarize :inputs-from ["classify"] :input (fn (prev) {"text" prev[0].parsedContent}))) "content"))
+            (classify "x")
+            (step summarize :inputs-from ["classify"] :input (fn (prev) {"text" prev[0].parsedContent}))) "content"))
 (define (failure-of builder from)
   (try (sequential (classify "x") (step summarize :inputs-from from :input builder))
        (catch e e.details.subtaskError)))

@@ -12,8 +12,8 @@
 ; file, whose one input `result` is what its cases test. (The step without
 ; <output_format type="json"> leaves parsedContent nil, so process_data sees null.)
 (set-provider! (fn (req)
-  (cond ((= req.prompt "Get data") "{\"items\": 3}")
-        (else req.prompt))))
+                 (cond ((= req.prompt "Get data") "{\"items\": 3}")
+                       (else req.prompt))))
 (deftask process_data (data) :prompt "Process {{data}}")
 (import "templates/seeds/as_written/automatic_step_results.xml")
 (prn (get (automatic_step_results) "content"))

@@ -481,32 +481,32 @@ fn read_script(file: &Path, limit: u64) -> Result<Vec<u8>> {
     read_file_bytes(file, limit)
 }
 
+/// The commands that make no interpreter of their own (or one per test), run; `None`
+/// for the others.
+fn run_without_interpreter(options: &Options, limits: &Limits) -> Option<i32> {
+    let code = match options.command.as_ref()? {
+        Command::Log { run, limit } => log::show(options, run.as_deref(), *limit),
+        Command::Cache(args) => cache::run(options, args),
+        Command::Fmt(args) => fmt::run(options, args),
+        Command::Config => config::run(options),
+        Command::Completions { shell } => completions::run(options, *shell),
+        Command::Lsp => {
+            let help = crate::lsp::Help {
+                describe: crate::repl::describe,
+                names: crate::repl::completion_names,
+            };
+            crate::lsp::serve(limits.clone(), help)
+        }
+        // Tests run in interpreters of their own, one per test.
+        Command::Test(args) => log::run_tests(options, args, limits.clone()),
+        _ => return None,
+    };
+    Some(code)
+}
+
 fn run(options: &Options, limits: Limits) -> i32 {
-    if let Some(Command::Log { run, limit }) = &options.command {
-        return log::show(options, run.as_deref(), *limit);
-    }
-    if let Some(Command::Cache(args)) = &options.command {
-        return cache::run(options, args);
-    }
-    if let Some(Command::Fmt(args)) = &options.command {
-        return fmt::run(options, args);
-    }
-    if let Some(Command::Config) = &options.command {
-        return config::run(options);
-    }
-    if let Some(Command::Completions { shell }) = &options.command {
-        return completions::run(options, *shell);
-    }
-    if let Some(Command::Lsp) = &options.command {
-        let help = crate::lsp::Help {
-            describe: crate::repl::describe,
-            names: crate::repl::completion_names,
-        };
-        return crate::lsp::serve(limits, help);
-    }
-    // Tests run in interpreters of their own, one per test.
-    if let Some(Command::Test(args)) = &options.command {
-        return log::run_tests(options, args, limits);
+    if let Some(code) = run_without_interpreter(options, &limits) {
+        return code;
     }
     // The REPL's and `eval`'s output remembers whether a line is open, so the value
     // printed after `(display "hi")` starts on its own line.

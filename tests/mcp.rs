@@ -590,7 +590,10 @@ fn a_huge_content_length_is_refused_without_reading_it_and_the_server_lives_on()
     assert!(huge.contains("over the limit of 8 MiB"), "{huge}");
     assert!(chunked.starts_with("HTTP/1.1 411 "), "{chunked}");
     assert!(normal.starts_with("HTTP/1.1 200 "), "{normal}");
-    assert!(normal.ends_with(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#), "{normal}");
+    assert!(
+        normal.ends_with(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#),
+        "{normal}"
+    );
 }
 
 #[test]

@@ -84,9 +84,7 @@ fn respond(stream: &mut TcpStream, jobs: &Sender<Job>) -> Option<Reply> {
         }
         ("POST", PATH) => match head.length {
             None => Reply::plain(411, "send the message with a Content-Length"),
-            Some(length) if length > MAX_MESSAGE_BYTES => {
-                Reply::json(413, too_large().to_string())
-            }
+            Some(length) if length > MAX_MESSAGE_BYTES => Reply::json(413, too_large().to_string()),
             Some(length) => {
                 read_body(stream, &mut body, length)?;
                 answer(jobs, body)
@@ -179,10 +177,7 @@ fn all_digits(value: String) -> bool {
 fn read_body(stream: &mut TcpStream, body: &mut Vec<u8>, length: usize) -> Option<()> {
     body.truncate(length);
     let missing = length.saturating_sub(body.len());
-    let read = stream
-        .take(missing as u64)
-        .read_to_end(body)
-        .ok()?;
+    let read = stream.take(missing as u64).read_to_end(body).ok()?;
     (read == missing).then_some(())
 }
 

@@ -265,6 +265,20 @@ fn a_server_that_cannot_start_is_a_failure_naming_it() {
 }
 
 #[test]
+fn a_program_that_echoes_is_not_taken_for_a_server() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let source =
+        r#"(println (json-stringify (try (mcp-connect "fake" :command ["cat"]) (catch e e))))"#;
+    let run = run_script(dir.path(), &[], source);
+    let error = printed_error(&run);
+    assert_fails_naming_the_server(
+        &error,
+        "tool_execution_error",
+        "the program echoed the initialize request instead of answering it: it is not an MCP server",
+    );
+}
+
+#[test]
 fn the_sandbox_needs_allow_exec_and_allow_net() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let source = r#"(println (json-stringify (try (mcp-connect "s" :command ["sh" "-c" "true"]) (catch e e))))

@@ -8,7 +8,7 @@ use super::transport::{read_line, Line};
 use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::task::result::field;
-use crate::task::tools::{check_arguments, parameters_schema};
+use crate::task::tools::{check_arguments, open_parameters_schema};
 use crate::task::{lossy_json, Task};
 use crate::value::{from_json, Value};
 use serde_json::{json, Value as Json};
@@ -135,7 +135,7 @@ fn tools(interp: &Interp) -> Vec<Json> {
             json!({
                 "name": task.name,
                 "description": task.description.clone().unwrap_or_default(),
-                "inputSchema": parameters_schema(task),
+                "inputSchema": open_parameters_schema(task),
             })
         })
         .collect()
@@ -151,7 +151,7 @@ fn call(interp: &Interp, params: &Json) -> Answer {
         return Err((protocol::INVALID_PARAMS, format!("unknown tool: {name}")));
     };
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
-    let ran = check_arguments(&task, &arguments)
+    let ran = check_arguments(&open_parameters_schema(&task), &arguments)
         .map_err(|message| Error::task_failure(Reason::InputValidationFailure, message))
         .and_then(|()| run(interp, &task, &arguments));
     Ok(match ran {
@@ -225,6 +225,18 @@ mod tests {
         assert_eq!(tools[0]["name"], "add");
         assert_eq!(tools[0]["description"], "Adds");
         assert_eq!(tools[0]["inputSchema"]["required"], json!(["a", "b"]));
+    }
+
+    #[test]
+    fn an_untyped_parameter_takes_any_json_value() {
+        let interp = interp_with(r#"(deftask boom (x) {"got" x})"#);
+        let listed = ask(&interp, protocol::request(1, "tools/list", json!({})));
+        let properties = &listed["result"]["tools"][0]["inputSchema"]["properties"];
+        assert_eq!(properties["x"], json!({}));
+        let params = json!({"name": "boom", "arguments": {"x": 1}});
+        let called = ask(&interp, protocol::request(2, "tools/call", params));
+        assert_eq!(called["result"]["isError"], false, "{called}");
+        assert_eq!(called["result"]["structuredContent"], json!({"got": 1}));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! for docs/BENCHMARKS.md).
 
 use std::time::Instant;
-use tasklisp::task::lenient::parse;
+use tasklisp::internals::task::lenient::parse;
 
 /// A JSON array of `n` small objects, about 60 bytes each.
 fn valid_answer(n: usize) -> String {

@@ -5,7 +5,7 @@
 //! Run with `cargo bench --bench memory`; results are in docs/BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use tasklisp::task::memory::{Indexes, Query, Strategy};
+use tasklisp::internals::task::memory::{Indexes, Query, Strategy};
 
 const FILES: usize = 10_000;
 const WORDS: [&str; 12] = [

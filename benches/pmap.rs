@@ -6,7 +6,7 @@ use std::time::Instant;
 #[path = "../tests/common/script_builtin.rs"]
 mod script_builtin;
 use script_builtin::SCRIPT;
-use tasklisp::symbol::Sym;
+use tasklisp::internals::symbol::Sym;
 use tasklisp::{Interp, Limits, Value};
 
 const CASES: &[(&str, &str)] = &[

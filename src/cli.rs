@@ -38,9 +38,14 @@ pub struct Options {
     #[arg(long, short = 'm', global = true, env = "TASKLISP_MODEL")]
     pub model: Option<String>,
     /// A model option, e.g. `-o temperature 0` (repeatable): temperature, max_tokens,
-    /// top_p, stop, seed. Tasks, `with-provider` and `set-provider!` override it.
+    /// top_p, stop, seed, frequency_penalty, presence_penalty, reasoning_effort,
+    /// service_tier, extra_body. Tasks, `with-provider` and `set-provider!` override it.
     #[arg(short = 'o', long = "option", num_args = 2, value_names = ["NAME", "VALUE"], global = true)]
     pub options: Vec<String>,
+    /// A JSON map merged into every model request's body as is, for fields tasklisp
+    /// does not model (the `extra_body` model option).
+    #[arg(long = "extra-body", value_name = "JSON", global = true)]
+    pub extra_body: Option<String>,
     /// A provider to try when the provider fails with no answer, a timeout, a 5xx or a
     /// 429 (repeatable, in order).
     #[arg(long = "fallback", value_name = "PROVIDER", global = true)]
@@ -202,6 +207,9 @@ pub enum Command {
         /// A JSON Schema (or type name) the answer must be JSON of.
         #[arg(long)]
         schema: Option<String>,
+        /// A file or URL sent with the prompt (an image, a PDF, audio); repeatable.
+        #[arg(short = 'a', long = "attachment", value_name = "FILE")]
+        attachments: Vec<String>,
     },
     /// Run the `deftest` tests of .sexp files (see docs/TESTING.md).
     Test(crate::testing::TestArgs),
@@ -271,6 +279,13 @@ impl Options {
                     .set(name, parse_flag_value(value))
                     .map_err(|e| Error::validation(format!("-o: {e}")))?;
             }
+        }
+        if let Some(text) = &self.extra_body {
+            let body = serde_json::from_str(text)
+                .map_err(|e| Error::validation(format!("--extra-body must be a JSON map: {e}")))?;
+            options
+                .set("extra_body", body)
+                .map_err(|e| Error::validation(format!("--extra-body: {e}")))?;
         }
         Ok(ProviderSettings {
             provider: self.provider.clone(),
@@ -441,7 +456,15 @@ fn run(options: &Options, limits: Limits) -> i32 {
             text,
             system,
             schema,
-        }) => prompt::run(&interp, options, text, system.as_deref(), schema.as_deref()),
+            attachments,
+        }) => {
+            let parts = prompt::Parts {
+                system: system.as_deref(),
+                schema: schema.as_deref(),
+                attachments,
+            };
+            prompt::run(&interp, options, text, &parts)
+        }
         Some(Command::Mcp { files, http }) => crate::mcp::server::serve(&interp, files, *http),
         Some(Command::Log { .. } | Command::Cache(_)) => Ok(0),
         // Handled before an interpreter is made.
@@ -508,21 +531,6 @@ pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
         crate::module::import_file(interp, file, None)?;
     }
     Ok(())
-}
-
-/// Prints `text` on stdout; returns the exit status: 0, also when the pipe was closed.
-pub fn print_stdout(options: &Options, text: &str) -> i32 {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Ok(()) => 0,
-        Err(e) => {
-            let error = Error::stdout_write(&e);
-            error.exit_code().unwrap_or_else(|| report(options, &error))
-        }
-    }
 }
 
 /// The exit status of bad usage: unknown flags, a script that cannot be read.

@@ -15,7 +15,7 @@ use std::sync::Arc;
 mod bounded;
 mod printed;
 mod reason;
-pub use bounded::{MAX_DETAILS, MAX_MESSAGE};
+pub use bounded::MAX_MESSAGE;
 pub use reason::Reason;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

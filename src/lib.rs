@@ -4,7 +4,7 @@
 //! use tasklisp::{Interp, Limits};
 //! let value = tasklisp::run_on_large_stack(&Limits::default(), |limits| {
 //!     let interp = Interp::new(limits).expect("prelude loads");
-//!     interp.run_source("<doc>", "(+ 1 2)").map(|v| tasklisp::value::write_string(&v))
+//!     interp.run_source("<doc>", "(+ 1 2)").map(|v| tasklisp::write_string(&v))
 //! });
 //! assert_eq!(value.unwrap().unwrap(), "3");
 //! ```
@@ -37,34 +37,89 @@ macro_rules! eprintln {
     }};
 }
 
-pub mod atomic_file;
-pub mod builtins;
-pub mod capabilities;
-pub mod cli;
-pub mod error;
-pub mod eval;
-pub mod interrupt;
-pub mod layers;
-pub mod mcp;
-pub mod memory;
-pub mod module;
-pub mod notice;
-pub mod prices;
-pub mod process;
-pub mod progress;
-pub mod provider;
-pub mod repl;
-pub mod runlog;
-pub mod secrets;
-pub mod source;
-pub mod suggest;
-pub mod symbol;
-pub mod task;
-pub mod testing;
-pub mod value;
-pub mod xml;
+// Every module is crate-private: what an embedder uses is re-exported below, and what only
+// this crate's own tests, benchmarks and fuzz targets reach is listed in `internals`.
+mod atomic_file;
+mod builtins;
+mod capabilities;
+mod cli;
+mod error;
+mod eval;
+mod interrupt;
+mod layers;
+mod mcp;
+mod memory;
+mod module;
+mod notice;
+mod prices;
+mod process;
+mod progress;
+mod provider;
+mod repl;
+mod runlog;
+mod secrets;
+mod source;
+mod suggest;
+mod symbol;
+mod task;
+mod testing;
+mod value;
+mod xml;
 
+// The embedding surface (docs/EMBEDDING.md).
 pub use capabilities::Capabilities;
+pub use cli::main as cli_main;
 pub use error::{Error, ErrorKind, Result};
 pub use eval::{run_on_large_stack, Interp, Limits};
-pub use value::Value;
+pub use memory::CountingAllocator;
+pub use provider::{Cancel, Message, Provider, Request, Response, ToolCall, ToolSpec, Usage};
+pub use secrets::Secrets;
+pub use value::{display_string, from_json, to_json, write_string, Value};
+
+/// What this crate's own integration tests, benchmarks and fuzz targets reach past the
+/// embedding surface, at the paths the crate uses inside. Not a stable API: hidden from
+/// the documentation, and free to change with any release (docs/ARCHITECTURE.md).
+#[doc(hidden)]
+pub mod internals {
+    pub mod builtins {
+        pub use crate::builtins::Builtin;
+    }
+    pub mod eval {
+        pub use crate::eval::{env, fiber, reader};
+    }
+    pub mod module {
+        pub use crate::module::{check_file, load, Checked};
+    }
+    pub mod process {
+        pub use crate::process::ProcessSpec;
+    }
+    pub mod provider {
+        pub use crate::provider::{
+            batch, build, from_language, from_settings, http, openai, sse, ProviderSettings, KNOWN,
+        };
+    }
+    pub mod runlog {
+        pub use crate::runlog::view;
+    }
+    pub mod source {
+        pub use crate::source::add_source;
+    }
+    pub mod symbol {
+        pub use crate::symbol::Sym;
+    }
+    pub mod task {
+        pub use crate::task::{lenient, memory, script, tools, Registered, Task};
+        pub use crate::task::{TaskKind, Template};
+    }
+    pub mod value {
+        pub use crate::value::bounds;
+    }
+    pub mod xml {
+        pub use crate::xml::{definitions, infix, read_str, text, Unknown};
+    }
+}
+
+/// docs/EMBEDDING.md's example, run as a doctest so the document stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/EMBEDDING.md")]
+pub struct EmbeddingGuide;

@@ -1,10 +1,10 @@
 /// Counts heap use, for the memory budget (`--max-memory`).
 #[global_allocator]
-static ALLOCATOR: tasklisp::memory::CountingAllocator = tasklisp::memory::CountingAllocator;
+static ALLOCATOR: tasklisp::CountingAllocator = tasklisp::CountingAllocator;
 
 fn main() {
     tune_allocator();
-    std::process::exit(tasklisp::cli::main());
+    std::process::exit(tasklisp::cli_main());
 }
 
 /// glibc gives memory back to the kernel as soon as the top of a heap is free: one

@@ -18,7 +18,6 @@ mod registry;
 
 pub use check::{check_file, check_names, declare_tasks};
 pub use checked::Checked;
-pub use names::Analysed;
 
 use registry::{
     imported_files, imported_from, library_params, registry_get, registry_insert, ImportOrigin,

@@ -55,11 +55,6 @@ impl Progress {
         }
     }
 
-    /// A line that is never shown.
-    pub fn hidden() -> Progress {
-        Progress::new("", 0, false)
-    }
-
     /// `done` steps of the total are done; `counts` (called only when the line is
     /// shown) says the rest.
     pub fn set(&self, done: usize, counts: impl FnOnce() -> String) {

@@ -114,10 +114,8 @@ pub mod well_known {
         ELSE = "else";
         ARROW = "=>";
         DOT = ".";
-        CATCH = "catch";
         STEP_RESULTS = "step_results";
         OUTPUT = "output";
-        TASK_LIBRARY = "taskLibrary";
     }
 }
 

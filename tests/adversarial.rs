@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tasklisp::eval::reader;
+use tasklisp::internals::eval::reader;
 use tasklisp::{ErrorKind, Interp, Limits};
 
 // ---- through the binary ---------------------------------------------------------------
@@ -1013,17 +1013,17 @@ const ANSWER_BYTES: &[u8] = b"{}[]\"',:/*\\ \n`~TrueFalseNon0-19.eE+xyz#";
 /// A provider that answers each request with the next of its answers.
 struct Answers(std::sync::Mutex<std::vec::IntoIter<String>>);
 
-impl tasklisp::provider::Provider for Answers {
+impl tasklisp::Provider for Answers {
     fn name(&self) -> &str {
         "answers"
     }
     fn complete(
         &self,
-        _: &tasklisp::provider::Request,
-        _: &tasklisp::provider::Cancel,
-    ) -> tasklisp::Result<tasklisp::provider::Response> {
+        _: &tasklisp::Request,
+        _: &tasklisp::Cancel,
+    ) -> tasklisp::Result<tasklisp::Response> {
         let next = self.0.lock().ok().and_then(|mut a| a.next());
-        Ok(tasklisp::provider::Response {
+        Ok(tasklisp::Response {
             content: next.unwrap_or_default(),
             ..Default::default()
         })
@@ -1072,7 +1072,7 @@ fn random_model_answers_give_a_result_or_an_output_format_failure() {
         );
         interp
             .run_source("<answers>", &program)
-            .map(|v| tasklisp::value::write_string(&v))
+            .map(|v| tasklisp::write_string(&v))
             .map_err(|e| e.to_string())
     });
     let counts = outcome
@@ -1093,20 +1093,20 @@ fn random_model_answers_give_a_result_or_an_output_format_failure() {
 /// A model that asks for random tools with random arguments, or answers.
 struct RandomToolCalls(std::sync::Mutex<XorShift>);
 
-impl tasklisp::provider::Provider for RandomToolCalls {
+impl tasklisp::Provider for RandomToolCalls {
     fn name(&self) -> &str {
         "random-tools"
     }
     fn complete(
         &self,
-        _: &tasklisp::provider::Request,
-        _: &tasklisp::provider::Cancel,
-    ) -> tasklisp::Result<tasklisp::provider::Response> {
+        _: &tasklisp::Request,
+        _: &tasklisp::Cancel,
+    ) -> tasklisp::Result<tasklisp::Response> {
         let Ok(mut rng) = self.0.lock() else {
-            return Ok(tasklisp::provider::Response::default());
+            return Ok(tasklisp::Response::default());
         };
         if rng.below(4) == 0 {
-            return Ok(tasklisp::provider::Response {
+            return Ok(tasklisp::Response {
                 content: "done".into(),
                 ..Default::default()
             });
@@ -1132,14 +1132,14 @@ impl tasklisp::provider::Provider for RandomToolCalls {
                         "extra": if rng.below(3) == 0 { serde_json::json!(true) } else { serde_json::json!(null) },
                     }),
                 };
-                tasklisp::provider::ToolCall {
+                tasklisp::ToolCall {
                     id: if rng.below(3) == 0 { String::new() } else { format!("c{i}") },
                     name: names[rng.below(names.len())].to_owned(),
                     arguments,
                 }
             })
             .collect();
-        Ok(tasklisp::provider::Response {
+        Ok(tasklisp::Response {
             tool_calls: calls,
             ..Default::default()
         })
@@ -1165,7 +1165,7 @@ fn random_tool_calls_end_in_an_answer_or_the_turn_limit() {
                [answered stopped]"#;
         interp
             .run_source("<tools>", program)
-            .map(|v| tasklisp::value::write_string(&v))
+            .map(|v| tasklisp::write_string(&v))
             .map_err(|e| e.to_string())
     });
     let counts = outcome

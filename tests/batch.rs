@@ -120,7 +120,8 @@ fn the_uploaded_file_is_exact_jsonl() {
                "url": "/v1/chat/completions",
                "body": {"model": "gpt-4o-mini", "messages": [
                    {"role": "system", "content": "Be brief."},
-                   {"role": "user", "content": format!("Say {word}")}]}})
+                   {"role": "user", "content": format!("Say {word}")}],
+               "prompt_cache_key": "ask"}})
         .to_string()
     };
     let stats = server.stats();

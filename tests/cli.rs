@@ -201,7 +201,7 @@ fn provider_help_lists_every_provider() {
         .take(3)
         .collect::<Vec<_>>()
         .join(" ");
-    for name in tasklisp::provider::KNOWN {
+    for name in tasklisp::internals::provider::KNOWN {
         assert!(line.contains(name), "{name} in {line}");
     }
 }

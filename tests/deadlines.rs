@@ -9,7 +9,8 @@ use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::mpsc;
 use std::time::Duration;
-use tasklisp::provider::{build, Cancel, Message, Request};
+use tasklisp::internals::provider::build;
+use tasklisp::{Cancel, Message, Request};
 
 #[path = "common/raw_http.rs"]
 mod raw_http;
@@ -102,7 +103,7 @@ fn retry_after_forever(stream: &mut TcpStream) -> std::io::Result<()> {
     )
 }
 
-fn provider(base: &str) -> std::sync::Arc<dyn tasklisp::provider::Provider> {
+fn provider(base: &str) -> std::sync::Arc<dyn tasklisp::Provider> {
     let options = json!({"base_url": base, "model": "m", "timeout": 1, "max_retries": 0});
     build("openai", &options, &|_| None).expect("a provider")
 }

@@ -8,7 +8,9 @@
 //!
 //! The tests are ignored without the server. They read `TASKLISP_LLAMA_URL` (the shared
 //! server's `/v1` base URL), and `TASKLISP_LLAMA_SERVER` and `TASKLISP_LLAMA_MODEL` to
-//! start servers of their own for the failure paths (a server killed mid-answer).
+//! start servers of their own for the failure paths (a server killed mid-answer), and
+//! `TASKLISP_LLAMA_TOOLS_TEMPLATE` (a tools-capable chat template from llama.cpp's
+//! `models/templates`) for the tool-choice test's own server.
 //!
 //! A 135M-parameter model answers poorly: the tests check the wire formats, the loops and
 //! that every failure is reported as one, not the answers' quality.
@@ -91,6 +93,50 @@ fn a_one_off_prompt_is_answered() {
     ]));
     assert_eq!(output.status.code(), Some(0));
     assert!(!stdout(&output).trim().is_empty());
+}
+
+/// A one-pixel PNG, green.
+const DOT_PNG: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00\x90\x77\x53\xde\x00\x00\x00\x0c\x49\x44\x41\x54\x78\x9c\x63\xf8\xcf\xc0\x00\x00\x03\x01\x01\x00\xc9\xfe\x92\xef\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
+
+/// SmolLM2 has no vision projector: llama-server refuses the image part of `prompt -a`
+/// with its own message, which the task reports as `llm_error`.
+#[test]
+#[ignore = "needs llama-server: run .ci/llama-suite"]
+fn an_image_to_a_model_without_vision_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("dot.png"), DOT_PNG).unwrap();
+    let output = run(tasklisp(dir.path(), &shared_url()).args([
+        "-o",
+        "max_tokens",
+        "8",
+        "prompt",
+        "-a",
+        "dot.png",
+        "What colour is this?",
+    ]));
+    assert_eq!(output.status.code(), Some(1));
+    let error = stderr(&output);
+    assert!(
+        error.contains("llm_error") && error.contains("image input is not supported"),
+        "{error}"
+    );
+}
+
+/// llama-server reports the prompt tokens its slot cache served as OpenAI does
+/// (`usage.prompt_tokens_details.cached_tokens`): a repeated prompt counts them in
+/// `notes.usage` and in the run log.
+#[test]
+#[ignore = "needs llama-server: run .ci/llama-suite"]
+fn a_repeated_prompt_counts_cached_input_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = r#"(deftask hi () :system "You answer briefly, in plain words, and kindly."
+                       :prompt "Say hi" :max-tokens 4)
+                     (hi)
+                     (get-in (hi) ["notes" "usage" "cached_input_tokens"])"#;
+    let cached = eval_json(dir.path(), &shared_url(), program);
+    assert!(cached.as_u64().is_some_and(|n| n > 0), "{cached}");
+    let calls = logged_calls(dir.path(), &shared_url());
+    assert_eq!(calls[1]["cached_input_tokens"], cached);
 }
 
 const PERSON: &str = r#"
@@ -336,6 +382,11 @@ struct OwnServer {
 
 impl OwnServer {
     fn start() -> OwnServer {
+        OwnServer::start_with(&[])
+    }
+
+    /// A server started with `extra` arguments too (`--chat-template-file F`).
+    fn start_with(extra: &[&str]) -> OwnServer {
         let binary = std::env::var("TASKLISP_LLAMA_SERVER").expect("TASKLISP_LLAMA_SERVER");
         let model = std::env::var("TASKLISP_LLAMA_MODEL").expect("TASKLISP_LLAMA_MODEL");
         let port = free_port();
@@ -349,6 +400,7 @@ impl OwnServer {
                 &port.to_string(),
             ])
             .args(["-c", "2048", "-t", "1", "--jinja"])
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -435,4 +487,78 @@ fn a_server_killed_mid_stream_is_a_clear_error() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{errors}");
     assert!(errors.contains("llm_error"), "{errors}");
+}
+
+/// `:choice` goes to llama.cpp's server as a GBNF grammar (the server recognised by its
+/// `/props`): every answer is one of the three, none asked again.
+#[test]
+#[ignore = "needs llama-server: run .ci/llama-suite"]
+fn a_choice_is_answered_one_of_three_ten_times_of_ten() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = r#"
+(deftask mood (text)
+  :prompt "Is the mood of this text positive, negative or neutral? {{text}}"
+  :choice ["positive" "negative" "neutral"] :temperature 0.8 :max-tokens 8)
+(map (fn (t) (let ((r (mood t))) {"content" r.content "rounds" r.notes.rounds}))
+     ["I love it" "I hate it" "It is a chair" "What a day" "Terrible food" "Fine"
+      "Best film ever" "So boring" "The sky is blue" "Meh"])"#;
+    let results = eval_json(dir.path(), &shared_url(), program);
+    let results = results.as_array().expect("a list of ten");
+    assert_eq!(results.len(), 10);
+    for result in results {
+        let content = result["content"].as_str().unwrap_or_default();
+        assert!(
+            ["positive", "negative", "neutral"].contains(&content),
+            "{result}"
+        );
+        assert_eq!(result["rounds"], 1, "never asked again: {result}");
+    }
+}
+
+/// `:grammar` is sent as llama.cpp's `grammar`, and the answer follows it.
+#[test]
+#[ignore = "needs llama-server: run .ci/llama-suite"]
+fn a_grammar_is_obeyed() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = r#"
+(deftask code (n)
+  :prompt "Write a product code for item {{n}}."
+  :grammar "root ::= [A-Z] [A-Z] \"-\" [0-9] [0-9] [0-9]" :temperature 0.8 :max-tokens 12)
+(map (fn (n) (get (code n) "content")) [1 2 3])"#;
+    let codes = eval_json(dir.path(), &shared_url(), program);
+    let pattern = regex::Regex::new("^[A-Z]{2}-[0-9]{3}$").unwrap();
+    for code in codes.as_array().expect("three codes") {
+        let code = code.as_str().unwrap_or_default();
+        assert!(pattern.is_match(code), "{code:?}");
+    }
+}
+
+/// `:tool-choice "required"` against a server with a tools-capable chat template
+/// (`TASKLISP_LLAMA_TOOLS_TEMPLATE`, one of llama.cpp's `models/templates`): the server
+/// takes the request as sent. Whether the 135M model makes the call is printed; when it
+/// does, the tool loop runs the tool and sends its result back.
+#[test]
+#[ignore = "needs llama-server: run .ci/llama-suite"]
+fn a_required_tool_choice_reaches_a_tools_template_server() {
+    let template = std::env::var("TASKLISP_LLAMA_TOOLS_TEMPLATE")
+        .expect("TASKLISP_LLAMA_TOOLS_TEMPLATE names a tools-capable chat template");
+    let server = OwnServer::start_with(&["--chat-template-file", &template]);
+    let dir = tempfile::tempdir().unwrap();
+    let program = r#"
+(deftask add (a b) :description "Add two integers" :param-types {"a" "integer" "b" "integer"} (+ a b))
+(deftask calc (q) :prompt "{{q}}" :tools [add] :tool-choice "required" :max-tokens 60 :temperature 0)
+(let ((r (calc "What is 2 + 3? Call the add tool.")))
+  {"content" r.content "calls" r.notes.toolCalls})"#;
+    let result = eval_json(dir.path(), &server.url, program);
+    let calls = result["calls"].as_array().cloned().unwrap_or_default();
+    eprintln!("tool calls the model made: {}", calls.len());
+    if let Some(call) = calls.first() {
+        assert_eq!(call["name"], "add", "{result}");
+        assert!(
+            call.get("result").is_some() || call.get("error").is_some(),
+            "{result}"
+        );
+    }
+    let calls = logged_calls(dir.path(), &server.url);
+    assert!(!calls.is_empty(), "the request was sent and answered");
 }

@@ -8,7 +8,7 @@
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use tasklisp::value::bounds::POLL_EVERY;
+use tasklisp::internals::value::bounds::POLL_EVERY;
 use tasklisp::{Interp, Limits};
 
 /// Items in the big data: enough for 256 polls in one pass.

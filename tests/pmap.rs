@@ -9,12 +9,12 @@ use std::time::Duration;
 #[path = "common/script_builtin.rs"]
 mod script_builtin;
 use script_builtin::SCRIPT;
-use tasklisp::builtins::Builtin;
-use tasklisp::eval::env::Env;
-use tasklisp::eval::fiber::run_blocking;
-use tasklisp::provider::{Cancel, Provider, Request, Response};
-use tasklisp::symbol::Sym;
-use tasklisp::{Error, Interp, Limits, Result, Value};
+use tasklisp::internals::builtins::Builtin;
+use tasklisp::internals::eval::env::Env;
+use tasklisp::internals::eval::fiber::run_blocking;
+
+use tasklisp::internals::symbol::Sym;
+use tasklisp::{Cancel, Error, Interp, Limits, Provider, Request, Response, Result, Value};
 
 /// How many blocking calls are running now, the most there ever were, and how many began.
 #[derive(Default)]
@@ -113,7 +113,7 @@ fn run_with(limits: Limits, source: &str) -> (std::result::Result<String, String
         }
         let result = interp
             .run_source("<test>", &source)
-            .map(|v| tasklisp::value::write_string(&v))
+            .map(|v| tasklisp::write_string(&v))
             .map_err(|e| e.to_json().to_string());
         (result, counters())
     })
@@ -376,7 +376,7 @@ fn model_calls_overlap() {
                    (map (fn (r) r.content) (pmap say (range 16) :concurrency 16))"#,
             )
             .unwrap();
-        tasklisp::value::write_string(&value)
+        tasklisp::write_string(&value)
     })
     .unwrap();
     assert!(result.starts_with("(\"item 0\" \"item 1\""), "{result}");

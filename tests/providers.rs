@@ -4,115 +4,22 @@
 
 use serde_json::{json, Value as Json};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use tasklisp::provider::{build, Cancel, Message, Provider, Request, Usage};
+use tasklisp::internals::provider::build;
 use tasklisp::Capabilities;
+use tasklisp::{Cancel, Message, Provider, Request, Usage};
+
+#[path = "common/fake_server.rs"]
+mod fake_server;
+use fake_server::{events_reply, reply, FakeServer, Reply};
 
 const KEY: &str = "sk-test-0123456789abcdef";
-
-/// One scripted answer of the fake server.
-struct Reply {
-    status: u16,
-    body: String,
-    headers: Vec<(&'static str, String)>,
-    /// How long the server waits before answering.
-    delay: Duration,
-}
-
-fn reply(status: u16, body: Json) -> Reply {
-    Reply {
-        status,
-        body: body.to_string(),
-        headers: vec![("content-type", "application/json".into())],
-        delay: Duration::ZERO,
-    }
-}
 
 fn retry_after(status: u16, seconds: u64) -> Reply {
     let mut answer = reply(status, json!({"error": {"message": "busy"}}));
     answer.headers.push(("retry-after", seconds.to_string()));
     answer
-}
-
-/// What the server received.
-#[derive(Debug)]
-struct Seen {
-    /// When the request arrived.
-    at: Instant,
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Seen {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Json {
-        serde_json::from_str(&self.body).unwrap()
-    }
-}
-
-/// A server that answers with `replies` in order, then stops listening. It waits at
-/// most 10 s for each request, so a test that goes wrong cannot hang.
-struct FakeServer {
-    base: String,
-    seen: Receiver<Seen>,
-    thread: JoinHandle<()>,
-}
-
-impl FakeServer {
-    fn start(replies: Vec<Reply>) -> FakeServer {
-        let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-        let address = server.server_addr().to_ip().unwrap();
-        let (sender, seen) = mpsc::channel();
-        let thread = std::thread::spawn(move || {
-            for answer in replies {
-                let Ok(Some(mut request)) = server.recv_timeout(Duration::from_secs(10)) else {
-                    return;
-                };
-                let mut body = String::new();
-                request.as_reader().read_to_string(&mut body).unwrap();
-                let _ = sender.send(Seen {
-                    at: Instant::now(),
-                    method: request.method().to_string(),
-                    path: request.url().to_owned(),
-                    headers: request
-                        .headers()
-                        .iter()
-                        .map(|h| (h.field.as_str().to_string(), h.value.as_str().to_owned()))
-                        .collect(),
-                    body,
-                });
-                std::thread::sleep(answer.delay);
-                let mut response =
-                    tiny_http::Response::from_string(answer.body).with_status_code(answer.status);
-                for (name, value) in answer.headers {
-                    response.add_header(tiny_http::Header::from_bytes(name, value).unwrap());
-                }
-                let _ = request.respond(response);
-            }
-        });
-        FakeServer {
-            base: format!("http://{address}"),
-            seen,
-            thread,
-        }
-    }
-
-    /// Everything received, once the server has answered all its replies.
-    fn finish(self) -> Vec<Seen> {
-        self.thread.join().unwrap();
-        self.seen.try_iter().collect()
-    }
 }
 
 /// The environment the providers see: only the test key.
@@ -179,13 +86,7 @@ fn openai_sends_the_exact_body_and_headers_and_reads_usage() {
         .complete(&request("Summarize: long text"), &Cancel::default())
         .unwrap();
     assert_eq!(response.content, "Short.");
-    assert_eq!(
-        response.usage,
-        Some(Usage {
-            input_tokens: 12,
-            output_tokens: 3
-        })
-    );
+    assert_eq!(response.usage, Some(Usage::new(12, 3)));
     let seen = server.finish();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].method, "POST");
@@ -312,11 +213,11 @@ fn openai_a_json_answer_cut_off_by_the_token_limit_fails_streamed_or_not() {
     assert_eq!(seen.len(), 2, "retries must not ask again");
     assert_eq!(
         seen[0].body,
-        r#"{"model":"m1","messages":[{"role":"user","content":"List cats"}],"max_tokens":45,"response_format":{"type":"json_object"}}"#
+        r#"{"model":"m1","messages":[{"role":"user","content":"List cats"}],"max_tokens":45,"response_format":{"type":"json_object"},"prompt_cache_key":"cats"}"#
     );
     assert_eq!(
         seen[1].body,
-        r#"{"model":"m1","messages":[{"role":"user","content":"List cats"}],"max_tokens":45,"response_format":{"type":"json_object"},"stream":true,"stream_options":{"include_usage":true}}"#
+        r#"{"model":"m1","messages":[{"role":"user","content":"List cats"}],"max_tokens":45,"response_format":{"type":"json_object"},"prompt_cache_key":"cats","stream":true,"stream_options":{"include_usage":true}}"#
     );
 }
 
@@ -443,7 +344,7 @@ fn with_no_provider_named_an_openai_key_chooses_openai_and_its_default_model() {
     );
     assert_eq!(
         seen[0].body,
-        r#"{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}],"stream":true,"stream_options":{"include_usage":true}}"#
+        r#"{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hi"}],"prompt_cache_key":"prompt","stream":true,"stream_options":{"include_usage":true}}"#
     );
 }
 
@@ -659,13 +560,7 @@ fn anthropic_sends_the_exact_body_and_headers_and_reads_usage() {
         .complete(&request("Summarize: long text"), &Cancel::default())
         .unwrap();
     assert_eq!(response.content, "Short answer.");
-    assert_eq!(
-        response.usage,
-        Some(Usage {
-            input_tokens: 20,
-            output_tokens: 4
-        })
-    );
+    assert_eq!(response.usage, Some(Usage::new(20, 4)));
     let seen = server.finish();
     assert_eq!(seen[0].path, "/v1/messages");
     assert_eq!(seen[0].header("x-api-key"), Some(KEY));
@@ -1019,13 +914,13 @@ fn record_then_replay_gives_the_same_answers_with_the_server_down() {
 #[test]
 fn from_settings_uses_the_flags_and_sends_no_key_to_a_local_server() {
     let server = FakeServer::start(vec![reply(200, chat_answer("local"))]);
-    let settings = tasklisp::provider::ProviderSettings {
+    let settings = tasklisp::internals::provider::ProviderSettings {
         provider: Some("ollama".into()),
         model: Some("llama-test".into()),
         base_url: Some(format!("{}/v1", server.base)),
         ..Default::default()
     };
-    let provider = tasklisp::provider::from_settings(&settings).unwrap();
+    let provider = tasklisp::internals::provider::from_settings(&settings).unwrap();
     assert_eq!(provider.name(), "ollama");
     let response = provider
         .complete(&request("p"), &Cancel::default())
@@ -1045,16 +940,20 @@ fn from_language_builds_from_an_options_map() {
         "max_retries": 0,
     });
     let provider =
-        tasklisp::provider::from_language("openai", &options, &Capabilities::all()).unwrap();
+        tasklisp::internals::provider::from_language("openai", &options, &Capabilities::all())
+            .unwrap();
     let response = provider
         .complete(&request("p"), &Cancel::default())
         .unwrap();
     assert_eq!(response.content, "mapped");
     server.finish();
-    let error =
-        tasklisp::provider::from_language("openai", &json!({"api_key": KEY}), &Capabilities::all())
-            .err()
-            .unwrap();
+    let error = tasklisp::internals::provider::from_language(
+        "openai",
+        &json!({"api_key": KEY}),
+        &Capabilities::all(),
+    )
+    .err()
+    .unwrap();
     assert_eq!(error.kind().code(), "VALIDATION_ERROR");
     assert!(!error.message().contains(KEY));
 }
@@ -1115,11 +1014,11 @@ fn options_layer_from_flag_to_task_in_the_exact_body() {
     let seen = server.finish();
     assert_eq!(
         seen[0].body,
-        r#"{"model":"flag-model","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Q: why?"}],"temperature":0,"max_tokens":20,"seed":3}"#
+        r#"{"model":"flag-model","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Q: why?"}],"temperature":0,"max_tokens":20,"seed":3,"prompt_cache_key":"ask"}"#
     );
     assert_eq!(
         seen[1].body,
-        r#"{"model":"scoped","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Q: how?"}],"temperature":0,"max_tokens":20,"top_p":0.5,"seed":3}"#
+        r#"{"model":"scoped","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Q: how?"}],"temperature":0,"max_tokens":20,"top_p":0.5,"seed":3,"prompt_cache_key":"ask"}"#
     );
 }
 
@@ -1138,7 +1037,7 @@ fn a_conversation_sends_every_message_so_far() {
     let seen = server.finish();
     assert_eq!(
         seen[1].body,
-        r#"{"model":"chat-model","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello."},{"role":"user","content":"How are you?"}],"temperature":0}"#
+        r#"{"model":"chat-model","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello."},{"role":"user","content":"How are you?"}],"temperature":0,"prompt_cache_key":"chat"}"#
     );
 }
 
@@ -1165,7 +1064,7 @@ fn openai_reasks_with_the_answer_and_its_problems_as_messages() {
     assert_eq!(
         seen[1].body,
         format!(
-            r#"{{"model":"m","messages":[{{"role":"system","content":"Label reports."}},{{"role":"user","content":"Label: crash"}},{{"role":"assistant","content":"{{\"label\": 5}}"}},{{"role":"user","content":"{REASK_PROBLEMS}"}}],{format}}}"#
+            r#"{{"model":"m","messages":[{{"role":"system","content":"Label reports."}},{{"role":"user","content":"Label: crash"}},{{"role":"assistant","content":"{{\"label\": 5}}"}},{{"role":"user","content":"{REASK_PROBLEMS}"}}],{format},"prompt_cache_key":"label"}}"#
         )
     );
 }
@@ -1230,12 +1129,14 @@ fn openai_tool_calls_go_round_the_loop_in_the_function_format() {
     let tools = r#""tools":[{"type":"function","function":{"name":"add","description":"Add","parameters":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}}}]"#;
     assert_eq!(
         seen[0].body,
-        format!(r#"{{"model":"m","messages":[{{"role":"user","content":"2+3?"}}],{tools}}}"#)
+        format!(
+            r#"{{"model":"m","messages":[{{"role":"user","content":"2+3?"}}],{tools},"prompt_cache_key":"calc"}}"#
+        )
     );
     assert_eq!(
         seen[1].body,
         format!(
-            r#"{{"model":"m","messages":[{{"role":"user","content":"2+3?"}},{{"role":"assistant","content":"","tool_calls":[{{"id":"call_9","type":"function","function":{{"name":"add","arguments":"{{\"a\":2,\"b\":3}}"}}}}]}},{{"role":"tool","content":"5","tool_call_id":"call_9"}}],{tools}}}"#
+            r#"{{"model":"m","messages":[{{"role":"user","content":"2+3?"}},{{"role":"assistant","content":"","tool_calls":[{{"id":"call_9","type":"function","function":{{"name":"add","arguments":"{{\"a\":2,\"b\":3}}"}}}}]}},{{"role":"tool","content":"5","tool_call_id":"call_9"}}],{tools},"prompt_cache_key":"calc"}}"#
         )
     );
 }
@@ -1385,19 +1286,6 @@ fn a_rate_limit_paces_pmap_items_at_the_server() {
     );
 }
 
-/// An answer sent as server-sent events (sent whole here: the SSE parser's own tests cut
-/// bytes anywhere, and tests/stream.rs sends them in chunks held apart).
-fn events_reply(events: &[Json], last: &str) -> Reply {
-    let mut body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
-    body.push_str(last);
-    Reply {
-        status: 200,
-        body,
-        headers: vec![("content-type", "text/event-stream".into())],
-        delay: Duration::ZERO,
-    }
-}
-
 #[test]
 fn openai_streams_pieces_and_builds_the_same_answer() {
     let delta = |text: &str| json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]});
@@ -1471,13 +1359,7 @@ fn anthropic_streams_text_deltas_with_the_usage_of_start_and_delta() {
         .unwrap();
     assert_eq!(pieces, "Hi| there|");
     assert_eq!(response.content, "Hi there");
-    assert_eq!(
-        response.usage,
-        Some(Usage {
-            input_tokens: 9,
-            output_tokens: 4
-        })
-    );
+    assert_eq!(response.usage, Some(Usage::new(9, 4)));
     let body = server.finish()[0].json();
     assert_eq!(body["stream"], true);
     assert_eq!(body["system"], "You are terse.");
@@ -1560,7 +1442,7 @@ fn an_error_inside_a_stream_never_shows_the_key() {
 fn a_request_offering_tools_is_not_streamed() {
     let server = FakeServer::start(vec![reply(200, chat_answer("No tool needed."))]);
     let offering = Request {
-        tools: vec![tasklisp::provider::ToolSpec {
+        tools: vec![tasklisp::ToolSpec {
             name: "lookup".into(),
             description: "Looks a word up.".into(),
             parameters: json!({"type": "object", "properties": {}}),

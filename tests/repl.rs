@@ -143,7 +143,7 @@ fn tab_completes_a_name_defined_in_the_session() {
     enter(&mut repl, " 11)");
     expect_value(&mut repl, "33");
     // Keywords complete too, inside a form.
-    repl.send("(json-stringify {\"a\" 1} :pre").unwrap();
+    repl.send("(json-stringify {\"a\" 1} :pret").unwrap();
     repl.send("\t").unwrap();
     enter(&mut repl, " false)");
     expect_value(&mut repl, "\"{\\\"a\\\":1}\"");

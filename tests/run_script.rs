@@ -2,9 +2,9 @@
 //! so the process's peak memory says what reading the output cost.
 
 use std::time::Duration;
-use tasklisp::process::ProcessSpec;
-use tasklisp::provider::Cancel;
-use tasklisp::task::script::run_script;
+use tasklisp::internals::process::ProcessSpec;
+use tasklisp::internals::task::script::run_script;
+use tasklisp::Cancel;
 
 /// The process's peak resident memory in kB (`VmHWM`).
 fn peak_memory_kb() -> u64 {

@@ -126,11 +126,11 @@ fn piped(dir: &Path, server: &StreamingServer, args: &[&str]) -> std::process::O
 }
 
 /// What the streamed request asked: the usual body, with `stream` and the usage.
-fn assert_streamed_body(body: &Json) {
+fn assert_streamed_body(body: &Json, task: &str) {
     assert_eq!(
         body,
         &json!({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Say hello"}],
-                "stream": true, "stream_options": {"include_usage": true}})
+                "prompt_cache_key": task, "stream": true, "stream_options": {"include_usage": true}})
     );
 }
 
@@ -149,7 +149,7 @@ fn a_terminal_sees_the_text_before_the_answer_is_complete() {
         .expect("\"Hello world\" 3")
         .expect("the whole answer, as the program prints it");
     session.expect(Eof).expect("the run ends");
-    assert_streamed_body(&server.bodies.recv().expect("a request"));
+    assert_streamed_body(&server.bodies.recv().expect("a request"), "greet");
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn with_stdout_a_pipe_the_text_streams_to_stderr() {
         "\"Hello world\" 3\n"
     );
     assert_eq!(String::from_utf8_lossy(&output.stderr), "Hello world\n");
-    assert_streamed_body(&server.bodies.recv().expect("a request"));
+    assert_streamed_body(&server.bodies.recv().expect("a request"), "greet");
 }
 
 #[test]
@@ -181,7 +181,7 @@ fn prompt_streams_its_answer_to_stdout() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&output.stdout), "Hello world\n");
-    assert_streamed_body(&server.bodies.recv().expect("a request"));
+    assert_streamed_body(&server.bodies.recv().expect("a request"), "prompt");
 }
 
 #[test]
@@ -249,5 +249,5 @@ fn the_repl_chat_shows_the_answer_as_it_arrives() {
     session.expect("; chat ended").expect("leaves the chat");
     session.send_line(":quit").expect("types");
     session.expect(Eof).expect("the REPL ends");
-    assert_streamed_body(&server.bodies.recv().expect("a request"));
+    assert_streamed_body(&server.bodies.recv().expect("a request"), "chat");
 }

@@ -2,10 +2,9 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use tasklisp::provider::{Cancel, Provider, Request, Response, Usage};
-use tasklisp::task::{Registered, TaskKind};
-use tasklisp::value::write_string;
-use tasklisp::{ErrorKind, Interp, Limits};
+use tasklisp::internals::task::{Registered, TaskKind};
+use tasklisp::write_string;
+use tasklisp::{Cancel, ErrorKind, Interp, Limits, Provider, Request, Response, Usage};
 
 #[path = "common/binary.rs"]
 mod binary;
@@ -128,10 +127,7 @@ impl Provider for Recorder {
         self.seen.lock().unwrap().push(request.clone());
         Ok(Response {
             content: format!("{{\"echo\": {:?}}}", request.prompt),
-            usage: Some(Usage {
-                input_tokens: 11,
-                output_tokens: 4,
-            }),
+            usage: Some(Usage::new(11, 4)),
             ..Response::default()
         })
     }

@@ -8,8 +8,8 @@ mod common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use tasklisp::module::{check_file, load, Checked};
-use tasklisp::value::write_string;
+use tasklisp::internals::module::{check_file, load, Checked};
+use tasklisp::write_string;
 use tasklisp::{Error, ErrorKind, Interp, Limits};
 
 fn with_interp<R: Send + 'static>(f: impl FnOnce(&Interp) -> R + Send + 'static) -> R {
@@ -459,7 +459,7 @@ fn the_xml_guide_examples_validate() {
         .collect();
     assert!(documents.len() >= 8, "found {} examples", documents.len());
     for block in documents {
-        if let Err(e) = tasklisp::xml::read_str("<guide>", block) {
+        if let Err(e) = tasklisp::internals::xml::read_str("<guide>", block) {
             panic!("{block}\n{}", e.message());
         }
     }

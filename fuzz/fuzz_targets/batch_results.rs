@@ -4,8 +4,8 @@
 //! says which of the three went wrong.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tasklisp::provider::batch::Answered;
-use tasklisp::provider::Response;
+use tasklisp::internals::provider::batch::Answered;
+use tasklisp::Response;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&count, lines)) = data.split_first() else {

@@ -4,7 +4,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::time::Duration;
-use tasklisp::memory::CountingAllocator;
+use tasklisp::CountingAllocator;
 use tasklisp::{Capabilities, Interp, Limits};
 
 /// Counts heap use, as the binary does, so the memory budget below is enforced.

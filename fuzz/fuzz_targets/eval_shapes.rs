@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use std::fmt::Write;
 use std::time::Duration;
-use tasklisp::memory::CountingAllocator;
+use tasklisp::CountingAllocator;
 use tasklisp::{Capabilities, Interp, Limits};
 
 #[global_allocator]

@@ -9,7 +9,8 @@ use serde_json::json;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex, OnceLock};
-use tasklisp::provider::{build, Cancel, Message, Request};
+use tasklisp::internals::provider::build;
+use tasklisp::{Cancel, Message, Request};
 
 /// The server: answers every connection with the current response, then closes it.
 struct Server {

@@ -4,9 +4,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value as Json;
-use tasklisp::value::{from_json, to_json};
-use tasklisp::value::write_string;
-use tasklisp::{Interp, Limits};
+use tasklisp::{from_json, to_json, write_string, Interp, Limits};
 
 thread_local! {
     static INTERP: Option<Interp> = Interp::new(Limits::default()).ok();

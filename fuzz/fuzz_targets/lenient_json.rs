@@ -4,7 +4,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value as Json;
-use tasklisp::task::lenient::parse;
+use tasklisp::internals::task::lenient::parse;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

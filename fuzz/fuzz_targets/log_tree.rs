@@ -4,7 +4,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
-use tasklisp::runlog::view::write_call_tree;
+use tasklisp::internals::runlog::view::write_call_tree;
 
 fuzz_target!(|data: &[u8]| {
     // Two bytes a call: its sequence number and its parent (0: none). A leading 0xff

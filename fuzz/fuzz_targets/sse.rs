@@ -3,7 +3,7 @@
 //! time — and no event longer than the limit.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tasklisp::provider::sse::{Event, Parser, MAX_EVENT_BYTES};
+use tasklisp::internals::provider::sse::{Event, Parser, MAX_EVENT_BYTES};
 
 /// The events of `bytes` fed in pieces of `size`, then the stream's end; `None` marks
 /// an error (after which nothing more is read).

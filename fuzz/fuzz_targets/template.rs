@@ -2,8 +2,8 @@
 //! with a string, a nested map and a list in scope — a prompt or a clean error.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tasklisp::task::Template;
-use tasklisp::value::write_string;
+use tasklisp::internals::task::Template;
+use tasklisp::write_string;
 use tasklisp::{Interp, Limits, Value};
 
 thread_local! {

@@ -5,8 +5,8 @@
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value as Json;
 use std::rc::Rc;
-use tasklisp::task::tools::{check_arguments, MAX_ARGUMENT_ERROR_BYTES};
-use tasklisp::task::Task;
+use tasklisp::internals::task::tools::{check_arguments, MAX_ARGUMENT_ERROR_BYTES};
+use tasklisp::internals::task::Task;
 use tasklisp::{Interp, Limits, Value};
 
 const TOOLS: &str = r#"

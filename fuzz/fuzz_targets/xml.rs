@@ -7,8 +7,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(file) = tasklisp::xml::read_str("fuzz.xml", text) {
-        let unknown = tasklisp::xml::Unknown::AtCallTime;
-        let _ = tasklisp::xml::definitions(&file, Some("ns"), None, &|_| None, unknown);
+    if let Ok(file) = tasklisp::internals::xml::read_str("fuzz.xml", text) {
+        let unknown = tasklisp::internals::xml::Unknown::AtCallTime;
+        let _ = tasklisp::internals::xml::definitions(&file, Some("ns"), None, &|_| None, unknown);
     }
 });

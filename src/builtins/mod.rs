@@ -62,6 +62,7 @@ pub static TOPICS: &[(&str, &[Builtin])] = &[
     ("Evaluation, errors and control", control::BUILTINS),
 ];
 
+#[cfg(test)]
 /// The builtin reference of `docs/LANGUAGE.md`: each topic's entries, from their docs.
 pub fn reference_markdown() -> String {
     let mut out = String::new();

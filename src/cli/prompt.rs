@@ -9,15 +9,21 @@ use crate::task::sink::StreamTo;
 use crate::value::{from_json, to_json, Value};
 use std::io::{IsTerminal, Read, Write};
 
+/// What `prompt` sends besides its text: `--system`, `--schema`, `-a` files.
+pub struct Parts<'a> {
+    pub system: Option<&'a str>,
+    pub schema: Option<&'a str>,
+    pub attachments: &'a [String],
+}
+
 /// Sends TEXT (with stdin joined after it when stdin is not a terminal) and prints the
 /// answer, or with `--json` the TaskResult.
-pub fn run(
-    interp: &Interp,
-    options: &Options,
-    text: &[String],
-    system: Option<&str>,
-    schema: Option<&str>,
-) -> Result<i32> {
+pub fn run(interp: &Interp, options: &Options, text: &[String], parts: &Parts) -> Result<i32> {
+    let Parts {
+        system,
+        schema,
+        attachments,
+    } = *parts;
     let text = with_stdin(text.join(" "))?;
     if text.trim().is_empty() {
         return Err(Error::eval(
@@ -32,6 +38,14 @@ pub fn run(
     );
     if system.is_some() {
         options_source.push_str(" :system \"{{system}}\"");
+    }
+    if !attachments.is_empty() {
+        let paths = attachments
+            .iter()
+            .map(|a| Value::from(a.as_str()))
+            .collect();
+        interp.define_global(Sym::new("*prompt-attachments*"), Value::list(paths));
+        options_source.push_str(" :attachments *prompt-attachments*");
     }
     if let Some(schema) = schema {
         // A JSON Schema, or a type name such as `object`.

@@ -176,27 +176,6 @@ pub fn assign_by_name(env: &Env, name: Sym, value: Value) -> bool {
     false
 }
 
-/// Every binding visible in the frames of `env`, innermost first (for `:env` and
-/// `inherit-context "subset"`).
-pub fn visible_bindings(env: &Env) -> Vec<(Sym, Value)> {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    let mut frame = env.as_ref();
-    while let Some(f) = frame {
-        let names = f.scope.names();
-        let slots = f.slots.borrow();
-        for (i, name) in names.iter().enumerate().rev() {
-            if let Some(v) = slots.get(i) {
-                if !matches!(v, Value::Undefined) && seen.insert(*name) {
-                    out.push((*name, v.clone()));
-                }
-            }
-        }
-        frame = f.parent.as_ref();
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,6 +213,5 @@ mod tests {
         assert!(assign_by_name(&env, y, Value::Int(5)));
         assert!(matches!(lookup_by_name(&env, y), Some(Value::Int(5))));
         assert!(lookup_by_name(&env, Sym::new("env-test-z")).is_none());
-        assert_eq!(visible_bindings(&env).len(), 2);
     }
 }

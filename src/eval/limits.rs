@@ -23,7 +23,7 @@ pub struct Limits {
     /// providers): everything by default, nothing in a sandbox.
     pub capabilities: crate::capabilities::Capabilities,
     /// Heap bytes the process may use (`None`: unlimited); enforced where the counting
-    /// allocator is installed, see [`crate::memory`].
+    /// allocator is installed, see [`crate::CountingAllocator`].
     pub max_memory: Option<u64>,
     /// The largest file `run`, `import`, `load` and `read-file` read, in bytes.
     pub max_file_bytes: u64,

@@ -25,7 +25,7 @@ pub mod stdlib;
 pub use ast::{Lambda, Node};
 pub use compile::Compiler;
 pub use limits::{run_on_large_stack, Limits, MAX_DEPTH_LIMIT};
-pub use path::{access_path, PathError};
+pub use path::access_path;
 
 use crate::builtins;
 use crate::error::{Error, Result};

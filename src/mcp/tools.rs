@@ -124,6 +124,7 @@ fn tool_task(client: &Arc<Client>, tool: &Json) -> Result<Task> {
         model: None,
         options: crate::provider::ModelOptions::default(),
         tools: Vec::new(),
+        constraints: Default::default(),
         param_types,
         input_schema: Some(Rc::new(Json::Object(schema))),
         context: InheritContext::None,

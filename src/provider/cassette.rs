@@ -1,9 +1,9 @@
 //! Cassettes: `record` wraps a provider and writes each exchange to a file, `replay`
 //! answers from that file and never calls a model. A cassette is JSON lines,
 //! `{"request": {...}, "response": {"content": "...", "usage": {...} | null,
-//! "finish_reason": "..."}}`, where the request is the canonical form of `Request`
-//! (`request_key.rs`: keys sorted at every level) and also the key replay looks answers
-//! up by.
+//! "finish_reason": "...", "reasoning": "..."}}`, where the request is the canonical
+//! form of `Request` (`request_key.rs`: keys sorted at every level) and also the key
+//! replay looks answers up by.
 //!
 //! The cassette is rewritten whole after each exchange (a temporary file renamed over
 //! it), so it always holds complete lines; a last line cut off all the same (a cassette
@@ -99,6 +99,9 @@ impl Provider for Record {
         if let Some(reason) = &response.finish_reason {
             answer.insert("finish_reason".into(), json!(reason));
         }
+        if let Some(reasoning) = &response.reasoning {
+            answer.insert("reasoning".into(), json!(reasoning));
+        }
         let line = self.inner.secrets().scrub_json(&json!({
             "request": canonical_request(request),
             "response": Json::Object(answer),
@@ -179,10 +182,10 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
         .and_then(Json::as_str)
         .ok_or("no \"response\".\"content\" string")?;
     let usage = response.get("usage").and_then(|u| {
-        Some(Usage {
-            input_tokens: u.get("input_tokens")?.as_u64()?,
-            output_tokens: u.get("output_tokens")?.as_u64()?,
-        })
+        Some(Usage::new(
+            u.get("input_tokens")?.as_u64()?,
+            u.get("output_tokens")?.as_u64()?,
+        ))
     });
     let tool_calls = match response.get("tool_calls") {
         Some(Json::Array(calls)) => calls
@@ -192,16 +195,15 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
         _ => Vec::new(),
     };
     let key = canonical(request.clone()).to_string();
+    let text = |name: &str| response.get(name).and_then(Json::as_str).map(str::to_owned);
     Ok((
         key,
         Response {
             content: content.to_owned(),
             usage,
             tool_calls,
-            finish_reason: response
-                .get("finish_reason")
-                .and_then(Json::as_str)
-                .map(str::to_owned),
+            finish_reason: text("finish_reason"),
+            reasoning: text("reasoning"),
             ..Response::default()
         },
     ))
@@ -256,10 +258,7 @@ mod tests {
             let n = self.0.fetch_add(1, Ordering::Relaxed);
             Ok(Response {
                 content: format!("{} answer {n}", request.prompt),
-                usage: (n == 0).then_some(Usage {
-                    input_tokens: 1,
-                    output_tokens: 2,
-                }),
+                usage: (n == 0).then_some(Usage::new(1, 2)),
                 tool_calls: (n == 1)
                     .then(|| ToolCall {
                         id: "c1".into(),
@@ -344,6 +343,7 @@ mod tests {
             Ok(Response {
                 content: "{\"a\": [1,".into(),
                 finish_reason: Some("length".into()),
+                reasoning: Some("Think.".into()),
                 ..Response::default()
             })
         }
@@ -363,6 +363,7 @@ mod tests {
             .complete(&request("p"), &cancel)
             .unwrap();
         assert_eq!(replayed.finish_reason.as_deref(), Some("length"));
+        assert_eq!(replayed.reasoning.as_deref(), Some("Think."));
         assert!(replayed.truncated());
     }
 

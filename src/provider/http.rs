@@ -639,10 +639,10 @@ fn server_message(body: &str) -> Option<String> {
 /// Token counts from a response's `usage` object, under the server's key names.
 pub fn usage(answer: &Json, input_key: &str, output_key: &str) -> Option<super::Usage> {
     let usage = answer.get("usage")?;
-    Some(super::Usage {
-        input_tokens: usage.get(input_key)?.as_u64()?,
-        output_tokens: usage.get(output_key)?.as_u64()?,
-    })
+    Some(super::Usage::new(
+        usage.get(input_key)?.as_u64()?,
+        usage.get(output_key)?.as_u64()?,
+    ))
 }
 
 pub fn check_cancel(cancel: &Cancel) -> Result<()> {

@@ -66,6 +66,8 @@ pub struct Message {
     pub tool_calls: Vec<ToolCall>,
     /// For a `tool` message: the call it answers.
     pub tool_call_id: Option<String>,
+    /// Files or URLs sent with a user message (a task's `:attachments`).
+    pub attachments: Vec<super::attachment::Attachment>,
 }
 
 impl Message {
@@ -75,6 +77,7 @@ impl Message {
             content: content.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            attachments: Vec::new(),
         }
     }
 
@@ -106,8 +109,9 @@ impl Message {
         }
     }
 
-    /// `{"role" … "content" …}`, plus `tool_calls` or `tool_call_id` where they apply:
-    /// what procedure providers see and cassettes store.
+    /// `{"role" … "content" …}`, plus `tool_calls`, `tool_call_id` or `attachments` (their
+    /// digests, not their bytes) where they apply: what procedure providers see,
+    /// cassettes store and the run log keeps.
     pub fn to_json(&self) -> Json {
         let mut map = Map::new();
         map.insert("role".into(), json!(self.role.as_str()));
@@ -118,6 +122,10 @@ impl Message {
         }
         if let Some(id) = &self.tool_call_id {
             map.insert("tool_call_id".into(), json!(id));
+        }
+        if !self.attachments.is_empty() {
+            let attachments = self.attachments.iter().map(|a| a.to_json()).collect();
+            map.insert("attachments".into(), Json::Array(attachments));
         }
         Json::Object(map)
     }
@@ -150,11 +158,13 @@ impl Message {
             None | Some(Json::Null) => None,
             Some(_) => return Err("a message's \"tool_call_id\" is a string".into()),
         };
+        // Attachments come back as their digests only: a message read from data has none.
         Ok(Message {
             role,
             content,
             tool_calls,
             tool_call_id,
+            attachments: Vec::new(),
         })
     }
 }
@@ -226,9 +236,59 @@ pub fn tool_name(task: &str) -> String {
     }
 }
 
+/// Whether OpenAI and Anthropic take `name` as a tool's: `^[a-zA-Z0-9_-]{1,64}$`.
+pub fn is_wire_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// The name a task is offered under as a tool: its own when the providers take it;
+/// else its letters, digits, `_` and `-` (others become `_`, at most 55), `-`, and the
+/// first 8 hex digits of the SHA-256 of its whole name — `rv/summarize` is
+/// `rv_summarize-` and 8 hex digits. The same task always gets the same name, and two
+/// names that differ anywhere get different ones.
+pub fn wire_tool_name(task: &str) -> String {
+    use sha2::Digest;
+    if is_wire_tool_name(task) {
+        return task.to_owned();
+    }
+    let base: String = task
+        .chars()
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                true => c,
+                false => '_',
+            },
+        )
+        .take(55)
+        .collect();
+    let digest = sha2::Sha256::digest(task.as_bytes());
+    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("{base}-{hash}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_names_the_providers_refuse_are_sent_under_a_derived_name() {
+        assert_eq!(wire_tool_name("add"), "add");
+        assert_eq!(wire_tool_name("a-b_C9"), "a-b_C9");
+        let derived = wire_tool_name("rv/summarize");
+        assert!(derived.starts_with("rv_summarize-"), "{derived}");
+        assert_eq!(derived.len(), "rv_summarize-".len() + 8);
+        assert!(is_wire_tool_name(&derived));
+        assert_eq!(wire_tool_name("rv/summarize"), derived);
+        assert_ne!(wire_tool_name("rv.summarize"), derived);
+        let long = "x/".repeat(100);
+        assert!(is_wire_tool_name(&wire_tool_name(&long)));
+        assert!(is_wire_tool_name(&wire_tool_name("")));
+        assert!(is_wire_tool_name(&wire_tool_name("résumé")));
+        assert!(!is_wire_tool_name(&"a".repeat(65)));
+    }
 
     #[test]
     fn a_single_turn_is_system_then_user() {

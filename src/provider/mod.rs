@@ -5,8 +5,11 @@
 //! not `Provider`s: the task runtime calls them on the interpreter thread.
 
 pub mod anthropic;
+pub mod attachment;
 pub mod batch;
+pub mod caching;
 pub mod cassette;
+pub mod choice;
 pub mod command;
 mod config;
 pub mod http;
@@ -20,8 +23,8 @@ pub mod sse;
 
 /// What `Provider::complete` polls to stop early; implementing a provider takes it.
 pub use crate::interrupt::Cancel;
-pub use config::{build, build_from_settings, is_known, EnvLookup, ProviderSettings};
-pub use kinds::{ProviderKind, KINDS, KNOWN};
+pub use config::{build, is_known, ProviderSettings};
+pub use kinds::KNOWN;
 pub use message::{Message, Role, ToolCall, ToolSpec};
 pub use options::ModelOptions;
 
@@ -55,6 +58,17 @@ pub struct Request {
     /// The task's `:schema`: a type name (`"object"`…) or a JSON-Schema map, which
     /// providers pass on to the model as structured output.
     pub schema: Option<Json>,
+    /// `:tool-choice`: `auto`, `required`, `none`, or the wire name of the one tool the
+    /// model must call.
+    pub tool_choice: Option<String>,
+    /// `:choice`: the answer must be exactly one of these strings (empty: any answer).
+    pub choice: Vec<String>,
+    /// `:grammar`: a GBNF grammar the answer must follow, for servers that take one.
+    pub grammar: Option<String>,
+    /// Prompt caching asked for, with the key OpenAI is sent as `prompt_cache_key` (the
+    /// task's name or its `:prompt-cache-key`); `None` when off (`:cache-prefix false`).
+    /// Not part of the request's map: it changes the cost of an answer, not the answer.
+    pub prompt_cache: Option<String>,
 }
 
 impl Request {
@@ -99,14 +113,54 @@ impl Request {
         if let Some(schema) = &self.schema {
             map.insert("schema".into(), schema.clone());
         }
+        self.constraints_into(&mut map);
+        let attachments: Vec<Json> = self
+            .messages
+            .iter()
+            .flat_map(|m| &m.attachments)
+            .map(attachment::Attachment::to_json)
+            .collect();
+        if !attachments.is_empty() {
+            map.insert("attachments".into(), Json::Array(attachments));
+        }
         map
+    }
+
+    /// `tool_choice`, `choice` and `grammar`, each only when the task sets it (so the
+    /// cassettes and cache keys of other calls stay as they were).
+    fn constraints_into(&self, map: &mut Map<String, Json>) {
+        if let Some(choice) = &self.tool_choice {
+            map.insert("tool_choice".into(), json!(choice));
+        }
+        if !self.choice.is_empty() {
+            map.insert("choice".into(), json!(self.choice));
+        }
+        if let Some(grammar) = &self.grammar {
+            map.insert("grammar".into(), json!(grammar));
+        }
     }
 }
 
+/// The tokens of a call. `input_tokens` counts every input token, of which
+/// `cached_input_tokens` were read from the provider's prompt cache and
+/// `cache_write_tokens` written to it (each 0 when the provider reported none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    /// Input and output tokens, nothing cached.
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Usage {
+        Usage {
+            input_tokens,
+            output_tokens,
+            ..Usage::default()
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -126,6 +180,9 @@ pub struct Response {
     /// Why the model stopped, in the provider's own word (`stop`, `length`,
     /// `end_turn`, `max_tokens`…), when it said.
     pub finish_reason: Option<String>,
+    /// The model's reasoning, when the provider returns it apart from the answer
+    /// (Anthropic's `thinking` blocks, OpenAI-compatible `reasoning_content`).
+    pub reasoning: Option<String>,
 }
 
 /// The stop reasons that mean the answer was cut off by the token limit: OpenAI's

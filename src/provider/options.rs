@@ -1,11 +1,26 @@
-//! Model options — `temperature`, `max_tokens`, `top_p`, `stop`, `seed` — checked once
-//! where they are given, layered (task over scope over provider over flag) and sent in
-//! each provider's spelling.
+//! Model options — `temperature`, `max_tokens`, `top_p`, `stop`, `seed`,
+//! `frequency_penalty`, `presence_penalty`, `reasoning_effort`, `service_tier` and
+//! `extra_body` — checked once where they are given, layered (task over scope over
+//! provider over flag) and sent in each provider's spelling.
 
 use serde_json::{Map, Value as Json};
 
 /// The options, in the order they are printed and sent.
-pub const NAMES: [&str; 5] = ["temperature", "max_tokens", "top_p", "stop", "seed"];
+pub const NAMES: [&str; 10] = [
+    "temperature",
+    "max_tokens",
+    "top_p",
+    "stop",
+    "seed",
+    "frequency_penalty",
+    "presence_penalty",
+    "reasoning_effort",
+    "service_tier",
+    "extra_body",
+];
+
+/// The values `reasoning_effort` takes, least first.
+pub const REASONING_EFFORTS: [&str; 4] = ["minimal", "low", "medium", "high"];
 
 /// The option a name spells, accepting kebab case (`max-tokens`) for `max_tokens`.
 pub fn canonical(name: &str) -> Option<&'static str> {
@@ -14,7 +29,7 @@ pub fn canonical(name: &str) -> Option<&'static str> {
 }
 
 /// Every spelling `canonical` accepts, for option parsers that need the list.
-pub const SPELLINGS: [&str; 7] = [
+pub const SPELLINGS: [&str; 17] = [
     "temperature",
     "max_tokens",
     "max-tokens",
@@ -22,6 +37,16 @@ pub const SPELLINGS: [&str; 7] = [
     "top-p",
     "stop",
     "seed",
+    "frequency_penalty",
+    "frequency-penalty",
+    "presence_penalty",
+    "presence-penalty",
+    "reasoning_effort",
+    "reasoning-effort",
+    "service_tier",
+    "service-tier",
+    "extra_body",
+    "extra-body",
 ];
 
 /// A set of options, each checked. Later layers are merged in with `over`.
@@ -87,6 +112,22 @@ impl ModelOptions {
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Json)> {
         self.0.iter()
     }
+
+    /// The options a request body carries under their own names: all but `extra_body`,
+    /// which `merge_extra_body` adds last.
+    pub fn fields(&self) -> impl Iterator<Item = (&String, &Json)> {
+        self.0.iter().filter(|(name, _)| *name != "extra_body")
+    }
+
+    /// Sets every field of `extra_body` in `body` as it is, over what tasklisp wrote: the
+    /// way to send a field tasklisp does not model.
+    pub fn merge_extra_body(&self, body: &mut Map<String, Json>) {
+        if let Some(Json::Object(extra)) = self.0.get("extra_body") {
+            for (name, value) in extra {
+                body.insert(name.clone(), value.clone());
+            }
+        }
+    }
 }
 
 /// Refuses a value the option cannot take, before any server sees it.
@@ -94,6 +135,12 @@ fn check(name: &str, value: &Json) -> Result<(), String> {
     let number_in = |low: f64, high: f64| value.as_f64().is_some_and(|x| x >= low && x <= high);
     let ok = match name {
         "temperature" => number_in(0.0, 2.0),
+        "frequency_penalty" | "presence_penalty" => number_in(-2.0, 2.0),
+        "reasoning_effort" => value
+            .as_str()
+            .is_some_and(|effort| REASONING_EFFORTS.contains(&effort)),
+        "service_tier" => value.as_str().is_some_and(|tier| !tier.is_empty()),
+        "extra_body" => value.is_object(),
         "top_p" => number_in(0.0, 1.0),
         "max_tokens" => value.as_u64().is_some_and(|n| n > 0),
         "seed" => value.is_i64() || value.is_u64(),
@@ -112,10 +159,15 @@ fn check(name: &str, value: &Json) -> Result<(), String> {
         "top_p" => "a number from 0 to 1",
         "max_tokens" => "a positive integer",
         "seed" => "an integer",
+        "frequency_penalty" | "presence_penalty" => "a number from -2 to 2",
+        "reasoning_effort" => "one of \"minimal\", \"low\", \"medium\", \"high\"",
+        "service_tier" => "a tier's name (\"auto\", \"flex\", …)",
+        "extra_body" => "a map of request fields ({\"field\" value …})",
         _ => "a string or a list of strings",
     };
     Err(format!(
-        "model option `{name}` must be {expected} (got {value})"
+        "model option `{name}` must be {expected} (got {})",
+        crate::provider::http::excerpt(&value.to_string(), 200)
     ))
 }
 
@@ -169,6 +221,13 @@ mod tests {
             ("seed", json!("x")),
             ("stop", json!([1])),
             ("colour", json!(1)),
+            ("frequency_penalty", json!(3)),
+            ("presence-penalty", json!("x")),
+            ("reasoning_effort", json!("extreme")),
+            ("reasoning-effort", json!(1)),
+            ("service_tier", json!("")),
+            ("extra_body", json!([1])),
+            ("extra-body", json!("{}")),
         ] {
             assert!(set.set(name, value.clone()).is_err(), "{name} {value}");
         }
@@ -176,6 +235,24 @@ mod tests {
         set.set("stop", json!(["END", "\n"])).unwrap();
         set.set("stop", Json::Null).unwrap();
         assert!(set.is_empty());
+    }
+
+    #[test]
+    fn the_open_options_are_checked_and_named_in_the_error() {
+        let mut set = ModelOptions::default();
+        let error = set.set("reasoning-effort", json!("extreme")).unwrap_err();
+        assert!(error.contains("`reasoning_effort`"), "{error}");
+        assert!(error.contains("\"minimal\""), "{error}");
+        let error = set.set("extra-body", json!([1])).unwrap_err();
+        assert!(error.contains("`extra_body` must be a map"), "{error}");
+        set.set("reasoning_effort", json!("low")).unwrap();
+        set.set("extra-body", json!({"top_k": 5})).unwrap();
+        set.set("presence_penalty", json!(-1.5)).unwrap();
+        set.set("service-tier", json!("flex")).unwrap();
+        assert_eq!(
+            set.to_json().to_string(),
+            r#"{"presence_penalty":-1.5,"reasoning_effort":"low","service_tier":"flex","extra_body":{"top_k":5}}"#
+        );
     }
 
     #[test]

@@ -174,6 +174,24 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn attachments_key_by_their_digest() {
+        use crate::provider::attachment::Attachment;
+        let openai = target("openai", Some("http://a/v1"), "m");
+        let with_file = |bytes: &[u8]| {
+            let mut message = Message::user("hi");
+            message.attachments = vec![Attachment::file("a.png", "image/png", bytes.to_vec())];
+            Request {
+                messages: vec![message],
+                ..request("hi")
+            }
+        };
+        let key = cache_key(&with_file(b"one"), &openai);
+        assert_eq!(key, cache_key(&with_file(b"one"), &openai));
+        assert_ne!(key, cache_key(&with_file(b"two"), &openai));
+        assert_ne!(key, cache_key(&request("hi"), &openai));
+    }
+
+    #[test]
     fn two_schemas_never_share_an_answer() {
         let openai = target("openai", Some("http://a/v1"), "m");
         let with_schema = |schema: Json| Request {

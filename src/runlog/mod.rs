@@ -88,6 +88,9 @@ pub struct CallRow {
     pub tool_calls: Option<Json>,
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
+    /// Of the input tokens, those the provider's prompt cache served and kept.
+    pub cached_input_tokens: Option<u64>,
+    pub cache_write_tokens: Option<u64>,
     pub latency_ms: Option<f64>,
     pub cost: Option<f64>,
     /// `ok` or `error`.
@@ -100,6 +103,8 @@ pub struct CallRow {
     pub started_ms: i64,
     /// Why the model stopped, in the provider's word.
     pub finish_reason: Option<String>,
+    /// The model's reasoning, kept apart from the answer.
+    pub reasoning: Option<String>,
 }
 
 /// A provider batch job as one run saw it: submitted by the run, or resumed by it
@@ -249,6 +254,7 @@ impl RunLog {
         row.model.as_mut().map(text);
         row.answer.as_mut().map(text);
         row.finish_reason.as_mut().map(text);
+        row.reasoning.as_mut().map(text);
         json(&mut row.options);
         json(&mut row.messages);
         json(&mut row.tool_calls);

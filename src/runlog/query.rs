@@ -152,7 +152,8 @@ pub fn calls(conn: &Connection, run_id: &str) -> rusqlite::Result<Vec<Json>> {
     let mut statement = conn.prepare(
         "SELECT seq, parent, kind, task, provider, model, options, messages, answer,
                 tool_calls, input_tokens, output_tokens, latency_ms, cost, status, error,
-                cache_hit, started_ms, last_message, finish_reason
+                cache_hit, started_ms, last_message, finish_reason, reasoning,
+                cached_input_tokens, cache_write_tokens
          FROM calls WHERE run_id = ?1 ORDER BY seq",
     )?;
     let rows = statement.query_map(params![run_id], |row| {
@@ -237,5 +238,8 @@ fn call_json(row: &Row) -> rusqlite::Result<Json> {
         "cache_hit": row.get::<_, bool>(16)?,
         "started_ms": row.get::<_, i64>(17)?,
         "finish_reason": row.get::<_, Option<String>>(19)?,
+        "reasoning": row.get::<_, Option<String>>(20)?,
+        "cached_input_tokens": row.get::<_, Option<i64>>(21)?,
+        "cache_write_tokens": row.get::<_, Option<i64>>(22)?,
     }))
 }

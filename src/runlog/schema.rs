@@ -78,6 +78,12 @@ const MIGRATIONS: &[&str] = &[
     // 4: why the model stopped (`stop`, `length`, `end_turn`, `max_tokens`…), so an
     // answer cut off by the token limit is still marked when the cache gives it again.
     "ALTER TABLE calls ADD COLUMN finish_reason TEXT;",
+    // 5: the model's reasoning, when the provider returns it apart from the answer.
+    "ALTER TABLE calls ADD COLUMN reasoning TEXT;",
+    // 6: the input tokens the provider's prompt cache served (`cached_input_tokens`) and
+    // kept (`cache_write_tokens`), of the call's `input_tokens`.
+    "ALTER TABLE calls ADD COLUMN cached_input_tokens INTEGER;
+     ALTER TABLE calls ADD COLUMN cache_write_tokens INTEGER;",
 ];
 
 /// The schema version this build writes.

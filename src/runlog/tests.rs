@@ -14,6 +14,8 @@ fn row(run: &str, seq: u64, parent: Option<u64>, kind: CallKind, answer: &str) -
         answer: Some(answer.to_owned()),
         tool_calls: None,
         input_tokens: Some(3),
+        cached_input_tokens: None,
+        cache_write_tokens: None,
         output_tokens: Some(4),
         latency_ms: Some(1.5),
         cost: Some(0.25),
@@ -23,6 +25,7 @@ fn row(run: &str, seq: u64, parent: Option<u64>, kind: CallKind, answer: &str) -
         cache_key: None,
         started_ms: now_ms(),
         finish_reason: Some("stop".into()),
+        reasoning: None,
     }
 }
 

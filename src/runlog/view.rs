@@ -157,6 +157,7 @@ fn call_line(call: &Json) -> String {
             cost(&call["cost"]),
             call["latency_ms"].as_f64().unwrap_or(0.0),
         );
+        line.push_str(&prompt_cache(call));
         if call["cache_hit"] == true {
             line.push_str("  cached");
         }
@@ -172,6 +173,23 @@ fn call_line(call: &Json) -> String {
         let _ = write!(line, "  → {short}");
     }
     line
+}
+
+/// `  (N cached, M written)`: the input tokens the provider's prompt cache served and
+/// kept, when it did either.
+fn prompt_cache(call: &Json) -> String {
+    let parts: Vec<String> = [
+        ("cached", "cached_input_tokens"),
+        ("written", "cache_write_tokens"),
+    ]
+    .into_iter()
+    .filter(|(_, key)| number(&call[*key]) > 0)
+    .map(|(word, key)| format!("{} {word}", number(&call[key])))
+    .collect();
+    match parts.is_empty() {
+        true => String::new(),
+        false => format!("  ({})", parts.join(", ")),
+    }
 }
 
 fn text(value: &Json) -> String {

@@ -207,9 +207,10 @@ fn insert_call(tx: &rusqlite::Transaction, call: &CallRow) -> rusqlite::Result<(
     let mut statement = tx.prepare_cached(
         "INSERT OR REPLACE INTO calls (run_id, seq, parent, kind, task, provider, model,
             options, last_message, answer, tool_calls, input_tokens, output_tokens,
-            latency_ms, cost, status, error, cache_hit, cache_key, started_ms, finish_reason)
+            latency_ms, cost, status, error, cache_hit, cache_key, started_ms, finish_reason,
+            reasoning, cached_input_tokens, cache_write_tokens)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-            ?18, ?19, ?20, ?21)",
+            ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
     )?;
     statement.execute(params![
         call.run_id,
@@ -233,6 +234,9 @@ fn insert_call(tx: &rusqlite::Transaction, call: &CallRow) -> rusqlite::Result<(
         call.cache_key,
         call.started_ms,
         call.finish_reason,
+        call.reasoning,
+        tokens(call.cached_input_tokens),
+        tokens(call.cache_write_tokens),
     ])?;
     Ok(())
 }

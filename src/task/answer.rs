@@ -70,6 +70,29 @@ pub fn parse_output(task: &Task, answer: &Answer, notes: &mut Entries) -> Result
     }
 }
 
+/// A `:choice` task's answer: the choice it is (surrounding whitespace aside), or an
+/// `output_format_failure` that `:retries` asks again. `None` for other tasks.
+pub fn check_choice(task: &Task, answer: &Answer) -> Result<Option<String>> {
+    let choices = &task.constraints.choice;
+    if choices.is_empty() {
+        return Ok(None);
+    }
+    let given = answer.content.trim();
+    if let Some(choice) = choices.iter().find(|c| c.as_str() == given) {
+        return Ok(Some(choice.clone()));
+    }
+    let quoted: Vec<String> = choices
+        .iter()
+        .map(|c| Json::from(c.as_str()).to_string())
+        .collect();
+    let message = format!("the answer must be exactly one of {}", quoted.join(", "));
+    let error = Error::task_failure(Reason::OutputFormatFailure, &message).with_details(json!({
+        "expected": choices,
+        "errors": [{"pointer": "", "message": message}],
+    }));
+    Err(showing_answer(error, task, answer))
+}
+
 /// An answer the token limit cut off, for a task that wants JSON: never parsed nor
 /// repaired (a repair would pass off part of the answer as the whole), and not asked
 /// again by `:retries` (the same limit would cut it again).

@@ -1,6 +1,6 @@
 //! Atomic tasks: render the templates, ask the provider, parse the answer.
 
-use super::answer::{cut_off, parse_output, Answer};
+use super::answer::{check_choice, cut_off, parse_output, Answer};
 use super::builtins::string_list;
 use super::definition::{lossy_json, Memory, PromptParts, Task};
 use super::memory::{context_text, files_text, Query, Strategy};
@@ -33,32 +33,7 @@ pub fn run(
     frame: &Env,
     round: Round,
 ) -> Result<Value> {
-    let templates_env = memory_frame(interp, &parts.memory, frame)?;
-    let system = parts
-        .system
-        .as_ref()
-        .map(|t| t.render(interp, &templates_env))
-        .transpose()?;
-    let system = join_system(interp.base_system(), system);
-    let prompt = parts.prompt.render(interp, &templates_env)?;
-    let messages = match round.conversation.is_empty() {
-        true => single_turn(system.as_deref(), &prompt),
-        false => round.conversation.clone(),
-    };
-    let mut request = Request {
-        task: task.name.clone(),
-        messages,
-        system,
-        prompt,
-        model: task.model.clone(),
-        params: arguments(task, frame),
-        round: round.number,
-        issues: round.issues.iter().map(lossy_json).collect(),
-        json_mode: task.json_output,
-        options: task.options.clone(),
-        tools: Vec::new(),
-        schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
-    };
+    let mut request = render(interp, task, parts, frame, &round)?;
     let deadline = parts
         .timeout
         .and_then(|t| std::time::Instant::now().checked_add(t));
@@ -89,6 +64,7 @@ pub fn run(
     if response.truncated() && task.json_output {
         return Err(cut_off(task, &answer, &response.finish_reason));
     }
+    let chosen = check_choice(task, &answer)?;
     let parsed = parse_output(task, &answer, &mut notes)?;
     if !notes.contains_key("parseError") {
         interp
@@ -96,28 +72,92 @@ pub fn run(
             .observer
             .passed(&interp.state.task.observe, sent.candidate);
     }
-    let mut result = task_result(&task.name, response.content, parsed, notes);
-    // A provider's own status and criteria are kept.
-    if let Some(status) = response.status {
-        result = with_entry(&result, "status", Value::from(status));
-    }
-    if let Some(criteria) = response.criteria {
-        result = with_entry(&result, "criteria", from_json(&criteria));
-    }
-    Ok(result)
+    let content = chosen.unwrap_or(response.content);
+    let result = task_result(&task.name, content, parsed, notes);
+    Ok(with_provider_fields(
+        result,
+        response.status,
+        response.criteria,
+    ))
 }
 
-/// `notes.usage`: `{"input_tokens" n "output_tokens" n}`.
+/// A provider's own status and criteria, kept in the result.
+fn with_provider_fields(
+    mut result: Value,
+    status: Option<String>,
+    criteria: Option<serde_json::Value>,
+) -> Value {
+    if let Some(status) = status {
+        result = with_entry(&result, "status", Value::from(status));
+    }
+    if let Some(criteria) = criteria {
+        result = with_entry(&result, "criteria", from_json(&criteria));
+    }
+    result
+}
+
+/// The request of a round: the templates rendered in the call's `frame` (with the
+/// memory's `files` and `context`), or the conversation so far in a further round.
+fn render(
+    interp: &Interp,
+    task: &Task,
+    parts: &PromptParts,
+    frame: &Env,
+    round: &Round,
+) -> Result<Request> {
+    let templates_env = memory_frame(interp, &parts.memory, frame)?;
+    let system = parts
+        .system
+        .as_ref()
+        .map(|t| t.render(interp, &templates_env))
+        .transpose()?;
+    let system = join_system(interp.base_system(), system);
+    let prompt = parts.prompt.render(interp, &templates_env)?;
+    let messages = match round.conversation.is_empty() {
+        true => first_messages(interp, parts, frame, system.as_deref(), &prompt)?,
+        false => round.conversation.clone(),
+    };
+    Ok(Request {
+        task: task.name.clone(),
+        messages,
+        system,
+        prompt,
+        model: task.model.clone(),
+        params: arguments(task, frame),
+        round: round.number,
+        issues: round.issues.iter().map(lossy_json).collect(),
+        json_mode: task.json_output,
+        options: task.options.clone(),
+        tools: Vec::new(),
+        schema: task.schema.as_ref().map(|s| lossy_json(&s.as_value())),
+        // The tool loop sets the tool choice, in the tools' wire names.
+        tool_choice: None,
+        choice: task.constraints.choice.clone(),
+        grammar: task.constraints.grammar.clone(),
+        prompt_cache: parts.prompt_cache.clone(),
+    })
+}
+
+/// `notes.usage`: `{"input_tokens" n "output_tokens" n}`, with `cached_input_tokens`
+/// and `cache_write_tokens` when the provider's prompt cache served or kept any.
 fn usage_value(usage: Usage) -> Value {
     let mut counts = Entries::new();
     let tokens = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
     counts.insert(Rc::from("input_tokens"), tokens(usage.input_tokens));
     counts.insert(Rc::from("output_tokens"), tokens(usage.output_tokens));
+    for (key, n) in [
+        ("cached_input_tokens", usage.cached_input_tokens),
+        ("cache_write_tokens", usage.cache_write_tokens),
+    ] {
+        if n > 0 {
+            counts.insert(Rc::from(key), tokens(n));
+        }
+    }
     Value::map(counts)
 }
 
-/// The notes every model call gives: `usage`, `cost`, `cached`, `finishReason` and
-/// `truncated` (absent keys read as nil: results of unpriced, uncached calls stay as
+/// The notes every model call gives: `usage`, `cost`, `cached`, `finishReason`,
+/// `reasoning` (the model's, when the provider returns it apart) and `truncated` (absent keys read as nil: results of unpriced, uncached calls stay as
 /// they were), and the fallback's.
 pub fn call_notes(call: &CallNotes, response: &Response, notes: &mut Entries) {
     if let Some(usage) = response.usage {
@@ -131,6 +171,9 @@ pub fn call_notes(call: &CallNotes, response: &Response, notes: &mut Entries) {
     }
     if let Some(reason) = &response.finish_reason {
         notes.insert(Rc::from("finishReason"), Value::from(reason.as_str()));
+    }
+    if let Some(reasoning) = &response.reasoning {
+        notes.insert(Rc::from("reasoning"), Value::from(reasoning.as_str()));
     }
     if response.truncated() {
         notes.insert(Rc::from("truncated"), Value::Bool(true));
@@ -146,6 +189,22 @@ fn fallback_notes(response: &Response, notes: &mut Entries) {
         let failed = failed.iter().map(crate::value::from_json).collect();
         notes.insert(Rc::from("fallbacks"), Value::list(failed));
     }
+}
+
+/// The messages of a first round: the system message when there is one, then the
+/// prompt with the task's `:attachments` (evaluated in the call's `frame`, files read).
+fn first_messages(
+    interp: &Interp,
+    parts: &PromptParts,
+    frame: &Env,
+    system: Option<&str>,
+    prompt: &str,
+) -> Result<Vec<Message>> {
+    let mut messages = single_turn(system, prompt);
+    if let (Some(code), Some(user)) = (&parts.attachments, messages.last_mut()) {
+        user.attachments = super::attachments::read(interp, &interp.eval(code, frame)?)?;
+    }
+    Ok(messages)
 }
 
 /// The provider's base system prompt, then the task's, a blank line apart.

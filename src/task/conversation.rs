@@ -251,6 +251,7 @@ pub fn exchange(
         round: 1,
         options: conversation.options.clone(),
         messages: sent.clone(),
+        prompt_cache: Some("chat".into()),
         ..Request::default()
     };
     let answered = send(interp, &request, env, None, false)?;

@@ -85,6 +85,10 @@ pub struct PromptParts {
     /// How long one provider call may take (`:timeout`).
     pub timeout: Option<Duration>,
     pub memory: Memory,
+    /// The provider's prompt cache: its key, `None` when off (`:cache-prefix false`).
+    pub prompt_cache: Option<String>,
+    /// `:attachments`, evaluated at each call: files and URLs sent with the prompt.
+    pub attachments: Option<Rc<Node>>,
 }
 
 /// What an atomic task reads before it renders its prompt: `:files` (evaluated at each
@@ -103,6 +107,17 @@ pub enum Action {
     Command(ScriptParts),
     /// The body, and its `:timeout`.
     Body(Rc<Node>, Option<Duration>),
+}
+
+/// What an atomic task's answer is held to, beyond its schema.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Constraints {
+    /// `:tool-choice`: `auto`, `required`, `none`, or the name of one of the `:tools`.
+    pub tool_choice: Option<String>,
+    /// `:choice`: the answer is exactly one of these strings (empty: any answer).
+    pub choice: Vec<String>,
+    /// `:grammar`: a GBNF grammar, for servers that take one.
+    pub grammar: Option<String>,
 }
 
 /// A registered task.
@@ -127,6 +142,8 @@ pub struct Task {
     pub options: ModelOptions,
     /// The tasks offered to the model as tools (`:tools`).
     pub tools: Vec<Rc<Task>>,
+    /// What the answer is held to: `:tool-choice`, `:choice`, `:grammar`.
+    pub constraints: Constraints,
     /// JSON types of parameters, for tool schemas (`:param-types`); others are strings.
     pub param_types: HashMap<String, String>,
     /// The JSON Schema of the parameters when it is given whole rather than made from

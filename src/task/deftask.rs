@@ -30,8 +30,11 @@ const MAX_RETRIES: i64 = 1_000;
 
 /// What a call runs, before the definition-time values are known.
 enum Code {
-    /// An atomic task's `:files` expression.
-    Prompt(Option<Rc<Node>>),
+    /// An atomic task's `:files` and `:attachments` expressions.
+    Prompt {
+        files: Option<Rc<Node>>,
+        attachments: Option<Rc<Node>>,
+    },
     Command(Rc<ScriptCode>),
     Body(Rc<Node>),
 }
@@ -39,7 +42,7 @@ enum Code {
 impl Code {
     fn runs(&self) -> table::Runs {
         match self {
-            Code::Prompt(_) => table::Runs::Prompt,
+            Code::Prompt { .. } => table::Runs::Prompt,
             Code::Command(_) => table::Runs::Command,
             Code::Body(_) => table::Runs::Body,
         }
@@ -107,7 +110,10 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
             .transpose()
     };
     let code = match kind {
-        TaskKind::Atomic => Code::Prompt(code_for("files", &mut task_compiler)?.map(Rc::new)),
+        TaskKind::Atomic => Code::Prompt {
+            files: code_for("files", &mut task_compiler)?.map(Rc::new),
+            attachments: code_for("attachments", &mut task_compiler)?.map(Rc::new),
+        },
         TaskKind::Script => {
             let command = code_for("command", &mut task_compiler)?.ok_or_else(usage)?;
             Code::Command(Rc::new(ScriptCode {
@@ -396,8 +402,9 @@ impl DefineTask {
             .map(|(v, span)| Schema::from_value(v).map_err(|e| e.with_span(span)))
             .transpose()?;
         let json_output = json_output(&options, schema.is_some())?;
-        let has_prompt = matches!(self.code, Code::Prompt(_));
+        let has_prompt = matches!(self.code, Code::Prompt { .. });
         let param_types = options.param_types(&params)?;
+        let tools = options.tools(has_prompt)?;
         let action = self.action(&options)?;
         Ok(Task {
             name: self.name.name().to_owned(),
@@ -414,7 +421,12 @@ impl DefineTask {
             schema,
             model: options.text("model")?,
             options: options.model_options()?,
-            tools: options.tools(has_prompt)?,
+            constraints: options.constraints(
+                (options.get("tools").is_some() || !self.options.contains_key("tools"))
+                    .then_some(tools.as_slice()),
+                json_output,
+            )?,
+            tools,
             param_types,
             input_schema: None,
             context: self.context(&eval, &options)?,
@@ -434,7 +446,7 @@ impl DefineTask {
     /// What a call runs, with the definition-time values in place.
     fn action(&self, options: &Options) -> Result<Action> {
         Ok(match &self.code {
-            Code::Prompt(files) => Action::Prompt(PromptParts {
+            Code::Prompt { files, attachments } => Action::Prompt(PromptParts {
                 system: options.text("system")?.map(|s| Template::parse(&s)),
                 prompt: Template::parse(&options.text("prompt")?.unwrap_or_default()),
                 timeout: options.timeout()?,
@@ -443,6 +455,8 @@ impl DefineTask {
                     query: options.text("context-query")?.map(|s| Template::parse(&s)),
                     dir: options.text("context-dir")?,
                 },
+                prompt_cache: options.prompt_cache(self.name.name())?,
+                attachments: attachments.clone(),
             }),
             Code::Command(code) => Action::Command(ScriptParts {
                 code: code.clone(),

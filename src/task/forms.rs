@@ -20,6 +20,7 @@ pub static LAYER: Layer = Layer {
         ("Tasks", super::builtins::BUILTINS),
         ("Parallel map", super::pmap::BUILTINS),
         ("Conversations", super::conversation::BUILTINS),
+        ("Attachments", super::attachments::BUILTINS),
     ],
     forms: FORMS,
     keeps_mark: Some(super::result::is_valid),

@@ -155,6 +155,7 @@ mod tests {
             model: None,
             options: crate::provider::ModelOptions::default(),
             tools: Vec::new(),
+            constraints: Default::default(),
             param_types: std::collections::HashMap::new(),
             input_schema: None,
             context: InheritContext::Full,

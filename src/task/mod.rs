@@ -2,6 +2,7 @@
 
 mod answer;
 pub(crate) mod atomic;
+mod attachments;
 mod audit;
 mod batch;
 pub mod blocking;
@@ -35,8 +36,7 @@ pub(crate) mod template;
 pub mod tools;
 mod trace;
 
-pub use audit::Checks;
-pub use call::{call, call_checked};
+pub use call::call;
 pub use definition::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
 pub use forms::LAYER;
 pub use library::Registered;

@@ -35,7 +35,7 @@ impl Spent {
     }
 
     /// `{"calls" n "input_tokens" n "output_tokens" n "cost" usd}`.
-    pub fn to_json(&self) -> Json {
+    pub fn to_json(self) -> Json {
         json!({
             "calls": self.calls,
             "input_tokens": self.input_tokens,
@@ -296,6 +296,8 @@ impl Observer {
             tool_calls: None,
             input_tokens: None,
             output_tokens: None,
+            cached_input_tokens: None,
+            cache_write_tokens: None,
             latency_ms: Some(open.started.elapsed().as_secs_f64() * 1000.0),
             cost: None,
             status: status(outcome).to_owned(),
@@ -304,6 +306,7 @@ impl Observer {
             cache_key: None,
             started_ms: open.started_ms,
             finish_reason: None,
+            reasoning: None,
         });
     }
 
@@ -396,10 +399,16 @@ impl Observer {
     ) -> (CallNotes, Option<CacheCandidate>) {
         let usage = outcome.as_ref().ok().map(|(_, usage)| *usage);
         let cost = match (usage, &pending.model) {
-            (Some(usage), Some(model)) if !cached && pending.provider != "replay" => self
-                .prices()
-                .get(model)
-                .map(|price| price.cost(usage.input_tokens, usage.output_tokens)),
+            (Some(usage), Some(model)) if !cached && pending.provider != "replay" => {
+                self.prices().get(model).map(|price| {
+                    price.cost(
+                        usage.input_tokens,
+                        usage.output_tokens,
+                        usage.cached_input_tokens,
+                        usage.cache_write_tokens,
+                    )
+                })
+            }
             _ => None,
         };
         if !cached {
@@ -463,6 +472,8 @@ impl Observer {
             tool_calls: logged_tool_calls(outcome),
             input_tokens: usage.map(|u| u.input_tokens),
             output_tokens: usage.map(|u| u.output_tokens),
+            cached_input_tokens: usage.map(|u| u.cached_input_tokens),
+            cache_write_tokens: usage.map(|u| u.cache_write_tokens),
             latency_ms: Some(latency.as_secs_f64() * 1000.0),
             cost,
             status: status(outcome).to_owned(),
@@ -474,6 +485,10 @@ impl Observer {
                 .as_ref()
                 .ok()
                 .and_then(|(response, _)| response.finish_reason.clone()),
+            reasoning: outcome
+                .as_ref()
+                .ok()
+                .and_then(|(response, _)| response.reasoning.clone()),
         });
         candidate
     }
@@ -574,25 +589,13 @@ mod tests {
             calls: None,
         });
         budget.check().unwrap();
-        budget.charge(
-            Usage {
-                input_tokens: 10,
-                output_tokens: 10,
-            },
-            Some(0.02),
-        );
+        budget.charge(Usage::new(10, 10), Some(0.02));
         assert_eq!(budget.check().unwrap_err().details()["unit"], "usd");
         let tokens = Budget::new(BudgetLimits {
             tokens: Some(100),
             ..BudgetLimits::default()
         });
-        tokens.charge(
-            Usage {
-                input_tokens: 60,
-                output_tokens: 40,
-            },
-            None,
-        );
+        tokens.charge(Usage::new(60, 40), None);
         assert_eq!(tokens.check().unwrap_err().details()["unit"], "tokens");
     }
 }

@@ -2,6 +2,7 @@
 //! the option and points at its value.
 
 use super::audit::audit_list;
+use super::definition::Constraints;
 use crate::error::{Error, Result};
 use crate::provider::ModelOptions;
 use crate::source::Span;
@@ -45,6 +46,19 @@ impl Options<'_> {
         }
     }
 
+    /// The prompt cache asked of the provider: `:prompt-cache-key`, else the task's name;
+    /// `None` under `:cache-prefix false`.
+    pub fn prompt_cache(&self, task: &str) -> Result<Option<String>> {
+        if self
+            .get("cache-prefix")
+            .is_some_and(|(v, _)| !v.is_truthy())
+        {
+            return Ok(None);
+        }
+        let key = self.text("prompt-cache-key")?;
+        Ok(Some(key.unwrap_or_else(|| task.to_owned())))
+    }
+
     /// A string option (symbols and keywords give their names); nil is absent.
     pub fn text(&self, name: &str) -> Result<Option<String>> {
         match self.get(name) {
@@ -56,7 +70,8 @@ impl Options<'_> {
         }
     }
 
-    /// `:temperature`, `:max-tokens` (or `:max_tokens`), `:top-p`, `:stop`, `:seed`.
+    /// The model options (`:temperature`, `:max-tokens` or `:max_tokens`, …,
+    /// `:extra-body`).
     pub fn model_options(&self) -> Result<ModelOptions> {
         let mut options = ModelOptions::default();
         for name in crate::provider::options::NAMES {
@@ -90,6 +105,68 @@ impl Options<'_> {
             }
         }
         Ok(tools)
+    }
+
+    /// `:tool-choice`, `:choice` and `:grammar`, checked against the task's `tools`
+    /// (`None` when they are not known: `tasklisp check` leaves an expression out) and
+    /// whether it answers in JSON.
+    pub fn constraints(
+        &self,
+        tools: Option<&[Rc<Task>]>,
+        json_output: bool,
+    ) -> Result<Constraints> {
+        let tool_choice = self.text("tool-choice")?;
+        if let (Some(choice), Some(tools)) = (&tool_choice, tools) {
+            let known = match choice.as_str() {
+                "auto" | "none" => true,
+                "required" => !tools.is_empty(),
+                name => tools.iter().any(|t| t.name == name),
+            };
+            if !known {
+                return Err(self.invalid(
+                    "tool-choice",
+                    "\"auto\", \"none\", or with :tools \"required\" or the name of one of them",
+                ));
+            }
+        }
+        let choice = self.choices()?;
+        let grammar = self.text("grammar")?;
+        if grammar.as_ref().is_some_and(|g| g.trim().is_empty()) {
+            return Err(self.invalid("grammar", "a GBNF grammar (root ::= …)"));
+        }
+        if !choice.is_empty() && (json_output || grammar.is_some()) {
+            return Err(self.invalid(
+                "choice",
+                "alone: the answer is one of its strings, so not with :schema, :output \"json\" or :grammar",
+            ));
+        }
+        Ok(Constraints {
+            tool_choice,
+            choice,
+            grammar,
+        })
+    }
+
+    /// `:choice ["a" "b" …]`: at least one string, each once.
+    fn choices(&self) -> Result<Vec<String>> {
+        let Some((value, _)) = self.get("choice").filter(|(v, _)| !matches!(v, Value::Nil)) else {
+            return Ok(Vec::new());
+        };
+        let expected = "a list of different strings, at least one";
+        let items = value
+            .as_list()
+            .ok_or_else(|| self.invalid("choice", expected))?;
+        let mut choices: Vec<String> = Vec::new();
+        for item in items.iter() {
+            match item.as_str() {
+                Some(text) if !choices.iter().any(|c| c == text) => choices.push(text.to_owned()),
+                _ => return Err(self.invalid("choice", expected)),
+            }
+        }
+        if choices.is_empty() {
+            return Err(self.invalid("choice", expected));
+        }
+        Ok(choices)
     }
 
     /// `:param-types {"n" "integer" …}`: each key a parameter, each value a JSON type.

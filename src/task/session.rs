@@ -242,10 +242,10 @@ pub fn send(
         pending.answered_by(answered);
     }
     let outcome = outcome.map(|response| {
-        let usage = response.usage.unwrap_or(Usage {
-            input_tokens: request_tokens,
-            output_tokens: estimate_tokens(&response.content),
-        });
+        let usage = response.usage.unwrap_or(Usage::new(
+            request_tokens,
+            estimate_tokens(&response.content),
+        ));
         (response, usage)
     });
     let (notes, candidate) = observer.after_model(pending, &request, &outcome, latency, was_cached);
@@ -275,12 +275,10 @@ fn request_tokens(request: &Request) -> u64 {
 fn cached_response(answer: crate::runlog::CachedAnswer) -> Response {
     Response {
         content: answer.content,
-        usage: answer.input_tokens.zip(answer.output_tokens).map(
-            |(input_tokens, output_tokens)| Usage {
-                input_tokens,
-                output_tokens,
-            },
-        ),
+        usage: answer
+            .input_tokens
+            .zip(answer.output_tokens)
+            .map(|(input, output)| Usage::new(input, output)),
         finish_reason: answer.finish_reason,
         ..Response::default()
     }
@@ -409,7 +407,8 @@ fn falls_back(error: &Error) -> bool {
 }
 
 /// What a procedure provider returns: the content string, or
-/// `{"content" … "usage" {"input_tokens" n "output_tokens" n} "finish_reason" …}`.
+/// `{"content" … "usage" {"input_tokens" n "output_tokens" n} "finish_reason" …
+/// "reasoning" …}`.
 fn response_from_value(answer: &Value) -> Result<Response> {
     let bad = || {
         Error::task_failure(
@@ -444,6 +443,8 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                     Some(Usage {
                         input_tokens: tokens("input_tokens")?,
                         output_tokens: tokens("output_tokens")?,
+                        cached_input_tokens: tokens("cached_input_tokens")?,
+                        cache_write_tokens: tokens("cache_write_tokens")?,
                     })
                 }
                 None | Some(Value::Nil) => None,
@@ -454,10 +455,10 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                 None | Some(Value::Nil) => None,
                 Some(_) => return Err(bad()),
             };
-            let finish_reason = match map.get("finish_reason") {
-                Some(Value::Str(reason)) => Some(reason.to_string()),
-                None | Some(Value::Nil) => None,
-                Some(_) => return Err(bad()),
+            let text = |key: &str| match map.get(key) {
+                Some(Value::Str(text)) => Ok(Some(text.to_string())),
+                None | Some(Value::Nil) => Ok(None),
+                Some(_) => Err(bad()),
             };
             Ok(Response {
                 content: content.to_owned(),
@@ -465,7 +466,8 @@ fn response_from_value(answer: &Value) -> Result<Response> {
                 status,
                 criteria: map.get("criteria").map(lossy_json),
                 tool_calls,
-                finish_reason,
+                finish_reason: text("finish_reason")?,
+                reasoning: text("reasoning")?,
                 ..Response::default()
             })
         }

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::eval::env::Env;
 use crate::eval::Interp;
 use crate::provider::http::excerpt;
+use crate::provider::message::wire_tool_name;
 use crate::provider::{Message, Request, ToolCall, ToolSpec};
 use crate::value::{from_json, Entries, Value};
 use serde_json::{json, Map, Value as Json};
@@ -70,10 +71,10 @@ fn parameters_schema_with(task: &Task, untyped: &Json) -> Json {
     })
 }
 
-/// How a task is offered to the model.
+/// How a task is offered to the model: under its wire name (`wire_tool_name`).
 pub fn tool_spec(task: &Task) -> ToolSpec {
     ToolSpec {
-        name: task.name.clone(),
+        name: wire_tool_name(&task.name),
         description: task.description.clone().unwrap_or_default(),
         parameters: parameters_schema(task),
     }
@@ -89,7 +90,15 @@ pub fn converse(
     frame: &Env,
     deadline: Option<Instant>,
 ) -> Result<(Sent, Value)> {
-    request.tools = task.tools.iter().map(|t| tool_spec(t)).collect();
+    request.tools = offered(task)?;
+    request.tool_choice = task
+        .constraints
+        .tool_choice
+        .as_deref()
+        .map(|choice| match choice {
+            "auto" | "required" | "none" => choice.to_owned(),
+            name => wire_tool_name(name),
+        });
     let limit = task.max_turns.unwrap_or(DEFAULT_MAX_TURNS);
     let mut log: Vec<Value> = Vec::new();
     let mut turn = 0;
@@ -119,6 +128,10 @@ pub fn converse(
             return Ok((sent, Value::list(log)));
         }
         check_call_count(task, response.tool_calls.len(), &log)?;
+        // A tool forced once has been called: the model may now answer.
+        if request.tool_choice.as_deref().is_some_and(|c| c != "none") {
+            request.tool_choice = Some("auto".to_owned());
+        }
         let calls = with_ids(response.tool_calls, request.messages.len());
         request
             .messages
@@ -130,12 +143,46 @@ pub fn converse(
             };
             request.messages.push(Message::tool_result(&call.id, sent));
             let mut logged = Entries::new();
-            logged.insert(Rc::from("name"), Value::from(call.name.as_str()));
+            let name = task_name_of(&task.tools, &call.name).unwrap_or(&call.name);
+            logged.insert(Rc::from("name"), Value::from(name));
             logged.insert(Rc::from("arguments"), from_json(&call.arguments));
             logged.insert(Rc::from(entry.0), entry.1);
             log.push(Value::map(logged));
         }
     }
+}
+
+/// The task's tools as offered; two whose wire names coincide (a task named as another's
+/// derived name) are refused rather than confused.
+fn offered(task: &Task) -> Result<Vec<ToolSpec>> {
+    let specs: Vec<(&str, ToolSpec)> = task
+        .tools
+        .iter()
+        .map(|t| (t.name.as_str(), tool_spec(t)))
+        .collect();
+    for (i, (name, spec)) in specs.iter().enumerate() {
+        if let Some((first, _)) = specs.iter().take(i).find(|(_, s)| s.name == spec.name) {
+            return Err(Error::validation(format!(
+                "tools `{first}` and `{name}` of task `{}` would both be sent as `{}`",
+                task.name, spec.name
+            )));
+        }
+    }
+    Ok(specs.into_iter().map(|(_, spec)| spec).collect())
+}
+
+/// The tool a call names: by its wire name, or by the task's own name (a procedure
+/// provider may use either).
+fn find_tool<'a>(tools: &'a [Rc<Task>], called: &str) -> Option<&'a Rc<Task>> {
+    tools
+        .iter()
+        .find(|t| wire_tool_name(&t.name) == called)
+        .or_else(|| tools.iter().find(|t| t.name == called))
+}
+
+/// The task name behind a called tool name, for `notes.toolCalls`.
+fn task_name_of<'a>(tools: &'a [Rc<Task>], called: &str) -> Option<&'a str> {
+    find_tool(tools, called).map(|t| t.name.as_str())
 }
 
 /// Refuses an answer asking for more than `MAX_TOOL_CALLS_PER_TURN` tool calls.
@@ -181,8 +228,8 @@ fn run_tool(
     tool_call: &ToolCall,
     env: &Env,
 ) -> Result<std::result::Result<Value, String>> {
-    let Some(tool) = tools.iter().find(|t| t.name == tool_call.name) else {
-        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let Some(tool) = find_tool(tools, &tool_call.name) else {
+        let names: Vec<String> = tools.iter().map(|t| wire_tool_name(&t.name)).collect();
         return Ok(Err(format!(
             "unknown tool `{}` (the tools are: {})",
             excerpt(&tool_call.name, 100),

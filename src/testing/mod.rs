@@ -17,7 +17,7 @@ mod runner;
 pub use check::Check;
 pub use command::{run_command, Context, TestArgs};
 pub use forms::LAYER;
-pub use runner::{run, RunConfig, FAILED, PASSED};
+pub use runner::{FAILED, PASSED};
 
 use crate::error::{Error, Result};
 use crate::value::Value;
@@ -66,14 +66,6 @@ impl Tests {
             .iter()
             .find(|t| t.name == name)
             .cloned()
-    }
-
-    pub fn names(&self) -> Vec<String> {
-        self.defined
-            .borrow()
-            .iter()
-            .map(|t| t.name.clone())
-            .collect()
     }
 
     pub fn set_judge_model(&self, model: Option<String>) {

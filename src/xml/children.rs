@@ -5,7 +5,7 @@
 //! or in `<context_management>`), `<accumulate_data>`, `<loop>`, and the texts of
 //! `<command>` and `<file_paths>`.
 
-use super::expr::read_one;
+use super::expr::{read_json, read_one};
 use super::parse::{Attribute, Element};
 use super::shape::{
     bad_value, check_shape, checked_name, plain_name, required_attribute, single, symbol_name,
@@ -78,6 +78,8 @@ fn add_option(
         table::Xml::Number(_) => number(child)?,
         table::Xml::Bool(_) => boolean(child)?,
         table::Xml::Expr(_) => read_one(&text_only(child)?, &format!("<{}>", child.name))?,
+        table::Xml::Json(_) => read_json(&text_only(child)?, &format!("<{}>", child.name))?,
+        table::Xml::Element("attachments") => super::attachments::syntax(child)?,
         table::Xml::Element(_) | table::Xml::Attribute(_) => return Ok(()),
     };
     out.push((option.name, value));

@@ -27,6 +27,43 @@ pub fn read_one(text: &Text, what: &str) -> Result<Syntax> {
     Ok(form)
 }
 
+/// Reads `text` as one JSON value (`<extra_body>`), as the expression that makes it: an
+/// object a map, an array a vector. (serde_json bounds the nesting at 128.)
+pub fn read_json(text: &Text, what: &str) -> Result<Syntax> {
+    let text = text.trim();
+    let json: serde_json::Value = serde_json::from_str(text.as_str()).map_err(|e| {
+        Error::validation(format!("{what} must hold JSON: {e}")).with_span(text.span())
+    })?;
+    Ok(json_syntax(&json, text.span()))
+}
+
+fn json_syntax(json: &serde_json::Value, span: crate::source::Span) -> Syntax {
+    use serde_json::Value as Json;
+    let kind = match json {
+        Json::Null => SyntaxKind::Nil,
+        Json::Bool(b) => SyntaxKind::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => SyntaxKind::Int(i),
+            None => SyntaxKind::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => SyntaxKind::Str(std::rc::Rc::new(s.clone())),
+        Json::Array(items) => {
+            SyntaxKind::Vector(items.iter().map(|i| json_syntax(i, span)).collect())
+        }
+        Json::Object(map) => SyntaxKind::Map(
+            map.iter()
+                .flat_map(|(k, v)| {
+                    [
+                        json_syntax(&Json::String(k.clone()), span),
+                        json_syntax(v, span),
+                    ]
+                })
+                .collect(),
+        ),
+    };
+    Syntax::new(kind, span)
+}
+
 /// Reads `text` as any number of expressions (`<code>`).
 pub fn read_all(text: &Text, what: &str) -> Result<Vec<Syntax>> {
     let text = text.trim();

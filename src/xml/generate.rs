@@ -530,7 +530,7 @@ fn check_arguments(callee: &Callee, template: &Name, args: &[Arg]) -> Result<()>
 
 /// A command argument is a template: `{{name}}` tags become references, the rest is
 /// literal; several pieces are joined with `str`.
-fn command_arg(arg: &Text) -> Syntax {
+pub(super) fn command_arg(arg: &Text) -> Syntax {
     let pieces = template_pieces(arg);
     match pieces.as_slice() {
         [] => Syntax::new(SyntaxKind::Str(Rc::new(String::new())), arg.span()),
@@ -600,7 +600,7 @@ fn tag_reference(text: &Text, start: usize, end: usize) -> Option<Syntax> {
 
 // ---- syntax builders ---------------------------------------------------------------------
 
-fn symbol(name: &str, span: Span) -> Syntax {
+pub(super) fn symbol(name: &str, span: Span) -> Syntax {
     Syntax::new(SyntaxKind::Symbol(Sym::new(name)), span)
 }
 
@@ -608,7 +608,7 @@ fn string(value: &str, span: Span) -> Syntax {
     Syntax::new(SyntaxKind::Str(Rc::new(value.to_owned())), span)
 }
 
-fn text_string(text: &Text) -> Syntax {
+pub(super) fn text_string(text: &Text) -> Syntax {
     string(text.as_str(), text.span())
 }
 
@@ -616,10 +616,10 @@ fn name_string(name: &Name) -> Syntax {
     string(&name.text, name.span)
 }
 
-fn list(items: Vec<Syntax>, span: Span) -> Syntax {
+pub(super) fn list(items: Vec<Syntax>, span: Span) -> Syntax {
     Syntax::new(SyntaxKind::List(items), span)
 }
 
-fn vector(items: Vec<Syntax>, span: Span) -> Syntax {
+pub(super) fn vector(items: Vec<Syntax>, span: Span) -> Syntax {
     Syntax::new(SyntaxKind::Vector(items), span)
 }

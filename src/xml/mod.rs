@@ -6,6 +6,7 @@
 //! generated forms, so an XML task is registered exactly as a `deftask` would be.
 //! See `docs/XML.md` for the format.
 
+mod attachments;
 mod children;
 pub mod expr;
 pub mod generate;
@@ -17,7 +18,6 @@ pub mod template;
 pub mod text;
 
 pub use generate::{Callee, Param};
-pub use template::Step;
 pub use template::{Name, Template};
 
 use crate::error::{Error, ErrorKind, Result};

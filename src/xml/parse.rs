@@ -48,6 +48,7 @@ fn parse_error(message: impl Into<String>, span: Span) -> Error {
     Error::new(ErrorKind::XmlParse, message).with_span(span)
 }
 
+#[cfg(test)]
 /// Parses `text` (registered as `source`) to its root element.
 pub fn parse(text: &str, source: SourceId) -> Result<Element> {
     parse_streaming(text, source, |_, child| Ok(Some(child)))

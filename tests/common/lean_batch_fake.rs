@@ -7,11 +7,11 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::time::Duration;
-use tasklisp::error::Result;
-use tasklisp::provider::batch::{self, Call, Polling};
-use tasklisp::provider::http::Endpoint;
-use tasklisp::provider::openai::OpenAi;
-use tasklisp::provider::{Cancel, Provider, Request, Response};
+use tasklisp::internals::provider::batch::{self, Call, Polling};
+use tasklisp::internals::provider::http::Endpoint;
+use tasklisp::internals::provider::openai::OpenAi;
+use tasklisp::Result;
+use tasklisp::{Cancel, Provider, Request, Response};
 
 /// A job of `n` classification requests for the fake at `base`.
 pub struct Job {

@@ -1,12 +1,12 @@
 //! `(script program arg…)`: what a script task does without the task layer —
 //! `run_script` through `run_blocking` — as a builtin for the pmap tests and benchmark.
 
-use tasklisp::builtins::Builtin;
-use tasklisp::eval::env::Env;
-use tasklisp::eval::fiber::run_blocking;
-use tasklisp::process::ProcessSpec;
-use tasklisp::provider::Cancel;
-use tasklisp::task::script::run_script;
+use tasklisp::internals::builtins::Builtin;
+use tasklisp::internals::eval::env::Env;
+use tasklisp::internals::eval::fiber::run_blocking;
+use tasklisp::internals::process::ProcessSpec;
+use tasklisp::internals::task::script::run_script;
+use tasklisp::Cancel;
 use tasklisp::{Interp, Result, Value};
 
 pub static SCRIPT: Builtin = Builtin {
@@ -18,7 +18,7 @@ pub static SCRIPT: Builtin = Builtin {
 };
 
 fn script(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let argv = args.iter().map(tasklisp::value::display_string).collect();
+    let argv = args.iter().map(tasklisp::display_string).collect();
     let output = run_blocking(interp, move || {
         run_script(&ProcessSpec::new(argv), &Cancel::default())
     })?;

@@ -4,9 +4,11 @@
 mod batch;
 mod stream;
 
-use crate::error::Result;
+use crate::error::{Error, Reason, Result};
 use crate::interrupt::Cancel;
+use crate::provider::attachment::anthropic_content;
 use crate::provider::batch::BatchApi;
+use crate::provider::choice::{choice_schema, chosen};
 use crate::provider::http::{Endpoint, HttpClient};
 use crate::provider::message::{system_text, tool_name};
 use crate::provider::{Message, Provider, Request, Response, Role, ToolCall, Usage};
@@ -40,69 +42,109 @@ impl Anthropic {
         self.body_fields(request).map(Json::Object)
     }
 
-    /// The fields of `body`, for the streamed call to add to.
+    /// The fields of `body`, for the streamed call to add to. A `:grammar` is refused
+    /// here, before anything is sent: the API takes none.
     pub(crate) fn body_fields(&self, request: &Request) -> Result<Map<String, Json>> {
+        if request.grammar.is_some() {
+            return Err(Error::task_failure(
+                Reason::LlmError,
+                "anthropic takes no :grammar (llama.cpp's server does; :choice works everywhere)",
+            )
+            .with_detail("option", json!("grammar")));
+        }
         let options = &request.options;
         let mut body = Map::new();
-        body.insert(
-            "model".into(),
-            json!(self.endpoint.model_for("anthropic", request)?),
-        );
-        body.insert(
-            "max_tokens".into(),
-            options
-                .get("max_tokens")
-                .cloned()
-                .unwrap_or(json!(self.max_tokens)),
-        );
+        let model = self.endpoint.model_for("anthropic", request)?;
+        body.insert("model".into(), json!(model));
+        let cap = options
+            .get("max_tokens")
+            .and_then(Json::as_u64)
+            .unwrap_or(self.max_tokens);
+        let budget = thinking_budget(request);
+        body.insert("max_tokens".into(), json!(cap + budget.unwrap_or(0)));
         if let Some(system) = system_text(&request.messages) {
             body.insert("system".into(), json!(system));
         }
         body.insert(
             "messages".into(),
-            Json::Array(wire_messages(&request.messages)),
+            Json::Array(wire_messages(&request.messages)?),
         );
-        let mut tools: Vec<Json> = request
-            .tools
-            .iter()
-            .map(|tool| {
-                json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters})
-            })
-            .collect();
-        let mut choice = None;
-        if let Some(schema) = answer_schema(request) {
-            let name = tool_name(&request.task);
-            tools.push(json!({
-                "name": name,
-                "description": "Give the answer as this tool's input.",
-                "input_schema": schema,
-            }));
-            // With the task's own tools offered too, the model must call one of them or
-            // answer through the answer tool; alone, the answer tool is forced.
-            choice = Some(if request.tools.is_empty() {
-                json!({"type": "tool", "name": name})
-            } else {
-                json!({"type": "any"})
-            });
-        }
-        if !tools.is_empty() {
-            body.insert("tools".into(), Json::Array(tools));
-        }
-        if let Some(choice) = choice {
-            body.insert("tool_choice".into(), choice);
-        }
-        for name in ["temperature", "top_p"] {
+        tools_into(request, &mut body);
+        for name in ["temperature", "top_p", "service_tier"] {
             if let Some(value) = options.get(name) {
                 body.insert(name.into(), value.clone());
             }
         }
-        // The API takes only a list of stop sequences, and has no seed.
+        // The API takes only a list of stop sequences, and has no seed nor penalties.
         match options.get("stop") {
             Some(Json::String(stop)) => body.insert("stop_sequences".into(), json!([stop])),
             Some(stops) => body.insert("stop_sequences".into(), stops.clone()),
             None => None,
         };
+        if let Some(budget) = budget {
+            body.insert(
+                "thinking".into(),
+                json!({"type": "enabled", "budget_tokens": budget}),
+            );
+        }
+        crate::provider::caching::mark_anthropic_prefix(request, &model, &mut body);
+        options.merge_extra_body(&mut body);
         Ok(body)
+    }
+}
+
+/// Extended thinking's token budget for `reasoning_effort`: `minimal` 1024 (the API's
+/// least), `low` 4096, `medium` 8192, `high` 16384. It is added to `max_tokens`, which
+/// must exceed it, so the answer keeps its own cap.
+pub fn thinking_budget(request: &Request) -> Option<u64> {
+    match request.options.get("reasoning_effort")?.as_str()? {
+        "minimal" => Some(1024),
+        "low" => Some(4096),
+        "medium" => Some(8192),
+        "high" => Some(16384),
+        _ => None,
+    }
+}
+
+/// The tools and `tool_choice`: the task's tools, and the answer tool when the answer
+/// has a schema (`answer_schema`). Alone, the answer tool is forced; beside the task's
+/// tools the model must call one of them (`any`). A `:tool-choice` is spelled
+/// `{"type": "auto"|"any"|"none"}` or `{"type": "tool", "name": …}`, and wins.
+fn tools_into(request: &Request, body: &mut Map<String, Json>) {
+    let mut tools: Vec<Json> = request
+        .tools
+        .iter()
+        .map(|tool| {
+            json!({"name": tool.name, "description": tool.description, "input_schema": tool.parameters})
+        })
+        .collect();
+    let mut choice = None;
+    if let Some(schema) = answer_schema(request) {
+        let name = tool_name(&request.task);
+        tools.push(json!({
+            "name": name,
+            "description": "Give the answer as this tool's input.",
+            "input_schema": schema,
+        }));
+        choice = Some(if request.tools.is_empty() {
+            json!({"type": "tool", "name": name})
+        } else {
+            json!({"type": "any"})
+        });
+    }
+    if !request.tools.is_empty() {
+        choice = match request.tool_choice.as_deref() {
+            Some("required") => Some(json!({"type": "any"})),
+            Some(kind @ ("auto" | "none")) => Some(json!({ "type": kind })),
+            Some(name) => Some(json!({"type": "tool", "name": name})),
+            None => choice,
+        };
+    }
+    if !tools.is_empty() {
+        body.insert("tools".into(), Json::Array(tools));
+    }
+    if let Some(choice) = choice {
+        body.insert("tool_choice".into(), choice);
     }
 }
 
@@ -135,9 +177,10 @@ impl Provider for Anthropic {
             let name = tool_name(&request.task);
             if let Some(input) = answer_tool_input(&answer, &name) {
                 return Ok(Response {
-                    content: input.to_string(),
+                    content: chosen(&input.to_string()),
                     usage: usage(&answer),
                     finish_reason: stop_reason(&answer),
+                    reasoning: reasoning(&answer),
                     ..Response::default()
                 });
             }
@@ -219,9 +262,22 @@ impl Anthropic {
             usage: usage(answer),
             tool_calls,
             finish_reason: stop_reason(answer),
+            reasoning: reasoning(answer),
             ..Response::default()
         })
     }
+}
+
+/// The text of the answer's `thinking` blocks: the model's reasoning, kept apart.
+fn reasoning(answer: &Json) -> Option<String> {
+    let thinking: String = answer
+        .get("content")
+        .and_then(Json::as_array)?
+        .iter()
+        .filter(|block| block.get("type").and_then(Json::as_str) == Some("thinking"))
+        .filter_map(|block| block.get("thinking").and_then(Json::as_str))
+        .collect();
+    (!thinking.is_empty()).then_some(thinking)
 }
 
 /// `stop_reason`: `end_turn`, `max_tokens`, `stop_sequence`, `tool_use`…
@@ -235,12 +291,18 @@ fn stop_reason(answer: &Json) -> Option<String> {
 /// The conversation as the Messages API spells it: system messages go to the top-level
 /// `system`; an assistant's tool calls are `tool_use` blocks; the results of one turn's
 /// calls travel together in one user message of `tool_result` blocks.
-fn wire_messages(messages: &[Message]) -> Vec<Json> {
+fn wire_messages(messages: &[Message]) -> Result<Vec<Json>> {
     let mut wire: Vec<Json> = Vec::new();
     for message in messages {
         match message.role {
             Role::System => {}
-            Role::User => wire.push(json!({"role": "user", "content": message.content})),
+            Role::User if message.attachments.is_empty() => {
+                wire.push(json!({"role": "user", "content": message.content}));
+            }
+            Role::User => {
+                let content = anthropic_content(&message.content, &message.attachments)?;
+                wire.push(json!({"role": "user", "content": content}));
+            }
             Role::Assistant if message.tool_calls.is_empty() => {
                 wire.push(json!({"role": "assistant", "content": message.content}));
             }
@@ -273,15 +335,20 @@ fn wire_messages(messages: &[Message]) -> Vec<Json> {
             }
         }
     }
-    wire
+    Ok(wire)
 }
 
 /// The schema sent as a forced tool: a JSON-Schema for an object (a tool's input is
-/// always an object).
-fn answer_schema(request: &Request) -> Option<&Json> {
-    request
+/// always an object), or `:choice` as an enum.
+fn answer_schema(request: &Request) -> Option<Json> {
+    let object = request
         .json_schema()
-        .filter(|s| s.get("type").and_then(Json::as_str) == Some("object"))
+        .filter(|s| s.get("type").and_then(Json::as_str) == Some("object"));
+    match object {
+        Some(schema) => Some(schema.clone()),
+        None if !request.choice.is_empty() => Some(choice_schema(&request.choice)),
+        None => None,
+    }
 }
 
 /// The input of the answer tool's call (named `name`): the answer.
@@ -297,7 +364,7 @@ fn answer_tool_input<'a>(answer: &'a Json, name: &str) -> Option<&'a Json> {
 
 /// `usage.input_tokens` and `usage.output_tokens`, when the server sent both.
 fn usage(answer: &Json) -> Option<Usage> {
-    super::http::usage(answer, "input_tokens", "output_tokens")
+    crate::provider::caching::anthropic_usage(answer)
 }
 
 #[cfg(test)]
@@ -376,7 +443,7 @@ mod tests {
             Message::tool_result("t2", "4"),
         ];
         assert_eq!(
-            Json::Array(wire_messages(&messages)),
+            Json::Array(wire_messages(&messages).unwrap()),
             json!([
                 {"role": "user", "content": "Add"},
                 {"role": "assistant", "content": [
@@ -418,12 +485,6 @@ mod tests {
     #[test]
     fn usage_reads_input_and_output_tokens() {
         let answer = json!({"usage": {"input_tokens": 10, "output_tokens": 2}});
-        assert_eq!(
-            usage(&answer),
-            Some(Usage {
-                input_tokens: 10,
-                output_tokens: 2
-            })
-        );
+        assert_eq!(usage(&answer), Some(Usage::new(10, 2)));
     }
 }

@@ -23,6 +23,7 @@ impl Anthropic {
         let body = Json::Object(body);
         let mut message = Map::new();
         let mut text = String::new();
+        let mut thinking = String::new();
         let mut stopped = false;
         let url = self.endpoint().url("v1/messages");
         let whole =
@@ -50,6 +51,12 @@ impl Anthropic {
                                 sink(piece);
                                 text.push_str(piece);
                             }
+                            // `thinking_delta`: reasoning, never shown as the answer.
+                            if let Some(piece) =
+                                data.pointer("/delta/thinking").and_then(Json::as_str)
+                            {
+                                thinking.push_str(piece);
+                            }
                         }
                         "message_delta" => merge_delta(&mut message, &data),
                         "message_stop" => {
@@ -71,7 +78,11 @@ impl Anthropic {
         if !stopped {
             return Err(incomplete("anthropic"));
         }
-        message.insert("content".into(), json!([{"type": "text", "text": text}]));
+        let mut blocks = vec![json!({"type": "text", "text": text})];
+        if !thinking.is_empty() {
+            blocks.insert(0, json!({"type": "thinking", "thinking": thinking}));
+        }
+        message.insert("content".into(), Json::Array(blocks));
         self.response(&Json::Object(message))
     }
 }

@@ -2,11 +2,13 @@
 //! server, LM Studio — anything that serves `POST {base}/chat/completions`.
 
 mod batch;
+mod constrain;
 mod stream;
 pub mod structured;
 
 use crate::error::{Error, Result};
 use crate::interrupt::Cancel;
+use crate::provider::attachment::openai_content;
 use crate::provider::batch::BatchApi;
 use crate::provider::http::{Endpoint, HttpClient};
 use crate::provider::{Message, Provider, Request, Response, ToolCall, Usage};
@@ -58,11 +60,10 @@ impl OpenAi {
             "model".into(),
             json!(self.endpoint.model_for(self.name, request)?),
         );
-        body.insert(
-            "messages".into(),
-            request.messages.iter().map(wire_message).collect(),
-        );
-        for (name, value) in request.options.iter() {
+        let messages = request.messages.iter();
+        let messages = messages.map(|m| wire_message(self.name, m));
+        body.insert("messages".into(), messages.collect::<Result<_>>()?);
+        for (name, value) in request.options.fields() {
             body.insert(name.clone(), value.clone());
         }
         if !request.tools.is_empty() {
@@ -79,12 +80,18 @@ impl OpenAi {
                 .collect();
             body.insert("tools".into(), Json::Array(tools));
         }
-        if let Some(schema) = request.json_schema() {
-            let format = structured::response_format(form, &request.task, schema);
+        constrain::tool_choice_into(request, &mut body);
+        let grammar = self.grammar_for(request)?;
+        if let Some(grammar) = &grammar {
+            body.insert("grammar".into(), json!(grammar));
+        } else if let Some(schema) = constrain::wanted_schema(request) {
+            let format = structured::response_format(form, &request.task, &schema);
             body.insert("response_format".into(), format);
         } else if request.json_mode {
             body.insert("response_format".into(), json!({"type": "json_object"}));
         }
+        crate::provider::caching::add_openai_key(request, &mut body);
+        request.options.merge_extra_body(&mut body);
         Ok(body)
     }
 }
@@ -114,7 +121,7 @@ impl Provider for OpenAi {
             let url = self.endpoint.url("chat/completions");
             // A refusal of the form is not retried: a plainer form is tried at once.
             let refused = |e: &Error| {
-                request.json_schema().is_some()
+                constrain::wanted_schema(request).is_some()
                     && form.plainer().is_some()
                     && structured::refused_response_format(e)
             };
@@ -129,7 +136,7 @@ impl Provider for OpenAi {
                 answer => break answer?,
             }
         };
-        self.response(&answer)
+        self.response(&answer).map(|r| chosen_in(request, r))
     }
 
     fn streams(&self) -> bool {
@@ -144,8 +151,9 @@ impl Provider for OpenAi {
         cancel: &Cancel,
         sink: &mut dyn FnMut(&str),
     ) -> Result<Response> {
-        // A tool call is not text to show: a request offering tools is sent whole.
-        if !request.tools.is_empty() {
+        // A tool call is not text to show: a request offering tools is sent whole; so
+        // is a `:choice`, whose answer may come wrapped in JSON.
+        if !request.tools.is_empty() || !request.choice.is_empty() {
             return super::whole_to_sink(self, request, cancel, sink);
         }
         match self.stream_answer(request, cancel, sink) {
@@ -211,17 +219,33 @@ impl OpenAi {
                 .pointer("/choices/0/finish_reason")
                 .and_then(Json::as_str)
                 .map(str::to_owned),
+            reasoning: text("reasoning_content")
+                .filter(|r| !r.is_empty())
+                .map(str::to_owned),
             ..Response::default()
         })
     }
 }
 
+/// A `:choice` answer, out of the JSON it may come wrapped in.
+fn chosen_in(request: &Request, mut response: Response) -> Response {
+    if !request.choice.is_empty() {
+        response.content = crate::provider::choice::chosen(&response.content);
+    }
+    response
+}
+
 /// A message as chat completions spell it: tool calls as `function` calls whose
-/// arguments are a JSON string, tool results as role `tool` messages.
-fn wire_message(message: &Message) -> Json {
+/// arguments are a JSON string, tool results as role `tool` messages, attachments as
+/// content parts after the text.
+fn wire_message(provider: &str, message: &Message) -> Result<Json> {
     let mut wire = Map::new();
     wire.insert("role".into(), json!(message.role.as_str()));
-    wire.insert("content".into(), json!(message.content));
+    let content = match message.attachments.as_slice() {
+        [] => json!(message.content),
+        attachments => openai_content(provider, &message.content, attachments)?,
+    };
+    wire.insert("content".into(), content);
     if !message.tool_calls.is_empty() {
         let calls: Vec<Json> = message
             .tool_calls
@@ -239,7 +263,7 @@ fn wire_message(message: &Message) -> Json {
     if let Some(id) = &message.tool_call_id {
         wire.insert("tool_call_id".into(), json!(id));
     }
-    Json::Object(wire)
+    Ok(Json::Object(wire))
 }
 
 /// `message.tool_calls`: `[{"id", "type": "function", "function": {"name", "arguments"}}]`,
@@ -276,7 +300,7 @@ fn tool_calls(calls: &Json) -> std::result::Result<Vec<ToolCall>, String> {
 
 /// `usage.prompt_tokens` and `usage.completion_tokens`, when the server sent both.
 fn usage(answer: &Json) -> Option<Usage> {
-    super::http::usage(answer, "prompt_tokens", "completion_tokens")
+    crate::provider::caching::openai_usage(answer)
 }
 
 #[cfg(test)]
@@ -382,13 +406,7 @@ mod tests {
     #[test]
     fn usage_needs_both_counts() {
         let answer = json!({"usage": {"prompt_tokens": 3, "completion_tokens": 5}});
-        assert_eq!(
-            usage(&answer),
-            Some(Usage {
-                input_tokens: 3,
-                output_tokens: 5
-            })
-        );
+        assert_eq!(usage(&answer), Some(Usage::new(3, 5)));
         assert_eq!(usage(&json!({"usage": {"prompt_tokens": 3}})), None);
     }
 }

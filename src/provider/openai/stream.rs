@@ -26,6 +26,7 @@ impl OpenAi {
         body.insert("stream_options".into(), json!({"include_usage": true}));
         let body = Json::Object(body);
         let mut text = String::new();
+        let mut reasoning = String::new();
         let mut refusal = String::new();
         let mut finish = Json::Null;
         let mut usage = Json::Null;
@@ -46,6 +47,7 @@ impl OpenAi {
                         text.push_str(piece);
                     }
                     refusal.push_str(piece("refusal").unwrap_or_default());
+                    reasoning.push_str(piece("reasoning_content").unwrap_or_default());
                     if let Some(reason) = chunk.pointer("/choices/0/finish_reason") {
                         if !reason.is_null() {
                             finish = reason.clone();
@@ -65,6 +67,9 @@ impl OpenAi {
         let mut message = json!({"role": "assistant", "content": text});
         if text.is_empty() && !refusal.is_empty() {
             message = json!({"role": "assistant", "content": null, "refusal": refusal});
+        }
+        if let (Some(fields), false) = (message.as_object_mut(), reasoning.is_empty()) {
+            fields.insert("reasoning_content".into(), json!(reasoning));
         }
         self.response(&json!({
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],

@@ -17,7 +17,7 @@
 //! ```
 
 use serde_json::Value as Json;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -261,6 +261,20 @@ fn a_server_that_cannot_start_is_a_failure_naming_it() {
         &error,
         "tool_execution_error",
         "cannot start /nonexistent/server",
+    );
+}
+
+#[test]
+fn a_program_that_echoes_is_not_taken_for_a_server() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let source =
+        r#"(println (json-stringify (try (mcp-connect "fake" :command ["cat"]) (catch e e))))"#;
+    let run = run_script(dir.path(), &[], source);
+    let error = printed_error(&run);
+    assert_fails_naming_the_server(
+        &error,
+        "tool_execution_error",
+        "the program echoed the initialize request instead of answering it: it is not an MCP server",
     );
 }
 
@@ -536,6 +550,77 @@ fn serve_http() -> (Child, String) {
         .expect("a URL ends the line")
         .to_owned();
     (child, url)
+}
+
+/// Sends `request` raw to the server at `url` and reads the whole response.
+fn http_exchange(url: &str, request: &str) -> String {
+    let mut stream = connect(url);
+    stream
+        .write_all(request.as_bytes())
+        .expect("the request is sent");
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    response
+}
+
+/// A connection to the server at `url`, whose reads give up at the hang guard.
+fn connect(url: &str) -> std::net::TcpStream {
+    let address = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let stream = std::net::TcpStream::connect(address).expect("the server accepts");
+    stream
+        .set_read_timeout(Some(HANG_GUARD))
+        .expect("a read timeout");
+    stream
+}
+
+fn post(body: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+const PING: &str = r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
+
+#[test]
+fn a_huge_content_length_is_refused_without_reading_it_and_the_server_lives_on() {
+    let (mut server, url) = serve_http();
+    let huge = http_exchange(
+        &url,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999\r\n\r\n{}",
+    );
+    let chunked = http_exchange(
+        &url,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+    );
+    let normal = http_exchange(&url, &post(PING));
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(huge.starts_with("HTTP/1.1 413 "), "{huge}");
+    assert!(huge.contains("over the limit of 8 MiB"), "{huge}");
+    assert!(chunked.starts_with("HTTP/1.1 411 "), "{chunked}");
+    assert!(normal.starts_with("HTTP/1.1 200 "), "{normal}");
+    assert!(
+        normal.ends_with(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#),
+        "{normal}"
+    );
+}
+
+#[test]
+fn a_client_that_stops_mid_head_holds_up_no_other() {
+    let (mut server, url) = serve_http();
+    let mut slow = connect(&url);
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le")
+        .expect("half a head is sent");
+    let normal = http_exchange(&url, &post(PING));
+    drop(slow);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(normal.starts_with("HTTP/1.1 200 "), "{normal}");
 }
 
 #[test]

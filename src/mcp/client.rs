@@ -271,6 +271,15 @@ impl Client {
                     None => Ok(None),
                 }
             }
+            // A program that echoes its input (`cat`) sends our own request back.
+            Message::Request {
+                id: asked,
+                method: echoed,
+                ..
+            } if echoed == method && asked.as_u64() == Some(id) => Err(self.failure(format!(
+                "the program echoed the {method} request instead of answering it: \
+                 it is not an MCP server"
+            ))),
             Message::Request { id, method, .. } => {
                 self.answer_server(id, method);
                 Ok(None)

@@ -75,6 +75,8 @@ pub fn classify(message: &Json) -> Message<'_> {
     };
     let id = object.get("id");
     match (object.get("method").and_then(Json::as_str), id) {
+        // JSON-RPC 2.0: a request's id is a string or a number.
+        (Some(_), Some(id)) if !(id.is_string() || id.is_number()) => Message::Invalid,
         (Some(method), Some(id)) => Message::Request {
             id,
             method,

@@ -1,74 +1,193 @@
 //! `tasklisp mcp --http PORT`: the server over streamable HTTP at
-//! `http://127.0.0.1:PORT/mcp` (tiny_http). Every POST carries one message and is
-//! answered with one JSON body (`202 Accepted` for a notification); the server keeps no
-//! sessions and opens no event streams, so `GET` is `405`. Only this machine can reach
-//! it, and a browser page from elsewhere is refused by its `Origin`.
+//! `http://127.0.0.1:PORT/mcp`, on `std::net` with `httparse` for the request head. Every
+//! POST carries one message and is answered with one JSON body (`202 Accepted` for a
+//! notification) and `Connection: close`; the server keeps no sessions and opens no event
+//! streams, so `GET` is `405`. Only this machine can reach it, and a browser page from
+//! elsewhere is refused by its `Origin`.
+//!
+//! Each connection is read on its own thread with bounded reads (a capped head, a
+//! `Content-Length` over the message limit refused before reading it, a read timeout), so
+//! one slow or hostile client holds up no other; the messages are answered one at a time
+//! on the serving thread, which owns the interpreter.
 
 use super::protocol::MAX_MESSAGE_BYTES;
 use super::server::{answer_bytes, too_large};
 use crate::error::{Error, Result};
 use crate::eval::Interp;
-use std::io::Read;
-use tiny_http::{Header, Method, Request, Response, Server};
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::mpsc::{channel, Sender};
+use std::time::Duration;
 
 /// The one path served.
 const PATH: &str = "/mcp";
+/// The longest request head read.
+const MAX_HEAD_BYTES: usize = 16 << 10;
+/// The most headers a request head may have.
+const MAX_HEADERS: usize = 64;
+/// How long one read from a client may wait.
+const READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// One message to answer and where its answer (`None`: a notification) goes.
+type Job = (Vec<u8>, Sender<Option<String>>);
 
 pub fn serve(interp: &Interp, port: u16) -> Result<i32> {
-    let server = Server::http(("127.0.0.1", port))
+    let listener = TcpListener::bind(("127.0.0.1", port))
         .map_err(|e| Error::eval(format!("mcp: cannot listen on 127.0.0.1:{port}: {e}")))?;
-    let port = server
-        .server_addr()
-        .to_ip()
-        .map_or(port, |address| address.port());
+    let port = listener.local_addr().map_or(port, |address| address.port());
     eprintln!("tasklisp: serving MCP at http://127.0.0.1:{port}{PATH}");
-    for request in server.incoming_requests() {
-        reply(interp, request);
+    let (jobs, incoming) = channel::<Job>();
+    std::thread::spawn(move || accept(&listener, &jobs));
+    for (bytes, answered) in incoming {
+        let answer = answer_bytes(interp, &bytes).map(|answer| answer.to_string());
+        let _ = answered.send(answer);
     }
     Ok(0)
 }
 
-/// Answers one HTTP request; a client that went away meanwhile is not an error.
-fn reply(interp: &Interp, mut request: Request) {
-    let response = match (request.method(), path(request.url())) {
-        _ if !local_origin(&request) => plain(403, "the Origin is not this machine"),
-        (Method::Post, PATH) => match read_body(&mut request) {
-            Some(bytes) => match answer_bytes(interp, &bytes) {
-                Some(answer) => json(200, &answer.to_string()),
-                None => plain(202, ""),
-            },
-            None => json(413, &too_large().to_string()),
-        },
-        (_, PATH) => with_header(plain(405, "POST a JSON-RPC message"), "Allow", "POST"),
-        _ => plain(404, "MCP is served at /mcp"),
+fn accept(listener: &TcpListener, jobs: &Sender<Job>) {
+    for stream in listener.incoming().flatten() {
+        let jobs = jobs.clone();
+        std::thread::spawn(move || connection(stream, &jobs));
+    }
+}
+
+/// Reads one request, answers it and closes; a client that went away is not an error.
+fn connection(mut stream: TcpStream, jobs: &Sender<Job>) {
+    let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(READ_TIMEOUT));
+    let Some(reply) = respond(&mut stream, jobs) else {
+        return;
     };
-    let _ = request.respond(response);
+    let _ = stream.write_all(&reply.bytes());
+    // Drain what the client still sends (bounded) so closing does not reset the connection
+    // before it reads the answer.
+    let _ = stream.shutdown(Shutdown::Write);
+    let _ = std::io::copy(
+        &mut (&stream).take(MAX_MESSAGE_BYTES as u64),
+        &mut std::io::sink(),
+    );
 }
 
-fn path(url: &str) -> &str {
-    url.split('?').next().unwrap_or(url)
+/// The reply to the request on `stream`, or `None` if the client stopped sending.
+fn respond(stream: &mut TcpStream, jobs: &Sender<Job>) -> Option<Reply> {
+    let (head, mut body) = match read_head(stream)? {
+        Ok(read) => read,
+        Err(reply) => return Some(reply),
+    };
+    let reply = match (head.method.as_str(), path(&head.target)) {
+        _ if !local_origin(head.origin.as_deref()) => {
+            Reply::plain(403, "the Origin is not this machine")
+        }
+        ("POST", PATH) if head.chunked => {
+            Reply::plain(411, "send the message with a Content-Length")
+        }
+        ("POST", PATH) => match head.length {
+            None => Reply::plain(411, "send the message with a Content-Length"),
+            Some(length) if length > MAX_MESSAGE_BYTES => Reply::json(413, too_large().to_string()),
+            Some(length) => {
+                read_body(stream, &mut body, length)?;
+                answer(jobs, body)
+            }
+        },
+        (_, PATH) => Reply::plain(405, "POST a JSON-RPC message").with("Allow", "POST"),
+        _ => Reply::plain(404, "MCP is served at /mcp"),
+    };
+    Some(reply)
 }
 
-/// The body, unless it is over `MAX_MESSAGE_BYTES`.
-fn read_body(request: &mut Request) -> Option<Vec<u8>> {
+/// Hands the message to the serving thread and waits for its answer.
+fn answer(jobs: &Sender<Job>, body: Vec<u8>) -> Reply {
+    let (answered, answer) = channel();
+    let answer = jobs
+        .send((body, answered))
+        .ok()
+        .and_then(|()| answer.recv().ok());
+    match answer {
+        Some(Some(answer)) => Reply::json(200, answer),
+        Some(None) => Reply::plain(202, ""),
+        None => Reply::plain(503, "the server is stopping"),
+    }
+}
+
+/// What the server needs of a request head.
+struct Head {
+    method: String,
+    target: String,
+    origin: Option<String>,
+    length: Option<usize>,
+    chunked: bool,
+}
+
+/// The head and the body bytes read past it; an error reply for a head that is malformed
+/// or too long; `None` if the client stopped sending first.
+fn read_head(stream: &mut TcpStream) -> Option<std::result::Result<(Head, Vec<u8>), Reply>> {
     let mut bytes = Vec::new();
-    let limit = MAX_MESSAGE_BYTES as u64 + 1;
-    request
-        .as_reader()
-        .take(limit)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    (bytes.len() <= MAX_MESSAGE_BYTES).then_some(bytes)
+    let mut chunk = [0u8; 4096];
+    loop {
+        let read = stream.read(&mut chunk).ok().filter(|&n| n > 0)?;
+        bytes.extend_from_slice(chunk.get(..read)?);
+        match parse_head(&bytes) {
+            Ok(Some((head, end))) => return Some(Ok((head, bytes.split_off(end)))),
+            Ok(None) if bytes.len() <= MAX_HEAD_BYTES => {}
+            Ok(None) => return Some(Err(Reply::plain(431, "the request head is too long"))),
+            Err(reply) => return Some(Err(reply)),
+        }
+    }
+}
+
+/// The head and where it ends, `None` while it is incomplete.
+fn parse_head(bytes: &[u8]) -> std::result::Result<Option<(Head, usize)>, Reply> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut request = httparse::Request::new(&mut headers);
+    let end = match request.parse(bytes) {
+        Ok(httparse::Status::Complete(end)) => end,
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(e) => return Err(Reply::plain(400, &format!("a malformed request: {e}"))),
+    };
+    let header = |name: &str| {
+        request
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
+    };
+    let length = match header("Content-Length").map(|value| value.parse::<usize>()) {
+        None => None,
+        Some(Ok(length)) => Some(length),
+        // Too many digits for a usize is over the limit too.
+        Some(Err(_)) if header("Content-Length").is_some_and(all_digits) => Some(usize::MAX),
+        Some(Err(_)) => return Err(Reply::plain(400, "a malformed Content-Length")),
+    };
+    let head = Head {
+        method: request.method.unwrap_or("").to_owned(),
+        target: request.path.unwrap_or("").to_owned(),
+        origin: header("Origin"),
+        length,
+        chunked: header("Transfer-Encoding").is_some(),
+    };
+    Ok(Some((head, end)))
+}
+
+fn all_digits(value: String) -> bool {
+    !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Completes `body` (the bytes read past the head) to `length` bytes, at most the limit.
+fn read_body(stream: &mut TcpStream, body: &mut Vec<u8>, length: usize) -> Option<()> {
+    body.truncate(length);
+    let missing = length.saturating_sub(body.len());
+    let read = stream.take(missing as u64).read_to_end(body).ok()?;
+    (read == missing).then_some(())
+}
+
+fn path(target: &str) -> &str {
+    target.split('?').next().unwrap_or(target)
 }
 
 /// No `Origin` (a program), or a page served from this machine.
-fn local_origin(request: &Request) -> bool {
-    let origin = request
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv("Origin"))
-        .map(|h| h.value.as_str().to_ascii_lowercase());
-    let Some(origin) = origin else {
+fn local_origin(origin: Option<&str>) -> bool {
+    let Some(origin) = origin.map(str::to_ascii_lowercase) else {
         return true;
     };
     let host = origin.split("://").nth(1).unwrap_or("");
@@ -76,19 +195,61 @@ fn local_origin(request: &Request) -> bool {
     matches!(host, "127.0.0.1" | "localhost" | "[::1]")
 }
 
-type Reply = Response<std::io::Cursor<Vec<u8>>>;
-
-fn json(status: u16, body: &str) -> Reply {
-    with_header(plain(status, body), "Content-Type", "application/json")
+/// An HTTP response, sent with `Connection: close`.
+struct Reply {
+    status: u16,
+    headers: Vec<(&'static str, &'static str)>,
+    body: String,
 }
 
-fn plain(status: u16, text: &str) -> Reply {
-    Response::from_string(text).with_status_code(status)
-}
-
-fn with_header(mut response: Reply, name: &str, value: &str) -> Reply {
-    if let Ok(header) = Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-        response.add_header(header);
+impl Reply {
+    fn plain(status: u16, text: &str) -> Reply {
+        Reply {
+            status,
+            headers: vec![("Content-Type", "text/plain; charset=utf-8")],
+            body: text.to_owned(),
+        }
     }
-    response
+
+    fn json(status: u16, body: String) -> Reply {
+        Reply {
+            status,
+            headers: vec![("Content-Type", "application/json")],
+            body,
+        }
+    }
+
+    fn with(mut self, name: &'static str, value: &'static str) -> Reply {
+        self.headers.push((name, value));
+        self
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let mut head = format!("HTTP/1.1 {} {}\r\n", self.status, reason(self.status));
+        for (name, value) in &self.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str(&format!(
+            "Content-Length: {}\r\nConnection: close\r\n\r\n",
+            self.body.len()
+        ));
+        let mut bytes = head.into_bytes();
+        bytes.extend_from_slice(self.body.as_bytes());
+        bytes
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        202 => "Accepted",
+        400 => "Bad Request",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        411 => "Length Required",
+        413 => "Content Too Large",
+        431 => "Request Header Fields Too Large",
+        _ => "Service Unavailable",
+    }
 }

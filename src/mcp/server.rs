@@ -5,10 +5,10 @@
 
 use super::protocol::{self, classify, Message, HANDSHAKE_VERSIONS, STATELESS_VERSION};
 use super::transport::{read_line, Line};
-use crate::error::{Error, Result};
+use crate::error::{Error, Reason, Result};
 use crate::eval::Interp;
 use crate::task::result::field;
-use crate::task::tools::{check_arguments, parameters_schema};
+use crate::task::tools::{check_arguments, open_parameters_schema};
 use crate::task::{lossy_json, Task};
 use crate::value::{from_json, Value};
 use serde_json::{json, Value as Json};
@@ -135,7 +135,7 @@ fn tools(interp: &Interp) -> Vec<Json> {
             json!({
                 "name": task.name,
                 "description": task.description.clone().unwrap_or_default(),
-                "inputSchema": parameters_schema(task),
+                "inputSchema": open_parameters_schema(task),
             })
         })
         .collect()
@@ -151,10 +151,10 @@ fn call(interp: &Interp, params: &Json) -> Answer {
         return Err((protocol::INVALID_PARAMS, format!("unknown tool: {name}")));
     };
     let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
-    if let Err(message) = check_arguments(&task, &arguments) {
-        return Ok(failed(&message, json!({"message": message})));
-    }
-    Ok(match run(interp, &task, &arguments) {
+    let ran = check_arguments(&open_parameters_schema(&task), &arguments)
+        .map_err(|message| Error::task_failure(Reason::InputValidationFailure, message))
+        .and_then(|()| run(interp, &task, &arguments));
+    Ok(match ran {
         Ok(result) => succeeded(&result),
         Err(error) => {
             let cause = error.reason().unwrap_or(error.kind().code());
@@ -228,6 +228,18 @@ mod tests {
     }
 
     #[test]
+    fn an_untyped_parameter_takes_any_json_value() {
+        let interp = interp_with(r#"(deftask boom (x) {"got" x})"#);
+        let listed = ask(&interp, protocol::request(1, "tools/list", json!({})));
+        let properties = &listed["result"]["tools"][0]["inputSchema"]["properties"];
+        assert_eq!(properties["x"], json!({}));
+        let params = json!({"name": "boom", "arguments": {"x": 1}});
+        let called = ask(&interp, protocol::request(2, "tools/call", params));
+        assert_eq!(called["result"]["isError"], false, "{called}");
+        assert_eq!(called["result"]["structuredContent"], json!({"got": 1}));
+    }
+
+    #[test]
     fn a_call_answers_content_and_structured_content() {
         let interp = interp_with(
             r#"(deftask pair (a) :param-types {"a" "integer"} {"a" a "twice" (* 2 a)})"#,
@@ -259,6 +271,40 @@ mod tests {
             result["structuredContent"]["reason"],
             "tool_execution_error"
         );
+    }
+
+    #[test]
+    fn arguments_that_do_not_fit_are_an_error_result_with_message_and_reason() {
+        let interp = interp_with(r#"(deftask add (a) :param-types {"a" "integer"} a)"#);
+        let params = json!({"name": "add", "arguments": {"a": "one"}});
+        let called = ask(&interp, protocol::request(3, "tools/call", params));
+        let result = &called["result"];
+        assert_eq!(result["isError"], true);
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("input_validation_failure: invalid arguments: "),
+            "{text}"
+        );
+        assert_eq!(result["structuredContent"]["type"], "TASK_FAILURE");
+        assert_eq!(
+            result["structuredContent"]["reason"],
+            "input_validation_failure"
+        );
+        assert!(result["structuredContent"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid arguments: "));
+    }
+
+    #[test]
+    fn an_id_that_is_not_a_string_or_number_is_an_invalid_request() {
+        let interp = interp_with("");
+        for id in [json!({"a": 1}), json!([1]), Json::Null, json!(true)] {
+            let asked = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+            let answered = ask(&interp, asked);
+            assert_eq!(answered["error"]["code"], protocol::INVALID_REQUEST, "{id}");
+            assert_eq!(answered["id"], Json::Null);
+        }
     }
 
     #[test]

@@ -27,9 +27,21 @@ pub const MAX_TOOL_CALLS_PER_TURN: usize = 128;
 /// The JSON types a parameter can be declared with in `:param-types`.
 pub const PARAM_TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
 
-/// The JSON Schema of a task's parameters: strings unless `:param-types` says otherwise;
-/// a parameter without a default is required. A task given its schema whole has that.
+/// The JSON Schema of a task's parameters as offered to a model: strings unless
+/// `:param-types` says otherwise (a model is best told what to send).
 pub fn parameters_schema(task: &Task) -> Json {
+    parameters_schema_with(task, &json!({"type": "string"}))
+}
+
+/// The JSON Schema of a task's parameters as an MCP client sees them: a parameter without
+/// `:param-types` takes any JSON value, as it does when the task is called in the language.
+pub fn open_parameters_schema(task: &Task) -> Json {
+    parameters_schema_with(task, &json!({}))
+}
+
+/// `untyped` is the schema of a parameter `:param-types` does not name; a parameter
+/// without a default is required. A task given its schema whole has that.
+fn parameters_schema_with(task: &Task, untyped: &Json) -> Json {
     if let Some(schema) = &task.input_schema {
         return Json::clone(schema);
     }
@@ -38,8 +50,11 @@ pub fn parameters_schema(task: &Task) -> Json {
         .iter()
         .map(|param| {
             let name = param.name.name();
-            let kind = task.param_types.get(name).map_or("string", String::as_str);
-            (name.to_owned(), json!({"type": kind}))
+            let schema = match task.param_types.get(name) {
+                Some(kind) => json!({"type": kind}),
+                None => untyped.clone(),
+            };
+            (name.to_owned(), schema)
         })
         .collect();
     let required: Vec<&str> = task
@@ -221,7 +236,7 @@ fn run_tool(
             names.join(", ")
         )));
     };
-    if let Err(message) = check_arguments(tool, &tool_call.arguments) {
+    if let Err(message) = check_arguments(&parameters_schema(tool), &tool_call.arguments) {
         return Ok(Err(message));
     }
     let mut args = Vec::new();
@@ -246,7 +261,7 @@ pub const MAX_ARGUMENT_ERROR_BYTES: usize = 1024;
 
 /// Arguments must be a JSON object that matches the tool's parameter schema. The error
 /// is the message sent back to the model, at most `MAX_ARGUMENT_ERROR_BYTES` long.
-pub fn check_arguments(tool: &Task, arguments: &Json) -> std::result::Result<(), String> {
+pub fn check_arguments(schema: &Json, arguments: &Json) -> std::result::Result<(), String> {
     match arguments {
         Json::Object(_) => {}
         Json::String(raw) => {
@@ -262,8 +277,7 @@ pub fn check_arguments(tool: &Task, arguments: &Json) -> std::result::Result<(),
             ))
         }
     }
-    let schema = parameters_schema(tool);
-    let validator = jsonschema::validator_for(&schema)
+    let validator = jsonschema::validator_for(schema)
         .map_err(|e| format!("the tool's parameter schema is invalid: {e}"))?;
     let mut message = String::new();
     for error in validator.iter_errors(arguments) {

@@ -147,3 +147,22 @@ fn no_file_is_no_configuration() {
         .unwrap_or("")
         .ends_with("(none)"));
 }
+
+#[test]
+fn mcp_connect_reaches_a_server_the_file_names() {
+    // `cat` echoes the handshake back: reached through the file's command, it is found
+    // out as no MCP server. A name the file does not hold says where names come from.
+    let dir = config_home("[mcp.echoer]\ncommand = [\"cat\"]\ntimeout = 20\n");
+    let home = dir.path().to_str().expect("utf-8");
+    let env = [("XDG_CONFIG_HOME", home), ("TASKLISP_LOG", "off")];
+    let run = run_binary(dir.path(), &["eval", "(mcp-connect \"echoer\")"], &env);
+    assert_eq!(run.status, Some(1), "{}", run.stdout);
+    assert!(run.stderr.contains("echoed"), "{}", run.stderr);
+    let run = run_binary(dir.path(), &["eval", "(mcp-connect \"nope\")"], &env);
+    assert_eq!(run.status, Some(1), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("[mcp.NAME]") && run.stderr.contains("\"nope\""),
+        "{}",
+        run.stderr
+    );
+}

@@ -78,7 +78,15 @@ fn mcp_connect(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             .ok_or_else(|| type_error(WHO, "a name (a string)", other))?
             .to_owned(),
     };
-    let option = |key: &str| given.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+    // What the call does not say, the configuration file's `[mcp.NAME]` may.
+    let configured = configured_server(&name)?;
+    let option = |key: &str| {
+        given
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v)
+            .or_else(|| configured.iter().find(|(k, _)| k == key).map(|(_, v)| v))
+    };
     let timeout = match option("timeout") {
         None => DEFAULT_TIMEOUT,
         Some(Value::Int(n)) if *n > 0 => Duration::from_secs(n.unsigned_abs()),
@@ -110,11 +118,26 @@ fn mcp_connect(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         (None, None) => {
             return Err(Error::eval(format!(
                 "{WHO}: give :command [...] (a server run over stdio) or :url \"…\" \
-                 (streamable HTTP); tasklisp has no configuration file naming servers yet"
+                 (streamable HTTP), or name a server of the configuration file's [mcp.NAME] \
+                 tables (`tasklisp config` shows them); {name:?} is none of them"
             )))
         }
     };
     Ok(register(client))
+}
+
+/// The `[mcp.NAME]` table of the configuration file as `mcp-connect` options
+/// (`command`, `url`, `env`, `timeout`); none when the file names no such server.
+fn configured_server(name: &str) -> Result<Vec<(String, Value)>> {
+    let config = crate::config::load(&|var| std::env::var(var).ok())?;
+    let Some(Json::Object(entry)) = config.mcp.get(name) else {
+        return Ok(Vec::new());
+    };
+    Ok(entry
+        .iter()
+        .filter(|(key, _)| ["command", "url", "env", "timeout"].contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), from_json(value)))
+        .collect())
 }
 
 /// The program of a stdio server, as the sandbox allows it.

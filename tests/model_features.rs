@@ -131,7 +131,7 @@ fn openai_sends_the_open_options_and_keeps_reasoning_apart_streamed_or_not() {
     ];
     ask_whole_then_streamed(dir.path(), &flags, &rest);
     let seen = server.finish();
-    let expected = r#"{"model":"gpt-test","messages":[{"role":"user","content":"Why?"}],"frequency_penalty":0.5,"presence_penalty":-0.5,"reasoning_effort":"low","service_tier":"priority","top_k":3}"#;
+    let expected = r#"{"model":"gpt-test","messages":[{"role":"user","content":"Why?"}],"frequency_penalty":0.5,"presence_penalty":-0.5,"reasoning_effort":"low","service_tier":"priority","prompt_cache_key":"ask","top_k":3}"#;
     assert_eq!(seen[0].body, expected);
     let mut body = seen[1].json();
     assert_eq!(body["stream"], json!(true));
@@ -352,7 +352,7 @@ fn a_llama_server_gets_grammars_and_is_asked_about_once() {
     let grammar = r#"root ::= "positive" | "negative" | "neutral""#;
     assert_eq!(
         seen[1].body,
-        json!({"model": "gpt-test", "messages": [{"role": "user", "content": "meh"}], "grammar": grammar})
+        json!({"model": "gpt-test", "messages": [{"role": "user", "content": "meh"}], "grammar": grammar, "prompt_cache_key": "mood"})
             .to_string()
     );
     assert_eq!(seen[2].json()["grammar"], grammar);

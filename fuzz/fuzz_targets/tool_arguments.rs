@@ -5,7 +5,9 @@
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value as Json;
 use std::rc::Rc;
-use tasklisp::internals::task::tools::{check_arguments, MAX_ARGUMENT_ERROR_BYTES};
+use tasklisp::internals::task::tools::{
+    check_arguments, parameters_schema, MAX_ARGUMENT_ERROR_BYTES,
+};
 use tasklisp::internals::task::Task;
 use tasklisp::{Interp, Limits, Value};
 
@@ -54,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
     TASKS.with(|tasks| {
         assert_eq!(tasks.len(), 2, "the tools are defined");
         for tool in tasks {
-            match check_arguments(tool, &arguments) {
+            match check_arguments(&parameters_schema(tool), &arguments) {
                 Err(message) => assert!(
                     message.len() <= MAX_ARGUMENT_ERROR_BYTES,
                     "{} bytes",

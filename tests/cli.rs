@@ -1577,7 +1577,15 @@ fn a_model_failure_names_its_provider_and_model() {
         .port();
     let base = format!("http://127.0.0.1:{port}/v1");
     let program = r#"(deftask t () :prompt "hi") (try (t) (catch e (get e "details")))"#;
-    let r = eval(&["--provider", "openai", "--base-url", &base, "-m", "gpt-x", program]);
+    let r = eval(&[
+        "--provider",
+        "openai",
+        "--base-url",
+        &base,
+        "-m",
+        "gpt-x",
+        program,
+    ]);
     assert_eq!(r.status, Some(0), "{}", r.stderr);
     assert!(r.stdout.contains(r#""provider" "openai""#), "{}", r.stdout);
     assert!(r.stdout.contains(r#""model" "gpt-x""#), "{}", r.stdout);

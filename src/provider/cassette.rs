@@ -69,16 +69,8 @@ impl Provider for Record {
         "record"
     }
 
-    fn secrets(&self) -> crate::secrets::Secrets {
-        self.inner.secrets()
-    }
-
-    fn default_model(&self) -> Option<&str> {
-        self.inner.default_model()
-    }
-
-    fn base_url(&self) -> Option<&str> {
-        self.inner.base_url()
+    fn endpoint(&self) -> Option<&super::http::Endpoint> {
+        self.inner.endpoint()
     }
 
     /// Failed calls are not recorded: replaying them would only repeat the failure.

@@ -450,7 +450,7 @@ mod tests {
     fn unknown_names_are_listed() {
         let env = env_of(&[]);
         let error = error_of(build("gpt", &Json::Null, &env));
-        assert_eq!(error.reason(), Some("llm_error"));
+        assert_eq!(error.kind().code(), "VALIDATION_ERROR");
         assert!(
             error.message().contains("known: echo, openai"),
             "{}",

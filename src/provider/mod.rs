@@ -201,14 +201,19 @@ impl Response {
 pub trait Provider: Send + Sync {
     /// The provider's name as `--provider` spells it.
     fn name(&self) -> &str;
+    /// The HTTP server it sends to, when it has one: the next three answer from it.
+    fn endpoint(&self) -> Option<&http::Endpoint> {
+        None
+    }
     /// The model used when a request names none (for the run log and prices).
     fn default_model(&self) -> Option<&str> {
-        None
+        self.endpoint()
+            .and_then(|endpoint| endpoint.model.as_deref())
     }
     /// The server it sends to, when it has one: answers of two servers never share a
     /// cache entry.
     fn base_url(&self) -> Option<&str> {
-        None
+        self.endpoint().map(|endpoint| endpoint.base_url.as_str())
     }
     /// Sends one request; failures are `TASK_FAILURE` / `llm_error`.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response>;
@@ -229,7 +234,8 @@ pub trait Provider: Send + Sync {
     /// What this provider must keep out of everything written (its API key, the
     /// credentials of its base URL): cassettes and run logs scrub with it.
     fn secrets(&self) -> crate::secrets::Secrets {
-        crate::secrets::Secrets::default()
+        self.endpoint()
+            .map_or_else(crate::secrets::Secrets::default, http::Endpoint::secrets)
     }
     /// The provider's batch API, for `pmap :batch true`; providers without one answer
     /// each call directly.

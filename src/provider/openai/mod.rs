@@ -101,16 +101,8 @@ impl Provider for OpenAi {
         self.name
     }
 
-    fn secrets(&self) -> crate::secrets::Secrets {
-        self.endpoint.secrets()
-    }
-
-    fn default_model(&self) -> Option<&str> {
-        self.endpoint.model.as_deref()
-    }
-
-    fn base_url(&self) -> Option<&str> {
-        Some(&self.endpoint.base_url)
+    fn endpoint(&self) -> Option<&Endpoint> {
+        Some(&self.endpoint)
     }
 
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {

@@ -217,6 +217,13 @@ impl Sandbox {
             .state
             .task
             .swap(&TaskState::child_of(&parent.state.task));
+        for name in WITHHELD {
+            interp.define_global(Sym::new(name), Value::Undefined);
+        }
+        for (name, instead) in REPLACED {
+            let builtin = interp.global(Sym::new(instead)).unwrap_or_default();
+            interp.define_global(Sym::new(name), builtin);
+        }
         for task in &spec.tasks {
             interp.tasks.register(task.clone())?;
         }
@@ -254,11 +261,30 @@ impl Sandbox {
             String::from_utf8_lossy(&std::mem::take(&mut *self.output.borrow_mut())).into_owned();
         parent.tasks.observer.absorb(&child.tasks.observer);
         parent.spend_fuel(child.fuel_used())?;
-        let value =
-            value.map_err(|e| time_as_resource(e, now, timeout).with_detail("code", json!(code)));
+        let value = value.map_err(|e| {
+            let e = time_as_resource(contained_exit(e), now, timeout);
+            e.with_detail("code", json!(code))
+        });
         Ok(Ran { value, output })
     }
 }
+
+/// `(exit n)` in the child ends the child's code, not its caller's program.
+fn contained_exit(error: Error) -> Error {
+    match error.exit_code() {
+        Some(code) => Error::eval(format!(
+            "the code called (exit {code}): sandboxed code cannot end its caller"
+        )),
+        None => error,
+    }
+}
+
+/// Builtins a child does not get: `read-line` would read its caller's standard input.
+const WITHHELD: &[&str] = &["read-line"];
+
+/// Builtins a child gets in another's place: what it writes to standard error is
+/// captured with the rest of its output.
+const REPLACED: &[(&str, &str)] = &[("eprint", "print"), ("eprintln", "println")];
 
 /// The child's time running out is a `RESOURCE_EXHAUSTION` of time, as its fuel and
 /// memory running out are.

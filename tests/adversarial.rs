@@ -107,7 +107,7 @@ impl Pool {
             3 => out.push_str(&format!(":{}", rng.pick(&self.names))),
             4 => out.push_str(["nil", "true", "false", "1.5", "'x"][rng.below(5)]),
             5 => out.push_str(rng.pick(&self.names)),
-            6 | 7 | 8 => {
+            6..=8 => {
                 out.push('(');
                 out.push_str(rng.pick(&self.names));
                 for _ in 0..rng.below(4) {

@@ -41,7 +41,8 @@ S-expressions in a Lisp with `define`, `fn`, `let`, `if`, `cond`, `map`, `filter
 `reduce`, maps `{\"key\" value}`, `get`, `str`, `print`. Answer with code only, as bare \
 forms. Each answer is checked and run; you are then shown what it printed and its value \
 or error. Definitions carry from one answer to the next. When you know the answer, call \
-`(final-answer x)` with it.";
+`(final-answer x)` with it. For example, to the goal \"What is 2 plus 3?\" you answer \
+(final-answer (+ 2 3))";
 
 /// What one `code-agent` call was asked.
 struct Agent {

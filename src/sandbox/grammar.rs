@@ -1,18 +1,19 @@
 //! The code in a model's answer, and the GBNF grammar of tasklisp's reader syntax that
 //! makes a llama.cpp server answer with forms that read.
 
-/// tasklisp's reader syntax as a GBNF grammar: one or more forms — lists, vectors,
-/// maps, quoted forms, strings, numbers, symbols and keywords — with whitespace
-/// between the items of a list, so no two atoms run together. Narrower than the reader (no comments, no `\u` escapes, no path
+/// tasklisp's reader syntax as a GBNF grammar: one or more top-level lists (so prose,
+/// a run of symbols, does not fit) of forms — lists, vectors, maps, quoted forms,
+/// strings, numbers, symbols and keywords — with whitespace between the items of a
+/// list, so no two atoms run together. Narrower than the reader (no comments, no `\u` escapes, no path
 /// indexes), so whatever it admits reads.
-pub const READER_GBNF: &str = r#"root ::= ws form (sep form)* ws
+pub const READER_GBNF: &str = r#"root ::= ws list (sep list)* ws
 form ::= list | vector | map | quoted | string | number | symbol | keyword
 list ::= "(" ws (form (sep form)*)? ws ")"
 vector ::= "[" ws (form (sep form)*)? ws "]"
 map ::= "{" ws (form (sep form)*)? ws "}"
 quoted ::= ("'" | "`" | ",@" | ",") form
 string ::= "\"" ([^"\\\x00-\x1f] | "\\" ["\\ntr0])* "\""
-number ::= "-"? [0-9]+ ("." [0-9]+)?
+number ::= "-"? [0-9]{1,15} ("." [0-9]{1,15})?
 symbol ::= [a-zA-Z_*/<>=!?&%$^~] symrest | [-+] (symstart symrest)?
 symstart ::= [a-zA-Z_*/<>=!?&%$^~+-]
 symrest ::= ([a-zA-Z0-9_*/<>=!?&%$^~+-] | "." [a-zA-Z_])*

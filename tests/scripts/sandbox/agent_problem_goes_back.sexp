@@ -11,11 +11,11 @@
 (set-provider!
   (fn (req)
     (if (= req.round 2)
-      ; the problem is the last message the model sees
-      (if (string-contains? (get (last req.messages) "content") "unbound symbol: fact")
-        (get answers "2")
-        "(final-answer \"the problem was not sent back\")")
-      (get answers "1"))))
+        ; the problem is the last message the model sees
+        (if (string-contains? (get (last req.messages) "content") "unbound symbol: fact")
+            (get answers "2")
+            "(final-answer \"the problem was not sent back\")")
+        (get answers "1"))))
 (define r (code-agent "Print and answer" :max-steps 3))
 (prn r.status)
 (prn (get (first r.notes.steps) "problems"))

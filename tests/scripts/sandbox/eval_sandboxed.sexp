@@ -22,7 +22,7 @@
 (prn (+ secret 0))
 (prn (try (eval-sandboxed "(getenv \"HOME\")") (catch e [e.reason e.details.code])))
 (prn (try (eval-sandboxed "(define (spin) (spin)) (spin)" :fuel 1000)
-       (catch e [e.type e.details.resource e.details.limit])))
+          (catch e [e.type e.details.resource e.details.limit])))
 ; named tasks are the only tasks it sees
 (deftask shout (x) (string-upcase x))
 (prn (eval-sandboxed "(get (shout \"a\") \"status\")" :tasks ["shout"]))

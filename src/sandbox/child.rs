@@ -239,8 +239,9 @@ impl Sandbox {
     }
 
     /// Runs `code` within the limits. The caller's own limits are met too: the child's
-    /// fuel is charged to it (an `Err` here is the caller's own fuel running out) and
-    /// the child's time ends at the caller's deadline.
+    /// fuel is charged to it and the child's time ends at the caller's deadline; an `Err`
+    /// here is the caller's own (its fuel or time run out, Ctrl-C), the code's own
+    /// outcome is in [`Ran::value`].
     pub fn run(&self, parent: &Interp, code: &str) -> Result<Ran> {
         let child = &self.interp;
         child.refuel();
@@ -261,6 +262,9 @@ impl Sandbox {
             String::from_utf8_lossy(&std::mem::take(&mut *self.output.borrow_mut())).into_owned();
         parent.tasks.observer.absorb(&child.tasks.observer);
         parent.spend_fuel(child.fuel_used())?;
+        // Ctrl-C, or the caller's own time running out, stops the caller too: not an
+        // error of the code to report and go on from.
+        parent.check_interrupt()?;
         let value = value.map_err(|e| {
             let e = time_as_resource(contained_exit(e), now, timeout);
             e.with_detail("code", json!(code))

@@ -188,6 +188,17 @@ fn an_unknown_provider_is_bad_usage_with_a_hint() {
     assert!(r.stderr.contains("did you mean `openai`?"), "{}", r.stderr);
     let r = eval(&["--provider", "record:nope", "1"]);
     assert_eq!(r.status, Some(2), "{}", r.stderr);
+    let r = eval(&["--provider", "OpenAI", "1"]);
+    assert!(r.stderr.contains("did you mean `openai`?"), "{}", r.stderr);
+}
+
+#[test]
+fn set_provider_with_an_unknown_kind_is_the_callers_mistake() {
+    let r =
+        eval(&[r#"(try (set-provider! :nope {}) (catch e [(get e "type") (get e "message")]))"#]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert!(r.stdout.contains("VALIDATION_ERROR"), "{}", r.stdout);
+    assert!(r.stdout.contains("unknown provider: nope"), "{}", r.stdout);
 }
 
 #[test]

@@ -10,7 +10,7 @@
    "(define (grow s) (grow (str s s))) (grow \"abcdefgh\")"
    "(final-answer \"still here\")"])
 (set-provider! (fn (req) (nth attempts (- req.round 1))))
-(define r (code-agent "Misbehave" :max-steps 6 :fuel 100000 :timeout 0.5 :max-memory 4000000))
+(define r (code-agent "Misbehave" :max-steps 6 :fuel 2000 :timeout 2 :max-memory 4000000))
 (prn r.status)
 (prn (map (fn (s) (get-in s ["error" "type"])) r.notes.steps))
 (prn (map (fn (s) (get-in s ["error" "details" "resource"])) r.notes.steps))

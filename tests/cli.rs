@@ -1567,3 +1567,18 @@ fn completions_are_scripts_for_each_shell() {
     let r = tasklisp(dir.path(), &["completions", "powershell"]);
     assert_eq!(r.status, Some(2));
 }
+
+#[test]
+fn a_model_failure_names_its_provider_and_model() {
+    // A port that was free a moment ago: the connection is refused.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let program = r#"(deftask t () :prompt "hi") (try (t) (catch e (get e "details")))"#;
+    let r = eval(&["--provider", "openai", "--base-url", &base, "-m", "gpt-x", program]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert!(r.stdout.contains(r#""provider" "openai""#), "{}", r.stdout);
+    assert!(r.stdout.contains(r#""model" "gpt-x""#), "{}", r.stdout);
+}

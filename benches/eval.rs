@@ -5,42 +5,9 @@
 //! made by `../shared/bench/run` (see docs/BENCHMARKS.md).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use std::sync::mpsc;
-use tasklisp::{Interp, Limits};
 
-/// Each benchmark runs in one interpreter thread; the closure times `program` there.
-fn bench_program(c: &mut Criterion, name: &str, setup: &'static str, program: &'static str) {
-    let (to_runner, from_bench) = mpsc::channel::<bool>();
-    let (to_bench, from_runner) = mpsc::channel::<std::time::Duration>();
-    let handle = std::thread::Builder::new()
-        .stack_size(Limits::stack_for_depth(Limits::default().max_depth))
-        .spawn(move || {
-            let limits = Limits {
-                stack_size: Limits::stack_for_depth(Limits::default().max_depth),
-                ..Limits::default()
-            };
-            let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
-            interp.run_source("<setup>", setup).expect("setup runs");
-            while from_bench.recv().unwrap_or(false) {
-                let start = std::time::Instant::now();
-                interp.run_source("<bench>", program).expect("program runs");
-                let _ = to_bench.send(start.elapsed());
-            }
-        })
-        .expect("thread");
-    c.bench_function(name, |b| {
-        b.iter_custom(|iterations| {
-            let mut total = std::time::Duration::ZERO;
-            for _ in 0..iterations {
-                let _ = to_runner.send(true);
-                total += from_runner.recv().unwrap_or_default();
-            }
-            total
-        })
-    });
-    let _ = to_runner.send(false);
-    let _ = handle.join();
-}
+mod common;
+use common::bench_program;
 
 fn evaluator(c: &mut Criterion) {
     bench_program(

@@ -185,6 +185,62 @@ impl Capabilities {
     }
 }
 
+impl Capabilities {
+    /// What both allow: a child evaluation's capabilities are those it asks for within
+    /// its caller's, so no code gains one by nesting. A directory is kept when the other
+    /// side allows it (a directory inside an allowed one); a host when the other side
+    /// allows it at every port the entry names.
+    pub fn intersect(&self, other: &Capabilities) -> Capabilities {
+        Capabilities {
+            exec: both(&self.exec, &other.exec, |list, name| list.contains(name)),
+            read: both(&self.read, &other.read, |l, d| dir_within(l, d)),
+            write: both(&self.write, &other.write, |l, d| dir_within(l, d)),
+            env: both(&self.env, &other.env, |list, name| list.contains(name)),
+            providers: both(&self.providers, &other.providers, |list, name| {
+                list.contains(name)
+            }),
+            net: both(&self.net, &other.net, |l, h| host_within(l, h)),
+        }
+    }
+}
+
+/// The entries of each list the other allows (`None`: any).
+fn both<T: Clone + PartialEq>(
+    a: &Option<Vec<T>>,
+    b: &Option<Vec<T>>,
+    allows: impl Fn(&[T], &T) -> bool,
+) -> Option<Vec<T>> {
+    match (a, b) {
+        (None, other) | (other, None) => other.clone(),
+        (Some(a), Some(b)) => {
+            let mut kept: Vec<T> = a.iter().filter(|x| allows(b, x)).cloned().collect();
+            for x in b.iter().filter(|x| allows(a, x)) {
+                if !kept.contains(x) {
+                    kept.push(x.clone());
+                }
+            }
+            Some(kept)
+        }
+    }
+}
+
+fn dir_within(allowed: &[PathBuf], dir: &Path) -> bool {
+    let dir = resolve(dir);
+    allowed.iter().any(|a| dir.starts_with(resolve(a)))
+}
+
+fn host_within(allowed: &[String], entry: &str) -> bool {
+    let Some((host, port)) = net_entry(entry) else {
+        return false;
+    };
+    allowed.iter().any(|a| match net_entry(a) {
+        Some((a_host, a_port)) => {
+            a_host.eq_ignore_ascii_case(host) && (a_port.is_none() || a_port == port)
+        }
+        None => false,
+    })
+}
+
 /// The host of `url` (lower case, an IPv6 address without brackets) and its port,
 /// the scheme's default when it names none. Never the URL's credentials.
 fn host_and_port(url: &str) -> Option<(String, Option<u16>)> {
@@ -202,27 +258,27 @@ fn host_and_port(url: &str) -> Option<(String, Option<u16>)> {
 /// Whether an `--allow-net` entry (`host`, `host:port`, `[v6]:port`, a bare IPv6
 /// address) allows `host` at `port`.
 fn net_entry_allows(entry: &str, host: &str, port: Option<u16>) -> bool {
+    net_entry(entry).is_some_and(|(entry_host, entry_port)| {
+        entry_host.eq_ignore_ascii_case(host) && (entry_port.is_none() || entry_port == port)
+    })
+}
+
+/// An `--allow-net` entry's host and port (`None`: any port); `None` when it reads as
+/// neither.
+fn net_entry(entry: &str) -> Option<(&str, Option<u16>)> {
     let entry = entry.trim();
-    let (entry_host, entry_port) = match entry.strip_prefix('[') {
-        Some(rest) => match rest.split_once(']') {
-            Some((v6, "")) => (v6, None),
-            Some((v6, tail)) => match tail.strip_prefix(':').map(str::parse::<u16>) {
-                Some(Ok(p)) => (v6, Some(p)),
-                _ => return false,
-            },
-            None => return false,
+    match entry.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']')? {
+            (v6, "") => Some((v6, None)),
+            (v6, tail) => Some((v6, Some(tail.strip_prefix(':')?.parse().ok()?))),
         },
         // More than one colon without brackets: an IPv6 address alone.
-        None if entry.matches(':').count() > 1 => (entry, None),
+        None if entry.matches(':').count() > 1 => Some((entry, None)),
         None => match entry.split_once(':') {
-            Some((name, p)) => match p.parse::<u16>() {
-                Ok(p) => (name, Some(p)),
-                Err(_) => return false,
-            },
-            None => (entry, None),
+            Some((name, p)) => Some((name, Some(p.parse().ok()?))),
+            None => Some((entry, None)),
         },
-    };
-    entry_host.eq_ignore_ascii_case(host) && (entry_port.is_none() || entry_port == port)
+    }
 }
 
 /// How a host is written in a flag: an IPv6 address in brackets.
@@ -429,6 +485,33 @@ mod tests {
         assert!(caps.check_env("HOME").is_err());
         assert!(caps.check_provider("openai").is_ok());
         assert!(caps.check_provider("record:openai").is_err());
+    }
+
+    #[test]
+    fn an_intersection_never_allows_more_than_either_side() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = dir.path().join("inner");
+        std::fs::create_dir(&inner).unwrap();
+        let parent = Capabilities {
+            env: Some(vec!["LANG".into()]),
+            read: Some(vec![dir.path().to_path_buf()]),
+            net: Some(vec!["api.example.com:443".into()]),
+            ..Capabilities::sandbox()
+        };
+        let asked = Capabilities {
+            env: Some(vec!["LANG".into(), "HOME".into()]),
+            read: Some(vec![inner.clone(), PathBuf::from("/etc")]),
+            net: Some(vec!["api.example.com".into(), "evil.example".into()]),
+            exec: None,
+            ..Capabilities::sandbox()
+        };
+        let both = parent.intersect(&asked);
+        assert_eq!(both.env, Some(vec!["LANG".to_owned()]));
+        assert_eq!(both.read, Some(vec![inner]));
+        assert_eq!(both.net, Some(vec!["api.example.com:443".to_owned()]));
+        assert_eq!(both.exec, Some(vec![]));
+        assert_eq!(Capabilities::all().intersect(&asked), asked);
+        assert_eq!(asked.intersect(&Capabilities::all()), asked);
     }
 
     #[test]

@@ -9,13 +9,14 @@ use std::io::Write;
 use std::sync::LazyLock;
 
 /// The standard layers, the core first.
-pub fn standard() -> [&'static Layer; 5] {
+pub fn standard() -> [&'static Layer; 6] {
     [
         &crate::eval::CORE,
         &crate::task::LAYER,
         &crate::module::LAYER,
         &crate::testing::LAYER,
         &crate::mcp::LAYER,
+        &crate::sandbox::LAYER,
     ]
 }
 

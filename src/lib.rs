@@ -61,6 +61,7 @@ mod progress;
 mod provider;
 mod repl;
 mod runlog;
+mod sandbox;
 mod secrets;
 mod source;
 mod suggest;

@@ -6,9 +6,22 @@
 //! is counted and the budget is not enforced.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 static IN_USE: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// Bytes allocated on this thread less those freed on it: what a child evaluation
+    /// (`eval-sandboxed`) is charged, whatever other threads do meanwhile.
+    static THREAD_NET: Cell<i64> = const { Cell::new(0) };
+}
+
+/// Adds `delta` to this thread's count. `try_with`: the count has no destructor, but an
+/// allocation made while the thread is torn down must never fail for it.
+fn count_on_thread(delta: i64) {
+    let _ = THREAD_NET.try_with(|net| net.set(net.get().wrapping_add(delta)));
+}
 
 /// The system allocator, counting the bytes it hands out.
 pub struct CountingAllocator;
@@ -20,6 +33,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
         let p = System.alloc(layout);
         if !p.is_null() {
             IN_USE.fetch_add(layout.size(), Ordering::Relaxed);
+            count_on_thread(layout.size() as i64);
         }
         p
     }
@@ -28,6 +42,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
         let p = System.alloc_zeroed(layout);
         if !p.is_null() {
             IN_USE.fetch_add(layout.size(), Ordering::Relaxed);
+            count_on_thread(layout.size() as i64);
         }
         p
     }
@@ -35,6 +50,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         System.dealloc(ptr, layout);
         IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+        count_on_thread(-(layout.size() as i64));
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -42,9 +58,17 @@ unsafe impl GlobalAlloc for CountingAllocator {
         if !p.is_null() {
             IN_USE.fetch_add(new_size, Ordering::Relaxed);
             IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+            count_on_thread(new_size as i64 - layout.size() as i64);
         }
         p
     }
+}
+
+/// Bytes allocated on this thread less those freed on it, or `None` when the counting
+/// allocator is not installed. Only differences of two readings mean anything.
+pub fn thread_net() -> Option<i64> {
+    in_use()?;
+    THREAD_NET.try_with(Cell::get).ok()
 }
 
 /// Heap bytes in use, or `None` when the counting allocator is not installed.

@@ -16,12 +16,12 @@ pub mod names;
 mod namespace;
 mod registry;
 
-pub use check::{check_file, check_names, declare_forms, declare_tasks};
+pub use check::{check_file, check_names, declare_forms, declare_tasks, top_level_forms};
 pub use checked::Checked;
+pub use registry::library_params;
 
 use registry::{
-    imported_files, imported_from, library_params, registry_get, registry_insert, ImportOrigin,
-    MODULE_FILES,
+    imported_files, imported_from, registry_get, registry_insert, ImportOrigin, MODULE_FILES,
 };
 
 use crate::capabilities::Access;

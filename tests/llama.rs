@@ -533,6 +533,52 @@ fn a_grammar_is_obeyed() {
     }
 }
 
+/// `code-agent` sends the reader's grammar to llama.cpp's server, so every answer the
+/// model writes reads as tasklisp: no step's problems are syntax errors. Whether the
+/// 135M model reaches a `final-answer` is printed, not asserted.
+#[test]
+#[ignore = "needs llama-server: run .ci/llama-suite"]
+fn a_code_agent_gets_answers_that_all_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = r#"
+(deftask double (n) :description "Doubles a number" (* n 2))
+(let ((r (code-agent "What is 21 doubled? Call (final-answer x) with the number."
+                     :tools [double] :max-steps 4)))
+  {"status" r.status
+   "steps" (map (fn (s) {"code" (get s "code")
+                         "kinds" (map (fn (p) (get p "kind")) (get s "problems"))})
+                r.notes.steps)})"#;
+    let output = run(tasklisp(dir.path(), &shared_url())
+        .args(["-o", "max_tokens", "96", "-o", "temperature", "0.7"])
+        .args(["--json", "eval", program]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let result: Json = serde_json::from_str(stdout(&output).trim()).expect("JSON");
+    let steps = result["steps"].as_array().cloned().unwrap_or_default();
+    assert!(!steps.is_empty(), "{result}");
+    // One model call per step, in order; an answer cut off by max_tokens may end
+    // inside a form, so only the answers the model finished are held to the grammar.
+    let calls = logged_calls(dir.path(), &shared_url());
+    assert_eq!(calls.len(), steps.len(), "{calls:?}");
+    let mut finished = 0;
+    for (step, call) in steps.iter().zip(&calls) {
+        if call["finish_reason"] == "length" {
+            continue;
+        }
+        finished += 1;
+        let kinds = step["kinds"].as_array().cloned().unwrap_or_default();
+        assert!(!kinds.contains(&Json::from("syntax")), "{step}");
+    }
+    eprintln!(
+        "{finished} of {} answers finished within max_tokens",
+        steps.len()
+    );
+    eprintln!(
+        "code-agent: {} steps, status {} (COMPLETE: the model reached final-answer)",
+        steps.len(),
+        result["status"]
+    );
+}
+
 /// `:tool-choice "required"` against a server with a tools-capable chat template
 /// (`TASKLISP_LLAMA_TOOLS_TEMPLATE`, one of llama.cpp's `models/templates`): the server
 /// takes the request as sent. Whether the 135M model makes the call is printed; when it

@@ -715,3 +715,44 @@ fn the_examples_of_the_observability_guide_run_and_print_what_they_say() {
         assert_eq!(printed, expected, "{block}");
     }
 }
+
+/// A code agent's steps are rows under its own, each with its model call, and the
+/// model calls the sandboxed code makes (a tool's) sit under the step that ran it.
+#[test]
+fn a_code_agents_steps_and_its_sandboxed_calls_are_logged_under_it() {
+    let sandbox = Sandbox::new();
+    let script = r#"
+(set-provider!
+  (fn (req)
+    (if (= req.task "code-agent")
+      (if (= req.round 1) "(define a (get (ask \"x\") \"content\"))" "(final-answer a)")
+      "fact")))
+(deftask ask (q) :prompt "Q: {{q}}")
+(println (get (code-agent "go" :tools [ask]) "content"))
+"#;
+    let output = sandbox.run(None, script, &[]);
+    assert_eq!(stdout(&output), "fact\n", "{output:?}");
+    let (_, calls) = sandbox.last_calls();
+    let shape: Vec<(Option<i64>, &str, &str)> = calls
+        .iter()
+        .map(|c| {
+            (
+                c["parent"].as_i64(),
+                c["kind"].as_str().unwrap(),
+                c["task"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            (None, "task", "code-agent"),
+            (Some(1), "task", "code-agent step 1"),
+            (Some(2), "model", "code-agent"),
+            (Some(2), "task", "ask"),
+            (Some(4), "model", "ask"),
+            (Some(1), "task", "code-agent step 2"),
+            (Some(6), "model", "code-agent"),
+        ]
+    );
+}

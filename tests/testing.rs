@@ -621,7 +621,7 @@ fn the_example_workflow_passes_its_tests_from_its_cassette() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let run = tasklisp(root, &["test", "examples/"], &[]);
     assert_eq!(run.status, Some(0), "{}{}", run.stdout, run.stderr);
-    assert_summary(&run, 5, 0);
+    assert_summary(&run, 8, 0);
 }
 
 /// The README's test snippet is the example's own tests, which the test above runs.

@@ -187,8 +187,9 @@ impl Interp {
     }
 
     /// Fails with `RESOURCE_EXHAUSTION` when the process uses more heap than
-    /// `Limits::max_memory`.
+    /// `Limits::max_memory`, or a child evaluation more than its own budget.
     pub fn check_memory(&self) -> Result<()> {
+        self.check_child_memory()?;
         if let (Some(limit), Some(used)) = (self.limits.max_memory, crate::memory::in_use()) {
             if used > limit {
                 return Err(Error::resource(
@@ -203,6 +204,72 @@ impl Interp {
             }
         }
         Ok(())
+    }
+
+    /// The memory budget of a child evaluation: what this thread allocated since it
+    /// started, against its limit.
+    fn check_child_memory(&self) -> Result<()> {
+        let (Some(budget), Some(now)) = (self.state.memory.get(), crate::memory::thread_net())
+        else {
+            return Ok(());
+        };
+        let used = now.saturating_sub(budget.base).max(0) as u64;
+        if used > budget.limit {
+            return Err(Error::resource(
+                "memory",
+                used,
+                budget.limit,
+                format!(
+                    "the evaluation allocated more than {} KiB of memory",
+                    budget.limit >> 10
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs `body` as a child evaluation allowed `limit` bytes of memory from now
+    /// (within any budget already in force).
+    pub fn within_memory<T>(&self, limit: u64, body: impl FnOnce() -> Result<T>) -> Result<T> {
+        let Some(base) = crate::memory::thread_net() else {
+            return body();
+        };
+        let outer = self.state.memory.get();
+        let left = outer.map_or(u64::MAX, |o| {
+            o.limit
+                .saturating_sub(base.saturating_sub(o.base).max(0) as u64)
+        });
+        let budget = super::state::MemoryBudget {
+            base,
+            limit: limit.min(left),
+        };
+        self.state.memory.set(Some(budget));
+        let result = body();
+        self.state.memory.set(outer);
+        result
+    }
+
+    /// Charges `steps` a child evaluation used against this evaluation's fuel.
+    pub fn spend_fuel(&self, steps: u64) -> Result<()> {
+        let ticks = self.ticks.get().saturating_add(steps);
+        self.ticks.set(ticks);
+        match self.limits.fuel {
+            Some(fuel) if ticks > fuel => Err(Error::resource("fuel", ticks, fuel, "out of fuel")),
+            _ => Ok(()),
+        }
+    }
+
+    /// The fuel left (`None`: unlimited).
+    pub fn fuel_left(&self) -> Option<u64> {
+        self.limits
+            .fuel
+            .map(|fuel| fuel.saturating_sub(self.ticks.get()))
+    }
+
+    /// Starts counting fuel afresh: each run in a child that keeps its definitions (a
+    /// code agent's step) gets the whole of its fuel.
+    pub fn refuel(&self) {
+        self.ticks.set(0);
     }
 
     /// When the time limit, or the `:timeout` of the body task in progress, runs out:

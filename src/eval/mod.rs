@@ -146,6 +146,19 @@ impl Interp {
         Ok(interp)
     }
 
+    /// An interpreter for a child evaluation on this thread (`eval-sandboxed`): the same
+    /// layers and a fresh copy of what the prelude defined, `limits` of its own,
+    /// printing to `out`. It shares this one's interrupt flag and notice hook, and runs
+    /// on this stack, so the stack check trips where this one's does.
+    pub fn child(&self, limits: Limits, out: Box<dyn Write>) -> Result<Interp> {
+        let mut child = Interp::with_layers(limits, out, self.layers)?;
+        child.interrupt = self.interrupt.clone();
+        *child.notice.get_mut() = self.notice.borrow().clone();
+        child.state.stack_floor.set(self.state.stack_floor.get());
+        child.state.depth.set(self.state.depth.get());
+        Ok(child)
+    }
+
     /// Installs the builtins and runs the prelude, or, after the first interpreter of
     /// the thread did, copies the globals and macros they made: every interpreter starts
     /// from the same definitions, and copying them costs a tenth of making them.

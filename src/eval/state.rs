@@ -25,8 +25,19 @@ pub struct EvalState {
     /// The earliest deadline of the scopes in progress that set one (a body task's
     /// `:timeout`): the evaluation stops there as the program's time limit stops it.
     pub task_deadline: Cell<Option<TaskDeadline>>,
+    /// The memory a child evaluation (`eval-sandboxed`) may allocate on this thread,
+    /// counted from when it started: `None` outside one.
+    pub memory: Cell<Option<MemoryBudget>>,
     /// The task layer's part: task depth, provider session, turn budgets, run-log scope.
     pub task: TaskState,
+}
+
+/// A child evaluation's memory: this thread's net allocation when it started
+/// (`crate::memory::thread_net`) and the bytes it may add to that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryBudget {
+    pub base: i64,
+    pub limit: u64,
 }
 
 /// When a body task's `:timeout` runs out, and what it was.
@@ -45,6 +56,7 @@ impl EvalState {
             stack_floor: _,
             loading,
             task_deadline,
+            memory,
             task,
         } = parent;
         EvalState {
@@ -52,6 +64,7 @@ impl EvalState {
             stack_floor: Cell::new(stack_floor),
             loading: RefCell::new(loading.borrow().clone()),
             task_deadline: Cell::new(task_deadline.get()),
+            memory: Cell::new(memory.get()),
             task: TaskState::child_of(task),
         }
     }
@@ -63,12 +76,14 @@ impl EvalState {
             stack_floor,
             loading,
             task_deadline,
+            memory,
             task,
         } = self;
         depth.swap(&other.depth);
         stack_floor.swap(&other.stack_floor);
         loading.swap(&other.loading);
         task_deadline.swap(&other.task_deadline);
+        memory.swap(&other.memory);
         task.swap(&other.task);
     }
 }

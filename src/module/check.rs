@@ -80,7 +80,7 @@ pub fn check_file(interp: &Interp, checked: &Checked, path: &Path) -> Result<Ana
 }
 
 /// The top-level forms as a run takes them: those of a top-level `begin` one by one.
-fn top_level_forms(forms: &[Syntax]) -> Vec<&Syntax> {
+pub fn top_level_forms(forms: &[Syntax]) -> Vec<&Syntax> {
     let mut out = Vec::with_capacity(forms.len());
     let mut pending: Vec<&Syntax> = forms.iter().rev().collect();
     while let Some(form) = pending.pop() {

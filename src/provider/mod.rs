@@ -65,6 +65,9 @@ pub struct Request {
     pub choice: Vec<String>,
     /// `:grammar`: a GBNF grammar the answer must follow, for servers that take one.
     pub grammar: Option<String>,
+    /// The grammar is a help, not a demand (a code agent's grammar of the reader's
+    /// syntax): a server that takes none gets the request without it.
+    pub grammar_optional: bool,
     /// Prompt caching asked for, with the key OpenAI is sent as `prompt_cache_key` (the
     /// task's name or its `:prompt-cache-key`); `None` when off (`:cache-prefix false`).
     /// Not part of the request's map: it changes the cost of an answer, not the answer.

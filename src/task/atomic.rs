@@ -134,6 +134,7 @@ fn render(
         tool_choice: None,
         choice: task.constraints.choice.clone(),
         grammar: task.constraints.grammar.clone(),
+        grammar_optional: false,
         prompt_cache: parts.prompt_cache.clone(),
     })
 }

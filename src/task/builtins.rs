@@ -108,7 +108,7 @@ fn get_task(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 /// `template_not_found`, with the nearest registered name as a hint.
-fn task_not_found(interp: &Interp, name: &str) -> Error {
+pub(crate) fn task_not_found(interp: &Interp, name: &str) -> Error {
     let names = interp.tasks.names();
     Error::task_failure(
         Reason::TemplateNotFound,

@@ -136,6 +136,17 @@ impl Runtime {
         self.streaming.set(to);
     }
 
+    /// What a child evaluation's runtime takes from its caller's (`eval-sandboxed`): the
+    /// flags' model settings and rate, the run log and the cache setting, batching. Its
+    /// library starts empty.
+    pub fn inherit(&self, parent: &Runtime) {
+        *self.flags.borrow_mut() = parent.flags.borrow().clone();
+        *self.flag_rate.borrow_mut() = parent.flag_rate.borrow().clone();
+        self.observer.set_log(parent.observer.log());
+        self.observer.inherit_cache_setting(&parent.observer);
+        self.batch_default.set(parent.batch_default.get());
+    }
+
     /// At the REPL a redefinition replaces the old task (with a note) instead of failing.
     pub fn set_replace_on_redefine(&self, replace: bool) {
         self.library.borrow_mut().replace_on_redefine = replace;

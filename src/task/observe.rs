@@ -226,6 +226,22 @@ impl Observer {
         self.cache_everything.set(on);
     }
 
+    /// Takes `parent`'s setting of `--cache` (a child evaluation's observer).
+    pub fn inherit_cache_setting(&self, parent: &Observer) {
+        self.cache_everything.set(parent.cache_everything.get());
+    }
+
+    /// Moves what a child evaluation's observer spent into this run's spending.
+    pub fn absorb(&self, child: &Observer) {
+        let (mut spent, theirs) = (self.spent.get(), child.spent.get());
+        spent.calls = spent.calls.saturating_add(theirs.calls);
+        spent.input_tokens = spent.input_tokens.saturating_add(theirs.input_tokens);
+        spent.output_tokens = spent.output_tokens.saturating_add(theirs.output_tokens);
+        spent.cost += theirs.cost;
+        self.spent.set(spent);
+        child.spent.set(Spent::default());
+    }
+
     /// What the run has spent so far (`(run-usage)`).
     pub fn spent(&self) -> Spent {
         self.spent.get()

@@ -45,7 +45,7 @@ impl Anthropic {
     /// The fields of `body`, for the streamed call to add to. A `:grammar` is refused
     /// here, before anything is sent: the API takes none.
     pub(crate) fn body_fields(&self, request: &Request) -> Result<Map<String, Json>> {
-        if request.grammar.is_some() {
+        if request.grammar.is_some() && !request.grammar_optional {
             return Err(Error::task_failure(
                 Reason::LlmError,
                 "anthropic takes no :grammar (llama.cpp's server does; :choice works everywhere)",

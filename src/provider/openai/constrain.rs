@@ -55,7 +55,7 @@ impl OpenAi {
                 .or_else(|| Some(choice_grammar(&request.choice))));
         }
         match request.grammar {
-            Some(_) => Err(Error::task_failure(
+            Some(_) if !request.grammar_optional => Err(Error::task_failure(
                 Reason::LlmError,
                 format!(
                     "the server at {} takes no :grammar (llama.cpp's server does; \
@@ -64,7 +64,7 @@ impl OpenAi {
                 ),
             )
             .with_detail("option", json!("grammar"))),
-            None => Ok(None),
+            _ => Ok(None),
         }
     }
 }

@@ -1,0 +1,25 @@
+;; stdout: ()
+;; stdout: ({"message" "unbound symbol: frobnicate" "line" 2 "column" 5 "kind" "unbound"})
+;; stdout: ("arity" "car: expected 1 argument, got 2")
+;; stdout: ("arguments" "task `shout`: unknown named argument :y")
+;; stdout: ("syntax" 1 9)
+;; stdout: ("unbound" "capability" "capability")
+;; stdout: ()
+;; stdout: ()
+;; stdout: "unbound"
+; check-code reports what check would, with positions in the code's own text; nothing
+; runs (the print never happens)
+(deftask shout (x) (string-upcase x))
+(prn (check-code "(print \"never\") (+ 1 2)"))
+(prn (check-code "(+ 1\n   (frobnicate 2))"))
+(define (kind-and-message p) [p.kind p.message])
+(prn (kind-and-message (first (check-code "(car '(1) 2)"))))
+(prn (kind-and-message (first (check-code "(shout :y 1)" :tasks [shout]))))
+(prn (let ((p (first (check-code "(list 1 (+ 2")))) [p.kind p.line p.column]))
+; a door written with a constant, or one whose capability is not given at all
+(prn (map (fn (p) p.kind)
+          (check-code "(read-file \"/etc/passwd\") (getenv name)")))
+(prn (check-code "(getenv \"LANG\")" :allow {"env" ["LANG"]}))
+; definitions in the code count, and so do :env bindings; data is checked as its text
+(prn (check-code '(begin (define (f x) (* x y)) (f 2)) :env {"y" 3}))
+(prn (get (first (check-code '(f 2))) "kind"))

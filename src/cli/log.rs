@@ -50,14 +50,41 @@ pub fn install(interp: &Interp, options: &Options) {
             | super::Command::Fmt(_)
             | super::Command::Config
             | super::Command::Completions { .. }
-            | super::Command::Lsp,
+            | super::Command::Lsp
+            | super::Command::Resume { .. },
         ) => return,
         None => ("repl", String::new()),
     };
     if let Some(path) = runlog::location(&env_var) {
-        let log = RunLog::new(path, RunRow::start(command, &script));
+        let mut run = RunRow::start(command, &script);
+        if command == "run" {
+            run.argv = Some(options.argv.clone());
+            run.cwd = std::env::current_dir()
+                .ok()
+                .map(|dir| dir.display().to_string());
+        }
+        let log = RunLog::new(path, run);
         observer.set_log(Some(Rc::new(log)));
     }
+}
+
+/// `tasklisp resume`: the journal of the run taken up answers the steps it made, and
+/// this run takes it over. A journal that does not read is an error before anything
+/// runs.
+pub fn take_up(interp: &Interp, options: &Options) -> Result<()> {
+    let Some(plan) = &options.resume else {
+        return Ok(());
+    };
+    interp
+        .tasks
+        .journal
+        .load(&plan.from, plan.steps.clone())
+        .map_err(Error::validation)?;
+    interp.tasks.journal.set_answers(plan.answers.clone());
+    if let Some(log) = interp.tasks.observer.log() {
+        log.resumes(&plan.from);
+    }
+    Ok(())
 }
 
 /// `--cache` or `TASKLISP_CACHE=on`.

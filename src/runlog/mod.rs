@@ -29,6 +29,10 @@ pub struct RunRow {
     /// The script's path, or the text evaluated (whole here; written scrubbed of
     /// secrets, then shortened).
     pub script: String,
+    /// The command line of a `run` (its words after the program's name) and the
+    /// directory it ran in: what `tasklisp resume` runs again.
+    pub argv: Option<Vec<String>>,
+    pub cwd: Option<String>,
 }
 
 impl RunRow {
@@ -39,6 +43,8 @@ impl RunRow {
             started_ms: now_ms(),
             command: command.to_owned(),
             script: script.to_owned(),
+            argv: None,
+            cwd: None,
         }
     }
 }
@@ -105,6 +111,18 @@ pub struct CallRow {
     pub finish_reason: Option<String>,
     /// The model's reasoning, kept apart from the answer.
     pub reasoning: Option<String>,
+}
+
+/// One step of a run's journal (see `task::journal`): a model call, script run, MCP
+/// call or human answer, by the `pmap` item it was made in and its number there.
+#[derive(Clone, Debug)]
+pub struct JournalRow {
+    pub item: String,
+    pub step: u32,
+    pub kind: String,
+    /// JSON text of what was asked and what came back.
+    pub request: String,
+    pub answer: String,
 }
 
 /// A provider batch job as one run saw it: submitted by the run, or resumed by it
@@ -289,6 +307,29 @@ impl RunLog {
         // The writer answers once the row is committed, or drops the sender if it cannot
         // write; either way this returns.
         let _ = on_disk.recv();
+    }
+
+    /// Journals a step of the run, scrubbed of the secrets the run knows.
+    pub fn record_step(&self, mut row: JournalRow) {
+        {
+            let secrets = lock(&self.shared.secrets);
+            row.request = secrets.scrub(&row.request);
+            row.answer = secrets.scrub(&row.answer);
+        }
+        self.send(writer::Message::Step {
+            run_id: self.run_id().to_owned(),
+            row: Box::new(row),
+        });
+    }
+
+    /// This run resumes run `from`: its journal becomes this run's (so a resume stopped
+    /// in turn resumes from all of it), and `from` is marked resumed, never to be
+    /// resumed again.
+    pub fn resumes(&self, from: &str) {
+        self.send(writer::Message::Resumes {
+            run_id: self.run_id().to_owned(),
+            from: from.to_owned(),
+        });
     }
 
     /// Records how a batch job ended.

@@ -2,6 +2,7 @@
 
 use super::blocking::run_model;
 use super::definition::lossy_json;
+use super::journal;
 use super::metrics::{estimate_tokens, Metrics};
 use super::observe::{CacheCandidate, CallNotes};
 use super::result::STATUSES;
@@ -12,9 +13,10 @@ use crate::eval::env::Env;
 use crate::eval::fiber::{in_fiber, run_blocking};
 use crate::eval::Interp;
 use crate::interrupt::Cancel;
+use crate::provider::cassette::{response_from_json, response_to_json};
 use crate::provider::message::tool_call_from_json;
 use crate::provider::rate::RateLimit;
-use crate::provider::request_key::Target;
+use crate::provider::request_key::{canonical_request, Target};
 use crate::provider::{Echo, ModelOptions, Provider, Request, Response, ToolCall, Usage};
 use crate::secrets::Secrets;
 use crate::value::{from_json, to_json, write_string, Value};
@@ -204,23 +206,38 @@ pub fn send(
         .or_else(|| interp.flag_model());
     let secrets = provider.secrets();
     let observer = &interp.tasks.observer;
+    // The provider and model a flag chose are left out: a resume may send the rest
+    // of the run elsewhere (a model the request names is part of it).
+    let step_request = canonical_request(&request);
+    let step = journal::begin(interp, "model", &step_request)?;
+    let replayed = match &step {
+        journal::Step::Replayed(answer) => Some(
+            response_from_json(answer)
+                .map_err(|e| Error::eval(format!("a journaled answer does not read: {e}")))?,
+        ),
+        journal::Step::Live(_) => None,
+    };
     let (mut pending, cached) = observer.before_model(
         interp.state.task.observe.borrow().clone(),
         &request,
         &target,
         secrets,
-        cache,
+        (cache, replayed.is_some()),
     )?;
-    let was_cached = cached.is_some();
+    let was_cached = cached.is_some() || replayed.is_some();
     let resumable = pending.caching();
     let streaming = streams_here(interp);
-    let (outcome, latency) = match cached {
-        Some(answer) => {
+    let (outcome, latency) = match (replayed, cached) {
+        (Some(response), _) => {
+            show_whole(streaming, &response);
+            (Ok(response), Duration::ZERO)
+        }
+        (None, Some(answer)) => {
             let response = cached_response(answer);
             show_whole(streaming, &response);
             (Ok(response), Duration::ZERO)
         }
-        None => {
+        (None, None) => {
             let call = Call {
                 env,
                 deadline,
@@ -234,6 +251,15 @@ pub fn send(
             (outcome, started.elapsed())
         }
     };
+    if let (journal::Step::Live(id), Ok(response)) = (step, &outcome) {
+        journal::record(
+            interp,
+            id,
+            "model",
+            &step_request,
+            &response_to_json(response),
+        );
+    }
     if let Ok(Response {
         fallback: Some((answered, _)),
         ..

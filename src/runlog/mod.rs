@@ -169,6 +169,8 @@ struct Shared {
     run: RunRow,
     writer: Mutex<Option<writer::Writer>>,
     next_seq: AtomicU64,
+    /// The run's row is on disk (see [`RunLog::make_resumable`]).
+    on_disk: std::sync::atomic::AtomicBool,
     /// The secrets of every provider the run has called so far: every column of every
     /// row, and the run's own script text, is scrubbed of them before it is written.
     secrets: Mutex<Secrets>,
@@ -208,6 +210,7 @@ impl RunLog {
             run,
             writer: Mutex::new(None),
             next_seq: AtomicU64::new(0),
+            on_disk: std::sync::atomic::AtomicBool::new(false),
             secrets: Mutex::new(Secrets::default()),
         }))
     }
@@ -330,6 +333,17 @@ impl RunLog {
             run_id: self.run_id().to_owned(),
             from: from.to_owned(),
         });
+    }
+
+    /// Before the run's first step goes out: waits until the run's row (with its
+    /// command line) is on disk, so a run killed during that step can be resumed.
+    pub fn make_resumable(&self) {
+        if self.shared.on_disk.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let (written, on_disk) = std::sync::mpsc::channel();
+        self.send(writer::Message::Sync(written));
+        let _ = on_disk.recv();
     }
 
     /// Records how a batch job ended.

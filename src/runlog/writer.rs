@@ -39,6 +39,8 @@ pub enum Message {
         status: String,
         ended_ms: i64,
     },
+    /// The sender hears once everything sent before is committed.
+    Sync(Sender<()>),
 }
 
 pub struct Writer {
@@ -142,6 +144,7 @@ fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<(
                 waiting.push(written);
             }
             Message::BatchEnd(end) => end_batch(&tx, &end)?,
+            Message::Sync(written) => waiting.push(written),
             Message::Accept { run_id, seq, key } => {
                 tx.execute(
                     "UPDATE calls SET cache_key = ?3 WHERE run_id = ?1 AND seq = ?2",

@@ -126,6 +126,9 @@ pub fn begin(interp: &Interp, kind: &str, request: &Json) -> Result<Step> {
         .borrow_mut()
         .remove(&(id.item.clone(), id.step))
     else {
+        if let Some(log) = interp.tasks.observer.log() {
+            log.make_resumable();
+        }
         return Ok(Step::Live(id));
     };
     if entry.kind == kind && entry.request == *request {

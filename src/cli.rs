@@ -162,6 +162,13 @@ pub struct Options {
     /// Stop model calls after this many.
     #[arg(long = "budget-calls", value_name = "N", global = true)]
     pub budget_calls: Option<u64>,
+    /// A question (`ask-human`, a tool call to approve) stops the run with exit status 3
+    /// even at a terminal; `tasklisp resume RUN --answer TEXT` goes on.
+    #[arg(long = "no-input", global = true)]
+    pub no_input: bool,
+    /// Every tool call a model asks for waits for a person's approval (`y` runs it).
+    #[arg(long = "approve-tools", global = true)]
+    pub approve_tools: bool,
     /// The configuration file's settings, under the flags and the environment.
     #[arg(skip)]
     pub config: crate::config::Config,
@@ -653,6 +660,11 @@ pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.configure_provider(options.provider_settings()?)?;
     log::install(interp, options);
     log::take_up(interp, options)?;
+    interp.tasks.journal.set_no_input(options.no_input);
+    interp
+        .tasks
+        .journal
+        .set_approve_tools(options.approve_tools);
     interp.tasks.set_batch_default(options.batch);
     interp.tasks.set_streaming(stream_to(options));
     for file in &options.imports {

@@ -66,6 +66,17 @@ impl Fake {
 }
 
 fn tasklisp(dir: &Path, base: &str, args: &[&str]) -> Command {
+    let mut command = on_terminal(dir, base, args);
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// `tasklisp` with the fake's flags and the log in `dir`, its standard streams left
+/// as they are (a pseudo-terminal's, for expectrl).
+fn on_terminal(dir: &Path, base: &str, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
     command
         .env_clear()
@@ -75,10 +86,7 @@ fn tasklisp(dir: &Path, base: &str, args: &[&str]) -> Command {
         .env("OPENAI_API_KEY", "sk-test")
         .current_dir(dir)
         .args(["--provider", "openai", "--base-url", base, "-m", "m"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .args(args);
     command
 }
 
@@ -310,4 +318,122 @@ fn the_log_marks_the_runs_that_can_be_resumed() {
     let line = out.lines().find(|l| l.starts_with(&id)).unwrap();
     assert!(line.contains("interrupted ↻"), "{out}");
     assert!(out.contains("tasklisp resume RUN"), "{out}");
+}
+
+const ASKS: &str = "(deftask ask (q) :prompt \"{{q}}\")
+(println (get (ask \"before\") \"content\"))
+(define a (ask-human \"Publish it?\" :choices [\"yes\" \"no\"]))
+(println (get (ask (str \"after \" a)) \"content\"))\n";
+
+#[test]
+fn ask_human_through_a_pipe_stops_with_status_3_and_resume_answers_it() {
+    let (_keep, dir) = script_dir(ASKS);
+    let fake = Fake::start(None);
+    let (status, out, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+    assert_eq!((status, out.as_str()), (Some(3), "A:before\n"), "{err}");
+    let id = latest_run(&dir);
+    assert!(err.contains(&format!(
+        "run {id} waits for an answer to: Publish it? [yes/no]"
+    )));
+    assert!(
+        err.contains(&format!("tasklisp resume {id} --answer TEXT")),
+        "{err}"
+    );
+    let (status, out, err) = run(&dir, &fake.base, &["resume", &id, "--answer", "yes"]);
+    assert_eq!(status, Some(0), "{err}");
+    assert_eq!(out, "A:before\nA:after yes\n");
+    assert_eq!(
+        fake.seen(),
+        2,
+        "the call before the question is not made again"
+    );
+    // The answer is journaled: the resumed run, stopped later, replays it.
+    let answered: String = db(&dir)
+        .query_row(
+            "SELECT answer FROM journal WHERE run_id = ?1 AND kind = 'human'",
+            [latest_run(&dir)],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(answered, "\"yes\"");
+}
+
+#[test]
+fn ask_human_at_a_terminal_asks_and_no_input_stops_there_too() {
+    use expectrl::Expect;
+    let (_keep, dir) = script_dir(ASKS);
+    let fake = Fake::start(None);
+    let mut command = on_terminal(&dir, &fake.base, &["run", "s.sexp"]);
+    command.env("TERM", "dumb").env("NO_COLOR", "1");
+    let mut session = expectrl::Session::spawn(command).unwrap();
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    session.expect("Publish it? [yes/no] ").unwrap();
+    session.send("maybe\r").unwrap();
+    session.expect("answer one of [yes/no]").unwrap();
+    session.expect("Publish it? [yes/no] ").unwrap();
+    session.send("no\r").unwrap();
+    session.expect("A:after no").unwrap();
+    session.expect(expectrl::Eof).unwrap();
+    // `--no-input` stops at the question even at a terminal.
+    let command = on_terminal(&dir, &fake.base, &["--no-input", "run", "s.sexp"]);
+    let mut session = expectrl::Session::spawn(command).unwrap();
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    session
+        .expect("waits for an answer to: Publish it?")
+        .unwrap();
+    session.expect(expectrl::Eof).unwrap();
+    let status = session.get_process().wait().unwrap();
+    assert_eq!(
+        status,
+        expectrl::process::unix::WaitStatus::Exited(session.get_process().pid(), 3)
+    );
+    // The REPL asks inline and the answer is the expression's value.
+    let mut command = on_terminal(&dir, &fake.base, &[]);
+    command.env("TASKLISP_HISTORY", dir.join("history"));
+    let mut repl = expectrl::Session::spawn(command).unwrap();
+    repl.set_expect_timeout(Some(Duration::from_secs(60)));
+    repl.expect("tl> ").unwrap();
+    repl.send("(ask-human \"Your name?\")\r").unwrap();
+    repl.expect("Your name? ").unwrap();
+    repl.send("Ada\r").unwrap();
+    repl.expect("\"Ada\"").unwrap();
+    repl.expect("tl> ").unwrap();
+}
+
+/// A model that calls the `publish` tool, then answers with what the tool said.
+const APPROVES: &str = "(deftask publish (title) :description \"Publish\"
+  :param-types {\"title\" \"string\"} :approve true
+  (str \"published \" title))
+(define (model request)
+  (if (= (get (last request.messages) \"role\") \"user\")
+      {\"tool_calls\" [{\"name\" \"publish\" \"arguments\" {\"title\" \"x\"}}]}
+      (str \"tool said: \" (get (last request.messages) \"content\"))))
+(deftask go (q) :prompt \"{{q}}\" :tools [publish])
+(with-provider model (println (get (go \"do it\") \"content\")))\n";
+
+#[test]
+fn a_tool_call_waits_for_approval_and_a_refusal_goes_to_the_model() {
+    let (_keep, dir) = script_dir(APPROVES);
+    let fake = Fake::start(None);
+    let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+    assert_eq!(status, Some(3), "{err}");
+    assert!(
+        err.contains("Run tool `publish` with {\"title\":\"x\"}?"),
+        "{err}"
+    );
+    let id = latest_run(&dir);
+    let (status, out, err) = run(&dir, &fake.base, &["resume", &id, "--answer", "n"]);
+    assert_eq!(status, Some(0), "{err}");
+    assert_eq!(
+        out,
+        "tool said: Error: the user did not allow this call of `publish`\n"
+    );
+    // Without `:approve`, `--approve-tools` asks all the same; `y` runs the tool.
+    std::fs::write(dir.join("s.sexp"), APPROVES.replace(":approve true", "")).unwrap();
+    let (status, _, err) = run(&dir, &fake.base, &["--approve-tools", "run", "s.sexp"]);
+    assert_eq!(status, Some(3), "{err}");
+    let id = latest_run(&dir);
+    let (status, out, err) = run(&dir, &fake.base, &["resume", &id, "--answer", "y"]);
+    assert_eq!(status, Some(0), "{err}");
+    assert_eq!(out, "tool said: published x\n");
 }

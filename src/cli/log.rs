@@ -133,6 +133,7 @@ pub fn finish(interp: &Interp, result: &Result<i32>) {
     let status = match result {
         Ok(0) => "ok",
         Err(e) if e.reason() == Some("execution_halted") => "interrupted",
+        Err(e) if e.reason() == Some(crate::task::human::WAITING_REASON) => "waiting",
         Err(e) if e.exit_code() == Some(0) => "ok",
         _ => "error",
     };

@@ -133,6 +133,7 @@ fn tool_task(client: &Arc<Client>, tool: &Json) -> Result<Task> {
         context: InheritContext::None,
         max_turns: None,
         cache: false,
+        approve: false,
         retries: 0,
         audits: Vec::new(),
         extra_metadata: metadata,

@@ -66,6 +66,10 @@ pub struct Journal {
     steps: RefCell<HashMap<(Rc<str>, u32), Entry>>,
     /// `tasklisp resume --answer TEXT`: answers to the questions asked live, in order.
     answers: RefCell<std::collections::VecDeque<String>>,
+    /// `--no-input`: a question stops the run even at a terminal.
+    no_input: std::cell::Cell<bool>,
+    /// `--approve-tools`: every tool call the model asks for waits for approval.
+    approve_tools: std::cell::Cell<bool>,
 }
 
 impl Journal {
@@ -99,6 +103,22 @@ impl Journal {
 impl Journal {
     pub fn set_answers(&self, answers: Vec<String>) {
         *self.answers.borrow_mut() = answers.into();
+    }
+
+    pub fn set_no_input(&self, on: bool) {
+        self.no_input.set(on);
+    }
+
+    pub fn no_input(&self) -> bool {
+        self.no_input.get()
+    }
+
+    pub fn set_approve_tools(&self, on: bool) {
+        self.approve_tools.set(on);
+    }
+
+    pub fn approve_tools(&self) -> bool {
+        self.approve_tools.get()
     }
 
     /// The next answer `--answer` gave, for a question asked live.

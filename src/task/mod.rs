@@ -15,6 +15,7 @@ pub mod conversation;
 mod definition;
 mod deftask;
 pub mod forms;
+pub mod human;
 pub mod journal;
 pub mod lenient;
 mod library;

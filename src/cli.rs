@@ -169,6 +169,14 @@ pub struct Options {
     /// Every tool call a model asks for waits for a person's approval (`y` runs it).
     #[arg(long = "approve-tools", global = true)]
     pub approve_tools: bool,
+    /// Export the run as OpenTelemetry traces (OTLP/HTTP JSON) to this base URL
+    /// (`/v1/traces` is added); a run also reads OTEL_EXPORTER_OTLP_ENDPOINT. With
+    /// `log RUN`: export that past run.
+    #[arg(long = "otlp", value_name = "URL", global = true)]
+    pub otlp: Option<String>,
+    /// With --otlp: include message contents (prompts, answers, tool arguments).
+    #[arg(long = "otlp-content", global = true)]
+    pub otlp_content: bool,
     /// The configuration file's settings, under the flags and the environment.
     #[arg(skip)]
     pub config: crate::config::Config,
@@ -424,7 +432,7 @@ const HELP_FLAGS: &[(&str, &[&str])] = &[
         "check",
         &["imports", "max_memory", "max_file_size", "error_format"],
     ),
-    ("log", &["json", "error_format"]),
+    ("log", &["json", "error_format", "otlp", "otlp_content"]),
     ("fmt", &["max_file_size", "error_format"]),
     (
         "config",
@@ -607,7 +615,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
     });
     let result = flushed(&interp, result);
     crate::mcp::close_all();
-    log::finish(&interp, &result);
+    log::finish(&interp, options, &result);
     match result {
         Ok(code) => code,
         Err(e) => match e.exit_code() {

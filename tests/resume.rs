@@ -437,3 +437,193 @@ fn a_tool_call_waits_for_approval_and_a_refusal_goes_to_the_model() {
     assert_eq!(status, Some(0), "{err}");
     assert_eq!(out, "tool said: published x\n");
 }
+
+/// An OTLP/HTTP receiver: the JSON bodies posted to `/v1/traces`.
+struct Receiver {
+    base: String,
+    bodies: mpsc::Receiver<Json>,
+}
+
+impl Receiver {
+    fn start() -> Receiver {
+        let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", server.server_addr().to_ip().unwrap());
+        let (send, bodies) = mpsc::channel();
+        std::thread::spawn(move || {
+            while let Ok(mut request) = server.recv() {
+                let mut body = String::new();
+                request.as_reader().read_to_string(&mut body).unwrap();
+                assert_eq!(request.url(), "/v1/traces");
+                let _ = send.send(serde_json::from_str(&body).unwrap());
+                let _ = request.respond(tiny_http::Response::from_string("{}"));
+            }
+        });
+        Receiver { base, bodies }
+    }
+
+    /// The spans of the next export, by name.
+    fn spans(&self) -> Vec<Json> {
+        let body = self.bodies.recv_timeout(Duration::from_secs(60)).unwrap();
+        body["resourceSpans"][0]["scopeSpans"][0]["spans"]
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+}
+
+fn named<'a>(spans: &'a [Json], name: &str) -> Vec<&'a Json> {
+    spans.iter().filter(|s| s["name"] == name).collect()
+}
+
+fn attr(span: &Json, key: &str) -> Json {
+    span["attributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["key"] == key)
+        .map_or(Json::Null, |a| a["value"].clone())
+}
+
+const TRACED: &str = "(deftask ask (q) :prompt \"{{q}}\")
+(deftask outer (x) (str (get (ask x) \"content\") (get (ask \"two\") \"content\")))
+(println (get (outer \"one\") \"content\"))
+(deftask publish (title) :description \"Publish\" :param-types {\"title\" \"string\"}
+  (str \"published \" title))
+(define (model request)
+  (if (= (get (last request.messages) \"role\") \"user\")
+      {\"tool_calls\" [{\"id\" \"c1\" \"name\" \"publish\" \"arguments\" {\"title\" \"x\"}}]}
+      \"done\"))
+(deftask go (q) :prompt \"{{q}}\" :tools [publish])
+(with-provider model (println (get (go \"do it\") \"content\")))\n";
+
+#[test]
+fn a_run_is_exported_as_otlp_spans_with_gen_ai_attributes_and_parents() {
+    let (_keep, dir) = script_dir(TRACED);
+    let fake = Fake::start(None);
+    let receiver = Receiver::start();
+    let (status, _, err) = run(
+        &dir,
+        &fake.base,
+        &["--otlp", &receiver.base, "run", "s.sexp"],
+    );
+    assert_eq!(status, Some(0), "{err}");
+    let spans = receiver.spans();
+    let [run_span] = named(&spans, "run s.sexp")[..] else {
+        panic!("{spans:#?}")
+    };
+    assert!(run_span.get("parentSpanId").is_none());
+    let [outer] = named(&spans, "task outer")[..] else {
+        panic!("{spans:#?}")
+    };
+    assert_eq!(outer["parentSpanId"], run_span["spanId"]);
+    // `outer` calls `ask` twice, each call a model call (those of `go` went to a
+    // procedure provider).
+    let asks: Vec<&Json> = named(&spans, "task ask");
+    assert_eq!(asks.len(), 2, "{spans:#?}");
+    assert!(asks
+        .iter()
+        .all(|ask| ask["parentSpanId"] == outer["spanId"]));
+    let under_ask = |chat: &&Json| asks.iter().any(|a| a["spanId"] == chat["parentSpanId"]);
+    let chats: Vec<&Json> = named(&spans, "chat m")
+        .into_iter()
+        .filter(under_ask)
+        .collect();
+    assert_eq!(chats.len(), 2, "{spans:#?}");
+    for chat in &chats {
+        assert_eq!(chat["traceId"], run_span["traceId"]);
+        assert_eq!(chat["kind"], 3);
+        assert_eq!(
+            attr(chat, "gen_ai.operation.name"),
+            json!({"stringValue": "chat"})
+        );
+        assert_eq!(
+            attr(chat, "gen_ai.provider.name"),
+            json!({"stringValue": "openai"})
+        );
+        assert_eq!(
+            attr(chat, "gen_ai.request.model"),
+            json!({"stringValue": "m"})
+        );
+        assert_eq!(
+            attr(chat, "gen_ai.response.model"),
+            json!({"stringValue": "m"})
+        );
+        assert_eq!(
+            attr(chat, "gen_ai.usage.input_tokens"),
+            json!({"intValue": "3"})
+        );
+        assert_eq!(
+            attr(chat, "gen_ai.usage.output_tokens"),
+            json!({"intValue": "2"})
+        );
+        assert_eq!(
+            attr(chat, "gen_ai.response.finish_reasons"),
+            json!({"arrayValue": {"values": [{"stringValue": "stop"}]}})
+        );
+        assert_eq!(
+            attr(chat, "gen_ai.input.messages"),
+            Json::Null,
+            "no contents"
+        );
+    }
+    let [go] = named(&spans, "task go")[..] else {
+        panic!("{spans:#?}")
+    };
+    let [tool] = named(&spans, "execute_tool publish")[..] else {
+        panic!("{spans:#?}")
+    };
+    assert_eq!(tool["parentSpanId"], go["spanId"]);
+    assert_eq!(
+        attr(tool, "gen_ai.tool.name"),
+        json!({"stringValue": "publish"})
+    );
+    assert_eq!(
+        attr(tool, "gen_ai.tool.call.id"),
+        json!({"stringValue": "c1"})
+    );
+    // The past run exported again: the same spans, contents only when asked for.
+    let id = latest_run(&dir);
+    let (status, out, err) = run(
+        &dir,
+        &fake.base,
+        &["log", &id, "--otlp", &receiver.base, "--otlp-content"],
+    );
+    assert_eq!(status, Some(0), "{err}");
+    assert!(
+        out.starts_with(&format!("exported {} spans of run {id}", spans.len())),
+        "{out}"
+    );
+    let again = receiver.spans();
+    let ids = |spans: &[Json]| {
+        spans
+            .iter()
+            .map(|s| s["spanId"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&again), ids(&spans));
+    let chat = named(&again, "chat m").into_iter().find(under_ask).unwrap();
+    assert!(attr(chat, "gen_ai.input.messages")["stringValue"]
+        .as_str()
+        .unwrap()
+        .contains("one"));
+    assert_eq!(
+        attr(chat, "gen_ai.output.messages"),
+        json!({"stringValue": "A:one"})
+    );
+}
+
+#[test]
+fn an_export_that_fails_is_one_warning_and_the_run_succeeds() {
+    let (_keep, dir) = script_dir(TRACED);
+    let fake = Fake::start(None);
+    let mut command = tasklisp(&dir, &fake.base, &["run", "s.sexp"]);
+    command.env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1");
+    let (status, out, err) = finish(command.spawn().unwrap());
+    assert_eq!(
+        (status, out.as_str()),
+        (Some(0), "A:oneA:two\ndone\n"),
+        "{err}"
+    );
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("not exported")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+}

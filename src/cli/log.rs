@@ -125,8 +125,10 @@ pub fn run_tests(options: &Options, args: &crate::testing::TestArgs, limits: Lim
     status
 }
 
-/// Marks the run ended and waits until every call is written.
-pub fn finish(interp: &Interp, result: &Result<i32>) {
+/// Marks the run ended and waits until every call is written; then exports it as
+/// traces under `--otlp` (or OTEL_EXPORTER_OTLP_ENDPOINT). An export that fails is one
+/// warning: it never fails the run.
+pub fn finish(interp: &Interp, options: &Options, result: &Result<i32>) {
     let Some(log) = interp.tasks.observer.log() else {
         return;
     };
@@ -138,6 +140,30 @@ pub fn finish(interp: &Interp, result: &Result<i32>) {
         _ => "error",
     };
     log.finish(status);
+    let Some(export) = otlp_export(
+        options
+            .otlp
+            .clone()
+            .or_else(|| env_var("OTEL_EXPORTER_OTLP_ENDPOINT")),
+        options,
+    ) else {
+        return;
+    };
+    let sent = query::open(log.path())
+        .and_then(|conn| conn.ok_or_else(|| "nothing was recorded".to_owned()))
+        .and_then(|conn| runlog::otlp::export(&conn, log.run_id(), &export));
+    if let Err(e) = sent {
+        crate::notice::emit(&format!(
+            "tasklisp: the run's traces were not exported: {e}"
+        ));
+    }
+}
+
+fn otlp_export(endpoint: Option<String>, options: &Options) -> Option<runlog::otlp::Export> {
+    Some(runlog::otlp::Export {
+        endpoint: endpoint?,
+        content: options.otlp_content,
+    })
 }
 
 /// `tasklisp log [RUN] [-n N] [--json]`.
@@ -187,6 +213,12 @@ fn listing(
         }
         Some(id) => {
             let id = query::find_run(&conn, id).map_err(failure)?;
+            if let Some(export) = otlp_export(options.otlp.clone(), options) {
+                let spans = runlog::otlp::export(&conn, &id, &export).map_err(failure)?;
+                let url = export.traces_url();
+                return writeln!(out, "exported {spans} spans of run {id} to {url}")
+                    .map_err(|e| Error::stdout_write(&e));
+            }
             let calls = query::calls(&conn, &id).map_err(sql)?;
             let batches = query::batches(&conn, &id).map_err(sql)?;
             if options.json {

@@ -6,6 +6,7 @@
 //! ([`writer`]); the cache reads through a connection of its own.
 
 mod lease;
+pub mod otlp;
 pub mod query;
 mod schema;
 pub mod view;

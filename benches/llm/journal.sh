@@ -20,14 +20,8 @@ runs=${RUNS:-3}
 overhead_n=${OVERHEAD_N:-2000}
 resume_n=${RESUME_N:-10000}
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+. "$here/servers.sh"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-serve() { # serve PORT LATENCY
-  python3 "$here/fake_server.py" "$1" "$2" &
-  for _ in $(seq 100); do curl -s "http://127.0.0.1:$1/peak" >/dev/null && return; sleep 0.1; done
-  echo "the fake server did not start" >&2; exit 1
-}
 export OPENAI_API_KEY=bench
 
 slow=$(port); serve "$slow" "$latency"

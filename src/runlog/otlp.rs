@@ -163,15 +163,30 @@ fn call_spans(ids: &Ids, call: &Json, calls: &[Json], content: bool) -> Vec<Json
         attributes,
         error,
     )];
-    // A tool runs after the answer that asked for it, until the next model call made in
-    // the same task call (or that call's end).
+    spans.extend(tool_spans(ids, call, calls, parent, times.1, content));
+    spans
+}
+
+/// The spans of the tools a model call asked for: each runs after the answer that asked
+/// for it (`answered`, in ms), until the next call made in the same task call (or that
+/// answer, when there is none).
+fn tool_spans(
+    ids: &Ids,
+    call: &Json,
+    calls: &[Json],
+    parent: String,
+    answered: f64,
+    content: bool,
+) -> Vec<Json> {
+    let seq = call["seq"].as_i64().unwrap_or_default();
     let until = calls
         .iter()
         .filter(|c| c["parent"] == call["parent"] && c["seq"].as_i64() > Some(seq))
-        .map(|c| c["started_ms"].as_f64().unwrap_or(times.1))
+        .map(|c| c["started_ms"].as_f64().unwrap_or(answered))
         .next()
-        .unwrap_or(times.1)
-        .max(times.1);
+        .unwrap_or(answered)
+        .max(answered);
+    let mut spans = Vec::new();
     for (n, tool) in call["tool_calls"]
         .as_array()
         .into_iter()
@@ -188,15 +203,13 @@ fn call_spans(ids: &Ids, call: &Json, calls: &[Json], content: bool) -> Vec<Json
             let arguments = tool["arguments"].to_string();
             attributes.push(attribute("gen_ai.tool.call.arguments", json!(arguments)));
         }
-        let id = ids.tool(seq, n);
-        let span_name = format!("execute_tool {name}");
         spans.push(span(
             ids,
-            id,
+            ids.tool(seq, n),
             Some(parent.clone()),
-            span_name,
+            format!("execute_tool {name}"),
             1,
-            (times.1, until),
+            (answered, until),
             attributes,
             None,
         ));

@@ -206,17 +206,8 @@ pub fn send(
         .or_else(|| interp.flag_model());
     let secrets = provider.secrets();
     let observer = &interp.tasks.observer;
-    // The provider and model a flag chose are left out: a resume may send the rest
-    // of the run elsewhere (a model the request names is part of it).
     let step_request = canonical_request(&request);
-    let step = journal::begin(interp, "model", &step_request)?;
-    let replayed = match &step {
-        journal::Step::Replayed(answer) => Some(
-            response_from_json(answer)
-                .map_err(|e| Error::eval(format!("a journaled answer does not read: {e}")))?,
-        ),
-        journal::Step::Live(_) => None,
-    };
+    let (step, replayed) = journal_step(interp, &step_request)?;
     let (mut pending, cached) = observer.before_model(
         interp.state.task.observe.borrow().clone(),
         &request,
@@ -227,17 +218,13 @@ pub fn send(
     let was_cached = cached.is_some() || replayed.is_some();
     let resumable = pending.caching();
     let streaming = streams_here(interp);
-    let (outcome, latency) = match (replayed, cached) {
-        (Some(response), _) => {
+    let known = replayed.or_else(|| cached.map(cached_response));
+    let (outcome, latency) = match known {
+        Some(response) => {
             show_whole(streaming, &response);
             (Ok(response), Duration::ZERO)
         }
-        (None, Some(answer)) => {
-            let response = cached_response(answer);
-            show_whole(streaming, &response);
-            (Ok(response), Duration::ZERO)
-        }
-        (None, None) => {
+        None => {
             let call = Call {
                 env,
                 deadline,
@@ -251,22 +238,7 @@ pub fn send(
             (outcome, started.elapsed())
         }
     };
-    if let (journal::Step::Live(id), Ok(response)) = (step, &outcome) {
-        journal::record(
-            interp,
-            id,
-            "model",
-            &step_request,
-            &response_to_json(response),
-        );
-    }
-    if let Ok(Response {
-        fallback: Some((answered, _)),
-        ..
-    }) = &outcome
-    {
-        pending.answered_by(answered);
-    }
+    note_answer(interp, (step, &step_request), &outcome, &mut pending);
     let outcome = outcome.map(|response| {
         let usage = response.usage.unwrap_or(Usage::new(
             request_tokens,
@@ -286,6 +258,46 @@ pub fn send(
         model: target.model,
         candidate,
     })
+}
+
+/// A live answer goes in the journal; under a fallback chain, the provider that
+/// answered is the one logged.
+fn note_answer(
+    interp: &Interp,
+    (step, step_request): (journal::Step, &serde_json::Value),
+    outcome: &Result<Response>,
+    pending: &mut super::observe::PendingCall,
+) {
+    if let (journal::Step::Live(id), Ok(response)) = (step, outcome) {
+        let answer = response_to_json(response);
+        journal::record(interp, id, "model", step_request, &answer);
+    }
+    if let Ok(Response {
+        fallback: Some((answered, _)),
+        ..
+    }) = outcome
+    {
+        pending.answered_by(answered);
+    }
+}
+
+/// The model call as a step of the journal, and the answer the journal has for it on a
+/// resume. The request is compared without the provider and model a flag chose, so a
+/// resume may send the rest of the run elsewhere (a model the request names is part of
+/// it).
+fn journal_step(
+    interp: &Interp,
+    step_request: &serde_json::Value,
+) -> Result<(journal::Step, Option<Response>)> {
+    let step = journal::begin(interp, "model", step_request)?;
+    let replayed = match &step {
+        journal::Step::Replayed(answer) => Some(
+            response_from_json(answer)
+                .map_err(|e| Error::eval(format!("a journaled answer does not read: {e}")))?,
+        ),
+        journal::Step::Live(_) => None,
+    };
+    Ok((step, replayed))
 }
 
 /// The estimated tokens of a request's messages.

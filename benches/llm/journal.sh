@@ -5,9 +5,10 @@
 #    LATENCY=0.2 s each) with the run log (and so the journal) off and on, RUNS times.
 # 2. OVERHEAD_N calls to a server that answers at once, log off and on: the log's and
 #    journal's cost per call, with no waiting to hide it.
-# 3. A run of RESUME_N calls stopped by an error after its last call, then resumed: the
-#    seconds until the resume's first live call is answered (the whole resume: loading
-#    and replaying the journal, then one live call to the fast server).
+# 3. A run of RESUME_N calls (to the `echo` provider, so no server's speed counts)
+#    stopped by an error after its last call, then resumed: the seconds until the
+#    resume's first live call is answered (the whole resume: loading and replaying the
+#    journal, then one live call).
 #
 # Needs: a build of tasklisp (TASKLISP=path, default the release build), python3.
 set -euo pipefail
@@ -46,7 +47,7 @@ cat > "$work/long.sexp" <<'LISP'
 (println (get (ask "live") "content"))
 LISP
 export TASKLISP_LOG="$work/resume.db"
-STOP=1 "$bin" "${flags[@]}" run "$work/long.sexp" "$resume_n" 2>/dev/null || true
+STOP=1 "$bin" --provider echo run "$work/long.sexp" "$resume_n" 2>/dev/null || true
 id=$("$bin" --json log -n 1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])')
 start=$(date +%s.%N)
 "$bin" resume "$id" >/dev/null

@@ -56,6 +56,13 @@ impl RunRow {
     fn logged_script(&self, secrets: &Secrets) -> String {
         crate::value::truncate_text(&secrets.scrub(&self.script), 200)
     }
+
+    /// The command line as the log keeps it: each word scrubbed (a key given on the
+    /// command line must be given again to a resume).
+    fn logged_argv(&self, secrets: &Secrets) -> Option<Vec<String>> {
+        let argv = self.argv.as_ref()?;
+        Some(argv.iter().map(|word| secrets.scrub(word)).collect())
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,15 +259,17 @@ impl RunLog {
             if known.covers(secrets) {
                 return;
             }
-            let before = self.shared.run.logged_script(&known);
+            let run = &self.shared.run;
+            let before = (run.logged_script(&known), run.logged_argv(&known));
             *known = known.with(secrets);
-            (before, self.shared.run.logged_script(&known))
+            (before, (run.logged_script(&known), run.logged_argv(&known)))
         };
         let started = lock(&self.shared.writer).is_some();
         if started && before != after {
             self.send(writer::Message::Script {
                 run_id: self.shared.run.id.clone(),
-                script: after,
+                script: after.0,
+                argv: after.1,
             });
         }
     }
@@ -370,8 +379,10 @@ impl RunLog {
     /// The run's row with its script scrubbed of the secrets known so far.
     fn scrubbed_run(&self) -> RunRow {
         let run = &self.shared.run;
+        let secrets = lock(&self.shared.secrets);
         RunRow {
-            script: run.logged_script(&lock(&self.shared.secrets)),
+            script: run.logged_script(&secrets),
+            argv: run.logged_argv(&secrets),
             ..run.clone()
         }
     }
@@ -431,6 +442,16 @@ pub fn location(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .filter(|p| p.is_absolute())
         .or_else(|| env("HOME").map(|home| Path::new(&home).join(".local/state")))?;
     Some(state.join("tasklisp/log.db"))
+}
+
+/// The first `n` bytes of the SHA-256 digest of `bytes`, in hex.
+pub fn digest_hex(bytes: &[u8], n: usize) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .take(n)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 pub fn now_ms() -> i64 {

@@ -11,7 +11,6 @@
 use super::query;
 use rusqlite::{params, Connection};
 use serde_json::{json, Value as Json};
-use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 /// Where to send and what.
@@ -232,15 +231,12 @@ impl Ids {
     fn of(run_id: &str) -> Ids {
         Ids {
             run_id: run_id.to_owned(),
-            trace: hex(&Sha256::digest(run_id.as_bytes()), 16),
+            trace: super::digest_hex(run_id.as_bytes(), 16),
         }
     }
 
     fn span(&self, what: &str) -> String {
-        hex(
-            &Sha256::digest(format!("{}/{what}", self.run_id).as_bytes()),
-            8,
-        )
+        super::digest_hex(format!("{}/{what}", self.run_id).as_bytes(), 8)
     }
 
     fn run(&self) -> String {
@@ -254,11 +250,6 @@ impl Ids {
     fn tool(&self, seq: i64, n: usize) -> String {
         self.span(&format!("{seq}/tool/{n}"))
     }
-}
-
-/// The first `n` bytes in hex.
-fn hex(bytes: &[u8], n: usize) -> String {
-    bytes.iter().take(n).map(|b| format!("{b:02x}")).collect()
 }
 
 /// One span; `kind` is OTLP's (1 internal, 3 client); times in milliseconds.

@@ -19,10 +19,12 @@ pub enum Message {
         seq: u64,
         key: String,
     },
-    /// The run's script text, scrubbed of a secret learnt after the run row was written.
+    /// The run's script text and command line, scrubbed of a secret learnt after the
+    /// run row was written.
     Script {
         run_id: String,
         script: String,
+        argv: Option<Vec<String>>,
     },
     /// A step of the run's journal.
     Step {
@@ -151,10 +153,14 @@ fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<(
                     params![run_id, count(seq), key],
                 )?;
             }
-            Message::Script { run_id, script } => {
+            Message::Script {
+                run_id,
+                script,
+                argv,
+            } => {
                 tx.execute(
-                    "UPDATE runs SET script = ?2 WHERE id = ?1",
-                    params![run_id, script],
+                    "UPDATE runs SET script = ?2, argv = ?3 WHERE id = ?1",
+                    params![run_id, script, argv_json(argv.as_ref())],
                 )?;
             }
             Message::Step { run_id, row } => {
@@ -238,6 +244,10 @@ fn end_batch(tx: &rusqlite::Transaction, end: &BatchEnd) -> rusqlite::Result<()>
         ],
     )?;
     Ok(())
+}
+
+fn argv_json(argv: Option<&Vec<String>>) -> Option<String> {
+    argv.map(|argv| serde_json::json!(argv).to_string())
 }
 
 fn count(n: u64) -> i64 {

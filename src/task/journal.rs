@@ -158,6 +158,12 @@ pub fn begin(interp: &Interp, kind: &str, request: &Json) -> Result<Step> {
     Err(mismatch(&from, &id, kind, &entry, request))
 }
 
+/// Steps are journaled (the run has a log) or replayed: what a step asks is worth
+/// writing down.
+pub fn active(interp: &Interp) -> bool {
+    interp.tasks.observer.log().is_some() || !interp.tasks.journal.steps.borrow().is_empty()
+}
+
 /// Journals a step that ran live.
 pub fn record(interp: &Interp, id: StepId, kind: &str, request: &Json, answer: &Json) {
     if let Some(log) = interp.tasks.observer.log() {

@@ -206,7 +206,14 @@ pub fn send(
         .or_else(|| interp.flag_model());
     let secrets = provider.secrets();
     let observer = &interp.tasks.observer;
-    let step_request = canonical_request(&request);
+    if let Some(log) = observer.log() {
+        // Before the journal or the run's row is written, so both are scrubbed of them.
+        log.learn_secrets(&secrets);
+    }
+    let step_request = match journal::active(interp) {
+        true => journal_request(&request),
+        false => serde_json::Value::Null,
+    };
     let (step, replayed) = journal_step(interp, &step_request)?;
     let (mut pending, cached) = observer.before_model(
         interp.state.task.observe.borrow().clone(),
@@ -279,6 +286,25 @@ fn note_answer(
     {
         pending.answered_by(answered);
     }
+}
+
+/// A model call as the journal compares it: the canonical request, its messages (when
+/// more than the system and prompt) as their count, a digest and the last one, so a long
+/// conversation's journal grows with its turns, not with their square.
+fn journal_request(request: &Request) -> serde_json::Value {
+    let mut step = canonical_request(request);
+    if let Some(serde_json::Value::Array(messages)) = step.get("messages") {
+        let text = serde_json::to_string(messages).unwrap_or_default();
+        let digest = crate::runlog::digest_hex(text.as_bytes(), 16);
+        let last = messages
+            .last()
+            .map(|m| crate::value::truncate_text(&m.get("content").unwrap_or(m).to_string(), 200));
+        let summary = serde_json::json!({"count": messages.len(), "digest": digest, "last": last});
+        if let Some(fields) = step.as_object_mut() {
+            fields.insert("messages".into(), summary);
+        }
+    }
+    step
 }
 
 /// The model call as a step of the journal, and the answer the journal has for it on a

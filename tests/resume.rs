@@ -627,3 +627,17 @@ fn an_export_that_fails_is_one_warning_and_the_run_succeeds() {
     let warnings: Vec<&str> = err.lines().filter(|l| l.contains("not exported")).collect();
     assert_eq!(warnings.len(), 1, "{err}");
 }
+
+#[test]
+fn a_key_among_the_arguments_is_kept_out_of_the_stored_command_line() {
+    let (_keep, dir) = script_dir(SEQUENTIAL);
+    let fake = Fake::start(None);
+    // The provider's key (OPENAI_API_KEY) given as the script's argument.
+    let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp", "sk-test"]);
+    assert_eq!(status, Some(0), "{err}");
+    let argv: String = db(&dir)
+        .query_row("SELECT argv FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert!(!argv.contains("sk-test"), "{argv}");
+    assert!(argv.contains("[REDACTED]"), "{argv}");
+}

@@ -206,15 +206,7 @@ pub fn send(
         .or_else(|| interp.flag_model());
     let secrets = provider.secrets();
     let observer = &interp.tasks.observer;
-    if let Some(log) = observer.log() {
-        // Before the journal or the run's row is written, so both are scrubbed of them.
-        log.learn_secrets(&secrets);
-    }
-    let step_request = match journal::active(interp) {
-        true => journal_request(&request),
-        false => serde_json::Value::Null,
-    };
-    let (step, replayed) = journal_step(interp, &step_request)?;
+    let (step, step_request, replayed) = journal_step(interp, &request, &secrets)?;
     let (mut pending, cached) = observer.before_model(
         interp.state.task.observe.borrow().clone(),
         &request,
@@ -254,7 +246,7 @@ pub fn send(
         (response, usage)
     });
     let (notes, candidate) = observer.after_model(pending, &request, &outcome, latency, was_cached);
-    let (response, usage) = outcome?;
+    let (response, usage) = outcome.map_err(|e| naming_the_target(e, &target))?;
     if !was_cached {
         interp.record_turn(usage.input_tokens.saturating_add(usage.output_tokens))?;
     }
@@ -307,15 +299,24 @@ fn journal_request(request: &Request) -> serde_json::Value {
     step
 }
 
-/// The model call as a step of the journal, and the answer the journal has for it on a
-/// resume. The request is compared without the provider and model a flag chose, so a
+/// The model call as a step of the journal (what it asks, when anything is journaled or
+/// replayed), and the answer the journal has for it on a resume. The request is compared without the provider and model a flag chose, so a
 /// resume may send the rest of the run elsewhere (a model the request names is part of
 /// it).
 fn journal_step(
     interp: &Interp,
-    step_request: &serde_json::Value,
-) -> Result<(journal::Step, Option<Response>)> {
-    let step = journal::begin(interp, "model", step_request)?;
+    request: &Request,
+    secrets: &Secrets,
+) -> Result<(journal::Step, serde_json::Value, Option<Response>)> {
+    if let Some(log) = interp.tasks.observer.log() {
+        // Before the journal or the run's row is written, so both are scrubbed of them.
+        log.learn_secrets(secrets);
+    }
+    let step_request = match journal::active(interp) {
+        true => journal_request(request),
+        false => serde_json::Value::Null,
+    };
+    let step = journal::begin(interp, "model", &step_request)?;
     let replayed = match &step {
         journal::Step::Replayed(answer) => Some(
             response_from_json(answer)
@@ -323,7 +324,23 @@ fn journal_step(
         ),
         journal::Step::Live(_) => None,
     };
-    Ok((step, replayed))
+    Ok((step, step_request, replayed))
+}
+
+/// A model's failure says which provider and model it came from (`details.provider`,
+/// `details.model`) unless a provider said so itself (a fallback chain names each).
+fn naming_the_target(error: Error, target: &Target) -> Error {
+    if error.reason() != Some("llm_error") {
+        return error;
+    }
+    let mut error = error;
+    if !error.details().contains_key("provider") {
+        error = error.with_detail("provider", serde_json::json!(target.provider));
+    }
+    match (&target.model, error.details().contains_key("model")) {
+        (Some(model), false) => error.with_detail("model", serde_json::json!(model)),
+        _ => error,
+    }
 }
 
 /// The estimated tokens of a request's messages.

@@ -22,6 +22,7 @@ mod config;
 mod fmt;
 mod log;
 mod prompt;
+mod resume;
 
 #[derive(Parser, Debug, Clone)]
 #[command(
@@ -161,9 +162,30 @@ pub struct Options {
     /// Stop model calls after this many.
     #[arg(long = "budget-calls", value_name = "N", global = true)]
     pub budget_calls: Option<u64>,
+    /// A question (`ask-human`, a tool call to approve) stops the run with exit status 3
+    /// even at a terminal; `tasklisp resume RUN --answer TEXT` goes on.
+    #[arg(long = "no-input", global = true)]
+    pub no_input: bool,
+    /// Every tool call a model asks for waits for a person's approval (`y` runs it).
+    #[arg(long = "approve-tools", global = true)]
+    pub approve_tools: bool,
+    /// Export the run as OpenTelemetry traces (OTLP/HTTP JSON) to this base URL
+    /// (`/v1/traces` is added); a run also reads OTEL_EXPORTER_OTLP_ENDPOINT. With
+    /// `log RUN`: export that past run.
+    #[arg(long = "otlp", value_name = "URL", global = true)]
+    pub otlp: Option<String>,
+    /// With --otlp: include message contents (prompts, answers, tool arguments).
+    #[arg(long = "otlp-content", global = true)]
+    pub otlp_content: bool,
     /// The configuration file's settings, under the flags and the environment.
     #[arg(skip)]
     pub config: crate::config::Config,
+    /// The command line's words after the program's name (for the run log).
+    #[arg(skip)]
+    pub argv: Vec<String>,
+    /// `tasklisp resume`: the run taken up and its journal.
+    #[arg(skip)]
+    pub resume: Option<resume::Plan>,
 }
 
 /// `--provider`'s help, listing the providers from their table.
@@ -243,6 +265,19 @@ pub enum Command {
     /// Serve the Language Server Protocol on stdin and stdout, for editors (see
     /// docs/EDITORS.md).
     Lsp,
+    /// Resume a stopped run: run its script again with its flags and arguments, the
+    /// steps its journal holds answered from it, the rest live. Flags before RUN
+    /// replace the run's own; ARGS, when given, its arguments.
+    Resume {
+        /// A run's id, or its first characters.
+        run: String,
+        /// The answer to the question the run stopped at (repeatable, in order).
+        #[arg(long, value_name = "TEXT")]
+        answer: Vec<String>,
+        /// Arguments for the script, instead of the run's.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 /// `--error-format`'s values, as clap reads them.
@@ -331,12 +366,26 @@ pub fn main() -> i32 {
     // The command line's notices (a task redefined, a run log that is off) are lines on
     // stderr; an embedder installs its own hook.
     crate::notice::set_hook(crate::notice::stderr());
-    let (argv, script_args) = args::split_script_args(std::env::args_os().collect());
+    let (argv, plan) = match resume::rewrite(std::env::args_os().collect()) {
+        Ok(rewritten) => rewritten,
+        Err(message) => {
+            eprintln!("tasklisp: {message}");
+            return 1;
+        }
+    };
+    let words: Vec<String> = argv
+        .iter()
+        .skip(1)
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    let (argv, script_args) = args::split_script_args(argv);
     let help = subcommand_help(&argv);
     let parsed = Options::try_parse_from(argv).map(|mut options| {
         if let Some(Command::Run { args, .. }) = &mut options.command {
             *args = script_args;
         }
+        options.argv = words;
+        options.resume = plan;
         options
     });
     let mut options = match parsed {
@@ -383,7 +432,7 @@ const HELP_FLAGS: &[(&str, &[&str])] = &[
         "check",
         &["imports", "max_memory", "max_file_size", "error_format"],
     ),
-    ("log", &["json", "error_format"]),
+    ("log", &["json", "error_format", "otlp", "otlp_content"]),
     ("fmt", &["max_file_size", "error_format"]),
     (
         "config",
@@ -558,13 +607,15 @@ fn run(options: &Options, limits: Limits) -> i32 {
             | Command::Completions { .. }
             | Command::Lsp,
         ) => Ok(0),
+        // Made a `run` before parsing (see `resume::rewrite`).
+        Some(Command::Resume { .. }) => Ok(USAGE),
         // Handled before an interpreter is made.
         Some(Command::Test(_)) => Ok(USAGE),
         None => Ok(crate::repl::main(&interp, &repl_settings(options))),
     });
     let result = flushed(&interp, result);
     crate::mcp::close_all();
-    log::finish(&interp, &result);
+    log::finish(&interp, options, &result);
     match result {
         Ok(code) => code,
         Err(e) => match e.exit_code() {
@@ -616,6 +667,12 @@ fn repl_settings(options: &Options) -> crate::repl::Settings {
 pub fn setup(interp: &Interp, options: &Options) -> Result<()> {
     interp.configure_provider(options.provider_settings()?)?;
     log::install(interp, options);
+    log::take_up(interp, options)?;
+    interp.tasks.journal.set_no_input(options.no_input);
+    interp
+        .tasks
+        .journal
+        .set_approve_tools(options.approve_tools);
     interp.tasks.set_batch_default(options.batch);
     interp.tasks.set_streaming(stream_to(options));
     for file in &options.imports {

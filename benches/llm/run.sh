@@ -17,14 +17,8 @@ concurrency=${CONCURRENCY:-32}
 latency=${LATENCY:-0.2}
 overhead_n=${OVERHEAD_N:-2000}
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+. "$here/servers.sh"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-serve() { # serve PORT LATENCY
-  python3 "$here/fake_server.py" "$1" "$2" &
-  for _ in $(seq 100); do curl -s "http://127.0.0.1:$1/peak" >/dev/null && return; sleep 0.1; done
-  echo "the fake server did not start" >&2; exit 1
-}
 # measure NAME COMMAND…: prints NAME, the command's own output (seconds), peak RSS.
 measure() {
   local name=$1; shift

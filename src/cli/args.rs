@@ -90,6 +90,11 @@ fn next_positional(flags: &Flags, argv: &[OsString], from: usize) -> Option<(usi
     None
 }
 
+/// The first word at or after `from` that is neither a flag nor a flag's value.
+pub fn positional_after(argv: &[OsString], from: usize) -> Option<usize> {
+    next_positional(&Flags::of_options(), argv, from).map(|(at, _)| at)
+}
+
 /// Where the command (`run`, `eval`, …) stands in `argv`, after any global flags.
 pub fn command_position(argv: &[OsString]) -> Option<usize> {
     match next_positional(&Flags::of_options(), argv, 1)? {

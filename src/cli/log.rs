@@ -50,14 +50,41 @@ pub fn install(interp: &Interp, options: &Options) {
             | super::Command::Fmt(_)
             | super::Command::Config
             | super::Command::Completions { .. }
-            | super::Command::Lsp,
+            | super::Command::Lsp
+            | super::Command::Resume { .. },
         ) => return,
         None => ("repl", String::new()),
     };
     if let Some(path) = runlog::location(&env_var) {
-        let log = RunLog::new(path, RunRow::start(command, &script));
+        let mut run = RunRow::start(command, &script);
+        if command == "run" {
+            run.argv = Some(options.argv.clone());
+            run.cwd = std::env::current_dir()
+                .ok()
+                .map(|dir| dir.display().to_string());
+        }
+        let log = RunLog::new(path, run);
         observer.set_log(Some(Rc::new(log)));
     }
+}
+
+/// `tasklisp resume`: the journal of the run taken up answers the steps it made, and
+/// this run takes it over. A journal that does not read is an error before anything
+/// runs.
+pub fn take_up(interp: &Interp, options: &Options) -> Result<()> {
+    let Some(plan) = &options.resume else {
+        return Ok(());
+    };
+    interp
+        .tasks
+        .journal
+        .load(&plan.from, plan.steps.clone())
+        .map_err(Error::validation)?;
+    interp.tasks.journal.set_answers(plan.answers.clone());
+    if let Some(log) = interp.tasks.observer.log() {
+        log.resumes(&plan.from);
+    }
+    Ok(())
 }
 
 /// `--cache` or `TASKLISP_CACHE=on`.
@@ -98,18 +125,45 @@ pub fn run_tests(options: &Options, args: &crate::testing::TestArgs, limits: Lim
     status
 }
 
-/// Marks the run ended and waits until every call is written.
-pub fn finish(interp: &Interp, result: &Result<i32>) {
+/// Marks the run ended and waits until every call is written; then exports it as
+/// traces under `--otlp` (or OTEL_EXPORTER_OTLP_ENDPOINT). An export that fails is one
+/// warning: it never fails the run.
+pub fn finish(interp: &Interp, options: &Options, result: &Result<i32>) {
     let Some(log) = interp.tasks.observer.log() else {
         return;
     };
     let status = match result {
         Ok(0) => "ok",
         Err(e) if e.reason() == Some("execution_halted") => "interrupted",
+        Err(e) if e.reason() == Some(crate::task::human::WAITING_REASON) => "waiting",
         Err(e) if e.exit_code() == Some(0) => "ok",
         _ => "error",
     };
     log.finish(status);
+    let Some(export) = otlp_export(
+        options
+            .otlp
+            .clone()
+            .or_else(|| env_var("OTEL_EXPORTER_OTLP_ENDPOINT")),
+        options,
+    ) else {
+        return;
+    };
+    let sent = query::open(log.path())
+        .and_then(|conn| conn.ok_or_else(|| "nothing was recorded".to_owned()))
+        .and_then(|conn| runlog::otlp::export(&conn, log.run_id(), &export));
+    if let Err(e) = sent {
+        crate::notice::emit(&format!(
+            "tasklisp: the run's traces were not exported: {e}"
+        ));
+    }
+}
+
+fn otlp_export(endpoint: Option<String>, options: &Options) -> Option<runlog::otlp::Export> {
+    Some(runlog::otlp::Export {
+        endpoint: endpoint?,
+        content: options.otlp_content,
+    })
 }
 
 /// `tasklisp log [RUN] [-n N] [--json]`.
@@ -159,6 +213,12 @@ fn listing(
         }
         Some(id) => {
             let id = query::find_run(&conn, id).map_err(failure)?;
+            if let Some(export) = otlp_export(options.otlp.clone(), options) {
+                let spans = runlog::otlp::export(&conn, &id, &export).map_err(failure)?;
+                let url = export.traces_url();
+                return writeln!(out, "exported {spans} spans of run {id} to {url}")
+                    .map_err(|e| Error::stdout_write(&e));
+            }
             let calls = query::calls(&conn, &id).map_err(sql)?;
             let batches = query::batches(&conn, &id).map_err(sql)?;
             if options.json {

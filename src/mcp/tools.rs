@@ -40,13 +40,16 @@ pub fn call_tool(
     arguments: Json,
 ) -> Result<Value> {
     let params = serde_json::json!({"name": tool, "arguments": arguments});
-    let (waiter, flag) = (client.clone(), interp.interrupt_flag());
-    let answer = run_blocking(interp, move || {
-        let interrupted = || match flag.load(Ordering::Relaxed) {
-            true => Err(Error::task_failure(Reason::ExecutionHalted, "interrupted")),
-            false => Ok(()),
-        };
-        waiter.request("tools/call", params, &interrupted)
+    let step = serde_json::json!({"server": client.name, "params": params});
+    let answer = crate::task::journal::journaled(interp, "mcp", &step, || {
+        let (waiter, flag) = (client.clone(), interp.interrupt_flag());
+        run_blocking(interp, move || {
+            let interrupted = || match flag.load(Ordering::Relaxed) {
+                true => Err(Error::task_failure(Reason::ExecutionHalted, "interrupted")),
+                false => Ok(()),
+            };
+            waiter.request("tools/call", params, &interrupted)
+        })
     })?;
     tool_result(&client.name, tool, &answer)
 }
@@ -130,6 +133,7 @@ fn tool_task(client: &Arc<Client>, tool: &Json) -> Result<Task> {
         context: InheritContext::None,
         max_turns: None,
         cache: false,
+        approve: false,
         retries: 0,
         audits: Vec::new(),
         extra_metadata: metadata,

@@ -78,25 +78,9 @@ impl Provider for Record {
     /// cassette, even when a server puts it in an answer.
     fn complete(&self, request: &Request, cancel: &Cancel) -> Result<Response> {
         let response = self.inner.complete(request, cancel)?;
-        let usage = response
-            .usage
-            .map(|u| json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}));
-        let mut answer = Map::new();
-        answer.insert("content".into(), json!(response.content));
-        answer.insert("usage".into(), json!(usage));
-        if !response.tool_calls.is_empty() {
-            let calls = response.tool_calls.iter().map(ToolCall::to_json).collect();
-            answer.insert("tool_calls".into(), Json::Array(calls));
-        }
-        if let Some(reason) = &response.finish_reason {
-            answer.insert("finish_reason".into(), json!(reason));
-        }
-        if let Some(reasoning) = &response.reasoning {
-            answer.insert("reasoning".into(), json!(reasoning));
-        }
         let line = self.inner.secrets().scrub_json(&json!({
             "request": canonical_request(request),
-            "response": Json::Object(answer),
+            "response": response_to_json(&response),
         }));
         self.append(&line).map_err(|e| {
             failure(format!(
@@ -169,6 +153,35 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
     let entry: Json = serde_json::from_str(line).map_err(|e| e.to_string())?;
     let request = entry.get("request").ok_or("no \"request\"")?;
     let response = entry.get("response").ok_or("no \"response\"")?;
+    let key = canonical(request.clone()).to_string();
+    Ok((key, response_from_json(response)?))
+}
+
+/// A response as cassettes and run journals keep it: the content, the usage the
+/// server reported (or null), and the tool calls, finish reason and reasoning when
+/// there are.
+pub fn response_to_json(response: &Response) -> Json {
+    let usage = response
+        .usage
+        .map(|u| json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}));
+    let mut answer = Map::new();
+    answer.insert("content".into(), json!(response.content));
+    answer.insert("usage".into(), json!(usage));
+    if !response.tool_calls.is_empty() {
+        let calls = response.tool_calls.iter().map(ToolCall::to_json).collect();
+        answer.insert("tool_calls".into(), Json::Array(calls));
+    }
+    if let Some(reason) = &response.finish_reason {
+        answer.insert("finish_reason".into(), json!(reason));
+    }
+    if let Some(reasoning) = &response.reasoning {
+        answer.insert("reasoning".into(), json!(reasoning));
+    }
+    Json::Object(answer)
+}
+
+/// The response [`response_to_json`] wrote; what is wrong with it otherwise.
+pub fn response_from_json(response: &Json) -> std::result::Result<Response, String> {
     let content = response
         .get("content")
         .and_then(Json::as_str)
@@ -186,19 +199,15 @@ fn parse_line(line: &str) -> std::result::Result<(String, Response), String> {
             .collect::<std::result::Result<_, _>>()?,
         _ => Vec::new(),
     };
-    let key = canonical(request.clone()).to_string();
     let text = |name: &str| response.get(name).and_then(Json::as_str).map(str::to_owned);
-    Ok((
-        key,
-        Response {
-            content: content.to_owned(),
-            usage,
-            tool_calls,
-            finish_reason: text("finish_reason"),
-            reasoning: text("reasoning"),
-            ..Response::default()
-        },
-    ))
+    Ok(Response {
+        content: content.to_owned(),
+        usage,
+        tool_calls,
+        finish_reason: text("finish_reason"),
+        reasoning: text("reasoning"),
+        ..Response::default()
+    })
 }
 
 impl Provider for Replay {

@@ -6,6 +6,7 @@
 //! ([`writer`]); the cache reads through a connection of its own.
 
 mod lease;
+pub mod otlp;
 pub mod query;
 mod schema;
 pub mod view;
@@ -29,6 +30,10 @@ pub struct RunRow {
     /// The script's path, or the text evaluated (whole here; written scrubbed of
     /// secrets, then shortened).
     pub script: String,
+    /// The command line of a `run` (its words after the program's name) and the
+    /// directory it ran in: what `tasklisp resume` runs again.
+    pub argv: Option<Vec<String>>,
+    pub cwd: Option<String>,
 }
 
 impl RunRow {
@@ -39,6 +44,8 @@ impl RunRow {
             started_ms: now_ms(),
             command: command.to_owned(),
             script: script.to_owned(),
+            argv: None,
+            cwd: None,
         }
     }
 }
@@ -48,6 +55,13 @@ impl RunRow {
     /// would no longer be found), then shortened.
     fn logged_script(&self, secrets: &Secrets) -> String {
         crate::value::truncate_text(&secrets.scrub(&self.script), 200)
+    }
+
+    /// The command line as the log keeps it: each word scrubbed (a key given on the
+    /// command line must be given again to a resume).
+    fn logged_argv(&self, secrets: &Secrets) -> Option<Vec<String>> {
+        let argv = self.argv.as_ref()?;
+        Some(argv.iter().map(|word| secrets.scrub(word)).collect())
     }
 }
 
@@ -107,6 +121,18 @@ pub struct CallRow {
     pub reasoning: Option<String>,
 }
 
+/// One step of a run's journal (see `task::journal`): a model call, script run, MCP
+/// call or human answer, by the `pmap` item it was made in and its number there.
+#[derive(Clone, Debug)]
+pub struct JournalRow {
+    pub item: String,
+    pub step: u32,
+    pub kind: String,
+    /// JSON text of what was asked and what came back.
+    pub request: String,
+    pub answer: String,
+}
+
 /// A provider batch job as one run saw it: submitted by the run, or resumed by it
 /// (`resumed`) after an earlier run that submitted it was stopped.
 #[derive(Clone, Debug)]
@@ -151,6 +177,8 @@ struct Shared {
     run: RunRow,
     writer: Mutex<Option<writer::Writer>>,
     next_seq: AtomicU64,
+    /// The run's row is on disk (see [`RunLog::make_resumable`]).
+    on_disk: std::sync::atomic::AtomicBool,
     /// The secrets of every provider the run has called so far: every column of every
     /// row, and the run's own script text, is scrubbed of them before it is written.
     secrets: Mutex<Secrets>,
@@ -190,6 +218,7 @@ impl RunLog {
             run,
             writer: Mutex::new(None),
             next_seq: AtomicU64::new(0),
+            on_disk: std::sync::atomic::AtomicBool::new(false),
             secrets: Mutex::new(Secrets::default()),
         }))
     }
@@ -230,15 +259,17 @@ impl RunLog {
             if known.covers(secrets) {
                 return;
             }
-            let before = self.shared.run.logged_script(&known);
+            let run = &self.shared.run;
+            let before = (run.logged_script(&known), run.logged_argv(&known));
             *known = known.with(secrets);
-            (before, self.shared.run.logged_script(&known))
+            (before, (run.logged_script(&known), run.logged_argv(&known)))
         };
         let started = lock(&self.shared.writer).is_some();
         if started && before != after {
             self.send(writer::Message::Script {
                 run_id: self.shared.run.id.clone(),
-                script: after,
+                script: after.0,
+                argv: after.1,
             });
         }
     }
@@ -291,6 +322,40 @@ impl RunLog {
         let _ = on_disk.recv();
     }
 
+    /// Journals a step of the run, scrubbed of the secrets the run knows.
+    pub fn record_step(&self, mut row: JournalRow) {
+        {
+            let secrets = lock(&self.shared.secrets);
+            row.request = secrets.scrub(&row.request);
+            row.answer = secrets.scrub(&row.answer);
+        }
+        self.send(writer::Message::Step {
+            run_id: self.run_id().to_owned(),
+            row: Box::new(row),
+        });
+    }
+
+    /// This run resumes run `from`: its journal becomes this run's (so a resume stopped
+    /// in turn resumes from all of it), and `from` is marked resumed, never to be
+    /// resumed again.
+    pub fn resumes(&self, from: &str) {
+        self.send(writer::Message::Resumes {
+            run_id: self.run_id().to_owned(),
+            from: from.to_owned(),
+        });
+    }
+
+    /// Before the run's first step goes out: waits until the run's row (with its
+    /// command line) is on disk, so a run killed during that step can be resumed.
+    pub fn make_resumable(&self) {
+        if self.shared.on_disk.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let (written, on_disk) = std::sync::mpsc::channel();
+        self.send(writer::Message::Sync(written));
+        let _ = on_disk.recv();
+    }
+
     /// Records how a batch job ended.
     pub fn record_batch_end(&self, end: BatchEnd) {
         self.send(writer::Message::BatchEnd(Box::new(end)));
@@ -314,8 +379,10 @@ impl RunLog {
     /// The run's row with its script scrubbed of the secrets known so far.
     fn scrubbed_run(&self) -> RunRow {
         let run = &self.shared.run;
+        let secrets = lock(&self.shared.secrets);
         RunRow {
-            script: run.logged_script(&lock(&self.shared.secrets)),
+            script: run.logged_script(&secrets),
+            argv: run.logged_argv(&secrets),
             ..run.clone()
         }
     }
@@ -375,6 +442,16 @@ pub fn location(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .filter(|p| p.is_absolute())
         .or_else(|| env("HOME").map(|home| Path::new(&home).join(".local/state")))?;
     Some(state.join("tasklisp/log.db"))
+}
+
+/// The first `n` bytes of the SHA-256 digest of `bytes`, in hex.
+pub fn digest_hex(bytes: &[u8], n: usize) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .take(n)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 pub fn now_ms() -> i64 {

@@ -98,19 +98,19 @@ pub fn open(path: &Path) -> Result<Option<Connection>, String> {
 
 /// The latest `limit` runs, newest first: `id`, `started` (UTC), `command`, `script`,
 /// `calls` (model calls made), `input_tokens`, `output_tokens`, `cost`, `status`,
-/// `cache_hits`. Calls answered from the cache are counted apart and their tokens left
+/// `cache_hits`, `resumable` (see [`RESUMABLE`]). Calls answered from the cache are counted apart and their tokens left
 /// out, as `run-usage` does: nothing was sent for them.
 pub fn runs(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<Json>> {
-    let mut statement = conn.prepare(
+    let mut statement = conn.prepare(&format!(
         "SELECT r.id, strftime('%Y-%m-%d %H:%M:%S', r.started_ms / 1000, 'unixepoch'),
                 r.command, r.script, r.status,
                 coalesce(sum(c.cache_hit = 0), 0),
                 sum(CASE WHEN c.cache_hit = 0 THEN c.input_tokens END),
                 sum(CASE WHEN c.cache_hit = 0 THEN c.output_tokens END),
-                sum(c.cost), coalesce(sum(c.cache_hit = 1), 0)
+                sum(c.cost), coalesce(sum(c.cache_hit = 1), 0), {RESUMABLE}
          FROM runs r LEFT JOIN calls c ON c.run_id = r.id AND c.kind = 'model'
-         GROUP BY r.id ORDER BY r.started_ms DESC, r.rowid DESC LIMIT ?1",
-    )?;
+         GROUP BY r.id ORDER BY r.started_ms DESC, r.rowid DESC LIMIT ?1"
+    ))?;
     let rows = statement.query_map(params![limit as i64], |row| {
         Ok(json!({
             "id": row.get::<_, String>(0)?,
@@ -123,7 +123,66 @@ pub fn runs(conn: &Connection, limit: usize) -> rusqlite::Result<Vec<Json>> {
             "output_tokens": row.get::<_, Option<i64>>(7)?.unwrap_or(0),
             "cost": row.get::<_, Option<f64>>(8)?,
             "cache_hits": row.get::<_, i64>(9)?,
+            "resumable": row.get::<_, bool>(10)?,
         }))
+    })?;
+    rows.collect()
+}
+
+/// A run `tasklisp resume` can take up: a script run (not from stdin) with a journal,
+/// that stopped before its end and was not resumed yet.
+const RESUMABLE: &str = "(r.command = 'run' AND r.journal IS NOT NULL AND r.argv IS NOT NULL
+    AND r.resumed_by IS NULL AND r.status NOT IN ('ok', 'running') AND r.script != '-')";
+
+/// What `tasklisp resume` reads of the run it resumes.
+#[derive(Debug)]
+pub struct ResumeSource {
+    pub id: String,
+    pub command: String,
+    pub script: String,
+    pub status: String,
+    /// JSON text: the command line's words.
+    pub argv: Option<String>,
+    pub cwd: Option<String>,
+    /// The journal's format; `None` for a run recorded before journals.
+    pub journal: Option<i64>,
+    pub resumed_by: Option<String>,
+}
+
+pub fn resume_source(conn: &Connection, id: &str) -> rusqlite::Result<ResumeSource> {
+    conn.query_row(
+        "SELECT id, command, script, status, argv, cwd, journal, resumed_by FROM runs
+         WHERE id = ?1",
+        params![id],
+        |row| {
+            Ok(ResumeSource {
+                id: row.get(0)?,
+                command: row.get(1)?,
+                script: row.get(2)?,
+                status: row.get(3)?,
+                argv: row.get(4)?,
+                cwd: row.get(5)?,
+                journal: row.get(6)?,
+                resumed_by: row.get(7)?,
+            })
+        },
+    )
+}
+
+/// The steps of a run's journal, by item and number.
+pub fn journal(conn: &Connection, run_id: &str) -> rusqlite::Result<Vec<super::JournalRow>> {
+    let mut statement = conn.prepare(
+        "SELECT item, step, kind, request, answer FROM journal WHERE run_id = ?1
+         ORDER BY item, step",
+    )?;
+    let rows = statement.query_map(params![run_id], |row| {
+        Ok(super::JournalRow {
+            item: row.get(0)?,
+            step: row.get(1)?,
+            kind: row.get(2)?,
+            request: row.get(3)?,
+            answer: row.get(4)?,
+        })
     })?;
     rows.collect()
 }

@@ -20,12 +20,25 @@ pub fn runs_table(runs: &[Json]) -> String {
             number(&run["calls"]),
             tokens,
             cost(&run["cost"]),
-            text(&run["status"]),
+            status(run),
             text(&run["command"]),
             text(&run["script"]).replace('\n', " "),
         );
     }
+    if runs.iter().any(|run| run["resumable"] == true) {
+        out.push_str("↻ can be resumed: tasklisp resume RUN\n");
+    }
     out
+}
+
+/// The run's status, marked `↻` when `tasklisp resume` can take it up.
+fn status(run: &Json) -> String {
+    let status = text(&run["status"]);
+    if run["resumable"] == true {
+        format!("{status} ↻")
+    } else {
+        status
+    }
 }
 
 /// Indentation stops growing at this depth; deeper calls name their depth instead, so a

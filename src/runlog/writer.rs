@@ -2,7 +2,7 @@
 //! hand it rows over a channel; it writes whatever is queued in one transaction.
 
 use super::schema;
-use super::{BatchEnd, BatchRow, CallRow, RunRow};
+use super::{BatchEnd, BatchRow, CallRow, JournalRow, RunRow};
 use rusqlite::{params, Connection};
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -19,16 +19,30 @@ pub enum Message {
         seq: u64,
         key: String,
     },
-    /// The run's script text, scrubbed of a secret learnt after the run row was written.
+    /// The run's script text and command line, scrubbed of a secret learnt after the
+    /// run row was written.
     Script {
         run_id: String,
         script: String,
+        argv: Option<Vec<String>>,
+    },
+    /// A step of the run's journal.
+    Step {
+        run_id: String,
+        row: Box<JournalRow>,
+    },
+    /// The run resumes `from`: `from`'s journal is copied and `from` marked resumed.
+    Resumes {
+        run_id: String,
+        from: String,
     },
     End {
         run_id: String,
         status: String,
         ended_ms: i64,
     },
+    /// The sender hears once everything sent before is committed.
+    Sync(Sender<()>),
 }
 
 pub struct Writer {
@@ -83,8 +97,8 @@ fn insert_run(conn: Connection, run: &RunRow) -> Result<Connection, String> {
     let owner = super::lease::Owner::this_process();
     conn.execute(
         "INSERT OR IGNORE INTO runs (id, started_ms, command, script, status, host, boot, pid,
-            pid_start)
-         VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7, ?8)",
+            pid_start, argv, cwd, journal)
+         VALUES (?1, ?2, ?3, ?4, 'running', ?5, ?6, ?7, ?8, ?9, ?10, 1)",
         params![
             run.id,
             run.started_ms,
@@ -94,6 +108,10 @@ fn insert_run(conn: Connection, run: &RunRow) -> Result<Connection, String> {
             owner.as_ref().map(|o| &o.boot),
             owner.as_ref().map(|o| o.pid),
             owner.as_ref().map(|o| count(o.start)),
+            run.argv
+                .as_ref()
+                .map(|argv| serde_json::json!(argv).to_string()),
+            run.cwd,
         ],
     )
     .map_err(|e| e.to_string())?;
@@ -128,16 +146,47 @@ fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<(
                 waiting.push(written);
             }
             Message::BatchEnd(end) => end_batch(&tx, &end)?,
+            Message::Sync(written) => waiting.push(written),
             Message::Accept { run_id, seq, key } => {
                 tx.execute(
                     "UPDATE calls SET cache_key = ?3 WHERE run_id = ?1 AND seq = ?2",
                     params![run_id, count(seq), key],
                 )?;
             }
-            Message::Script { run_id, script } => {
+            Message::Script {
+                run_id,
+                script,
+                argv,
+            } => {
                 tx.execute(
-                    "UPDATE runs SET script = ?2 WHERE id = ?1",
-                    params![run_id, script],
+                    "UPDATE runs SET script = ?2, argv = ?3 WHERE id = ?1",
+                    params![run_id, script, argv_json(argv.as_ref())],
+                )?;
+            }
+            Message::Step { run_id, row } => {
+                tx.prepare_cached(
+                    "INSERT OR REPLACE INTO journal (run_id, item, step, kind, request, answer)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                )?
+                .execute(params![
+                    run_id,
+                    row.item,
+                    row.step,
+                    row.kind,
+                    row.request,
+                    row.answer
+                ])?;
+            }
+            Message::Resumes { run_id, from } => {
+                tx.execute(
+                    "INSERT OR IGNORE INTO journal (run_id, item, step, kind, request, answer)
+                     SELECT ?1, item, step, kind, request, answer FROM journal
+                     WHERE run_id = ?2",
+                    params![run_id, from],
+                )?;
+                tx.execute(
+                    "UPDATE runs SET resumed_by = ?1 WHERE id = ?2",
+                    params![run_id, from],
                 )?;
             }
             Message::End {
@@ -195,6 +244,10 @@ fn end_batch(tx: &rusqlite::Transaction, end: &BatchEnd) -> rusqlite::Result<()>
         ],
     )?;
     Ok(())
+}
+
+fn argv_json(argv: Option<&Vec<String>>) -> Option<String> {
+    argv.map(|argv| serde_json::json!(argv).to_string())
 }
 
 fn count(n: u64) -> i64 {

@@ -3,6 +3,7 @@
 
 use super::answer::{parse_output, Answer};
 use super::definition::{ScriptParts, Task};
+use super::journal;
 use super::result::task_result;
 use super::script::run_script;
 use crate::error::{Error, Reason, Result};
@@ -12,7 +13,7 @@ use crate::eval::Interp;
 use crate::interrupt::Cancel;
 use crate::process::{ProcessOutput, ProcessSpec, DEFAULT_MAX_OUTPUT};
 use crate::value::{display_string, write_string, Entries, Value};
-use serde_json::json;
+use serde_json::{json, Value as Json};
 use std::rc::Rc;
 
 pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Result<Value> {
@@ -49,10 +50,15 @@ pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Re
     };
     // What the program printed so far is shown before a wait that may be long.
     interp.flush();
-    let output = run_blocking(interp, move || {
-        run_script(&spec, &cancel).map(|out| (spec.argv, out))
-    });
-    let (argv, output) = output?;
+    let argv = spec.argv.clone();
+    // The environment's names only: its values may be keys, kept out of the log.
+    let env_names: Vec<&str> = spec.env.iter().map(|(name, _)| name.as_str()).collect();
+    let request = json!({"argv": spec.argv, "shell": spec.shell,
+        "stdin": spec.stdin.as_deref().map(String::from_utf8_lossy), "env": env_names});
+    let output = journal::journaled(interp, "script", &request, || {
+        run_blocking(interp, move || run_script(&spec, &cancel)).map(|out| output_json(&out))
+    })?;
+    let output = output_from_json(&output);
     interp.check_interrupt()?;
     if output.exit_code != 0 {
         return Err(failure(task, &argv, &output));
@@ -75,6 +81,33 @@ pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Re
     };
     let parsed = parse_output(task, &answer, &mut notes)?;
     Ok(task_result(&task.name, output.stdout, parsed, notes))
+}
+
+/// A script's output as the journal keeps it.
+fn output_json(output: &ProcessOutput) -> Json {
+    json!({
+        "stdout": output.stdout,
+        "stderr": output.stderr,
+        "exit_code": output.exit_code,
+        "stdout_truncated": output.stdout_truncated,
+        "stderr_truncated": output.stderr_truncated,
+    })
+}
+
+/// The output [`output_json`] wrote (a field missing reads as empty).
+fn output_from_json(output: &Json) -> ProcessOutput {
+    let text = |name: &str| output[name].as_str().unwrap_or_default().to_owned();
+    let flag = |name: &str| output[name].as_bool().unwrap_or_default();
+    ProcessOutput {
+        stdout: text("stdout"),
+        stderr: text("stderr"),
+        exit_code: output["exit_code"]
+            .as_i64()
+            .and_then(|code| i32::try_from(code).ok())
+            .unwrap_or(-1),
+        stdout_truncated: flag("stdout_truncated"),
+        stderr_truncated: flag("stderr_truncated"),
+    }
 }
 
 /// The program and its arguments (never empty). With `:shell true` the first word is the

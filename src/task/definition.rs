@@ -153,6 +153,8 @@ pub struct Task {
     pub max_turns: Option<u64>,
     /// `:cache true`: answers may come from the run log's cache.
     pub cache: bool,
+    /// `:approve true`: each call a model makes of it as a tool waits for approval.
+    pub approve: bool,
     pub retries: u32,
     pub audits: Vec<Value>,
     /// `:metadata {…}` given by the program.

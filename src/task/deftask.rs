@@ -432,6 +432,7 @@ impl DefineTask {
             context: self.context(&eval, &options)?,
             max_turns: options.count("max-turns", 1, MAX_TURNS)?,
             cache: options.get("cache").is_some_and(|(v, _)| v.is_truthy()),
+            approve: options.get("approve").is_some_and(|(v, _)| v.is_truthy()),
             retries: options
                 .count("retries", 0, MAX_RETRIES)?
                 .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),

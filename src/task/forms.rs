@@ -12,8 +12,8 @@ use crate::provider::options::{self as model_options, ModelOptions};
 use crate::source::Span;
 use crate::value::{to_json, Value};
 
-/// The task layer: its special forms here, its builtins in `builtins.rs`, `pmap.rs` and
-/// `conversation.rs`.
+/// The task layer: its special forms here, its builtins in `builtins.rs`, `pmap.rs`,
+/// `conversation.rs`, `attachments.rs` and `human.rs`.
 pub static LAYER: Layer = Layer {
     name: "task",
     builtins: &[
@@ -21,6 +21,7 @@ pub static LAYER: Layer = Layer {
         ("Parallel map", super::pmap::BUILTINS),
         ("Conversations", super::conversation::BUILTINS),
         ("Attachments", super::attachments::BUILTINS),
+        ("People in the loop", super::human::BUILTINS),
     ],
     forms: FORMS,
     keeps_mark: Some(super::result::is_valid),

@@ -161,6 +161,7 @@ mod tests {
             context: InheritContext::Full,
             max_turns: None,
             cache: false,
+            approve: false,
             retries: 0,
             audits: Vec::new(),
             extra_metadata: Entries::new(),

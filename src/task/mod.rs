@@ -15,6 +15,8 @@ pub mod conversation;
 mod definition;
 mod deftask;
 pub mod forms;
+pub mod human;
+pub mod journal;
 pub mod lenient;
 mod library;
 mod loops;
@@ -71,6 +73,8 @@ pub struct Runtime {
     /// The run log, cost, usage, budgets and cache (their per-evaluation part is
     /// `EvalState::observe`).
     pub observer: observe::Observer,
+    /// The journal of the run being resumed (`tasklisp resume`).
+    pub journal: journal::Journal,
     /// The memory system's indexes, kept while their files are unchanged.
     memory: RefCell<memory::Indexes>,
     /// `tasklisp run --batch`: every `pmap` gathers its model calls into batch jobs.

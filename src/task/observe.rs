@@ -360,14 +360,15 @@ impl Observer {
 
     /// Before a model call: answers it from the cache when the cache is on and has it,
     /// else checks the budgets (counting the call against them). `secrets` are the
-    /// provider's, never written to the log.
+    /// provider's, never written to the log. A call the journal answers (`replayed`)
+    /// is neither looked up nor counted.
     pub fn before_model(
         &self,
         scope: Scope,
         request: &Request,
         target: &Target,
         secrets: Secrets,
-        task_cache: bool,
+        (task_cache, replayed): (bool, bool),
     ) -> Result<(PendingCall, Option<CachedAnswer>)> {
         // An answer may be a tool call, which the cache does not keep: a request that
         // offers tools is always sent.
@@ -387,10 +388,10 @@ impl Observer {
             caching,
         };
         let cached = match (&log, &pending.cache_key) {
-            (Some(log), Some(key)) if caching => log.cached(key),
+            (Some(log), Some(key)) if caching && !replayed => log.cached(key),
             _ => None,
         };
-        if cached.is_none() {
+        if cached.is_none() && !replayed {
             // Every budget is checked before any counts the call: a call refused by an
             // inner budget is not counted by the outer ones.
             for budget in &pending.budgets {

@@ -8,6 +8,7 @@
 //! [`run_blocking`]: crate::eval::fiber::run_blocking
 
 use super::blocking::ModelCall;
+use super::journal;
 use crate::builtins::predicate::for_item;
 use crate::builtins::{builtin_table, int_arg, list_arg, proc_arg, split_options};
 use crate::error::{Error, Reason, Result};
@@ -92,12 +93,15 @@ fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
     }
     // Each running item holds a fiber stack: past the cap, items queue instead.
     let concurrency = concurrency.min(limit);
+    let journal_prefix = journal::pmap_prefix(interp);
     let results = if in_fiber(interp) {
         // A pmap inside a pmap item runs its items one after another in that item's
         // fiber; their blocking work still overlaps with the outer items'.
         let mut results = Vec::with_capacity(items.len());
-        for item in &items {
+        for (index, item) in items.iter().enumerate() {
+            let outer = journal::enter_item(interp, &journal_prefix, index);
             let result = interp.apply(f, std::slice::from_ref(item), env);
+            journal::leave_item(interp, outer);
             let failed = result.is_err();
             results.push(result);
             if failed && on_error == OnError::Raise {
@@ -107,7 +111,7 @@ fn pmap(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {
         results
     } else {
         let concurrency = usize::try_from(concurrency).unwrap_or(1);
-        Scheduler::new(interp, f, env, concurrency, on_error, batch).run(items)
+        Scheduler::new(interp, f, env, concurrency, on_error, batch, journal_prefix).run(items)
     };
     let mut values = Vec::with_capacity(results.len());
     for (index, result) in results.into_iter().enumerate() {
@@ -166,6 +170,8 @@ struct Scheduler<'a> {
     on_error: OnError,
     /// Model calls are gathered into batch jobs (`:batch true`).
     batch: bool,
+    /// What the items' names in the journal start with.
+    journal_prefix: std::rc::Rc<str>,
 }
 
 /// The state of the items while they run.
@@ -201,6 +207,7 @@ impl<'a> Scheduler<'a> {
         concurrency: usize,
         on_error: OnError,
         batch: bool,
+        journal_prefix: std::rc::Rc<str>,
     ) -> Scheduler<'a> {
         Scheduler {
             interp,
@@ -209,6 +216,7 @@ impl<'a> Scheduler<'a> {
             concurrency,
             on_error,
             batch,
+            journal_prefix,
             stack_size: item_stack_size(interp.limits.stack_size, concurrency),
         }
     }
@@ -266,7 +274,11 @@ impl<'a> Scheduler<'a> {
 
     fn start(&self, run: &mut Run<'a>, index: usize, item: Value) {
         let (f, env) = (self.f.clone(), self.env.clone());
-        let body = move |interp: &Interp| interp.apply(&f, std::slice::from_ref(&item), &env);
+        let prefix = self.journal_prefix.clone();
+        let body = move |interp: &Interp| {
+            journal::enter_item(interp, &prefix, index);
+            interp.apply(&f, std::slice::from_ref(&item), &env)
+        };
         let stack = match run.spare_stacks.pop() {
             Some(stack) => stack,
             None => match new_stack(self.stack_size) {

@@ -2,6 +2,7 @@
 
 use super::blocking::run_model;
 use super::definition::lossy_json;
+use super::journal;
 use super::metrics::{estimate_tokens, Metrics};
 use super::observe::{CacheCandidate, CallNotes};
 use super::result::STATUSES;
@@ -12,9 +13,10 @@ use crate::eval::env::Env;
 use crate::eval::fiber::{in_fiber, run_blocking};
 use crate::eval::Interp;
 use crate::interrupt::Cancel;
+use crate::provider::cassette::{response_from_json, response_to_json};
 use crate::provider::message::tool_call_from_json;
 use crate::provider::rate::RateLimit;
-use crate::provider::request_key::Target;
+use crate::provider::request_key::{canonical_request, Target};
 use crate::provider::{Echo, ModelOptions, Provider, Request, Response, ToolCall, Usage};
 use crate::secrets::Secrets;
 use crate::value::{from_json, to_json, write_string, Value};
@@ -204,19 +206,20 @@ pub fn send(
         .or_else(|| interp.flag_model());
     let secrets = provider.secrets();
     let observer = &interp.tasks.observer;
+    let (step, step_request, replayed) = journal_step(interp, &request, &secrets)?;
     let (mut pending, cached) = observer.before_model(
         interp.state.task.observe.borrow().clone(),
         &request,
         &target,
         secrets,
-        cache,
+        (cache, replayed.is_some()),
     )?;
-    let was_cached = cached.is_some();
+    let was_cached = cached.is_some() || replayed.is_some();
     let resumable = pending.caching();
     let streaming = streams_here(interp);
-    let (outcome, latency) = match cached {
-        Some(answer) => {
-            let response = cached_response(answer);
+    let known = replayed.or_else(|| cached.map(cached_response));
+    let (outcome, latency) = match known {
+        Some(response) => {
             show_whole(streaming, &response);
             (Ok(response), Duration::ZERO)
         }
@@ -234,13 +237,7 @@ pub fn send(
             (outcome, started.elapsed())
         }
     };
-    if let Ok(Response {
-        fallback: Some((answered, _)),
-        ..
-    }) = &outcome
-    {
-        pending.answered_by(answered);
-    }
+    note_answer(interp, (step, &step_request), &outcome, &mut pending);
     let outcome = outcome.map(|response| {
         let usage = response.usage.unwrap_or(Usage::new(
             request_tokens,
@@ -260,6 +257,74 @@ pub fn send(
         model: target.model,
         candidate,
     })
+}
+
+/// A live answer goes in the journal; under a fallback chain, the provider that
+/// answered is the one logged.
+fn note_answer(
+    interp: &Interp,
+    (step, step_request): (journal::Step, &serde_json::Value),
+    outcome: &Result<Response>,
+    pending: &mut super::observe::PendingCall,
+) {
+    if let (journal::Step::Live(id), Ok(response)) = (step, outcome) {
+        let answer = response_to_json(response);
+        journal::record(interp, id, "model", step_request, &answer);
+    }
+    if let Ok(Response {
+        fallback: Some((answered, _)),
+        ..
+    }) = outcome
+    {
+        pending.answered_by(answered);
+    }
+}
+
+/// A model call as the journal compares it: the canonical request, its messages (when
+/// more than the system and prompt) as their count, a digest and the last one, so a long
+/// conversation's journal grows with its turns, not with their square.
+fn journal_request(request: &Request) -> serde_json::Value {
+    let mut step = canonical_request(request);
+    if let Some(serde_json::Value::Array(messages)) = step.get("messages") {
+        let text = serde_json::to_string(messages).unwrap_or_default();
+        let digest = crate::runlog::digest_hex(text.as_bytes(), 16);
+        let last = messages
+            .last()
+            .map(|m| crate::value::truncate_text(&m.get("content").unwrap_or(m).to_string(), 200));
+        let summary = serde_json::json!({"count": messages.len(), "digest": digest, "last": last});
+        if let Some(fields) = step.as_object_mut() {
+            fields.insert("messages".into(), summary);
+        }
+    }
+    step
+}
+
+/// The model call as a step of the journal (what it asks, when anything is journaled or
+/// replayed), and the answer the journal has for it on a resume. The request is compared without the provider and model a flag chose, so a
+/// resume may send the rest of the run elsewhere (a model the request names is part of
+/// it).
+fn journal_step(
+    interp: &Interp,
+    request: &Request,
+    secrets: &Secrets,
+) -> Result<(journal::Step, serde_json::Value, Option<Response>)> {
+    if let Some(log) = interp.tasks.observer.log() {
+        // Before the journal or the run's row is written, so both are scrubbed of them.
+        log.learn_secrets(secrets);
+    }
+    let step_request = match journal::active(interp) {
+        true => journal_request(request),
+        false => serde_json::Value::Null,
+    };
+    let step = journal::begin(interp, "model", &step_request)?;
+    let replayed = match &step {
+        journal::Step::Replayed(answer) => Some(
+            response_from_json(answer)
+                .map_err(|e| Error::eval(format!("a journaled answer does not read: {e}")))?,
+        ),
+        journal::Step::Live(_) => None,
+    };
+    Ok((step, step_request, replayed))
 }
 
 /// A model's failure says which provider and model it came from (`details.provider`,

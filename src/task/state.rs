@@ -1,6 +1,7 @@
 //! The task layer's part of one thread of evaluation: what `EvalState` holds for it as
 //! one field, switched with the rest when a `pmap` fiber resumes.
 
+use super::journal;
 use super::metrics::TurnBudget;
 use super::observe;
 use super::SessionHandle;
@@ -22,6 +23,8 @@ pub struct TaskState {
     /// item starts with its parent's: its calls are children of the task that started
     /// the `pmap`, and it spends from the same budgets.
     pub observe: RefCell<observe::Scope>,
+    /// Where this evaluation is in the run's journal (a `pmap` item sets its own).
+    pub journal: RefCell<journal::Cursor>,
 }
 
 impl TaskState {
@@ -33,12 +36,14 @@ impl TaskState {
             session,
             turn_budgets,
             observe,
+            journal,
         } = parent;
         TaskState {
             depth: Cell::new(depth.get()),
             session: RefCell::new(session.borrow().clone()),
             turn_budgets: RefCell::new(turn_budgets.borrow().clone()),
             observe: RefCell::new(observe.borrow().clone()),
+            journal: RefCell::new(journal.borrow().clone()),
         }
     }
 
@@ -49,10 +54,12 @@ impl TaskState {
             session,
             turn_budgets,
             observe,
+            journal,
         } = self;
         depth.swap(&other.depth);
         session.swap(&other.session);
         turn_budgets.swap(&other.turn_budgets);
         observe.swap(&other.observe);
+        journal.swap(&other.journal);
     }
 }

@@ -246,6 +246,13 @@ fn run_tool(
             args.push(from_json(value));
         }
     }
+    let approval = tool.approve || interp.tasks.journal.approve_tools();
+    if approval && !super::human::approves(interp, &tool.name, &tool_call.arguments)? {
+        return Ok(Err(format!(
+            "the user did not allow this call of `{}`",
+            tool.name
+        )));
+    }
     match call(interp, tool, &args, env) {
         Ok(result) => Ok(Ok(sent_back(result))),
         Err(e) if e.exit_code().is_some() => Err(e),

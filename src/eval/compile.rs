@@ -31,6 +31,9 @@ pub struct Compiler<'i> {
     /// Nodes of code made by macro expansions in this form: expansions that grow at
     /// each step end here even when they stay shallow.
     expanded: Budget,
+    /// The global a top-level procedure being analysed will be bound to: its calls of
+    /// itself go through that global, not through a builtin of the same name.
+    pub(super) defining: Option<Sym>,
 }
 
 /// Forms whose second element is a name the form binds in the enclosing body.
@@ -54,6 +57,7 @@ impl<'i> Compiler<'i> {
             nesting: 0,
             expansions: 0,
             expanded: Budget::with_limit("macro expansion", MAX_CODE_NODES),
+            defining: None,
         }
     }
 
@@ -67,6 +71,7 @@ impl<'i> Compiler<'i> {
             nesting: 0,
             expansions: 0,
             expanded: Budget::with_limit("macro expansion", MAX_CODE_NODES),
+            defining: None,
         }
     }
 
@@ -229,7 +234,7 @@ impl<'i> Compiler<'i> {
 
     /// The builtin a call's head names now, if the call can use the direct path.
     fn primitive(&self, sym: Sym, argc: usize) -> Option<(Sym, &'static builtins::Builtin)> {
-        if self.is_local(sym) || self.dynamic {
+        if self.is_local(sym) || self.dynamic || self.defining == Some(sym) {
             return None;
         }
         match self.interp.global(sym)? {

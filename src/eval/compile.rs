@@ -421,3 +421,41 @@ pub fn internal_call(name: &str, args: Vec<Node>, span: Span) -> Node {
     };
     Node::Call(Box::new(Call { callee, args, span }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{reader, run_on_large_stack, Limits};
+
+    /// The kind of the call in the else branch of `(define (NAME …) (if … … CALL))`.
+    fn self_call_kind(program: &'static str) -> &'static str {
+        run_on_large_stack(&Limits::default(), move |limits| {
+            let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
+            let forms = reader::read_source("<test>", program).expect("reads");
+            let node = Compiler::new(&interp).compile(&forms[0]).expect("analyses");
+            let Node::DefineGlobal { value, .. } = node else {
+                return "not a global definition";
+            };
+            let Node::Lambda(lambda) = *value else {
+                return "not a procedure";
+            };
+            match &lambda.body {
+                Node::If(parts) => match &parts.2 {
+                    Node::Call(_) => "call",
+                    Node::Prim(_) => "prim",
+                    _ => "other",
+                },
+                _ => "no if",
+            }
+        })
+        .expect("thread")
+    }
+
+    #[test]
+    fn a_procedure_named_like_a_builtin_calls_itself_through_its_global() {
+        let mine = "(define (count k n) (if (= k n) k (count (+ k 1) n)))";
+        assert_eq!(self_call_kind(mine), "call");
+        let other = "(define (total k n) (if (= k n) k (count (+ k 1) n)))";
+        assert_eq!(self_call_kind(other), "prim");
+    }
+}

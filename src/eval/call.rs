@@ -6,7 +6,7 @@ use super::run::Tail;
 use super::{Closure, Interp, Node};
 use crate::builtins::{self, arity_error, Builtin};
 use crate::error::{Error, Result};
-use crate::eval::env::{Env, Slots};
+use crate::eval::env::{self, Env, Slots};
 use crate::task;
 use crate::value::{self, Value};
 use smallvec::SmallVec;
@@ -46,17 +46,35 @@ impl Interp {
     }
 
     /// A call of a closure without a rest parameter: the arguments go straight into the
-    /// new frame's slots, and the call comes back as a tail call.
+    /// slots of the callee's frame, and the call comes back as a tail call.
     #[inline(always)]
     fn call_closure_with(&self, closure: Rc<Closure>, call: &ast::Call, env: &Env) -> Result<Tail> {
+        let lambda = &closure.lambda;
+        if call.args.len() == lambda.required as usize && lambda.self_slot.is_none() {
+            let mut frame = self.empty_frame(&closure);
+            if let Some(f) = Rc::get_mut(&mut frame) {
+                let slots = f.slots.get_mut();
+                for arg in &call.args {
+                    slots.push(self.operand(arg, env)?);
+                }
+                env::fill_slots(slots, lambda.scope.len());
+                return Ok(Tail::Call(closure, frame));
+            }
+        }
         let mut slots = Slots::new();
         for arg in &call.args {
             slots.push(self.operand(arg, env)?);
         }
         match self.bind(&closure, slots) {
-            Ok(slots) => Ok(Tail::Call(closure, slots)),
+            Ok(slots) => Ok(self.tail_call(closure, slots)),
             Err(e) => Err(e.or_span(call.span)),
         }
+    }
+
+    /// The call of `closure` with `slots` (bound by `bind`), to run as a tail call.
+    pub(super) fn tail_call(&self, closure: Rc<Closure>, slots: Slots) -> Tail {
+        let frame = self.make_frame(&closure, slots);
+        Tail::Call(closure, frame)
     }
 
     /// Integer arithmetic on constants and variables of this frame, read in place: no
@@ -129,7 +147,7 @@ impl Interp {
             self.check_stack()?;
             return match self.call_rebound(prim, env)? {
                 Tail::Value(v) => Ok(v),
-                Tail::Call(closure, slots) => self.run_closure(closure, slots),
+                Tail::Call(closure, frame) => self.run_closure(closure, frame),
             };
         }
         let (a, b) = match prim.args.as_slice() {
@@ -221,7 +239,7 @@ impl Interp {
         match callee {
             Value::Closure(closure) => {
                 let slots = self.bind(&closure, args)?;
-                Ok(Tail::Call(closure, slots))
+                Ok(self.tail_call(closure, slots))
             }
             Value::Builtin(b) if self.layers.is_apply(b) => {
                 let (f, spread) = builtins::spread_apply_args(&args)?;
@@ -258,7 +276,8 @@ impl Interp {
             Value::Closure(closure) => {
                 self.check_stack()?;
                 let slots = self.bind(closure, args.iter().cloned().collect())?;
-                self.run_closure(closure.clone(), slots)
+                let frame = self.make_frame(closure, slots);
+                self.run_closure(closure.clone(), frame)
             }
             // Builtins and tasks called from builtins (`map`, `filter`…) count as calls
             // too, so those loops meet the limits.

@@ -31,6 +31,9 @@ pub struct Compiler<'i> {
     /// Nodes of code made by macro expansions in this form: expansions that grow at
     /// each step end here even when they stay shallow.
     expanded: Budget,
+    /// The global a top-level procedure being analysed will be bound to: its calls of
+    /// itself go through that global, not through a builtin of the same name.
+    pub(super) defining: Option<Sym>,
 }
 
 /// Forms whose second element is a name the form binds in the enclosing body.
@@ -54,6 +57,7 @@ impl<'i> Compiler<'i> {
             nesting: 0,
             expansions: 0,
             expanded: Budget::with_limit("macro expansion", MAX_CODE_NODES),
+            defining: None,
         }
     }
 
@@ -67,6 +71,7 @@ impl<'i> Compiler<'i> {
             nesting: 0,
             expansions: 0,
             expanded: Budget::with_limit("macro expansion", MAX_CODE_NODES),
+            defining: None,
         }
     }
 
@@ -229,7 +234,7 @@ impl<'i> Compiler<'i> {
 
     /// The builtin a call's head names now, if the call can use the direct path.
     fn primitive(&self, sym: Sym, argc: usize) -> Option<(Sym, &'static builtins::Builtin)> {
-        if self.is_local(sym) || self.dynamic {
+        if self.is_local(sym) || self.dynamic || self.defining == Some(sym) {
             return None;
         }
         match self.interp.global(sym)? {
@@ -415,4 +420,42 @@ pub fn internal_call(name: &str, args: Vec<Node>, span: Span) -> Node {
         },
     };
     Node::Call(Box::new(Call { callee, args, span }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{reader, run_on_large_stack, Limits};
+
+    /// The kind of the call in the else branch of `(define (NAME …) (if … … CALL))`.
+    fn self_call_kind(program: &'static str) -> &'static str {
+        run_on_large_stack(&Limits::default(), move |limits| {
+            let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
+            let forms = reader::read_source("<test>", program).expect("reads");
+            let node = Compiler::new(&interp).compile(&forms[0]).expect("analyses");
+            let Node::DefineGlobal { value, .. } = node else {
+                return "not a global definition";
+            };
+            let Node::Lambda(lambda) = *value else {
+                return "not a procedure";
+            };
+            match &lambda.body {
+                Node::If(parts) => match &parts.2 {
+                    Node::Call(_) => "call",
+                    Node::Prim(_) => "prim",
+                    _ => "other",
+                },
+                _ => "no if",
+            }
+        })
+        .expect("thread")
+    }
+
+    #[test]
+    fn a_procedure_named_like_a_builtin_calls_itself_through_its_global() {
+        let mine = "(define (count k n) (if (= k n) k (count (+ k 1) n)))";
+        assert_eq!(self_call_kind(mine), "call");
+        let other = "(define (total k n) (if (= k n) k (count (+ k 1) n)))";
+        assert_eq!(self_call_kind(other), "prim");
+    }
 }

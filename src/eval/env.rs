@@ -106,10 +106,7 @@ impl Frame {
 
     /// A frame whose first slots are `values`; the rest start undefined.
     pub fn new(scope: Rc<Scope>, mut values: Slots, parent: Env) -> Rc<Frame> {
-        let size = scope.len();
-        if values.len() < size {
-            values.resize(size, Value::Undefined);
-        }
+        fill_slots(&mut values, scope.len());
         Rc::new(Frame {
             slots: RefCell::new(values),
             scope,
@@ -131,6 +128,15 @@ impl Drop for Frame {
             self.take_contents(&mut values, &mut frames);
             crate::value::dismantle_all(values, frames);
         }
+    }
+}
+
+/// Gives `slots` the `size` slots of its scope: those past the arguments (a body's
+/// `define`s) start undefined.
+#[inline(always)]
+pub fn fill_slots(slots: &mut Slots, size: usize) {
+    if slots.len() < size {
+        slots.resize(size, Value::Undefined);
     }
 }
 

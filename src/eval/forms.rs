@@ -476,9 +476,14 @@ impl Compiler<'_> {
         let (names, rest) = parse_params(params, params_span)?;
         let required = names.len() as u32 - u32::from(rest);
         let scope = Scope::new(names);
+        let outer = self.defining;
+        if self.innermost().is_none() && name.is_some() {
+            self.defining = name;
+        }
         self.push_scope(scope.clone());
         let body = self.body(body, span);
         self.pop_scope();
+        self.defining = outer;
         Ok(Rc::new(Lambda {
             name,
             required,

@@ -15,8 +15,9 @@ use std::rc::Rc;
 /// How an evaluation ended when its last step was a call in tail position.
 pub(super) enum Tail {
     Value(Value),
-    /// A closure to call with these slots (arity checked, rest list and self slot made).
-    Call(Rc<Closure>, Slots),
+    /// A closure to call in this frame (its arguments bound: arity checked, rest list
+    /// and self slot made).
+    Call(Rc<Closure>, Rc<Frame>),
 }
 
 impl Interp {
@@ -65,8 +66,8 @@ impl Interp {
         self.check_stack()?;
         match self.eval_node(node, env)? {
             Tail::Value(v) => Ok(v),
-            Tail::Call(closure, slots) => {
-                self.run_closure(closure, slots).map_err(|e| match node {
+            Tail::Call(closure, frame) => {
+                self.run_closure(closure, frame).map_err(|e| match node {
                     Node::Call(call) => e.seen_from(call.span),
                     _ => e,
                 })
@@ -74,9 +75,8 @@ impl Interp {
         }
     }
 
-    pub(super) fn run_closure(&self, mut closure: Rc<Closure>, slots: Slots) -> Result<Value> {
+    pub(super) fn run_closure(&self, mut closure: Rc<Closure>, first: Rc<Frame>) -> Result<Value> {
         self.enter()?;
-        let first = self.make_frame(closure.lambda.scope.clone(), slots, closure.env.clone());
         let mut frame: Env = Some(first);
         let result = loop {
             if let Err(e) = self.tick() {
@@ -84,8 +84,10 @@ impl Interp {
             }
             match self.eval_node(&closure.lambda.body, &frame) {
                 Ok(Tail::Value(v)) => break Ok(v),
-                Ok(Tail::Call(next, next_slots)) => {
-                    frame = Some(self.next_frame(frame.take(), &closure, &next, next_slots));
+                // The finished frame goes back to the pool at once: a loop runs in the
+                // same two frames, whatever its length.
+                Ok(Tail::Call(next, next_frame)) => {
+                    self.recycle(frame.replace(next_frame));
                     closure = next;
                 }
                 Err(e) => break Err(e),
@@ -96,60 +98,40 @@ impl Interp {
         result
     }
 
-    /// The frame for a tail call. A loop — the same procedure calling itself, its frame
-    /// captured by nothing — reuses its frame in place.
-    fn next_frame(
-        &self,
-        frame: Env,
-        current: &Rc<Closure>,
-        next: &Rc<Closure>,
-        slots: Slots,
-    ) -> Rc<Frame> {
-        let same_code = Rc::ptr_eq(&current.lambda, &next.lambda)
-            && match (&current.env, &next.env) {
-                (None, None) => true,
-                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
-                _ => false,
-            };
-        let mut frame = frame;
-        if same_code {
-            if let Some(mut reused) = frame.take() {
-                if let Some(f) = Rc::get_mut(&mut reused) {
-                    let target = f.slots.get_mut();
-                    *target = slots;
-                    let size = next.lambda.scope.len();
-                    if target.len() < size {
-                        target.resize(size, Value::Undefined);
-                    }
-                    return reused;
-                }
-                frame = Some(reused);
-            }
-        }
-        self.recycle(frame);
-        self.make_frame(next.lambda.scope.clone(), slots, next.env.clone())
-    }
-
-    /// A frame for a call, reusing a pooled allocation when there is one.
-    fn make_frame(&self, scope: Rc<env::Scope>, mut slots: Slots, parent: Env) -> Rc<Frame> {
-        let size = scope.len();
-        if slots.len() < size {
-            slots.resize(size, Value::Undefined);
-        }
+    /// A frame for a call of `closure`, its slots empty for the arguments to be pushed:
+    /// a pooled allocation when there is one.
+    #[inline(always)]
+    pub(super) fn empty_frame(&self, closure: &Closure) -> Rc<Frame> {
+        let scope = &closure.lambda.scope;
         let pooled = self.frame_pool.borrow_mut().pop();
         if let Some(mut frame) = pooled {
             if let Some(f) = Rc::get_mut(&mut frame) {
-                f.scope = scope;
-                f.parent = parent;
-                *f.slots.get_mut() = slots;
+                if !Rc::ptr_eq(&f.scope, scope) {
+                    f.scope = scope.clone();
+                }
+                f.parent = closure.env.clone();
                 return frame;
             }
         }
         Rc::new(Frame {
-            slots: RefCell::new(slots),
-            scope,
-            parent,
+            slots: RefCell::new(Slots::new()),
+            scope: scope.clone(),
+            parent: closure.env.clone(),
         })
+    }
+
+    /// The frame of a call of `closure` with `slots` (bound by `bind`).
+    pub(super) fn make_frame(&self, closure: &Closure, slots: Slots) -> Rc<Frame> {
+        let mut frame = self.empty_frame(closure);
+        match Rc::get_mut(&mut frame) {
+            Some(f) => {
+                let target = f.slots.get_mut();
+                *target = slots;
+                env::fill_slots(target, closure.lambda.scope.len());
+                frame
+            }
+            None => Frame::new(closure.lambda.scope.clone(), slots, closure.env.clone()),
+        }
     }
 
     /// Returns a finished call's frame to the pool unless a closure still holds it.
@@ -295,7 +277,7 @@ impl Interp {
             args.push(self.eval(init, env)?);
         }
         let slots = self.bind(&closure, args).map_err(|e| e.or_span(l.span))?;
-        Ok(Tail::Call(closure, slots))
+        Ok(self.tail_call(closure, slots))
     }
 
     /// The assignments and definitions: `set!`, `define`, `defmacro`.

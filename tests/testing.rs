@@ -1053,3 +1053,43 @@ fn the_html_report_renders_in_headless_chromium() {
         png.len()
     );
 }
+
+/// The keys of a JSON value at every depth (an array's by its first element).
+fn shape(value: &Json) -> Json {
+    match value {
+        Json::Object(map) => Json::Object(
+            map.iter()
+                .map(|(key, value)| (key.clone(), shape(value)))
+                .collect(),
+        ),
+        Json::Array(items) => Json::Array(items.first().map(shape).into_iter().collect()),
+        _ => Json::Null,
+    }
+}
+
+/// The JSON document docs/TESTING.md shows has the keys `--json` prints, at every depth.
+#[test]
+fn the_guides_json_document_has_the_shape_tasklisp_prints() {
+    let guide =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/TESTING.md")).unwrap();
+    let (_, shown) = code_blocks(&guide)
+        .into_iter()
+        .find(|(language, _)| language == "json")
+        .expect("the guide shows the document");
+    let shown: Json = serde_json::from_str(&shown).expect("the guide's JSON parses");
+    let dir = files(&[("cap.test.sexp", CAPITALS)]);
+    let run = tasklisp(
+        dir.path(),
+        &[
+            "--provider",
+            "echo",
+            "test",
+            "--models",
+            "m1,echo:m2",
+            "--json",
+        ],
+        &[],
+    );
+    let printed: Json = serde_json::from_str(&run.stdout).expect("stdout is JSON");
+    assert_eq!(shape(&printed), shape(&shown), "{printed:#}");
+}

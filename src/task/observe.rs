@@ -627,4 +627,24 @@ mod tests {
         tokens.charge(Usage::new(60, 40), None);
         assert_eq!(tokens.check().unwrap_err().details()["unit"], "tokens");
     }
+
+    #[test]
+    fn answers_are_kept_only_when_asked_the_last_ones_cut_short() {
+        let observer = Observer::default();
+        observer.keep_answer("unseen");
+        assert!(observer.answers().is_empty());
+        observer.keep_answers();
+        for n in 0..10 {
+            observer.keep_answer(&format!("answer {n}"));
+        }
+        observer.keep_answer(&"x".repeat(KEPT_ANSWER_CHARS + 10));
+        let kept = observer.answers();
+        assert_eq!(kept.len(), KEPT_ANSWERS);
+        assert_eq!(kept[0], "answer 3");
+        assert_eq!(
+            kept[7].chars().count(),
+            KEPT_ANSWER_CHARS + 1,
+            "cut, with an ellipsis"
+        );
+    }
 }

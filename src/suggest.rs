@@ -30,7 +30,7 @@ const OTHER_LISPS: &[(&str, &str)] = &[
 ];
 
 /// The name in `candidates` that `name` most likely meant, if one is close enough: a
-/// known spelling from another Lisp first, then the nearest by edit distance (at most a
+/// known spelling from another Lisp first, then the same name in other case, then the nearest by edit distance (at most a
 /// third of the name's length, and at least one edit allowed).
 pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let candidates: Vec<&str> = candidates.into_iter().collect();
@@ -38,6 +38,13 @@ pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         if candidates.contains(ours) || is_special_form(ours) {
             return Some((*ours).to_owned());
         }
+    }
+    // `OpenAI`, `Car`: the same name in other case is what was meant, however short.
+    if let Some(same) = candidates
+        .iter()
+        .find(|c| **c != name && c.eq_ignore_ascii_case(name))
+    {
+        return Some((*same).to_owned());
     }
     let length = name.chars().count();
     let allowed = (length / 3).max(1);
@@ -90,5 +97,12 @@ mod tests {
     fn short_names_allow_one_edit() {
         assert_eq!(nearest("cr", ["car", "cdr"]).as_deref(), Some("car"));
         assert_eq!(nearest("ab", ["xyz"]), None);
+    }
+
+    #[test]
+    fn a_name_in_other_case_is_what_was_meant() {
+        let names = ["echo", "openai", "ollama"];
+        assert_eq!(nearest("OpenAI", names).as_deref(), Some("openai"));
+        assert_eq!(nearest("ECHO", names).as_deref(), Some("echo"));
     }
 }

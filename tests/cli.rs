@@ -188,6 +188,17 @@ fn an_unknown_provider_is_bad_usage_with_a_hint() {
     assert!(r.stderr.contains("did you mean `openai`?"), "{}", r.stderr);
     let r = eval(&["--provider", "record:nope", "1"]);
     assert_eq!(r.status, Some(2), "{}", r.stderr);
+    let r = eval(&["--provider", "OpenAI", "1"]);
+    assert!(r.stderr.contains("did you mean `openai`?"), "{}", r.stderr);
+}
+
+#[test]
+fn set_provider_with_an_unknown_kind_is_the_callers_mistake() {
+    let r =
+        eval(&[r#"(try (set-provider! :nope {}) (catch e [(get e "type") (get e "message")]))"#]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert!(r.stdout.contains("VALIDATION_ERROR"), "{}", r.stdout);
+    assert!(r.stdout.contains("unknown provider: nope"), "{}", r.stdout);
 }
 
 #[test]
@@ -1555,4 +1566,19 @@ fn completions_are_scripts_for_each_shell() {
     assert!(bash.wait().expect("bash ends").success());
     let r = tasklisp(dir.path(), &["completions", "powershell"]);
     assert_eq!(r.status, Some(2));
+}
+
+#[test]
+fn a_model_failure_names_its_provider_and_model() {
+    // A port that was free a moment ago: the connection is refused.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let program = r#"(deftask t () :prompt "hi") (try (t) (catch e (get e "details")))"#;
+    let r = eval(&["--provider", "openai", "--base-url", &base, "-m", "gpt-x", program]);
+    assert_eq!(r.status, Some(0), "{}", r.stderr);
+    assert!(r.stdout.contains(r#""provider" "openai""#), "{}", r.stdout);
+    assert!(r.stdout.contains(r#""model" "gpt-x""#), "{}", r.stdout);
 }

@@ -9,7 +9,7 @@ use super::config::{build_record, Options};
 use super::openai::OpenAi;
 use super::{Echo, Provider};
 use crate::capabilities::Access;
-use crate::error::{Error, Reason, Result};
+use crate::error::{Error, Result};
 use std::sync::Arc;
 
 /// One kind of provider.
@@ -200,14 +200,15 @@ pub fn listing() -> String {
     names.join(", ")
 }
 
-/// The failure of a name no row has, listing the known ones and the nearest.
+/// The failure of a name no row has, listing the known ones and the nearest: the
+/// caller's mistake (a `VALIDATION_ERROR`), not the model's.
 pub fn unknown_provider(kind: &str) -> Error {
     let hint = crate::suggest::hint(kind, KNOWN.iter().copied())
         .map_or(String::new(), |hint| format!("; {hint}"));
-    Error::task_failure(
-        Reason::LlmError,
-        format!("unknown provider: {kind} (known: {}){hint}", listing()),
-    )
+    Error::validation(format!(
+        "unknown provider: {kind} (known: {}){hint}",
+        listing()
+    ))
 }
 
 /// The environment variables whose key chooses a provider when none is named.

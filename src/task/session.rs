@@ -249,7 +249,7 @@ pub fn send(
         (response, usage)
     });
     let (notes, candidate) = observer.after_model(pending, &request, &outcome, latency, was_cached);
-    let (response, usage) = outcome?;
+    let (response, usage) = outcome.map_err(|e| naming_the_target(e, &target))?;
     if !was_cached {
         interp.record_turn(usage.input_tokens.saturating_add(usage.output_tokens))?;
     }
@@ -260,6 +260,22 @@ pub fn send(
         model: target.model,
         candidate,
     })
+}
+
+/// A model's failure says which provider and model it came from (`details.provider`,
+/// `details.model`) unless a provider said so itself (a fallback chain names each).
+fn naming_the_target(error: Error, target: &Target) -> Error {
+    if error.reason() != Some("llm_error") {
+        return error;
+    }
+    let mut error = error;
+    if !error.details().contains_key("provider") {
+        error = error.with_detail("provider", serde_json::json!(target.provider));
+    }
+    match (&target.model, error.details().contains_key("model")) {
+        (Some(model), false) => error.with_detail("model", serde_json::json!(model)),
+        _ => error,
+    }
 }
 
 /// The estimated tokens of a request's messages.

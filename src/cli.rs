@@ -77,7 +77,7 @@ pub struct Options {
     #[arg(long = "max-file-size", value_name = "SIZE", default_value = "64M", global = true,
           value_parser = crate::memory::parse_size)]
     pub max_file_size: u64,
-    /// Print results as JSON (`eval`'s value, `log`'s runs and calls).
+    /// Print results as JSON (`eval`'s value, `log`'s runs and calls, `test`'s results).
     #[arg(long, global = true)]
     pub json: bool,
     /// How errors are printed on stderr.
@@ -327,6 +327,16 @@ impl Options {
     }
 
     pub fn provider_settings(&self) -> Result<ProviderSettings> {
+        self.provider_settings_for(self.provider.clone(), self.model.clone())
+    }
+
+    /// The settings for `model` of `provider` (`tasklisp test --models`): the flags'
+    /// options, and `--base-url` when it is the flags' provider.
+    pub fn provider_settings_for(
+        &self,
+        provider: Option<String>,
+        model: Option<String>,
+    ) -> Result<ProviderSettings> {
         let mut options = ModelOptions::default();
         for (name, value) in &self.config.options {
             options
@@ -347,10 +357,11 @@ impl Options {
                 .set("extra_body", body)
                 .map_err(|e| Error::validation(format!("--extra-body: {e}")))?;
         }
+        let base_url = self.base_url.clone().filter(|_| provider == self.provider);
         let mut settings = ProviderSettings {
-            provider: self.provider.clone(),
-            model: self.model.clone(),
-            base_url: self.base_url.clone(),
+            provider,
+            model,
+            base_url,
             api_key_env: None,
             options,
             fallbacks: self.fallbacks.clone(),
@@ -464,6 +475,7 @@ const HELP_FLAGS: &[(&str, &[&str])] = &[
             "allow_net",
             "no_log",
             "cache",
+            "json",
         ],
     ),
 ];

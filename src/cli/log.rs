@@ -107,12 +107,18 @@ pub fn run_tests(options: &Options, args: &crate::testing::TestArgs, limits: Lim
             let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
             RunLog::new(path, RunRow::start("test", &paths.join(" ")))
         });
+    let settings_for = |choice: &crate::testing::ModelChoice| {
+        let provider = choice.provider.clone().or_else(|| options.provider.clone());
+        options.provider_settings_for(provider, Some(choice.model.clone()))
+    };
     let context = crate::testing::Context {
         limits,
         settings,
+        settings_for: &settings_for,
         imports: options.imports.clone(),
         log: log.as_ref().map(RunLog::handle),
         cache: cache_on(options),
+        json: options.json,
     };
     let status = crate::testing::run_command(args, context);
     if let Some(log) = log {

@@ -211,7 +211,14 @@ pub struct Observer {
     open_tasks: RefCell<HashMap<u64, OpenTask>>,
     /// `--cache` or `TASKLISP_CACHE=on`: every call may be answered from the log.
     cache_everything: Cell<bool>,
+    /// The last answers of the model calls, once `keep_answers` asked for them
+    /// (`tasklisp test` shows them beside a failure).
+    answers: RefCell<Option<std::collections::VecDeque<String>>>,
 }
+
+/// How many answers `keep_answers` keeps (the last ones), and how many characters of each.
+const KEPT_ANSWERS: usize = 8;
+const KEPT_ANSWER_CHARS: usize = 4000;
 
 impl Observer {
     pub fn set_log(&self, log: Option<Rc<RunLog>>) {
@@ -240,6 +247,25 @@ impl Observer {
         spent.cost += theirs.cost;
         self.spent.set(spent);
         child.spent.set(Spent::default());
+    }
+
+    /// From now on, keeps the last answers of the model calls for [`Observer::answers`].
+    pub fn keep_answers(&self) {
+        *self.answers.borrow_mut() = Some(std::collections::VecDeque::new());
+    }
+
+    /// The answers kept, oldest first (each cut to its first 4,000 characters).
+    pub fn answers(&self) -> Vec<String> {
+        self.answers.borrow().iter().flatten().cloned().collect()
+    }
+
+    fn keep_answer(&self, content: &str) {
+        if let Some(answers) = self.answers.borrow_mut().as_mut() {
+            if answers.len() == KEPT_ANSWERS {
+                answers.pop_front();
+            }
+            answers.push_back(crate::value::truncate_text(content, KEPT_ANSWER_CHARS));
+        }
     }
 
     /// What the run has spent so far (`(run-usage)`).
@@ -415,6 +441,9 @@ impl Observer {
         cached: bool,
     ) -> (CallNotes, Option<CacheCandidate>) {
         let usage = outcome.as_ref().ok().map(|(_, usage)| *usage);
+        if let Ok((response, _)) = outcome {
+            self.keep_answer(&response.content);
+        }
         let cost = match (usage, &pending.model) {
             (Some(usage), Some(model)) if !cached && pending.provider != "replay" => {
                 self.prices().get(model).map(|price| {
@@ -614,5 +643,25 @@ mod tests {
         });
         tokens.charge(Usage::new(60, 40), None);
         assert_eq!(tokens.check().unwrap_err().details()["unit"], "tokens");
+    }
+
+    #[test]
+    fn answers_are_kept_only_when_asked_the_last_ones_cut_short() {
+        let observer = Observer::default();
+        observer.keep_answer("unseen");
+        assert!(observer.answers().is_empty());
+        observer.keep_answers();
+        for n in 0..10 {
+            observer.keep_answer(&format!("answer {n}"));
+        }
+        observer.keep_answer(&"x".repeat(KEPT_ANSWER_CHARS + 10));
+        let kept = observer.answers();
+        assert_eq!(kept.len(), KEPT_ANSWERS);
+        assert_eq!(kept[0], "answer 3");
+        assert_eq!(
+            kept[7].chars().count(),
+            KEPT_ANSWER_CHARS + 1,
+            "cut, with an ellipsis"
+        );
     }
 }

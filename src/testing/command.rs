@@ -1,10 +1,13 @@
 //! The `tasklisp test` subcommand's flags.
 
-use super::runner::{run, RunConfig};
+use super::compare::{parse_models, Column, ModelChoice};
+use super::report::Reports;
+use super::runner::{run, RunConfig, USAGE};
 use crate::eval::Limits;
 use crate::provider::ProviderSettings;
 use crate::runlog::LogHandle;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -20,6 +23,13 @@ pub struct TestArgs {
     /// Also write the results as JUnit XML to FILE.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Run every test once per model (MODEL or PROVIDER:MODEL) and print a test × model
+    /// table.
+    #[arg(long, value_name = "MODEL,…", value_delimiter = ',')]
+    pub models: Option<Vec<String>>,
+    /// Also write the results as a self-contained HTML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Call the configured provider and rewrite each file's cassette.
     #[arg(long)]
     pub record: bool,
@@ -35,13 +45,20 @@ pub struct TestArgs {
     pub judge_model: Option<String>,
 }
 
+/// The provider settings of a model of `--models`, as the command line and the
+/// configuration file make them for its provider.
+pub type SettingsFor<'a> = &'a dyn Fn(&ModelChoice) -> crate::error::Result<ProviderSettings>;
+
 /// What `tasklisp test` takes from the rest of the command line.
-pub struct Context {
+pub struct Context<'a> {
     pub limits: Limits,
     pub settings: ProviderSettings,
+    pub settings_for: SettingsFor<'a>,
     pub imports: Vec<PathBuf>,
     pub log: Option<LogHandle>,
     pub cache: bool,
+    /// `--json`: print the results as one JSON document.
+    pub json: bool,
 }
 
 /// Runs `tasklisp test`; returns the exit status (0 passed, 1 failed, 2 usage).
@@ -50,7 +67,14 @@ pub fn run_command(args: &TestArgs, context: Context) -> i32 {
         Ok(timeout) if !timeout.is_zero() => timeout,
         _ => {
             eprintln!("tasklisp test: --timeout must be a positive number of seconds");
-            return super::runner::USAGE;
+            return USAGE;
+        }
+    };
+    let columns = match columns(args, &context) {
+        Ok(columns) => columns,
+        Err(message) => {
+            eprintln!("tasklisp test: {message}");
+            return USAGE;
         }
     };
     let jobs = args.jobs.unwrap_or_else(|| {
@@ -60,15 +84,44 @@ pub fn run_command(args: &TestArgs, context: Context) -> i32 {
         paths: args.paths.clone(),
         jobs,
         filter: args.filter.clone(),
-        junit: args.junit.clone(),
+        reports: Reports {
+            junit: args.junit.clone(),
+            html: args.html.clone(),
+            json: context.json,
+        },
         record: args.record,
         timeout,
         judge_model: args.judge_model.clone(),
         limits: context.limits,
-        settings: context.settings,
+        columns,
+        prices: Arc::new(crate::prices::Prices::load(&|name| {
+            std::env::var(name).ok().filter(|v| !v.is_empty())
+        })),
         imports: context.imports,
         log: context.log,
         cache: context.cache,
     };
     run(&config, &mut std::io::stdout().lock())
+}
+
+/// The columns of the run: the configured provider alone, or one per model of
+/// `--models`.
+fn columns(args: &TestArgs, context: &Context) -> Result<Vec<Arc<Column>>, String> {
+    let Some(models) = &args.models else {
+        return Ok(vec![Arc::new(Column {
+            label: None,
+            settings: context.settings.clone(),
+        })]);
+    };
+    parse_models(models)?
+        .into_iter()
+        .map(|choice| {
+            let settings = (context.settings_for)(&choice)
+                .map_err(|e| format!("--models `{}`: {e}", choice.label))?;
+            Ok(Arc::new(Column {
+                label: Some(choice.label),
+                settings,
+            }))
+        })
+        .collect()
 }

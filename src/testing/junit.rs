@@ -46,15 +46,19 @@ fn suite(xml: &mut String, name: &str, cases: &[&Outcome]) {
 }
 
 fn testcase(xml: &mut String, suite: &str, case: &Outcome) {
-    let name = if case.name.is_empty() {
+    let test = if case.name.is_empty() {
         suite
     } else {
         &case.name
     };
+    let name = match &case.model {
+        Some(model) => format!("{test} [{model}]"),
+        None => test.to_owned(),
+    };
     let _ = write!(
         xml,
         "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
-        text(name),
+        text(&name),
         text(suite),
         seconds(case.duration)
     );

@@ -7,8 +7,11 @@
 
 mod check;
 mod command;
+mod compare;
 pub(crate) mod discover;
 mod forms;
+mod html;
+mod json;
 mod judge;
 mod junit;
 mod report;
@@ -16,6 +19,7 @@ mod runner;
 
 pub use check::Check;
 pub use command::{run_command, Context, TestArgs};
+pub use compare::ModelChoice;
 pub use forms::LAYER;
 pub use runner::{FAILED, PASSED};
 

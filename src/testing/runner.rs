@@ -3,12 +3,15 @@
 //! The interpreter is single-threaded (`Rc` values), so parallelism is one interpreter
 //! per test on `jobs` worker threads. Each test's interpreter runs its file's top-level
 //! forms (which define, not run, the file's tests), then the test's body. A watchdog
-//! interrupts a test that runs past the timeout.
+//! interrupts a test that runs past the timeout. With `--models` every test runs once
+//! per model, each model with its own cassettes.
 
+use super::compare::{cassette_path, Column};
 use super::discover::{find_files, read_test_file, TestFile};
-use super::report::{Outcome, Reporter};
+use super::report::{Outcome, Reporter, Reports};
 use crate::error::{Error, Reason, Result};
 use crate::eval::{Interp, Limits};
+use crate::prices::Prices;
 use crate::provider::cassette::{Record, Replay};
 use crate::provider::Provider;
 use crate::provider::ProviderSettings;
@@ -27,17 +30,21 @@ pub const FAILED: i32 = 1;
 pub const USAGE: i32 = 2;
 
 /// What `tasklisp test` was asked.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct RunConfig {
     pub paths: Vec<PathBuf>,
     pub jobs: usize,
     pub filter: Option<String>,
-    pub junit: Option<PathBuf>,
+    pub reports: Reports,
     pub record: bool,
     pub timeout: Duration,
     pub judge_model: Option<String>,
     pub limits: Limits,
-    pub settings: ProviderSettings,
+    /// Every test runs once per column: once with the configured provider, or once
+    /// per model of `--models`.
+    pub columns: Vec<Arc<Column>>,
+    /// What a test's tokens cost, by model.
+    pub prices: Arc<Prices>,
     pub imports: Vec<PathBuf>,
     /// The run log the tests' model calls go to, each test a row over its calls.
     pub log: Option<LogHandle>,
@@ -51,8 +58,8 @@ enum FileProvider {
     Replay(PathBuf),
     /// One recording provider shared by the file's tests (`--record`).
     Record(Arc<dyn Provider>),
-    /// What the flags and environment configure.
-    Configured,
+    /// What the flags and environment configure (for the column's model).
+    Configured(ProviderSettings),
 }
 
 /// A cassette being recorded: written beside the real one, which it replaces at the end.
@@ -65,19 +72,23 @@ struct Job {
     file: Arc<TestFile>,
     test: String,
     provider: Arc<FileProvider>,
+    column: Arc<Column>,
 }
 
 /// Runs the tests; returns the exit status. Progress and results go to `out`.
 pub fn run(config: &RunConfig, out: &mut dyn Write) -> i32 {
     match plan(config) {
         Ok((jobs, recordings, broken)) => {
-            let mut reporter = Reporter::new(out, jobs.len() + broken.len());
+            let labels: Vec<Option<String>> =
+                config.columns.iter().map(|c| c.label.clone()).collect();
+            let tests = (jobs.len() + broken.len()) / labels.len().max(1);
+            let mut reporter = Reporter::new(out, tests, labels, config.reports.clone());
             for outcome in broken {
                 reporter.finished(outcome);
             }
             run_jobs(config, jobs, &mut reporter);
             let recorded = recordings.iter().try_for_each(finish_recording);
-            let status = reporter.finish(config.junit.as_deref());
+            let status = reporter.finish();
             match recorded {
                 Err(e) => {
                     eprintln!("tasklisp test: {e}");
@@ -95,61 +106,95 @@ pub fn run(config: &RunConfig, out: &mut dyn Write) -> i32 {
 
 type Plan = (Vec<Job>, Vec<Recording>, Vec<Outcome>);
 
-/// The jobs to run, the cassettes being recorded, and the files whose tests cannot be
-/// read (each one failure). Bad paths and provider settings are usage errors.
+/// The jobs to run (a column's after another's), the cassettes being recorded, and
+/// the files whose tests cannot be read (each one failure per column). Bad paths,
+/// provider settings and report files are usage errors.
 fn plan(config: &RunConfig) -> std::result::Result<Plan, String> {
-    let paths = find_files(&config.paths)?;
-    let configured = has_settings(&config.settings)
-        .then(|| crate::provider::from_settings(&config.settings))
-        .transpose()
-        .map_err(|e| e.to_string())?;
-    let mut jobs = Vec::new();
-    let mut recordings = Vec::new();
-    let mut broken = Vec::new();
-    for path in paths {
+    config.reports.check_writable()?;
+    let mut files = Vec::new();
+    for path in find_files(&config.paths)? {
         let Some(file) = read_test_file(&path) else {
             continue;
         };
         let names = match &file.tests {
-            Ok(names) => names.clone(),
+            Ok(names) => Ok(names
+                .iter()
+                .filter(|name| matches_filter(config, &path, name))
+                .cloned()
+                .collect::<Vec<_>>()),
+            Err(e) => Err(e.clone()),
+        };
+        if names.as_ref().is_ok_and(Vec::is_empty) {
+            continue;
+        }
+        files.push((Arc::new(file), names));
+    }
+    let mut plan: Plan = (Vec::new(), Vec::new(), Vec::new());
+    for column in &config.columns {
+        plan_column(config, column, &files, &mut plan)?;
+    }
+    let (jobs, _, broken) = &plan;
+    if jobs.is_empty() && broken.is_empty() && config.filter.is_none() {
+        return Err("no tests found (test files are .sexp files with deftest forms)".into());
+    }
+    Ok(plan)
+}
+
+type PlannedFile = (Arc<TestFile>, std::result::Result<Vec<String>, Error>);
+
+/// The jobs of one column: each file's tests with the provider of the column's model.
+fn plan_column(
+    config: &RunConfig,
+    column: &Arc<Column>,
+    files: &[PlannedFile],
+    (jobs, recordings, broken): &mut Plan,
+) -> std::result::Result<(), String> {
+    // Made when a file needs it: replaying a comparison's cassettes needs no key.
+    let configured = std::cell::OnceCell::new();
+    let configured = || {
+        configured
+            .get_or_init(|| {
+                has_settings(&column.settings)
+                    .then(|| crate::provider::from_settings(&column.settings))
+                    .transpose()
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+    };
+    for (file, names) in files {
+        let names = match names {
+            Ok(names) => names,
             Err(e) => {
-                broken.push(Outcome::broken_file(&file.path, e.clone()));
+                let mut outcome = Outcome::broken_file(&file.path, e.clone());
+                outcome.model.clone_from(&column.label);
+                broken.push(outcome);
                 continue;
             }
         };
-        let names: Vec<String> = names
-            .into_iter()
-            .filter(|name| matches_filter(config, &path, name))
-            .collect();
-        if names.is_empty() {
-            continue;
-        }
-        let cassette = cassette_path(&path);
+        let cassette = cassette_path(&file.path, column.label.as_deref());
         let provider = if config.record {
             let partial = cassette.with_extension("jsonl.recording");
-            let inner = recorded_provider(configured.as_ref())?;
+            let inner = recorded_provider(configured()?.as_ref())?;
             let record = Record::new(inner, &partial).map_err(|e| e.to_string())?;
             recordings.push(Recording { partial, cassette });
             FileProvider::Record(Arc::new(record))
         } else if cassette.is_file() {
             FileProvider::Replay(cassette)
         } else {
-            FileProvider::Configured
+            configured()?;
+            FileProvider::Configured(column.settings.clone())
         };
-        let file = Arc::new(file);
         let provider = Arc::new(provider);
         for test in names {
             jobs.push(Job {
                 file: file.clone(),
-                test,
+                test: test.clone(),
                 provider: provider.clone(),
+                column: column.clone(),
             });
         }
     }
-    if jobs.is_empty() && broken.is_empty() && config.filter.is_none() {
-        return Err("no tests found (test files are .sexp files with deftest forms)".into());
-    }
-    Ok((jobs, recordings, broken))
+    Ok(())
 }
 
 /// What `--record` records: a provider that answers, given with `--provider`.
@@ -181,11 +226,6 @@ fn matches_filter(config: &RunConfig, path: &Path, name: &str) -> bool {
 /// How a test is named in reports: `path::name`.
 pub fn test_id(path: &Path, name: &str) -> String {
     format!("{}::{name}", path.display())
-}
-
-/// `dir/review.test.sexp` → `dir/review.test.cassette.jsonl`.
-pub fn cassette_path(path: &Path) -> PathBuf {
-    path.with_extension("cassette.jsonl")
 }
 
 /// Replaces the cassette with what was recorded; a file that made no model calls
@@ -266,7 +306,7 @@ fn worker(
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
             let error = Error::eval(format!("the interpreter panicked: {message}"));
-            Outcome::new(&job.file.path, &job.test, Vec::new(), Some(error))
+            job.outcome(Vec::new(), Some(error))
         });
         if results.send(outcome).is_err() {
             return;
@@ -287,6 +327,7 @@ fn run_one(config: &RunConfig, stack: usize, job: &Job) -> Outcome {
             let observer = &interp.tasks.observer;
             observer.set_log(config.log.as_ref().map(|log| Rc::new(log.open())));
             observer.set_cache_everything(config.cache);
+            observer.keep_answers();
             let watchdog = Watchdog::start(interp.interrupt_flag(), config.timeout);
             let (checks, error) = run_in(&interp, config, job);
             interp.flush();
@@ -300,9 +341,14 @@ fn run_one(config: &RunConfig, stack: usize, job: &Job) -> Outcome {
                 )),
                 false => error,
             };
-            Outcome::new(&job.file.path, &job.test, checks, error)
+            let mut outcome = job.outcome(checks, error);
+            outcome.spent = observer.spent();
+            outcome.answers = observer.answers();
+            let model = job.column.settings.model.as_deref();
+            outcome.cost = super::compare::cost(&config.prices, model, &outcome.spent);
+            outcome
         }
-        Err(e) => Outcome::new(&job.file.path, &job.test, Vec::new(), Some(e)),
+        Err(e) => job.outcome(Vec::new(), Some(e)),
     };
     outcome.output = output.text();
     outcome.duration = started.elapsed();
@@ -313,7 +359,7 @@ fn run_one(config: &RunConfig, stack: usize, job: &Job) -> Outcome {
 fn run_in(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check>, Option<Error>) {
     let observer = &interp.tasks.observer;
     let scope = &interp.state.task.observe;
-    let logged = observer.begin_test(scope, &test_id(&job.file.path, &job.test));
+    let logged = observer.begin_test(scope, &job.outcome(Vec::new(), None).id());
     let (checks, error) = run_test(interp, config, job);
     let failed = checks.iter().filter(|check| !check.passed).count();
     let outcome = match &error {
@@ -352,13 +398,22 @@ fn run_test(interp: &Interp, config: &RunConfig, job: &Job) -> (Vec<super::Check
     (super::Tests::of(interp).finish(), result.err())
 }
 
+impl Job {
+    /// How the test ended: its checks and the error that ended it, under its model.
+    fn outcome(&self, checks: Vec<super::Check>, error: Option<Error>) -> Outcome {
+        let mut outcome = Outcome::new(&self.file.path, &self.test, checks, error);
+        outcome.model.clone_from(&self.column.label);
+        outcome
+    }
+}
+
 fn prepare(interp: &Interp, config: &RunConfig, job: &Job) -> Result<()> {
     match job.provider.as_ref() {
         FileProvider::Replay(cassette) => {
             interp.set_native_provider(Arc::new(Replay::new(cassette)?));
         }
         FileProvider::Record(provider) => interp.set_native_provider(provider.clone()),
-        FileProvider::Configured => interp.configure_provider(config.settings.clone())?,
+        FileProvider::Configured(settings) => interp.configure_provider(settings.clone())?,
     }
     for file in &config.imports {
         crate::module::import_file(interp, file, None)?;
@@ -438,11 +493,11 @@ mod tests {
     #[test]
     fn cassettes_sit_beside_their_test_files() {
         assert_eq!(
-            cassette_path(Path::new("ex/review.test.sexp")),
+            cassette_path(Path::new("ex/review.test.sexp"), None),
             Path::new("ex/review.test.cassette.jsonl")
         );
         assert_eq!(
-            cassette_path(Path::new("t/a.sexp")),
+            cassette_path(Path::new("t/a.sexp"), None),
             Path::new("t/a.cassette.jsonl")
         );
     }

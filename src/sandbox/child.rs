@@ -267,10 +267,35 @@ impl Sandbox {
         parent.check_interrupt()?;
         let value = value.map_err(|e| {
             let e = time_as_resource(contained_exit(e), now, timeout);
+            let e = allow_key_hint(e);
             e.with_detail("code", json!(code))
         });
         Ok(Ran { value, output })
     }
+}
+
+/// A refusal inside names the `:allow` entry that would permit it, not the process's
+/// `--allow-*` flag: the caller gives the sandbox its capabilities.
+fn allow_key_hint(error: Error) -> Error {
+    if !error.has_reason(&Reason::PermissionDenied) {
+        return error;
+    }
+    let details = error.details();
+    let (Some(capability), Some(flag)) = (
+        details.get("capability").and_then(|c| c.as_str()),
+        details.get("flag").and_then(|f| f.as_str()),
+    ) else {
+        return error;
+    };
+    let entry = match flag.split_once('=') {
+        Some((_, value)) => format!("{{{capability:?} [{value:?}]}}"),
+        None => format!("{{{capability:?} […]}}"),
+    };
+    let message = error.message().replace(
+        &format!("pass {flag} to allow it"),
+        &format!("give it :allow {entry} to allow it (within the caller's own)"),
+    );
+    error.with_message(message)
 }
 
 /// `(exit n)` in the child ends the child's code, not its caller's program.

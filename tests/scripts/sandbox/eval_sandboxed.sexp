@@ -4,6 +4,7 @@
 ;; stdout: "#<procedure>"
 ;; stdout: 42
 ;; stdout: ("permission_denied" "(getenv \"HOME\")")
+;; stdout: "reading the environment variable HOME is not allowed in the sandbox: give it :allow {\"env\" [\"HOME\"]} to allow it (within the caller's own)"
 ;; stdout: ("RESOURCE_EXHAUSTION" "fuel" 1000)
 ;; stdout: {"value" "COMPLETE" "output" ""}
 ;; stdout: "template_not_found"
@@ -21,6 +22,7 @@
 (eval-sandboxed "(define secret 0) (define + -)")
 (prn (+ secret 0))
 (prn (try (eval-sandboxed "(getenv \"HOME\")") (catch e [e.reason e.details.code])))
+(prn (try (eval-sandboxed "(getenv \"HOME\")") (catch e e.message)))
 (prn (try (eval-sandboxed "(define (spin) (spin)) (spin)" :fuel 1000)
           (catch e [e.type e.details.resource e.details.limit])))
 ; named tasks are the only tasks it sees

@@ -45,6 +45,7 @@ mod capabilities;
 mod cli;
 mod config;
 mod cst;
+mod digest;
 mod error;
 mod eval;
 mod fmt;

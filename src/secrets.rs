@@ -9,6 +9,7 @@
 //! [`Secrets::scrub`] first.
 
 use regex::Regex;
+use std::borrow::Cow;
 use std::fmt::Write;
 use std::sync::LazyLock;
 
@@ -84,6 +85,12 @@ impl Secrets {
     /// `text` with every secret, in any encoding, and every URL's credentials replaced
     /// by `[REDACTED]`.
     pub fn scrub(&self, text: &str) -> String {
+        self.scrubbed(text).into_owned()
+    }
+
+    /// [`Secrets::scrub`], borrowing `text` back when nothing in it is hidden (the
+    /// common case: the log scrubs every field of every call).
+    fn scrubbed<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let text = match &self.pattern {
             Some(pattern) => pattern.replace_all(text, |found: &regex::Captures| {
                 let whole = found.get(0).map_or(0..0, |m| m.range());
@@ -95,26 +102,51 @@ impl Secrets {
             }),
             None => text.into(),
         };
-        match &*URL_CREDENTIALS {
-            Some(url) => url
-                .replace_all(&text, format!("${{1}}{REDACTED}@"))
-                .into_owned(),
-            None => text.into_owned(),
-        }
+        let Some(url) = &*URL_CREDENTIALS else {
+            return text;
+        };
+        let hidden = |found: &regex::Captures| {
+            let scheme = found.get(1).map_or("", |m| m.as_str());
+            format!("{scheme}{REDACTED}@")
+        };
+        let changed = match url.replace_all(&text, hidden) {
+            Cow::Owned(changed) => Some(changed),
+            Cow::Borrowed(_) => None,
+        };
+        changed.map_or(text, Cow::Owned)
     }
 
     /// Every string in `json` (keys too) scrubbed.
     pub fn scrub_json(&self, json: &serde_json::Value) -> serde_json::Value {
+        let mut json = json.clone();
+        self.scrub_json_in_place(&mut json);
+        json
+    }
+
+    /// [`Secrets::scrub_json`] on a value the caller owns: only what changes is
+    /// rewritten.
+    pub fn scrub_json_in_place(&self, json: &mut serde_json::Value) {
         use serde_json::Value as Json;
         match json {
-            Json::String(s) => Json::String(self.scrub(s)),
-            Json::Array(items) => Json::Array(items.iter().map(|v| self.scrub_json(v)).collect()),
-            Json::Object(map) => Json::Object(
-                map.iter()
-                    .map(|(k, v)| (self.scrub(k), self.scrub_json(v)))
-                    .collect(),
-            ),
-            other => other.clone(),
+            Json::String(text) => {
+                if let Cow::Owned(changed) = self.scrubbed(text) {
+                    *text = changed;
+                }
+            }
+            Json::Array(items) => items.iter_mut().for_each(|v| self.scrub_json_in_place(v)),
+            Json::Object(map) => {
+                if map
+                    .keys()
+                    .any(|key| matches!(self.scrubbed(key), Cow::Owned(_)))
+                {
+                    *map = std::mem::take(map)
+                        .into_iter()
+                        .map(|(key, value)| (self.scrub(&key), value))
+                        .collect();
+                }
+                map.values_mut().for_each(|v| self.scrub_json_in_place(v));
+            }
+            _ => {}
         }
     }
 }

@@ -195,6 +195,25 @@ fn kill_at_and_resume(text: &str, k: usize, expected: &str, calls: usize) {
         calls - kept,
         "k={k}: the calls not journaled, only"
     );
+    // The new run logs the replayed calls as answered from the cache, keyed only by the
+    // run that made them, and the live ones with their cache keys.
+    let count = |condition: &str| -> usize {
+        db(&dir)
+            .query_row(
+                &format!(
+                    "SELECT count(*) FROM calls WHERE run_id = ?1 AND kind = 'model' AND {condition}"
+                ),
+                [latest_run(&dir)],
+                |row| row.get(0),
+            )
+            .unwrap()
+    };
+    assert_eq!(count("cache_hit = 1 AND cache_key IS NULL"), kept, "k={k}");
+    assert_eq!(
+        count("cache_hit = 0 AND cache_key IS NOT NULL"),
+        calls - kept,
+        "k={k}"
+    );
 }
 
 /// Kill points from a fixed seed (a linear congruential generator), in 1..=calls.

@@ -83,6 +83,9 @@ pub fn take_up(interp: &Interp, options: &Options) -> Result<()> {
     interp.tasks.journal.set_answers(plan.answers.clone());
     if let Some(log) = interp.tasks.observer.log() {
         log.resumes(&plan.from);
+        // Resumable from here on: the first live step need not wait for the log to
+        // take in every replayed step before it.
+        log.make_resumable();
     }
     Ok(())
 }

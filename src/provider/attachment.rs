@@ -6,7 +6,6 @@
 
 use crate::error::{Error, Reason, Result};
 use serde_json::{json, Map, Value as Json};
-use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
 /// A file or URL sent with a message.
@@ -59,10 +58,7 @@ pub fn is_url(text: &str) -> bool {
 impl Attachment {
     /// A file's bytes, already read from `path`.
     pub fn file(path: &str, mime: &str, bytes: Vec<u8>) -> Attachment {
-        let sha256 = Sha256::digest(&bytes)
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect();
+        let sha256 = crate::digest::sha256_hex(&bytes, 32);
         Attachment {
             mime: mime.to_owned(),
             origin: Origin::File {

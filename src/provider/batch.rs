@@ -139,11 +139,7 @@ pub fn job_key(api: &dyn BatchApi, file: &[u8]) -> String {
     hasher.update(api.origin().as_bytes());
     hasher.update(b"\n");
     hasher.update(file);
-    hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    crate::digest::finish_hex(hasher)
 }
 
 /// Runs `calls` as one job of `api` and returns each call's answer, in the order of

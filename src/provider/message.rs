@@ -250,7 +250,6 @@ pub fn is_wire_tool_name(name: &str) -> bool {
 /// `rv_summarize-` and 8 hex digits. The same task always gets the same name, and two
 /// names that differ anywhere get different ones.
 pub fn wire_tool_name(task: &str) -> String {
-    use sha2::Digest;
     if is_wire_tool_name(task) {
         return task.to_owned();
     }
@@ -264,8 +263,7 @@ pub fn wire_tool_name(task: &str) -> String {
         )
         .take(55)
         .collect();
-    let digest = sha2::Sha256::digest(task.as_bytes());
-    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let hash = crate::digest::sha256_hex(task.as_bytes(), 4);
     format!("{base}-{hash}")
 }
 

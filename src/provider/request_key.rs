@@ -4,8 +4,7 @@
 
 use super::message::single_turn;
 use super::{Message, Request};
-use serde_json::{json, Map, Value as Json};
-use sha2::{Digest, Sha256};
+use serde_json::{json, Value as Json};
 
 /// The request in the form cassettes store and match: keys sorted, and only what does
 /// not follow from the rest (see [`canonical`]).
@@ -40,24 +39,8 @@ pub(super) fn canonical(mut request: Json) -> Json {
             fields.remove("messages");
         }
     }
-    sorted(request)
-}
-
-fn sorted(value: Json) -> Json {
-    match value {
-        Json::Object(map) => {
-            let mut entries: Vec<(String, Json)> = map.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Json::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k, sorted(v)))
-                    .collect::<Map<_, _>>(),
-            )
-        }
-        Json::Array(items) => Json::Array(items.into_iter().map(sorted).collect()),
-        other => other,
-    }
+    request.sort_all_objects();
+    request
 }
 
 /// Where a model call goes: the provider, its server and the model.
@@ -72,8 +55,9 @@ pub struct Target {
 /// and the request without the task's name, arguments and round, which only shape the
 /// text). The schema is sent to the model as structured output, so it is part of the
 /// key, though cassettes leave it out of the requests they match.
-pub fn cache_key(request: &Request, target: &Target) -> String {
-    let mut canonical = canonical_request(request);
+/// It starts from the request's canonical form ([`canonical_request`]), which the
+/// journal needs too, so a call makes it once.
+pub fn cache_key_from(mut canonical: Json, request: &Request, target: &Target) -> String {
     if let Some(map) = canonical.as_object_mut() {
         for key in ["task", "params", "round", "issues"] {
             map.remove(key);
@@ -88,13 +72,16 @@ pub fn cache_key(request: &Request, target: &Target) -> String {
             map.insert("base_url".into(), json!(base_url));
         }
     }
-    let digest = Sha256::digest(canonical.to_string().as_bytes());
-    digest.iter().map(|byte| format!("{byte:02x}")).collect()
+    crate::digest::sha256_hex(canonical.to_string().as_bytes(), 32)
 }
 
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+
+    fn cache_key(request: &Request, target: &Target) -> String {
+        cache_key_from(canonical_request(request), request, target)
+    }
 
     /// A task call's request with arguments and its user message (cassette tests too).
     pub(in crate::provider) fn request(prompt: &str) -> Request {
@@ -130,8 +117,10 @@ pub(super) mod tests {
         let kept = canonical_request(&continued);
         assert_eq!(kept["messages"].as_array().map(Vec::len), Some(2));
         // A recorded request written with every field matches the short form.
-        let full = sorted(request("p").to_json_with_mode());
-        assert_eq!(canonical(full), plain);
+        let full = canonical(request("p").to_json_with_mode());
+        assert_eq!(full, plain);
+        let keys: Vec<&String> = full.as_object().unwrap().keys().collect();
+        assert!(keys.windows(2).all(|pair| pair[0] < pair[1]), "{keys:?}");
     }
 
     /// A request with no arguments or messages, as a task call's first round sends.

@@ -279,7 +279,11 @@ impl RunLog {
     fn scrubbed(&self, mut row: CallRow) -> CallRow {
         let secrets = lock(&self.shared.secrets);
         let text = |t: &mut String| *t = secrets.scrub(t);
-        let json = |j: &mut Option<Json>| *j = j.as_ref().map(|j| secrets.scrub_json(j));
+        let json = |j: &mut Option<Json>| {
+            if let Some(j) = j {
+                secrets.scrub_json_in_place(j);
+            }
+        };
         text(&mut row.task);
         row.provider.as_mut().map(text);
         row.model.as_mut().map(text);
@@ -442,16 +446,6 @@ pub fn location(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .filter(|p| p.is_absolute())
         .or_else(|| env("HOME").map(|home| Path::new(&home).join(".local/state")))?;
     Some(state.join("tasklisp/log.db"))
-}
-
-/// The first `n` bytes of the SHA-256 digest of `bytes`, in hex.
-pub fn digest_hex(bytes: &[u8], n: usize) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes)
-        .iter()
-        .take(n)
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 pub fn now_ms() -> i64 {

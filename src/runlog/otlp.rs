@@ -231,12 +231,12 @@ impl Ids {
     fn of(run_id: &str) -> Ids {
         Ids {
             run_id: run_id.to_owned(),
-            trace: super::digest_hex(run_id.as_bytes(), 16),
+            trace: crate::digest::sha256_hex(run_id.as_bytes(), 16),
         }
     }
 
     fn span(&self, what: &str) -> String {
-        super::digest_hex(format!("{}/{what}", self.run_id).as_bytes(), 8)
+        crate::digest::sha256_hex(format!("{}/{what}", self.run_id).as_bytes(), 8)
     }
 
     fn run(&self) -> String {

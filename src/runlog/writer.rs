@@ -316,11 +316,7 @@ fn insert_messages(
         hasher.update(previous.as_deref().unwrap_or("").as_bytes());
         hasher.update(b"\n");
         hasher.update(body.as_bytes());
-        let hash: String = hasher
-            .finalize()
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect();
+        let hash = crate::digest::finish_hex(hasher);
         statement.execute(params![hash, previous, body])?;
         previous = Some(hash);
     }

@@ -52,10 +52,12 @@ impl std::fmt::Display for StepId {
     }
 }
 
-/// A journaled step: its kind (`model`, `script`, `mcp`, `human`), request and answer.
+/// A journaled step: its kind (`model`, `script`, `mcp`, `human`), request (as the
+/// journal wrote it: read only when the program's request is not the same text) and
+/// answer.
 struct Entry {
     kind: String,
-    request: Json,
+    request: String,
     answer: Json,
 }
 
@@ -78,18 +80,19 @@ impl Journal {
     pub fn load(&self, from: &str, rows: Vec<JournalRow>) -> std::result::Result<(), String> {
         let mut steps = HashMap::with_capacity(rows.len());
         for row in rows {
-            let parse = |text: &str, what: &str| {
-                serde_json::from_str::<Json>(text).map_err(|e| {
-                    format!(
-                        "the journal of run {from} is damaged: the {what} of step {} of item \
-                         {:?} does not read ({e})",
-                        row.step, row.item
-                    )
-                })
+            let damaged = |what: &str, e: serde_json::Error| {
+                format!(
+                    "the journal of run {from} is damaged: the {what} of step {} of item {:?} \
+                     does not read ({e})",
+                    row.step, row.item
+                )
             };
+            serde_json::from_str::<serde::de::IgnoredAny>(&row.request)
+                .map_err(|e| damaged("request", e))?;
+            let answer = serde_json::from_str(&row.answer).map_err(|e| damaged("answer", e))?;
             let entry = Entry {
-                request: parse(&row.request, "request")?,
-                answer: parse(&row.answer, "answer")?,
+                request: row.request,
+                answer,
                 kind: row.kind,
             };
             steps.insert((Rc::from(row.item), row.step), entry);
@@ -151,11 +154,22 @@ pub fn begin(interp: &Interp, kind: &str, request: &Json) -> Result<Step> {
         }
         return Ok(Step::Live(id));
     };
-    if entry.kind == kind && entry.request == *request {
-        return Ok(Step::Replayed(entry.answer));
+    let from = || journal.from.borrow().clone().unwrap_or_default();
+    match entry.kind == kind && same_request(&entry.request, request) {
+        true => Ok(Step::Replayed(entry.answer)),
+        false => Err(mismatch(&from(), &id, kind, &entry, request)),
     }
-    let from = journal.from.borrow().clone().unwrap_or_default();
-    Err(mismatch(&from, &id, kind, &entry, request))
+}
+
+/// The journaled request (as written) asks what `request` asks. The same text is the
+/// common case; one written by another version may differ only in the order of keys.
+/// (The journal was checked to read when it was loaded.)
+fn same_request(journaled: &str, request: &Json) -> bool {
+    // Compared as text (not `journaled == *request`, which asks whether the request is
+    // the JSON string `journaled`).
+    let text = request.to_string();
+    journaled == text
+        || serde_json::from_str::<Json>(journaled).is_ok_and(|was| was == *request)
 }
 
 /// Steps are journaled (the run has a log) or replayed: what a step asks is worth
@@ -218,8 +232,9 @@ pub fn leave_item(interp: &Interp, outer: Cursor) {
 }
 
 fn mismatch(from: &str, id: &StepId, kind: &str, entry: &Entry, request: &Json) -> Error {
+    let was = serde_json::from_str(&entry.request).unwrap_or(Json::Null);
     let what = if entry.kind == kind {
-        match first_difference("", &entry.request, request) {
+        match first_difference("", &was, request) {
             Some((path, was, now)) => format!(
                 "at `{path}` the journal has {} and the program now {}",
                 excerpt(&was),
@@ -294,6 +309,15 @@ mod tests {
             ("messages[1].content", json!("b"), json!("c"))
         );
         assert!(first_difference("", &was, &was).is_none());
+    }
+
+    #[test]
+    fn a_journaled_request_is_the_same_in_any_order_of_its_keys() {
+        let now = json!({"model": "m", "prompt": "p"});
+        assert!(same_request(r#"{"model":"m","prompt":"p"}"#, &now));
+        assert!(same_request(r#"{"prompt": "p", "model": "m"}"#, &now));
+        assert!(!same_request(r#"{"model":"m","prompt":"q"}"#, &now));
+        assert!(!same_request("{", &now));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::prices::Prices;
-use crate::provider::request_key::{cache_key, Target};
+use crate::provider::request_key::{cache_key_from, canonical_request, Target};
 use crate::provider::{Message, Request, Response, ToolCall, Usage};
 use crate::runlog::{now_ms, CachedAnswer, CallKind, CallRow, RunLog};
 use crate::secrets::Secrets;
@@ -387,11 +387,12 @@ impl Observer {
     /// Before a model call: answers it from the cache when the cache is on and has it,
     /// else checks the budgets (counting the call against them). `secrets` are the
     /// provider's, never written to the log. A call the journal answers (`replayed`)
-    /// is neither looked up nor counted.
+    /// is neither looked up nor counted. `canonical` is the request's canonical form
+    /// when the caller has made it.
     pub fn before_model(
         &self,
         scope: Scope,
-        request: &Request,
+        (request, canonical): (&Request, Option<serde_json::Value>),
         target: &Target,
         secrets: Secrets,
         (task_cache, replayed): (bool, bool),
@@ -401,7 +402,11 @@ impl Observer {
         let caching =
             request.tools.is_empty() && (task_cache || scope.cache || self.cache_everything.get());
         let log = self.log();
-        let cache_key = log.as_ref().map(|_| cache_key(request, target));
+        // A replayed call's answer is already in the cache under the run that made it.
+        let cache_key = log.as_ref().filter(|_| !replayed).map(|_| {
+            let canonical = canonical.unwrap_or_else(|| canonical_request(request));
+            cache_key_from(canonical, request, target)
+        });
         let pending = PendingCall {
             seq: self.next_seq(),
             parent: scope.call,

@@ -206,10 +206,12 @@ pub fn send(
         .or_else(|| interp.flag_model());
     let secrets = provider.secrets();
     let observer = &interp.tasks.observer;
-    let (step, step_request, replayed) = journal_step(interp, &request, &secrets)?;
+    // Made once: the journal and the cache key both start from it.
+    let canonical = journal::active(interp).then(|| canonical_request(&request));
+    let (step, step_request, replayed) = journal_step(interp, canonical.clone(), &secrets)?;
     let (mut pending, cached) = observer.before_model(
         interp.state.task.observe.borrow().clone(),
-        &request,
+        (&request, canonical),
         &target,
         secrets,
         (cache, replayed.is_some()),
@@ -283,11 +285,10 @@ fn note_answer(
 /// A model call as the journal compares it: the canonical request, its messages (when
 /// more than the system and prompt) as their count, a digest and the last one, so a long
 /// conversation's journal grows with its turns, not with their square.
-fn journal_request(request: &Request) -> serde_json::Value {
-    let mut step = canonical_request(request);
+fn journal_request(mut step: serde_json::Value) -> serde_json::Value {
     if let Some(serde_json::Value::Array(messages)) = step.get("messages") {
         let text = serde_json::to_string(messages).unwrap_or_default();
-        let digest = crate::runlog::digest_hex(text.as_bytes(), 16);
+        let digest = crate::digest::sha256_hex(text.as_bytes(), 16);
         let last = messages
             .last()
             .map(|m| crate::value::truncate_text(&m.get("content").unwrap_or(m).to_string(), 200));
@@ -305,17 +306,14 @@ fn journal_request(request: &Request) -> serde_json::Value {
 /// it).
 fn journal_step(
     interp: &Interp,
-    request: &Request,
+    canonical: Option<serde_json::Value>,
     secrets: &Secrets,
 ) -> Result<(journal::Step, serde_json::Value, Option<Response>)> {
     if let Some(log) = interp.tasks.observer.log() {
         // Before the journal or the run's row is written, so both are scrubbed of them.
         log.learn_secrets(secrets);
     }
-    let step_request = match journal::active(interp) {
-        true => journal_request(request),
-        false => serde_json::Value::Null,
-    };
+    let step_request = canonical.map_or(serde_json::Value::Null, journal_request);
     let step = journal::begin(interp, "model", &step_request)?;
     let replayed = match &step {
         journal::Step::Replayed(answer) => Some(

@@ -168,8 +168,7 @@ fn same_request(journaled: &str, request: &Json) -> bool {
     // Compared as text (not `journaled == *request`, which asks whether the request is
     // the JSON string `journaled`).
     let text = request.to_string();
-    journaled == text
-        || serde_json::from_str::<Json>(journaled).is_ok_and(|was| was == *request)
+    journaled == text || serde_json::from_str::<Json>(journaled).is_ok_and(|was| was == *request)
 }
 
 /// Steps are journaled (the run has a log) or replayed: what a step asks is worth

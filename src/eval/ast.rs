@@ -128,6 +128,36 @@ pub struct Call {
     pub callee: Node,
     pub args: Vec<Node>,
     pub span: Span,
+    /// In tail position of a procedure's body (`mark_tail_calls`): evaluated only as
+    /// that body's last step, in that procedure's frame, which a call of the same
+    /// procedure may therefore reuse.
+    pub tail: bool,
+}
+
+/// Marks the calls in tail position of a procedure body: through `if`, `begin`, `and`,
+/// `or` and `case`, which run their tail in the same frame (a `let` body runs in a frame
+/// of its own, a `try` body is not a tail). A work list, not recursion: a `cond` of
+/// thousands of clauses is as many nested `if`s.
+pub fn mark_tail_calls(body: &mut Node) {
+    let mut pending = vec![body];
+    while let Some(node) = pending.pop() {
+        match node {
+            Node::Call(call) => call.tail = true,
+            Node::If(parts) => {
+                let (_, then, otherwise) = &mut **parts;
+                pending.push(then);
+                pending.push(otherwise);
+            }
+            Node::Begin(nodes) | Node::And(nodes) | Node::Or(nodes) => {
+                pending.extend(nodes.last_mut());
+            }
+            Node::Case(case) => {
+                pending.extend(case.clauses.iter_mut().map(|(_, body)| body));
+                pending.push(&mut case.default);
+            }
+            _ => {}
+        }
+    }
 }
 
 pub struct Prim {

@@ -6,7 +6,7 @@ use super::run::Tail;
 use super::{Closure, Interp, Node};
 use crate::builtins::{self, arity_error, Builtin};
 use crate::error::{Error, Result};
-use crate::eval::env::{self, Env, Slots};
+use crate::eval::env::{self, Env, Frame, Slots};
 use crate::task;
 use crate::value::{self, Value};
 use smallvec::SmallVec;
@@ -46,11 +46,24 @@ impl Interp {
     }
 
     /// A call of a closure without a rest parameter: the arguments go straight into the
-    /// slots of the callee's frame, and the call comes back as a tail call.
+    /// slots of the callee's frame, and the call comes back as a tail call. A call in
+    /// tail position of a procedure body (`call.tail`) of a procedure of the same code
+    /// and environment as the running one (a self tail call) reuses the running frame.
     #[inline(always)]
     fn call_closure_with(&self, closure: Rc<Closure>, call: &ast::Call, env: &Env) -> Result<Tail> {
         let lambda = &closure.lambda;
         if call.args.len() == lambda.required as usize && lambda.self_slot.is_none() {
+            if let Some(frame) = env
+                .as_ref()
+                .filter(|f| call.tail && f.is_frame_of(&closure))
+            {
+                if let Some(reused) = self.rebind_in_place(frame, &call.args, env)? {
+                    return Ok(match reused {
+                        Ok(()) => Tail::Call(closure, frame.clone()),
+                        Err(slots) => self.tail_call(closure, slots),
+                    });
+                }
+            }
             let mut frame = self.empty_frame(&closure);
             if let Some(f) = Rc::get_mut(&mut frame) {
                 let slots = f.slots.get_mut();
@@ -69,6 +82,41 @@ impl Interp {
             Ok(slots) => Ok(self.tail_call(closure, slots)),
             Err(e) => Err(e.or_span(call.span)),
         }
+    }
+
+    /// A self tail call's arguments, evaluated and then stored over the running frame's
+    /// slots (its body's `define`s undefined again): `Ok(())`, or the arguments in slots
+    /// of their own when evaluating them let a closure capture the frame. `None` for
+    /// arities this does not handle. Inlined in optimised builds only: an unoptimised
+    /// build keeps every local of an inlined function in the caller's frame, and
+    /// `eval_node`'s frame, stacked at every nesting, would exhaust the stack before the
+    /// depth limit.
+    #[cfg_attr(debug_assertions, inline(never))]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn rebind_in_place(
+        &self,
+        frame: &Rc<Frame>,
+        args: &[Node],
+        env: &Env,
+    ) -> Result<Option<std::result::Result<(), Slots>>> {
+        Ok(Some(match args {
+            [a] => {
+                let a = self.operand(a, env)?;
+                rebind(frame, [a])
+            }
+            [a, b] => {
+                let a = self.operand(a, env)?;
+                let b = self.operand(b, env)?;
+                rebind(frame, [a, b])
+            }
+            [a, b, c] => {
+                let a = self.operand(a, env)?;
+                let b = self.operand(b, env)?;
+                let c = self.operand(c, env)?;
+                rebind(frame, [a, b, c])
+            }
+            _ => return Ok(None),
+        }))
     }
 
     /// The call of `closure` with `slots` (bound by `bind`), to run as a tail call.
@@ -287,6 +335,25 @@ impl Interp {
             }
         }
     }
+}
+
+/// Stores `values` over the first slots of `frame` and undefines the rest, unless a
+/// closure holds the frame: then the values, as the slots of a frame of their own.
+#[inline(always)]
+fn rebind<const N: usize>(frame: &Rc<Frame>, values: [Value; N]) -> std::result::Result<(), Slots> {
+    if Rc::strong_count(frame) != 1 {
+        return Err(values.into_iter().collect());
+    }
+    let mut slots = frame.slots.borrow_mut();
+    let arity = N.min(slots.len());
+    let (args, defines) = slots.split_at_mut(arity);
+    for (slot, value) in args.iter_mut().zip(values) {
+        *slot = value;
+    }
+    for slot in defines {
+        *slot = Value::Undefined;
+    }
+    Ok(())
 }
 
 /// The integer a constant or a current-frame variable holds, if it is one.

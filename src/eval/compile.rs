@@ -229,7 +229,12 @@ impl<'i> Compiler<'i> {
             })));
         }
         let callee = self.compile(head)?;
-        Ok(Node::Call(Box::new(Call { callee, args, span })))
+        Ok(Node::Call(Box::new(Call {
+            callee,
+            args,
+            span,
+            tail: false,
+        })))
     }
 
     /// The builtin a call's head names now, if the call can use the direct path.
@@ -419,7 +424,12 @@ pub fn internal_call(name: &str, args: Vec<Node>, span: Span) -> Node {
             span,
         },
     };
-    Node::Call(Box::new(Call { callee, args, span }))
+    Node::Call(Box::new(Call {
+        callee,
+        args,
+        span,
+        tail: false,
+    }))
 }
 
 #[cfg(test)]
@@ -449,6 +459,37 @@ mod tests {
             }
         })
         .expect("thread")
+    }
+
+    #[test]
+    fn only_calls_in_tail_position_of_a_body_may_reuse_its_frame() {
+        let marks = run_on_large_stack(&Limits::default(), |limits| {
+            let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
+            let program = "(define (f n) (if (g n) (begin (g n) (f n)) (let ((x n)) (f x))))";
+            let forms = reader::read_source("<test>", program).expect("reads");
+            let node = Compiler::new(&interp).compile(&forms[0]).expect("analyses");
+            let Node::DefineGlobal { value, .. } = node else {
+                return None;
+            };
+            let Node::Lambda(lambda) = *value else {
+                return None;
+            };
+            let tail = |node: &Node| matches!(node, Node::Call(call) if call.tail);
+            let Node::If(parts) = &lambda.body else {
+                return None;
+            };
+            let (Node::Begin(then), Node::Let(otherwise)) = (&parts.1, &parts.2) else {
+                return None;
+            };
+            Some([
+                tail(&parts.0),
+                tail(&then[0]),
+                tail(&then[1]),
+                tail(&otherwise.body),
+            ])
+        })
+        .expect("thread");
+        assert_eq!(marks, Some([false, false, true, false]));
     }
 
     #[test]

@@ -104,6 +104,18 @@ impl Frame {
         frames.extend(self.parent.take());
     }
 
+    /// Whether this frame has the layout and parent a call of `closure` gets: its
+    /// scope and its environment.
+    #[inline(always)]
+    pub fn is_frame_of(&self, closure: &crate::eval::Closure) -> bool {
+        Rc::ptr_eq(&self.scope, &closure.lambda.scope)
+            && match (&self.parent, &closure.env) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
+
     /// A frame whose first slots are `values`; the rest start undefined.
     pub fn new(scope: Rc<Scope>, mut values: Slots, parent: Env) -> Rc<Frame> {
         fill_slots(&mut values, scope.len());

@@ -313,6 +313,7 @@ impl Compiler<'_> {
             callee: f?,
             args: vec![local()],
             span,
+            tail: false,
         }));
         Ok(Node::Let(Box::new(Let {
             kind: LetKind::Parallel,
@@ -484,13 +485,15 @@ impl Compiler<'_> {
         let body = self.body(body, span);
         self.pop_scope();
         self.defining = outer;
+        let mut body = body?;
+        mark_tail_calls(&mut body);
         Ok(Rc::new(Lambda {
             name,
             required,
             rest,
             self_slot: None,
             scope,
-            body: body?,
+            body,
             span,
         }))
     }

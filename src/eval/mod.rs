@@ -480,6 +480,32 @@ mod tests {
     }
 
     #[test]
+    fn a_self_tail_call_in_its_own_frame_gives_what_a_fresh_frame_gives() {
+        // A body's `define` is undefined again at each call; a local procedure loops in
+        // its frame too; a frame captured while the arguments were evaluated is kept.
+        let program = "(define (f n) (when (= n 1) (prn y)) (define y n) (if (= n 1) 'end (f (- n 1))))
+                       (define (g k acc) (if (= k 0) acc (g (- k 1) (+ acc k))))
+                       (define (outer) (define (lp i acc) (if (= i 0) acc (lp (- i 1) (+ acc i)))) (lp 100 0))
+                       (define (caps i acc) (if (= i 3) (map (fn (f) (f)) acc) (caps (+ i 1) (cons (fn () i) acc))))
+                       [(try (f 2) (catch e (get e :message))) (g 100 0) (outer) (caps 0 '()) (g 1000000 0)]";
+        assert_eq!(
+            run(program),
+            "true (\"y is used before its definition\" 5050 5050 (2 1 0) 500000500000)"
+        );
+    }
+
+    #[test]
+    fn a_self_tail_call_keeps_the_errors_of_its_arguments() {
+        let overflow = "(define (h k) (if (= k 0) 0 (h (+ k 1)))) (h 9223372036854775807)";
+        assert_eq!(run(overflow), "true integer overflow");
+        let not_a_number = "(define (s k) (if (= k 0) 0 (s (- k \"a\")))) (s 1)";
+        assert_eq!(
+            run(not_a_number),
+            "true -: expected a number, got a string \"a\""
+        );
+    }
+
+    #[test]
     fn a_loop_reuses_its_frame_unless_a_closure_kept_it() {
         let program = "(define (collect i acc)
                          (if (= i 3) acc (collect (+ i 1) (cons (fn () i) acc))))

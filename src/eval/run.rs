@@ -85,9 +85,11 @@ impl Interp {
             match self.eval_node(&closure.lambda.body, &frame) {
                 Ok(Tail::Value(v)) => break Ok(v),
                 // The finished frame goes back to the pool at once: a loop runs in the
-                // same two frames, whatever its length.
+                // same two frames, whatever its length (a self tail call in one).
                 Ok(Tail::Call(next, next_frame)) => {
-                    self.recycle(frame.replace(next_frame));
+                    if !is_same(&frame, &next_frame) {
+                        self.recycle(frame.replace(next_frame));
+                    }
                     closure = next;
                 }
                 Err(e) => break Err(e),
@@ -395,6 +397,12 @@ impl Interp {
         }
         result
     }
+}
+
+/// Whether `frame` is `next` (a self tail call ran in the frame it had).
+#[inline(always)]
+fn is_same(frame: &Env, next: &Rc<Frame>) -> bool {
+    frame.as_ref().is_some_and(|f| Rc::ptr_eq(f, next))
 }
 
 /// Stores `value` in `slot` of `frame`. The analyser gives a node only slots of its

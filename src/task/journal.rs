@@ -154,11 +154,11 @@ pub fn begin(interp: &Interp, kind: &str, request: &Json) -> Result<Step> {
         }
         return Ok(Step::Live(id));
     };
-    let from = || journal.from.borrow().clone().unwrap_or_default();
-    match entry.kind == kind && same_request(&entry.request, request) {
-        true => Ok(Step::Replayed(entry.answer)),
-        false => Err(mismatch(&from(), &id, kind, &entry, request)),
+    if entry.kind == kind && same_request(&entry.request, request) {
+        return Ok(Step::Replayed(entry.answer));
     }
+    let from = journal.from.borrow().clone().unwrap_or_default();
+    Err(mismatch(&from, &id, kind, &entry, request))
 }
 
 /// The journaled request (as written) asks what `request` asks. The same text is the

@@ -14,7 +14,14 @@ struct Flags {
 }
 
 impl Flags {
-    fn of_options() -> Flags {
+    /// The flags of `Options`, read from clap once per process: building clap's command
+    /// is most of tasklisp's start-up, and the command line is looked at more than once.
+    fn of_options() -> &'static Flags {
+        static FLAGS: std::sync::OnceLock<Flags> = std::sync::OnceLock::new();
+        FLAGS.get_or_init(Flags::read)
+    }
+
+    fn read() -> Flags {
         let mut command = Options::command();
         command.build();
         let mut flags = Flags {
@@ -92,12 +99,12 @@ fn next_positional(flags: &Flags, argv: &[OsString], from: usize) -> Option<(usi
 
 /// The first word at or after `from` that is neither a flag nor a flag's value.
 pub fn positional_after(argv: &[OsString], from: usize) -> Option<usize> {
-    next_positional(&Flags::of_options(), argv, from).map(|(at, _)| at)
+    next_positional(Flags::of_options(), argv, from).map(|(at, _)| at)
 }
 
 /// Where the command (`run`, `eval`, …) stands in `argv`, after any global flags.
 pub fn command_position(argv: &[OsString]) -> Option<usize> {
-    match next_positional(&Flags::of_options(), argv, 1)? {
+    match next_positional(Flags::of_options(), argv, 1)? {
         (_, true) => None,
         (at, false) => Some(at),
     }
@@ -109,9 +116,9 @@ pub fn command_position(argv: &[OsString]) -> Option<usize> {
 /// whole.
 pub fn split_script_args(mut argv: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
     let flags = Flags::of_options();
-    let file = match next_positional(&flags, &argv, 1) {
+    let file = match next_positional(flags, &argv, 1) {
         Some((at, false)) if argv.get(at).is_some_and(|w| w == "run") => {
-            next_positional(&flags, &argv, at + 1)
+            next_positional(flags, &argv, at + 1)
         }
         _ => None,
     };

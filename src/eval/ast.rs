@@ -165,7 +165,54 @@ pub struct Prim {
     pub builtin: &'static crate::builtins::Builtin,
     pub op: PrimOp,
     pub args: Vec<Node>,
+    /// Where the integer fast path reads the two operands of an arithmetic op or a
+    /// comparison, when both are constants or variables of the running frame: decided
+    /// once here, rather than by matching the operand nodes on every evaluation.
+    pub ints: Option<[IntArg; 2]>,
     pub span: Span,
+}
+
+impl Prim {
+    pub fn new(
+        name: Sym,
+        builtin: &'static crate::builtins::Builtin,
+        args: Vec<Node>,
+        span: Span,
+    ) -> Prim {
+        let op = PrimOp::of(builtin.name);
+        let ints = match args.as_slice() {
+            [a, b] if !matches!(op, PrimOp::Not | PrimOp::Other) => {
+                IntArg::of(a).zip(IntArg::of(b)).map(|(a, b)| [a, b])
+            }
+            _ => None,
+        };
+        Prim {
+            name,
+            builtin,
+            op,
+            args,
+            ints,
+            span,
+        }
+    }
+}
+
+/// An operand the integer fast path reads in place: a constant, or a slot of the
+/// running frame (which holds an integer or sends the op down the general path).
+#[derive(Clone, Copy)]
+pub enum IntArg {
+    Const(i64),
+    Slot(u32),
+}
+
+impl IntArg {
+    fn of(node: &Node) -> Option<IntArg> {
+        match node {
+            Node::Const(Value::Int(i)) => Some(IntArg::Const(*i)),
+            Node::Local { depth: 0, slot, .. } => Some(IntArg::Slot(*slot)),
+            _ => None,
+        }
+    }
 }
 
 /// The builtins with an inline fast path for two integers.

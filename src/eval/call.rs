@@ -66,7 +66,7 @@ impl Interp {
             }
             let mut frame = self.empty_frame(&closure);
             if let Some(f) = Rc::get_mut(&mut frame) {
-                let slots = f.slots.get_mut();
+                let slots = f.slots_mut();
                 for arg in &call.args {
                     slots.push(self.operand(arg, env)?);
                 }
@@ -129,12 +129,10 @@ impl Interp {
     /// clone, no call. Everything else takes `eval_prim_general`.
     #[inline]
     pub(super) fn eval_prim(&self, prim: &ast::Prim, env: &Env) -> Result<Value> {
-        if let [a, b] = prim.args.as_slice() {
-            if let (Some(x), Some(y)) = (int_operand(a, env), int_operand(b, env)) {
-                if self.prim_unchanged(prim) {
-                    if let Some(v) = prim.op.on_ints(x, y) {
-                        return Ok(v);
-                    }
+        if let Some((x, y)) = prim.ints.and_then(|ints| int_pair(ints, env)) {
+            if self.prim_unchanged(prim) {
+                if let Some(v) = prim.op.on_ints(x, y) {
+                    return Ok(v);
                 }
             }
         }
@@ -150,10 +148,7 @@ impl Interp {
                 .then(|| self.int_comparison(inner, env).map(|truth| !truth))
                 .flatten();
         }
-        let [a, b] = prim.args.as_slice() else {
-            return None;
-        };
-        let (x, y) = (int_operand(a, env)?, int_operand(b, env)?);
+        let (x, y) = int_pair(prim.ints?, env)?;
         if !self.prim_unchanged(prim) {
             return None;
         }
@@ -344,29 +339,22 @@ fn rebind<const N: usize>(frame: &Rc<Frame>, values: [Value; N]) -> std::result:
     if Rc::strong_count(frame) != 1 {
         return Err(values.into_iter().collect());
     }
-    let mut slots = frame.slots.borrow_mut();
-    let arity = N.min(slots.len());
-    let (args, defines) = slots.split_at_mut(arity);
-    for (slot, value) in args.iter_mut().zip(values) {
-        *slot = value;
-    }
-    for slot in defines {
-        *slot = Value::Undefined;
-    }
+    frame.overwrite(values);
     Ok(())
 }
 
-/// The integer a constant or a current-frame variable holds, if it is one.
-#[inline]
-fn int_operand(node: &Node, env: &Env) -> Option<i64> {
-    match node {
-        Node::Const(Value::Int(i)) => Some(*i),
-        Node::Local { depth: 0, slot, .. } => {
-            match env.as_ref()?.slots.borrow().get(*slot as usize) {
-                Some(Value::Int(i)) => Some(*i),
-                _ => None,
-            }
-        }
-        _ => None,
+/// The integers a `Prim`'s two operands hold (constants, or slots of the running frame
+/// read in place), if both are integers.
+#[inline(always)]
+fn int_pair(ints: [ast::IntArg; 2], env: &Env) -> Option<(i64, i64)> {
+    let [a, b] = ints;
+    Some((int_arg(a, env)?, int_arg(b, env)?))
+}
+
+#[inline(always)]
+fn int_arg(arg: ast::IntArg, env: &Env) -> Option<i64> {
+    match arg {
+        ast::IntArg::Const(i) => Some(i),
+        ast::IntArg::Slot(slot) => env.as_ref()?.int_at(slot),
     }
 }

@@ -219,14 +219,7 @@ impl<'i> Compiler<'i> {
             .and_then(|sym| self.primitive(sym, args.len()))
         {
             let (name, builtin) = prim;
-            let op = PrimOp::of(builtin.name);
-            return Ok(Node::Prim(Box::new(Prim {
-                name,
-                builtin,
-                op,
-                args,
-                span,
-            })));
+            return Ok(Node::Prim(Box::new(Prim::new(name, builtin, args, span))));
         }
         let callee = self.compile(head)?;
         Ok(Node::Call(Box::new(Call {

@@ -9,7 +9,7 @@
 use crate::symbol::Sym;
 use crate::value::Value;
 use smallvec::SmallVec;
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefCell, UnsafeCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -89,7 +89,12 @@ impl Scope {
 pub type Slots = SmallVec<[Value; 4]>;
 
 pub struct Frame {
-    pub slots: RefCell<Slots>,
+    /// The values, reached only through the methods below. Not a `RefCell`: a slot is
+    /// read or written on nearly every step, and none of these methods runs other code
+    /// while it holds a reference into the slots (cloning a `Value` only counts a
+    /// reference; a value a write replaces is dropped after the write), so no two
+    /// references into them ever meet. A `Frame` is not `Sync`: one thread at a time.
+    slots: UnsafeCell<Slots>,
     pub scope: Rc<Scope>,
     pub parent: Env,
 }
@@ -98,6 +103,83 @@ pub struct Frame {
 pub type Env = Option<Rc<Frame>>;
 
 impl Frame {
+    /// An empty frame of `scope` inside `parent`, for the slots to be pushed.
+    pub fn empty(scope: Rc<Scope>, parent: Env) -> Frame {
+        Frame {
+            slots: UnsafeCell::new(Slots::new()),
+            scope,
+            parent,
+        }
+    }
+
+    /// The slots, for a frame nothing else holds.
+    #[inline(always)]
+    pub fn slots_mut(&mut self) -> &mut Slots {
+        self.slots.get_mut()
+    }
+
+    /// A copy of the value in `slot`: `None` past the frame's slots or for a slot not
+    /// yet defined.
+    #[inline(always)]
+    pub fn get(&self, slot: u32) -> Option<Value> {
+        // SAFETY: see `slots`; the shared reference ends with the clone.
+        let slots = unsafe { &*self.slots.get() };
+        match slots.get(slot as usize) {
+            Some(Value::Undefined) | None => None,
+            Some(v) => Some(v.clone()),
+        }
+    }
+
+    /// The integer in `slot`, if it holds one.
+    #[inline(always)]
+    pub fn int_at(&self, slot: u32) -> Option<i64> {
+        // SAFETY: see `slots`; nothing runs while the reference is held.
+        let slots = unsafe { &*self.slots.get() };
+        match slots.get(slot as usize) {
+            Some(Value::Int(i)) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// Stores `value` in `slot`, or gives it back past the frame's slots. The value it
+    /// replaces is dropped after the write, when no reference into the slots is held.
+    #[inline(always)]
+    pub fn set(&self, slot: u32, value: Value) -> std::result::Result<(), Value> {
+        // SAFETY: see `slots`; the exclusive reference ends with the swap.
+        let place = unsafe { (&mut *self.slots.get()).get_mut(slot as usize) };
+        match place {
+            Some(place) => {
+                drop(std::mem::replace(place, value));
+                Ok(())
+            }
+            None => Err(value),
+        }
+    }
+
+    /// Stores `values` in the first slots and undefines the rest (a body's `define`s).
+    #[inline(always)]
+    pub fn overwrite<const N: usize>(&self, mut values: [Value; N]) {
+        let len = {
+            // SAFETY: see `slots`; the reference ends before the values it swapped out
+            // (now in `values`) are dropped.
+            let slots = unsafe { &mut *self.slots.get() };
+            for (place, value) in slots.iter_mut().zip(values.iter_mut()) {
+                std::mem::swap(place, value);
+            }
+            slots.len()
+        };
+        drop(values);
+        for slot in N..len {
+            let _in_range = self.set(slot as u32, Value::Undefined);
+        }
+    }
+
+    /// Copies of every slot's value, in slot order.
+    pub fn values(&self) -> Slots {
+        // SAFETY: see `slots`; the shared reference ends with the clones.
+        unsafe { (&*self.slots.get()).clone() }
+    }
+
     /// Moves out everything this frame owns, so dropping it afterwards is shallow.
     pub(crate) fn take_contents(&mut self, values: &mut Vec<Value>, frames: &mut Vec<Rc<Frame>>) {
         values.extend(self.slots.get_mut().drain(..));
@@ -120,7 +202,7 @@ impl Frame {
     pub fn new(scope: Rc<Scope>, mut values: Slots, parent: Env) -> Rc<Frame> {
         fill_slots(&mut values, scope.len());
         Rc::new(Frame {
-            slots: RefCell::new(values),
+            slots: UnsafeCell::new(values),
             scope,
             parent,
         })
@@ -167,11 +249,8 @@ pub fn lookup_by_name(env: &Env, name: Sym) -> Option<Value> {
     let mut frame = env.as_ref();
     while let Some(f) = frame {
         if let Some(slot) = f.scope.slot_of(name) {
-            let value = f.slots.borrow().get(slot).cloned();
-            if let Some(v) = value {
-                if !matches!(v, Value::Undefined) {
-                    return Some(v);
-                }
+            if let Some(v) = f.get(slot as u32) {
+                return Some(v);
             }
         }
         frame = f.parent.as_ref();
@@ -180,13 +259,13 @@ pub fn lookup_by_name(env: &Env, name: Sym) -> Option<Value> {
 }
 
 /// Assigns `name` in the innermost frame of `env` that binds it; false if none does.
-pub fn assign_by_name(env: &Env, name: Sym, value: Value) -> bool {
+pub fn assign_by_name(env: &Env, name: Sym, mut value: Value) -> bool {
     let mut frame = env.as_ref();
     while let Some(f) = frame {
         if let Some(slot) = f.scope.slot_of(name) {
-            if let Some(s) = f.slots.borrow_mut().get_mut(slot) {
-                *s = value;
-                return true;
+            match f.set(slot as u32, value) {
+                Ok(()) => return true,
+                Err(back) => value = back,
             }
         }
         frame = f.parent.as_ref();
@@ -213,6 +292,36 @@ mod tests {
         assert_eq!(scope.slot_of(Sym::new("env-test-absent")), None);
         let built = Scope::new(names.clone());
         assert_eq!(built.slot_of(names[9]), Some(39));
+    }
+
+    #[test]
+    fn a_frame_reads_writes_and_overwrites_its_slots_in_range_only() {
+        let names = ["a", "b", "c"].map(|n| Sym::new(&format!("env-test-slot-{n}")));
+        let frame = Frame::new(
+            Scope::new(names.to_vec()),
+            smallvec![Value::Int(1), Value::str("held")],
+            None,
+        );
+        assert_eq!(frame.int_at(0), Some(1));
+        assert_eq!(frame.int_at(1), None);
+        assert!(
+            frame.get(2).is_none(),
+            "a slot not yet defined reads as nothing"
+        );
+        assert!(frame.get(3).is_none());
+        assert!(matches!(frame.set(3, Value::Int(9)), Err(Value::Int(9))));
+        assert!(frame.set(2, Value::Int(3)).is_ok());
+        let text = Rc::new(String::from("shared"));
+        assert!(frame.set(1, Value::Str(text.clone())).is_ok());
+        assert_eq!(Rc::strong_count(&text), 2);
+        // A self tail call's arguments: the old values are let go, the `define`d slot
+        // past them undefined again.
+        frame.overwrite([Value::Int(7), Value::Int(8)]);
+        assert_eq!(Rc::strong_count(&text), 1);
+        assert!(matches!(
+            frame.values().as_slice(),
+            [Value::Int(7), Value::Int(8), Value::Undefined]
+        ));
     }
 
     #[test]

@@ -9,7 +9,6 @@ use crate::eval::env::{self, Env, Frame, Slots};
 use crate::symbol::Sym;
 use crate::value::{self, Value};
 use smallvec::SmallVec;
-use std::cell::RefCell;
 use std::rc::Rc;
 
 /// How an evaluation ended when its last step was a call in tail position.
@@ -47,12 +46,8 @@ impl Interp {
         match node {
             Node::Const(v) => Ok(v.clone()),
             Node::Local { depth: 0, slot, .. } => {
-                if let Some(frame) = env {
-                    if let Some(v) = frame.slots.borrow().get(*slot as usize) {
-                        if !matches!(v, Value::Undefined) {
-                            return Ok(v.clone());
-                        }
-                    }
+                if let Some(v) = env.as_ref().and_then(|frame| frame.get(*slot)) {
+                    return Ok(v);
                 }
                 self.eval(node, env)
             }
@@ -64,7 +59,13 @@ impl Interp {
     #[inline(never)]
     fn eval_compound(&self, node: &Node, env: &Env) -> Result<Value> {
         self.check_stack()?;
-        match self.eval_node(node, env)? {
+        // A call is most of what is left: made here, not through `eval_node`, whose
+        // frame is many times this one's. A tail call runs in `eval_node`'s loop only.
+        let tail = match node {
+            Node::Call(call) if !call.tail => self.eval_call(call, env)?,
+            _ => self.eval_node(node, env)?,
+        };
+        match tail {
             Tail::Value(v) => Ok(v),
             Tail::Call(closure, frame) => {
                 self.run_closure(closure, frame).map_err(|e| match node {
@@ -115,11 +116,7 @@ impl Interp {
                 return frame;
             }
         }
-        Rc::new(Frame {
-            slots: RefCell::new(Slots::new()),
-            scope: scope.clone(),
-            parent: closure.env.clone(),
-        })
+        Rc::new(Frame::empty(scope.clone(), closure.env.clone()))
     }
 
     /// The frame of a call of `closure` with `slots` (bound by `bind`).
@@ -127,7 +124,7 @@ impl Interp {
         let mut frame = self.empty_frame(closure);
         match Rc::get_mut(&mut frame) {
             Some(f) => {
-                let target = f.slots.get_mut();
+                let target = f.slots_mut();
                 *target = slots;
                 env::fill_slots(target, closure.lambda.scope.len());
                 frame
@@ -141,7 +138,7 @@ impl Interp {
         let Some(mut frame) = frame else { return };
         if let Some(f) = Rc::get_mut(&mut frame) {
             // Emptied before pooling, so what the call held is freed now, not later.
-            f.slots.get_mut().clear();
+            f.slots_mut().clear();
             f.parent = None;
             let mut pool = self.frame_pool.borrow_mut();
             if pool.len() < FRAME_POOL_SIZE {
@@ -369,12 +366,8 @@ impl Interp {
         name: Sym,
         span: crate::source::Span,
     ) -> Result<Value> {
-        if let Some(frame) = env::frame_at(env, depth as usize) {
-            if let Some(v) = frame.slots.borrow().get(slot as usize) {
-                if !matches!(v, Value::Undefined) {
-                    return Ok(v.clone());
-                }
-            }
+        if let Some(v) = env::frame_at(env, depth as usize).and_then(|frame| frame.get(slot)) {
+            return Ok(v);
         }
         Err(Error::eval(format!("{name} is used before its definition")).with_span(span))
     }
@@ -409,13 +402,9 @@ fn is_same(frame: &Env, next: &Rc<Frame>) -> bool {
 /// scope, and a frame holds a slot for each name of its scope.
 #[inline]
 fn store(frame: &Frame, slot: u32, value: Value) -> Result<()> {
-    match frame.slots.borrow_mut().get_mut(slot as usize) {
-        Some(place) => {
-            *place = value;
-            Ok(())
-        }
-        None => Err(Error::eval("internal error: no slot for variable")),
-    }
+    frame
+        .set(slot, value)
+        .map_err(|_| Error::eval("internal error: no slot for variable"))
 }
 
 #[cfg(test)]
@@ -428,6 +417,6 @@ mod tests {
         assert!(store(&frame, 0, Value::Int(1)).is_ok());
         let error = store(&frame, 1, Value::Int(2)).unwrap_err();
         assert_eq!(error.message(), "internal error: no slot for variable");
-        assert!(matches!(frame.slots.borrow().as_slice(), [Value::Int(1)]));
+        assert!(matches!(frame.values().as_slice(), [Value::Int(1)]));
     }
 }

@@ -252,7 +252,7 @@ fn arguments(task: &Task, frame: &Env) -> serde_json::Map<String, serde_json::Va
     let Some(frame) = frame else {
         return serde_json::Map::new();
     };
-    let slots = frame.slots.borrow();
+    let slots = frame.values();
     task.params
         .iter()
         .zip(slots.iter())

@@ -135,12 +135,9 @@ impl Extension for Sequential {
                 .eval(step, &inner)
                 .map_err(|e| step_failure(interp, index, &results, e, *span))?;
             results.push(value);
-            let mut slots = frame.slots.borrow_mut();
-            if let Some(slot) = slots.get_mut(0) {
-                *slot = Value::list(results.clone());
-            }
-            if let (Some(format), Some(slot)) = (self.accumulate, slots.get_mut(1)) {
-                *slot = accumulated(format, &results);
+            let _in_range = frame.set(0, Value::list(results.clone()));
+            if let Some(format) = self.accumulate {
+                let _in_range = frame.set(1, accumulated(format, &results));
             }
         }
         Ok(results.pop().unwrap_or(Value::Nil))

@@ -68,15 +68,23 @@ impl Interp {
         match tail {
             Tail::Value(v) => Ok(v),
             Tail::Call(closure, frame) => {
-                self.run_closure(closure, frame).map_err(|e| match node {
-                    Node::Call(call) => e.seen_from(call.span),
-                    _ => e,
-                })
+                self.run_closure_here(closure, frame)
+                    .map_err(|e| match node {
+                        Node::Call(call) => e.seen_from(call.span),
+                        _ => e,
+                    })
             }
         }
     }
 
-    pub(super) fn run_closure(&self, mut closure: Rc<Closure>, first: Rc<Frame>) -> Result<Value> {
+    pub(super) fn run_closure(&self, closure: Rc<Closure>, first: Rc<Frame>) -> Result<Value> {
+        self.run_closure_here(closure, first)
+    }
+
+    /// `run_closure`, inlined into `eval_compound`: most calls are made from there, and
+    /// a call of a function less per call is worth its size.
+    #[inline(always)]
+    fn run_closure_here(&self, mut closure: Rc<Closure>, first: Rc<Frame>) -> Result<Value> {
         self.enter()?;
         let mut frame: Env = Some(first);
         let result = loop {

@@ -9,7 +9,7 @@ use crate::provider::ProviderSettings;
 use crate::task::sink::StreamTo;
 use crate::value::bounds::read_file_bytes;
 use crate::value::{to_json, write_string, Value};
-use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -391,14 +391,20 @@ pub fn main() -> i32 {
         .collect();
     let (argv, script_args) = args::split_script_args(argv);
     let help = subcommand_help(&argv);
-    let parsed = Options::try_parse_from(argv).map(|mut options| {
-        if let Some(Command::Run { args, .. }) = &mut options.command {
-            *args = script_args;
-        }
-        options.argv = words;
-        options.resume = plan;
-        options
-    });
+    let mut command = args::built_command();
+    let parsed = command
+        .try_get_matches_from_mut(argv)
+        .and_then(|mut matches| {
+            Options::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut command))
+        })
+        .map(|mut options| {
+            if let Some(Command::Run { args, .. }) = &mut options.command {
+                *args = script_args;
+            }
+            options.argv = words;
+            options.resume = plan;
+            options
+        });
     let mut options = match parsed {
         Ok(o) => o,
         Err(e) => {

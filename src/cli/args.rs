@@ -7,6 +7,23 @@ use clap::CommandFactory;
 use std::collections::HashMap;
 use std::ffi::OsString;
 
+thread_local! {
+    /// The command the flags were read from, built, kept for the parse that follows.
+    static BUILT: std::cell::RefCell<Option<clap::Command>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `Options`' clap command, built: the one the flags were read from, when this thread
+/// read them and nobody took it yet (building it is a third of start-up).
+pub fn built_command() -> clap::Command {
+    BUILT
+        .with(|built| built.borrow_mut().take())
+        .unwrap_or_else(|| {
+            let mut command = Options::command();
+            command.build();
+            command
+        })
+}
+
 /// How many words after each global flag are its values.
 struct Flags {
     long: HashMap<String, usize>,
@@ -37,6 +54,7 @@ impl Flags {
                 flags.short.insert(short, values);
             }
         }
+        BUILT.with(|built| *built.borrow_mut() = Some(command));
         flags
     }
 

@@ -1,4 +1,4 @@
-//! Hot paths of the evaluator: calls and arithmetic (fib), tail calls (loop), list
+//! Hot paths of the evaluator: calls and arithmetic (fib), tail calls (loop, `do`), list
 //! building and walking (conslist), strings, and reading + analysing source.
 //!
 //! Run with `cargo bench --bench eval`. Whole-program comparisons with other Lisps are
@@ -28,6 +28,12 @@ fn evaluator(c: &mut Criterion) {
         "(define (build n acc) (if (= n 0) acc (build (- n 1) (cons n acc))))
          (define (fold f acc l) (if (null? l) acc (fold f (f acc (car l)) (cdr l))))",
         "(fold + 0 (map (fn (x) (* x 2)) (build 100000 '())))",
+    );
+    bench_program(
+        c,
+        "do loop 100k",
+        "",
+        "(do ((i 0 (+ i 1))) ((= i 100000) i))",
     );
     bench_program(
         c,

@@ -132,6 +132,10 @@ pub struct Call {
     /// that body's last step, in that procedure's frame, which a call of the same
     /// procedure may therefore reuse.
     pub tail: bool,
+    /// Bit `i` set: argument `i` (of the first three, those a self tail call stores in
+    /// place) is parameter `i` of the running frame, passed on as it is. A call of the
+    /// running procedure from its tail leaves that slot alone.
+    pub unchanged: u8,
 }
 
 /// Marks the calls in tail position of a procedure body: through `if`, `begin`, `and`,
@@ -142,7 +146,10 @@ pub fn mark_tail_calls(body: &mut Node) {
     let mut pending = vec![body];
     while let Some(node) = pending.pop() {
         match node {
-            Node::Call(call) => call.tail = true,
+            Node::Call(call) => {
+                call.tail = true;
+                call.unchanged = unchanged_parameters(&call.args);
+            }
             Node::If(parts) => {
                 let (_, then, otherwise) = &mut **parts;
                 pending.push(then);
@@ -160,6 +167,17 @@ pub fn mark_tail_calls(body: &mut Node) {
     }
 }
 
+/// The mask of `Call::unchanged` for these arguments.
+fn unchanged_parameters(args: &[Node]) -> u8 {
+    args.iter()
+        .take(3)
+        .enumerate()
+        .filter(
+            |(i, arg)| matches!(arg, Node::Local { depth: 0, slot, .. } if *slot as usize == *i),
+        )
+        .fold(0, |mask, (i, _)| mask | 1 << i)
+}
+
 pub struct Prim {
     pub name: Sym,
     pub builtin: &'static crate::builtins::Builtin,
@@ -169,6 +187,9 @@ pub struct Prim {
     /// comparison, when both are constants or variables of the running frame: decided
     /// once here, rather than by matching the operand nodes on every evaluation.
     pub ints: Option<[IntArg; 2]>,
+    /// Whether the builtin takes this many arguments: then a call of one or two skips
+    /// the arity check and the argument list, made once here.
+    pub arity_fits: bool,
     pub span: Span,
 }
 
@@ -186,12 +207,15 @@ impl Prim {
             }
             _ => None,
         };
+        let arity_fits =
+            args.len() >= builtin.min_args && builtin.max_args.is_none_or(|max| args.len() <= max);
         Prim {
             name,
             builtin,
             op,
             args,
             ints,
+            arity_fits,
             span,
         }
     }

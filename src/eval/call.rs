@@ -13,17 +13,27 @@ use smallvec::SmallVec;
 use std::rc::Rc;
 
 impl Interp {
-    /// A call: builtins run at once; closures come back as a tail call to run.
+    /// A call: builtins run at once; closures come back as a tail call to run. `TAIL`
+    /// false: the call is known not to be in the tail of a procedure body, and the code
+    /// for a call of the running procedure again is left out.
     #[inline(always)]
-    pub(super) fn eval_call(&self, call: &ast::Call, env: &Env) -> Result<Tail> {
-        // A global procedure is taken straight from its slot, never moved as a `Value`.
+    pub(super) fn eval_call<const TAIL: bool>(&self, call: &ast::Call, env: &Env) -> Result<Tail> {
+        // A global procedure is taken straight from its slot, never moved as a `Value`,
+        // and not even counted when the running procedure calls itself again.
         if let Node::Global { name, .. } = &call.callee {
+            let mut running = None;
             let closure = match self.globals.borrow().get(name.index()) {
-                Some(Value::Closure(c)) if !c.lambda.rest => Some(c.clone()),
+                Some(Value::Closure(c)) if !c.lambda.rest => {
+                    running = running_frame::<TAIL>(call, c, env);
+                    running.is_none().then(|| c.clone())
+                }
                 _ => None,
             };
+            if let Some(running) = running {
+                return self.call_again(running, call, env);
+            }
             if let Some(closure) = closure {
-                return self.call_closure_with(closure, call, env);
+                return self.call_closure_with::<TAIL>(closure, call, env);
             }
         }
         let callee = self.eval(&call.callee, env)?;
@@ -32,7 +42,7 @@ impl Interp {
                 self.call_builtin_with(b, &call.args, env).map(Tail::Value)
             }
             Value::Closure(closure) if !closure.lambda.rest => {
-                return self.call_closure_with(closure, call, env);
+                return self.call_closure_with::<TAIL>(closure, call, env);
             }
             _ => {
                 let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(call.args.len());
@@ -46,24 +56,19 @@ impl Interp {
     }
 
     /// A call of a closure without a rest parameter: the arguments go straight into the
-    /// slots of the callee's frame, and the call comes back as a tail call. A call in
-    /// tail position of a procedure body (`call.tail`) of a procedure of the same code
-    /// and environment as the running one (a self tail call) reuses the running frame.
+    /// slots of the callee's frame, and the call comes back as a tail call to run.
     #[inline(always)]
-    fn call_closure_with(&self, closure: Rc<Closure>, call: &ast::Call, env: &Env) -> Result<Tail> {
+    fn call_closure_with<const TAIL: bool>(
+        &self,
+        closure: Rc<Closure>,
+        call: &ast::Call,
+        env: &Env,
+    ) -> Result<Tail> {
+        if let Some(running) = running_frame::<TAIL>(call, &closure, env) {
+            return self.call_again(running, call, env);
+        }
         let lambda = &closure.lambda;
         if call.args.len() == lambda.required as usize && lambda.self_slot.is_none() {
-            if let Some(frame) = env
-                .as_ref()
-                .filter(|f| call.tail && f.is_frame_of(&closure))
-            {
-                if let Some(reused) = self.rebind_in_place(frame, &call.args, env)? {
-                    return Ok(match reused {
-                        Ok(()) => Tail::Call(closure, frame.clone()),
-                        Err(slots) => self.tail_call(closure, slots),
-                    });
-                }
-            }
             let mut frame = self.empty_frame(&closure);
             if let Some(f) = Rc::get_mut(&mut frame) {
                 let slots = f.slots_mut();
@@ -84,39 +89,68 @@ impl Interp {
         }
     }
 
-    /// A self tail call's arguments, evaluated and then stored over the running frame's
-    /// slots (its body's `define`s undefined again): `Ok(())`, or the arguments in slots
-    /// of their own when evaluating them let a closure capture the frame. `None` for
-    /// arities this does not handle. Inlined in optimised builds only: an unoptimised
-    /// build keeps every local of an inlined function in the caller's frame, and
-    /// `eval_node`'s frame, stacked at every nesting, would exhaust the stack before the
-    /// depth limit.
+    /// The running procedure called again from the tail of its body (`running_frame`):
+    /// the arguments are evaluated, then stored over the running frame's slots, those
+    /// passed on unchanged left where they are; `Tail::AgainIn` a frame of their own when
+    /// a closure holds the running frame, or for more than three arguments.
+    /// Inlined in optimised builds only: an unoptimised build keeps every local of an
+    /// inlined function in the caller's frame, and `eval_node`'s frame, stacked at
+    /// every nesting, would exhaust the stack before the depth limit.
     #[cfg_attr(debug_assertions, inline(never))]
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn rebind_in_place(
-        &self,
-        frame: &Rc<Frame>,
-        args: &[Node],
-        env: &Env,
-    ) -> Result<Option<std::result::Result<(), Slots>>> {
-        Ok(Some(match args {
+    fn call_again(&self, (frame, keep): Running, call: &ast::Call, env: &Env) -> Result<Tail> {
+        Ok(match call.args.as_slice() {
+            [] => rebind(self, frame, [], keep),
             [a] => {
-                let a = self.operand(a, env)?;
-                rebind(frame, [a])
+                let a = self.new_argument(call, 0, a, env)?;
+                rebind(self, frame, [a], keep)
             }
             [a, b] => {
-                let a = self.operand(a, env)?;
-                let b = self.operand(b, env)?;
-                rebind(frame, [a, b])
+                let a = self.new_argument(call, 0, a, env)?;
+                let b = self.new_argument(call, 1, b, env)?;
+                rebind(self, frame, [a, b], keep)
             }
             [a, b, c] => {
-                let a = self.operand(a, env)?;
-                let b = self.operand(b, env)?;
-                let c = self.operand(c, env)?;
-                rebind(frame, [a, b, c])
+                let a = self.new_argument(call, 0, a, env)?;
+                let b = self.new_argument(call, 1, b, env)?;
+                let c = self.new_argument(call, 2, c, env)?;
+                rebind(self, frame, [a, b, c], keep)
             }
-            _ => return Ok(None),
-        }))
+            args => {
+                let mut slots = Slots::with_capacity(args.len());
+                for arg in args {
+                    slots.push(self.operand(arg, env)?);
+                }
+                Tail::AgainIn(self.frame_like(frame, slots, keep))
+            }
+        })
+    }
+
+    /// A frame of `frame`'s scope and parent whose first slots are `arguments`, and
+    /// whose `keep` slot (a named `let`'s own procedure) is `frame`'s.
+    #[inline(never)]
+    fn frame_like(&self, frame: &Frame, arguments: Slots, keep: Option<u32>) -> Rc<Frame> {
+        let fresh = self.frame_of(&frame.scope, &frame.parent, arguments);
+        if let Some((slot, procedure)) = keep.and_then(|slot| Some((slot, frame.get(slot)?))) {
+            let _in_range = fresh.set(slot, procedure);
+        }
+        fresh
+    }
+
+    /// Argument `i` of a call of the running procedure: `None` when it is parameter `i`
+    /// passed on unchanged.
+    #[inline(always)]
+    fn new_argument(
+        &self,
+        call: &ast::Call,
+        i: u8,
+        arg: &Node,
+        env: &Env,
+    ) -> Result<Option<Value>> {
+        if call.unchanged & (1 << i) != 0 {
+            return Ok(None);
+        }
+        self.operand(arg, env).map(Some)
     }
 
     /// The call of `closure` with `slots` (bound by `bind`), to run as a tail call.
@@ -187,29 +221,38 @@ impl Interp {
     #[inline(never)]
     fn eval_prim_general(&self, prim: &ast::Prim, env: &Env) -> Result<Value> {
         if !self.prim_unchanged(prim) {
-            self.check_stack()?;
-            return match self.call_rebound(prim, env)? {
-                Tail::Value(v) => Ok(v),
-                Tail::Call(closure, frame) => self.run_closure(closure, frame),
-            };
+            return self.eval_rebound(prim, env);
         }
-        let (a, b) = match prim.args.as_slice() {
-            [a, b] if !matches!(prim.op, ast::PrimOp::Other) => (a, b),
-            args => {
-                return self
-                    .call_builtin_with(prim.builtin, args, env)
-                    .map_err(|e| e.or_span(prim.span))
+        let func = prim.builtin.func;
+        let result = match prim.args.as_slice() {
+            // The arity was checked at analysis: the builtin is called on the operands
+            // where they lie.
+            [a] if prim.arity_fits => {
+                let a = self.operand(a, env)?;
+                func(self, std::slice::from_ref(&a), env)
             }
+            [a, b] if prim.arity_fits => {
+                let a = self.operand(a, env)?;
+                let b = self.operand(b, env)?;
+                if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
+                    if let Some(v) = prim.op.on_ints(*x, *y) {
+                        return Ok(v);
+                    }
+                }
+                func(self, &[a, b], env)
+            }
+            args => self.call_builtin_with(prim.builtin, args, env),
         };
-        let a = self.eval(a, env)?;
-        let b = self.eval(b, env)?;
-        if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
-            if let Some(v) = prim.op.on_ints(*x, *y) {
-                return Ok(v);
-            }
-        }
-        self.call_builtin(prim.builtin, &[a, b], env)
-            .map_err(|e| e.or_span(prim.span))
+        result.map_err(|e| e.or_span(prim.span))
+    }
+
+    /// A `Prim` whose name the program rebound, evaluated for its value.
+    #[cold]
+    #[inline(never)]
+    fn eval_rebound(&self, prim: &ast::Prim, env: &Env) -> Result<Value> {
+        self.check_stack()?;
+        let tail = self.call_rebound(prim, env)?;
+        self.finish(tail)
     }
 
     /// Evaluates the arguments of a builtin call on the stack for the common small
@@ -332,15 +375,51 @@ impl Interp {
     }
 }
 
-/// Stores `values` over the first slots of `frame` and undefines the rest, unless a
-/// closure holds the frame: then the values, as the slots of a frame of their own.
+/// A frame a self tail call rebinds, and the slot it keeps: a named `let`'s own
+/// procedure.
+type Running<'e> = (&'e Rc<Frame>, Option<u32>);
+
+/// The running frame, when `call`, in the tail of a procedure body, calls `closure`
+/// with its arity and the frame is one of `closure`'s: the running procedure called
+/// again, whose frame can take the new arguments.
 #[inline(always)]
-fn rebind<const N: usize>(frame: &Rc<Frame>, values: [Value; N]) -> std::result::Result<(), Slots> {
-    if Rc::strong_count(frame) != 1 {
-        return Err(values.into_iter().collect());
+fn running_frame<'e, const TAIL: bool>(
+    call: &ast::Call,
+    closure: &Closure,
+    env: &'e Env,
+) -> Option<Running<'e>> {
+    if !TAIL {
+        return None;
     }
-    frame.overwrite(values);
-    Ok(())
+    let lambda = &closure.lambda;
+    let frame = env.as_ref().filter(|frame| {
+        call.tail
+            && !lambda.rest
+            && call.args.len() == lambda.required as usize
+            && frame.is_frame_of(closure)
+    })?;
+    Some((frame, lambda.self_slot))
+}
+
+/// Stores `values` over the first slots of `frame` (`Tail::Again`), unless a closure
+/// holds the frame: then the arguments, in a frame of their own (`Tail::AgainIn`).
+#[inline(always)]
+fn rebind<const N: usize>(
+    interp: &Interp,
+    frame: &Rc<Frame>,
+    values: [Option<Value>; N],
+    keep: Option<u32>,
+) -> Tail {
+    if Rc::strong_count(frame) != 1 {
+        let slots = values.into_iter().zip(0..).map(|(value, slot)| {
+            value
+                .or_else(|| frame.get(slot))
+                .unwrap_or(Value::Undefined)
+        });
+        return Tail::AgainIn(interp.frame_like(frame, slots.collect(), keep));
+    }
+    frame.rebind(values, keep);
+    Tail::Again
 }
 
 /// The integers a `Prim`'s two operands hold (constants, or slots of the running frame

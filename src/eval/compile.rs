@@ -227,6 +227,7 @@ impl<'i> Compiler<'i> {
             args,
             span,
             tail: false,
+            unchanged: 0,
         })))
     }
 
@@ -422,6 +423,7 @@ pub fn internal_call(name: &str, args: Vec<Node>, span: Span) -> Node {
         args,
         span,
         tail: false,
+        unchanged: 0,
     }))
 }
 

@@ -156,21 +156,25 @@ impl Frame {
         }
     }
 
-    /// Stores `values` in the first slots and undefines the rest (a body's `define`s).
+    /// A self tail call's arguments: stores each `Some` value in its slot (a `None`
+    /// leaves the parameter as it is) and undefines the slots past them (a body's
+    /// `define`s) except `keep` (a named `let`'s own procedure).
     #[inline(always)]
-    pub fn overwrite<const N: usize>(&self, mut values: [Value; N]) {
+    pub fn rebind<const N: usize>(&self, mut values: [Option<Value>; N], keep: Option<u32>) {
         let len = {
             // SAFETY: see `slots`; the reference ends before the values it swapped out
             // (now in `values`) are dropped.
             let slots = unsafe { &mut *self.slots.get() };
             for (place, value) in slots.iter_mut().zip(values.iter_mut()) {
-                std::mem::swap(place, value);
+                if let Some(value) = value {
+                    std::mem::swap(place, value);
+                }
             }
             slots.len()
         };
         drop(values);
-        for slot in N..len {
-            let _in_range = self.set(slot as u32, Value::Undefined);
+        for slot in (N as u32..len as u32).filter(|&slot| Some(slot) != keep) {
+            let _in_range = self.set(slot, Value::Undefined);
         }
     }
 
@@ -295,7 +299,7 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_reads_writes_and_overwrites_its_slots_in_range_only() {
+    fn a_frame_reads_writes_and_rebinds_its_slots_in_range_only() {
         let names = ["a", "b", "c"].map(|n| Sym::new(&format!("env-test-slot-{n}")));
         let frame = Frame::new(
             Scope::new(names.to_vec()),
@@ -316,11 +320,18 @@ mod tests {
         assert_eq!(Rc::strong_count(&text), 2);
         // A self tail call's arguments: the old values are let go, the `define`d slot
         // past them undefined again.
-        frame.overwrite([Value::Int(7), Value::Int(8)]);
+        frame.rebind([Some(Value::Int(7)), Some(Value::Int(8))], None);
         assert_eq!(Rc::strong_count(&text), 1);
         assert!(matches!(
             frame.values().as_slice(),
             [Value::Int(7), Value::Int(8), Value::Undefined]
+        ));
+        // A parameter passed on unchanged stays; so does the slot to keep.
+        assert!(frame.set(2, Value::Int(5)).is_ok());
+        frame.rebind([None, Some(Value::Int(9))], Some(2));
+        assert!(matches!(
+            frame.values().as_slice(),
+            [Value::Int(7), Value::Int(9), Value::Int(5)]
         ));
     }
 

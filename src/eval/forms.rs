@@ -314,6 +314,7 @@ impl Compiler<'_> {
             args: vec![local()],
             span,
             tail: false,
+            unchanged: 0,
         }));
         Ok(Node::Let(Box::new(Let {
             kind: LetKind::Parallel,
@@ -585,13 +586,15 @@ impl Compiler<'_> {
         self.push_scope(scope.clone());
         let body = self.body(body, span);
         self.pop_scope();
+        let mut body = body?;
+        mark_tail_calls(&mut body);
         Ok(Rc::new(Lambda {
             name: Some(name),
             required,
             rest: false,
             self_slot: Some(self_slot),
             scope,
-            body: body?,
+            body,
             span,
         }))
     }

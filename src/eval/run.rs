@@ -17,6 +17,12 @@ pub(super) enum Tail {
     /// A closure to call in this frame (its arguments bound: arity checked, rest list
     /// and self slot made).
     Call(Rc<Closure>, Rc<Frame>),
+    /// The running procedure again, in the running frame, whose slots hold the new
+    /// arguments: a self tail call, with no count of the closure or frame taken.
+    Again,
+    /// The running procedure again, in this frame of the same layout (a self tail call
+    /// whose frame a closure holds). Not its slots: `Tail` stays three words.
+    AgainIn(Rc<Frame>),
 }
 
 impl Interp {
@@ -62,18 +68,29 @@ impl Interp {
         // A call is most of what is left: made here, not through `eval_node`, whose
         // frame is many times this one's. A tail call runs in `eval_node`'s loop only.
         let tail = match node {
-            Node::Call(call) if !call.tail => self.eval_call(call, env)?,
+            Node::Call(call) if !call.tail => self.eval_call::<false>(call, env)?,
             _ => self.eval_node(node, env)?,
         };
+        if let Tail::Value(v) = tail {
+            return Ok(v);
+        }
+        self.finish(tail).map_err(|e| match node {
+            Node::Call(call) => e.seen_from(call.span),
+            _ => e,
+        })
+    }
+
+    /// The value of an evaluation that ended in `tail`: the closure it calls run here.
+    #[inline(always)]
+    pub(super) fn finish(&self, tail: Tail) -> Result<Value> {
         match tail {
             Tail::Value(v) => Ok(v),
-            Tail::Call(closure, frame) => {
-                self.run_closure_here(closure, frame)
-                    .map_err(|e| match node {
-                        Node::Call(call) => e.seen_from(call.span),
-                        _ => e,
-                    })
-            }
+            Tail::Call(closure, frame) => self.run_closure_here(closure, frame),
+            // Only the tail of a procedure body calls the running procedure again, and
+            // only `run_closure` evaluates that.
+            Tail::Again | Tail::AgainIn(_) => Err(Error::eval(
+                "internal error: a self tail call outside its procedure",
+            )),
         }
     }
 
@@ -95,6 +112,8 @@ impl Interp {
                 Ok(Tail::Value(v)) => break Ok(v),
                 // The finished frame goes back to the pool at once: a loop runs in the
                 // same two frames, whatever its length (a self tail call in one).
+                Ok(Tail::Again) => {}
+                Ok(Tail::AgainIn(next_frame)) => self.recycle(frame.replace(next_frame)),
                 Ok(Tail::Call(next, next_frame)) => {
                     if !is_same(&frame, &next_frame) {
                         self.recycle(frame.replace(next_frame));
@@ -113,31 +132,40 @@ impl Interp {
     /// a pooled allocation when there is one.
     #[inline(always)]
     pub(super) fn empty_frame(&self, closure: &Closure) -> Rc<Frame> {
-        let scope = &closure.lambda.scope;
+        self.empty_frame_of(&closure.lambda.scope, &closure.env)
+    }
+
+    #[inline(always)]
+    fn empty_frame_of(&self, scope: &Rc<env::Scope>, parent: &Env) -> Rc<Frame> {
         let pooled = self.frame_pool.borrow_mut().pop();
         if let Some(mut frame) = pooled {
             if let Some(f) = Rc::get_mut(&mut frame) {
                 if !Rc::ptr_eq(&f.scope, scope) {
                     f.scope = scope.clone();
                 }
-                f.parent = closure.env.clone();
+                f.parent = parent.clone();
                 return frame;
             }
         }
-        Rc::new(Frame::empty(scope.clone(), closure.env.clone()))
+        Rc::new(Frame::empty(scope.clone(), parent.clone()))
     }
 
     /// The frame of a call of `closure` with `slots` (bound by `bind`).
     pub(super) fn make_frame(&self, closure: &Closure, slots: Slots) -> Rc<Frame> {
-        let mut frame = self.empty_frame(closure);
+        self.frame_of(&closure.lambda.scope, &closure.env, slots)
+    }
+
+    /// A frame of `scope` in `parent` whose first slots are `slots`.
+    pub(super) fn frame_of(&self, scope: &Rc<env::Scope>, parent: &Env, slots: Slots) -> Rc<Frame> {
+        let mut frame = self.empty_frame_of(scope, parent);
         match Rc::get_mut(&mut frame) {
             Some(f) => {
                 let target = f.slots_mut();
                 *target = slots;
-                env::fill_slots(target, closure.lambda.scope.len());
+                env::fill_slots(target, scope.len());
                 frame
             }
-            None => Frame::new(closure.lambda.scope.clone(), slots, closure.env.clone()),
+            None => Frame::new(scope.clone(), slots, parent.clone()),
         }
     }
 
@@ -165,7 +193,7 @@ impl Interp {
                 Node::Const(_) | Node::Local { .. } | Node::Global { .. } => {
                     self.eval(node, env)?
                 }
-                Node::Call(call) => return self.eval_call(call, env),
+                Node::Call(call) => return self.eval_call::<true>(call, env),
                 // A rebound name keeps its tail call (a program's own `count`, say).
                 Node::Prim(prim) if !self.prim_unchanged(prim) => {
                     return self.call_rebound(prim, env)

@@ -133,8 +133,9 @@ pub struct Call {
     /// procedure may therefore reuse.
     pub tail: bool,
     /// Bit `i` set: argument `i` (of the first three, those a self tail call stores in
-    /// place) is parameter `i` of the running frame, passed on as it is. A call of the
-    /// running procedure from its tail leaves that slot alone.
+    /// place) is parameter `i` of the running frame, passed on as it is, and no later
+    /// argument can assign it. A call of the running procedure from its tail leaves that
+    /// slot alone.
     pub unchanged: u8,
 }
 
@@ -167,15 +168,24 @@ pub fn mark_tail_calls(body: &mut Node) {
     }
 }
 
-/// The mask of `Call::unchanged` for these arguments.
+/// The mask of `Call::unchanged` for these arguments. Argument `i` is marked only when
+/// every argument after it is a constant or a variable: one that runs code could assign
+/// parameter `i` before the call.
 fn unchanged_parameters(args: &[Node]) -> u8 {
-    args.iter()
-        .take(3)
-        .enumerate()
-        .filter(
-            |(i, arg)| matches!(arg, Node::Local { depth: 0, slot, .. } if *slot as usize == *i),
+    let only_reads = |node: &Node| {
+        matches!(
+            node,
+            Node::Const(_) | Node::Local { .. } | Node::Global { .. }
         )
-        .fold(0, |mask, (i, _)| mask | 1 << i)
+    };
+    let mut mask = 0;
+    for (i, arg) in args.iter().enumerate().take(3) {
+        let passed_on = matches!(arg, Node::Local { depth: 0, slot, .. } if *slot as usize == i);
+        if passed_on && args.iter().skip(i + 1).all(only_reads) {
+            mask |= 1 << i;
+        }
+    }
+    mask
 }
 
 pub struct Prim {

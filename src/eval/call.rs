@@ -23,14 +23,17 @@ impl Interp {
         if let Node::Global { name, .. } = &call.callee {
             let mut running = None;
             let closure = match self.globals.borrow().get(name.index()) {
+                // A named `let`'s procedure reached through a global is called as any
+                // closure: restoring its own slot would need the closure held.
                 Some(Value::Closure(c)) if !c.lambda.rest => {
-                    running = running_frame::<TAIL>(call, c, env);
+                    running = running_frame::<TAIL>(call, c, env)
+                        .filter(|_| c.lambda.self_slot.is_none());
                     running.is_none().then(|| c.clone())
                 }
                 _ => None,
             };
-            if let Some(running) = running {
-                return self.call_again(running, call, env);
+            if let Some(frame) = running {
+                return self.call_again((frame, None), call, env);
             }
             if let Some(closure) = closure {
                 return self.call_closure_with::<TAIL>(closure, call, env);
@@ -64,8 +67,9 @@ impl Interp {
         call: &ast::Call,
         env: &Env,
     ) -> Result<Tail> {
-        if let Some(running) = running_frame::<TAIL>(call, &closure, env) {
-            return self.call_again(running, call, env);
+        if let Some(frame) = running_frame::<TAIL>(call, &closure, env) {
+            let own = closure.lambda.self_slot.map(|slot| (slot, &closure));
+            return self.call_again((frame, own), call, env);
         }
         let lambda = &closure.lambda;
         if call.args.len() == lambda.required as usize && lambda.self_slot.is_none() {
@@ -98,41 +102,41 @@ impl Interp {
     /// every nesting, would exhaust the stack before the depth limit.
     #[cfg_attr(debug_assertions, inline(never))]
     #[cfg_attr(not(debug_assertions), inline(always))]
-    fn call_again(&self, (frame, keep): Running, call: &ast::Call, env: &Env) -> Result<Tail> {
+    fn call_again(&self, (frame, own): Running, call: &ast::Call, env: &Env) -> Result<Tail> {
         Ok(match call.args.as_slice() {
-            [] => rebind(self, frame, [], keep),
+            [] => rebind(self, frame, [], own),
             [a] => {
                 let a = self.new_argument(call, 0, a, env)?;
-                rebind(self, frame, [a], keep)
+                rebind(self, frame, [a], own)
             }
             [a, b] => {
                 let a = self.new_argument(call, 0, a, env)?;
                 let b = self.new_argument(call, 1, b, env)?;
-                rebind(self, frame, [a, b], keep)
+                rebind(self, frame, [a, b], own)
             }
             [a, b, c] => {
                 let a = self.new_argument(call, 0, a, env)?;
                 let b = self.new_argument(call, 1, b, env)?;
                 let c = self.new_argument(call, 2, c, env)?;
-                rebind(self, frame, [a, b, c], keep)
+                rebind(self, frame, [a, b, c], own)
             }
             args => {
                 let mut slots = Slots::with_capacity(args.len());
                 for arg in args {
                     slots.push(self.operand(arg, env)?);
                 }
-                Tail::AgainIn(self.frame_like(frame, slots, keep))
+                Tail::AgainIn(self.frame_like(frame, slots, own))
             }
         })
     }
 
     /// A frame of `frame`'s scope and parent whose first slots are `arguments`, and
-    /// whose `keep` slot (a named `let`'s own procedure) is `frame`'s.
+    /// whose own slot, if any, holds the procedure.
     #[inline(never)]
-    fn frame_like(&self, frame: &Frame, arguments: Slots, keep: Option<u32>) -> Rc<Frame> {
+    fn frame_like(&self, frame: &Frame, arguments: Slots, own: Option<OwnSlot>) -> Rc<Frame> {
         let fresh = self.frame_of(&frame.scope, &frame.parent, arguments);
-        if let Some((slot, procedure)) = keep.and_then(|slot| Some((slot, frame.get(slot)?))) {
-            let _in_range = fresh.set(slot, procedure);
+        if let Some((slot, closure)) = own {
+            let _in_range = fresh.set(slot, Value::Closure(closure.clone()));
         }
         fresh
     }
@@ -227,13 +231,20 @@ impl Interp {
         let result = match prim.args.as_slice() {
             // The arity was checked at analysis: the builtin is called on the operands
             // where they lie.
-            [a] if prim.arity_fits => {
-                let a = self.operand(a, env)?;
-                func(self, std::slice::from_ref(&a), env)
-            }
+            [a] if prim.arity_fits => self
+                .operand(a, env)
+                .and_then(|a| func(self, std::slice::from_ref(&a), env)),
             [a, b] if prim.arity_fits => {
-                let a = self.operand(a, env)?;
-                let b = self.operand(b, env)?;
+                let (a, b) = match self
+                    .operand(a, env)
+                    .and_then(|a| Ok((a, self.operand(b, env)?)))
+                {
+                    Ok(operands) => operands,
+                    // An operand's error without a place takes the call's, as in any
+                    // builtin call; arithmetic and comparisons let it through as it is.
+                    Err(e) if prim.op != ast::PrimOp::Other => return Err(e),
+                    Err(e) => return Err(e.or_span(prim.span)),
+                };
                 if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
                     if let Some(v) = prim.op.on_ints(*x, *y) {
                         return Ok(v);
@@ -375,9 +386,10 @@ impl Interp {
     }
 }
 
-/// A frame a self tail call rebinds, and the slot it keeps: a named `let`'s own
-/// procedure.
-type Running<'e> = (&'e Rc<Frame>, Option<u32>);
+/// A frame a self tail call rebinds, and its own slot, if the procedure has one (a
+/// named `let`'s): the slot and the procedure it holds.
+type Running<'e> = (&'e Rc<Frame>, Option<OwnSlot<'e>>);
+type OwnSlot<'e> = (u32, &'e Rc<Closure>);
 
 /// The running frame, when `call`, in the tail of a procedure body, calls `closure`
 /// with its arity and the frame is one of `closure`'s: the running procedure called
@@ -387,28 +399,28 @@ fn running_frame<'e, const TAIL: bool>(
     call: &ast::Call,
     closure: &Closure,
     env: &'e Env,
-) -> Option<Running<'e>> {
+) -> Option<&'e Rc<Frame>> {
     if !TAIL {
         return None;
     }
     let lambda = &closure.lambda;
-    let frame = env.as_ref().filter(|frame| {
+    env.as_ref().filter(|frame| {
         call.tail
             && !lambda.rest
             && call.args.len() == lambda.required as usize
             && frame.is_frame_of(closure)
-    })?;
-    Some((frame, lambda.self_slot))
+    })
 }
 
 /// Stores `values` over the first slots of `frame` (`Tail::Again`), unless a closure
-/// holds the frame: then the arguments, in a frame of their own (`Tail::AgainIn`).
+/// holds the frame: then the arguments, in a frame of their own (`Tail::AgainIn`). The
+/// own slot holds the procedure again, whatever the body assigned to it.
 #[inline(always)]
 fn rebind<const N: usize>(
     interp: &Interp,
     frame: &Rc<Frame>,
     values: [Option<Value>; N],
-    keep: Option<u32>,
+    own: Option<OwnSlot>,
 ) -> Tail {
     if Rc::strong_count(frame) != 1 {
         let slots = values.into_iter().zip(0..).map(|(value, slot)| {
@@ -416,9 +428,14 @@ fn rebind<const N: usize>(
                 .or_else(|| frame.get(slot))
                 .unwrap_or(Value::Undefined)
         });
-        return Tail::AgainIn(interp.frame_like(frame, slots.collect(), keep));
+        return Tail::AgainIn(interp.frame_like(frame, slots.collect(), own));
     }
-    frame.rebind(values, keep);
+    frame.rebind(values, own.map(|(slot, _)| slot));
+    if let Some((slot, closure)) = own {
+        if !frame.holds_closure(slot, closure) {
+            let _in_range = frame.set(slot, Value::Closure(closure.clone()));
+        }
+    }
     Tail::Again
 }
 

@@ -141,6 +141,14 @@ impl Frame {
         }
     }
 
+    /// Whether `slot` holds `closure` itself.
+    #[inline(always)]
+    pub fn holds_closure(&self, slot: u32, closure: &Rc<crate::eval::Closure>) -> bool {
+        // SAFETY: see `slots`; nothing runs while the reference is held.
+        let slots = unsafe { &*self.slots.get() };
+        matches!(slots.get(slot as usize), Some(Value::Closure(c)) if Rc::ptr_eq(c, closure))
+    }
+
     /// Stores `value` in `slot`, or gives it back past the frame's slots. The value it
     /// replaces is dropped after the write, when no reference into the slots is held.
     #[inline(always)]

@@ -391,9 +391,10 @@ impl Interp {
 type Running<'e> = (&'e Rc<Frame>, Option<OwnSlot<'e>>);
 type OwnSlot<'e> = (u32, &'e Rc<Closure>);
 
-/// The running frame, when `call`, in the tail of a procedure body, calls `closure`
-/// with its arity and the frame is one of `closure`'s: the running procedure called
-/// again, whose frame can take the new arguments.
+/// The running frame, when `call`, in the tail of a procedure body, calls `closure` (one
+/// without a rest parameter, as both callers know) with its arity and the frame is one
+/// of `closure`'s: the running procedure called again, whose frame can take the new
+/// arguments.
 #[inline(always)]
 fn running_frame<'e, const TAIL: bool>(
     call: &ast::Call,
@@ -405,10 +406,7 @@ fn running_frame<'e, const TAIL: bool>(
     }
     let lambda = &closure.lambda;
     env.as_ref().filter(|frame| {
-        call.tail
-            && !lambda.rest
-            && call.args.len() == lambda.required as usize
-            && frame.is_frame_of(closure)
+        call.tail && call.args.len() == lambda.required as usize && frame.is_frame_of(closure)
     })
 }
 

@@ -200,10 +200,18 @@ pub struct Prim {
     /// Whether the builtin takes this many arguments: then a call of one or two skips
     /// the arity check and the argument list, made once here.
     pub arity_fits: bool,
+    /// `Prim::name_bit(name)`, made once here.
+    pub bit: u64,
     pub span: Span,
 }
 
 impl Prim {
+    /// The bit of `name` in the interpreter's filter of rebound builtins.
+    #[inline(always)]
+    pub fn name_bit(name: Sym) -> u64 {
+        1 << (name.index() % 64)
+    }
+
     pub fn new(
         name: Sym,
         builtin: &'static crate::builtins::Builtin,
@@ -226,6 +234,7 @@ impl Prim {
             args,
             ints,
             arity_fits,
+            bit: Prim::name_bit(name),
             span,
         }
     }

@@ -26,8 +26,9 @@ impl Interp {
                 // A named `let`'s procedure reached through a global is called as any
                 // closure: restoring its own slot would need the closure held.
                 Some(Value::Closure(c)) if !c.lambda.rest => {
-                    running = running_frame::<TAIL>(call, c, env)
-                        .filter(|_| c.lambda.self_slot.is_none());
+                    if c.lambda.self_slot.is_none() {
+                        running = running_frame::<TAIL>(call, c, env);
+                    }
                     running.is_none().then(|| c.clone())
                 }
                 _ => None,
@@ -177,27 +178,33 @@ impl Interp {
         self.eval_prim_general(prim, env)
     }
 
-    /// The truth of `(< a b)`-like tests on integer constants and frame variables, or
-    /// `None` when the general path must decide.
+    /// The truth of `(< a b)`-like tests on integer constants and frame variables, or of
+    /// `(not (< a b))`, or `None` when the general path must decide. Not recursive, so it
+    /// inlines into the branch of an `if`.
     #[inline(always)]
     pub(super) fn int_comparison(&self, prim: &ast::Prim, env: &Env) -> Option<bool> {
-        if let (ast::PrimOp::Not, [Node::Prim(inner)]) = (prim.op, prim.args.as_slice()) {
-            return (self.prim_unchanged(prim) && inner.op != ast::PrimOp::Not)
-                .then(|| self.int_comparison(inner, env).map(|truth| !truth))
-                .flatten();
-        }
-        let (x, y) = int_pair(prim.ints?, env)?;
-        if !self.prim_unchanged(prim) {
+        let (test, negated) = match (prim.op, prim.args.as_slice()) {
+            (ast::PrimOp::Not, [Node::Prim(inner)]) if inner.op != ast::PrimOp::Not => {
+                if !self.prim_unchanged(prim) {
+                    return None;
+                }
+                (inner.as_ref(), true)
+            }
+            _ => (prim, false),
+        };
+        let (x, y) = int_pair(test.ints?, env)?;
+        if !self.prim_unchanged(test) {
             return None;
         }
-        match prim.op {
-            ast::PrimOp::Lt => Some(x < y),
-            ast::PrimOp::Gt => Some(x > y),
-            ast::PrimOp::Le => Some(x <= y),
-            ast::PrimOp::Ge => Some(x >= y),
-            ast::PrimOp::NumEq => Some(x == y),
-            _ => None,
-        }
+        let truth = match test.op {
+            ast::PrimOp::Lt => x < y,
+            ast::PrimOp::Gt => x > y,
+            ast::PrimOp::Le => x <= y,
+            ast::PrimOp::Ge => x >= y,
+            ast::PrimOp::NumEq => x == y,
+            _ => return None,
+        };
+        Some(truth != negated)
     }
 
     /// A `Prim` whose name the program rebound: a call of whatever the name holds now,
@@ -215,7 +222,7 @@ impl Interp {
     /// Whether the global a `Prim` names still holds the builtin it was analysed with.
     #[inline]
     pub(super) fn prim_unchanged(&self, prim: &ast::Prim) -> bool {
-        !self.builtin_rebound.get()
+        self.builtins_rebound.get() & prim.bit == 0
             || matches!(
                 self.globals.borrow().get(prim.name.index()),
                 Some(Value::Builtin(b)) if std::ptr::eq(*b, prim.builtin)
@@ -404,10 +411,9 @@ fn running_frame<'e, const TAIL: bool>(
     if !TAIL {
         return None;
     }
-    let lambda = &closure.lambda;
-    env.as_ref().filter(|frame| {
-        call.tail && call.args.len() == lambda.required as usize && frame.is_frame_of(closure)
-    })
+    let frame = env.as_ref()?;
+    let fits = call.tail && call.args.len() == closure.lambda.required as usize;
+    (fits && frame.is_frame_of(closure)).then_some(frame)
 }
 
 /// Stores `values` over the first slots of `frame` (`Tail::Again`), unless a closure

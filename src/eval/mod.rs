@@ -33,7 +33,7 @@ use crate::source::Origin;
 use crate::symbol::Sym;
 use crate::task::Runtime;
 use crate::value::Value;
-use env::{Env, Frame};
+use env::Env;
 use reader::Syntax;
 pub use state::EvalState;
 use std::any::{Any, TypeId};
@@ -79,12 +79,13 @@ pub struct Interp {
     /// Where this interpreter's notices go (`None`: the process's hook, see
     /// `crate::notice`).
     notice: RefCell<Option<crate::notice::Notice>>,
-    /// Frames whose last reference was a finished call, kept to be reused by the next
-    /// call instead of freeing and allocating one per call.
-    frame_pool: RefCell<Vec<Rc<Frame>>>,
-    /// Whether any global that held a builtin was ever redefined; until one is, every
-    /// `Prim` call is known to still name its builtin.
-    builtin_rebound: Cell<bool>,
+    /// Frames whose last reference was a finished call, for the next calls.
+    frame_pool: env::FramePool,
+    /// The builtins' names that were ever redefined, as a filter: bit `i % 64` is set
+    /// for a rebound name of symbol index `i` (`ast::Prim::name_bit`). A `Prim` whose bit
+    /// is clear still names its builtin; one whose bit is set looks its name up. A
+    /// program that redefines `count` slows only the calls of names that share its bit.
+    builtins_rebound: Cell<u64>,
 }
 
 /// What an interpreter starts with: the builtins and what the prelude defined.
@@ -95,16 +96,13 @@ struct Start {
     globals: Vec<Value>,
     macros: HashMap<Sym, Value>,
     gensyms: u64,
-    builtin_rebound: bool,
+    builtins_rebound: u64,
 }
 
 thread_local! {
     /// The start the first interpreter of the thread made (see [`Interp::start`]).
     static START: RefCell<Option<Start>> = const { RefCell::new(None) };
 }
-
-/// How many spare frames the pool keeps.
-const FRAME_POOL_SIZE: usize = 64;
 
 impl Interp {
     /// An interpreter with the special forms and builtins of `layers` and the prelude,
@@ -131,8 +129,8 @@ impl Interp {
             layers,
             layer_states: RefCell::default(),
             notice: RefCell::new(None),
-            frame_pool: RefCell::new(Vec::with_capacity(FRAME_POOL_SIZE)),
-            builtin_rebound: Cell::new(false),
+            frame_pool: env::FramePool::default(),
+            builtins_rebound: Cell::new(0),
         };
         interp.state.stack_floor.set(
             base.saturating_sub(
@@ -168,7 +166,7 @@ impl Interp {
             *self.globals.borrow_mut() = start.globals;
             *self.macros.borrow_mut() = start.macros;
             self.gensyms.set(start.gensyms);
-            self.builtin_rebound.set(start.builtin_rebound);
+            self.builtins_rebound.set(start.builtins_rebound);
             return Ok(());
         }
         builtins::install(self);
@@ -180,7 +178,7 @@ impl Interp {
             globals: self.globals.borrow().clone(),
             macros: self.macros.borrow().clone(),
             gensyms: self.gensyms.get(),
-            builtin_rebound: self.builtin_rebound.get(),
+            builtins_rebound: self.builtins_rebound.get(),
         };
         START.with(|s| *s.borrow_mut() = Some(start));
         Ok(())
@@ -244,7 +242,8 @@ impl Interp {
         // Always there: the table was just resized to hold it.
         if let Some(global) = globals.get_mut(i) {
             if matches!(global, Value::Builtin(_)) {
-                self.builtin_rebound.set(true);
+                let bit = ast::Prim::name_bit(name);
+                self.builtins_rebound.set(self.builtins_rebound.get() | bit);
             }
             *global = value;
         }
@@ -417,7 +416,7 @@ mod tests {
     fn run(program: &'static str) -> String {
         run_on_large_stack(&Limits::default(), move |limits| {
             let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
-            let fast_path_intact = !interp.builtin_rebound.get();
+            let fast_path_intact = interp.builtins_rebound.get() == 0;
             let value = interp
                 .run_source("<test>", program)
                 .map(|v| crate::value::write_string(&v))
@@ -459,6 +458,21 @@ mod tests {
         assert_eq!(outcome.1, "(6 4 3)");
         assert!(outcome.2.contains("unbound symbol: mine"), "{}", outcome.2);
         assert!(outcome.3.contains("unbound symbol: twice"), "{}", outcome.3);
+    }
+
+    #[test]
+    fn redefining_a_builtin_marks_its_own_name_only() {
+        let marked = run_on_large_stack(&Limits::default(), |limits| {
+            let interp = Interp::with_output(limits, Box::new(std::io::sink())).expect("prelude");
+            let value = interp.run_source("<test>", "(define (count k n) k) (count 4 5)");
+            (
+                value.map(|v| v.to_string()).ok(),
+                interp.builtins_rebound.get(),
+            )
+        })
+        .expect("thread");
+        assert_eq!(marked.0.as_deref(), Some("4"));
+        assert_eq!(marked.1, ast::Prim::name_bit(Sym::new("count")));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::ast::{self, LetKind};
 use super::Node;
-use super::{access_path, Closure, Interp, FRAME_POOL_SIZE};
+use super::{access_path, Closure, Interp};
 use crate::error::{Error, Result};
 use crate::eval::env::{self, Env, Frame, Slots};
 use crate::symbol::Sym;
@@ -52,8 +52,10 @@ impl Interp {
         match node {
             Node::Const(v) => Ok(v.clone()),
             Node::Local { depth: 0, slot, .. } => {
-                if let Some(v) = env.as_ref().and_then(|frame| frame.get(*slot)) {
-                    return Ok(v);
+                if let Some(frame) = env {
+                    if let Some(v) = frame.get(*slot) {
+                        return Ok(v);
+                    }
                 }
                 self.eval(node, env)
             }
@@ -137,7 +139,7 @@ impl Interp {
 
     #[inline(always)]
     fn empty_frame_of(&self, scope: &Rc<env::Scope>, parent: &Env) -> Rc<Frame> {
-        let pooled = self.frame_pool.borrow_mut().pop();
+        let pooled = self.frame_pool.take();
         if let Some(mut frame) = pooled {
             if let Some(f) = Rc::get_mut(&mut frame) {
                 if !Rc::ptr_eq(&f.scope, scope) {
@@ -174,12 +176,9 @@ impl Interp {
         let Some(mut frame) = frame else { return };
         if let Some(f) = Rc::get_mut(&mut frame) {
             // Emptied before pooling, so what the call held is freed now, not later.
-            f.slots_mut().clear();
+            env::clear_slots(f.slots_mut());
             f.parent = None;
-            let mut pool = self.frame_pool.borrow_mut();
-            if pool.len() < FRAME_POOL_SIZE {
-                pool.push(frame);
-            }
+            self.frame_pool.give(frame);
         }
     }
 

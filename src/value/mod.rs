@@ -252,6 +252,24 @@ impl Value {
         )
     }
 
+    /// Whether this value owns nothing, so dropping it does nothing.
+    #[inline(always)]
+    pub(crate) fn is_atom(&self) -> bool {
+        matches!(
+            self,
+            Value::Nil
+                | Value::Bool(_)
+                | Value::Int(_)
+                | Value::Float(_)
+                | Value::Symbol(_)
+                | Value::Keyword(_)
+                | Value::Builtin(_)
+                | Value::Library
+                | Value::Undefined
+                | Value::List(_, None)
+        )
+    }
+
     /// Whether this is the last owner of something that holds more values, so dropping
     /// it would free them in turn.
     pub(crate) fn frees_nested(&self) -> bool {

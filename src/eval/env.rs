@@ -418,6 +418,46 @@ mod tests {
     }
 
     #[test]
+    fn the_pool_keeps_at_most_its_size_and_gives_back_the_latest_first() {
+        let pool = FramePool::default();
+        assert!(pool.take().is_none(), "a new pool is empty");
+        let scope = Scope::new(Vec::new());
+        let frames: Vec<Rc<Frame>> = (0..FramePool::SIZE + 1)
+            .map(|_| Frame::new(scope.clone(), Slots::new(), None))
+            .collect();
+        let last_kept = frames[FramePool::SIZE - 1].clone();
+        let extra = frames[FramePool::SIZE].clone();
+        for frame in frames {
+            pool.give(frame);
+        }
+        assert_eq!(
+            Rc::strong_count(&extra),
+            1,
+            "the frame past the size is let go"
+        );
+        let first = pool.take().expect("a kept frame");
+        assert!(Rc::ptr_eq(&first, &last_kept));
+        drop(first);
+        let rest = std::iter::from_fn(|| pool.take()).count();
+        assert_eq!(rest, FramePool::SIZE - 1);
+    }
+
+    #[test]
+    fn clearing_slots_frees_what_they_own_and_forgets_atoms() {
+        let text = Rc::new(String::from("owned"));
+        let mut slots: Slots = smallvec![
+            Value::Int(1),
+            Value::Str(text.clone()),
+            Value::Nil,
+            Value::Bool(true)
+        ];
+        assert_eq!(Rc::strong_count(&text), 2);
+        clear_slots(&mut slots);
+        assert!(slots.is_empty());
+        assert_eq!(Rc::strong_count(&text), 1);
+    }
+
+    #[test]
     fn lookup_walks_outward_and_prefers_inner() {
         let x = Sym::new("env-test-x");
         let y = Sym::new("env-test-y");

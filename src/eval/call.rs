@@ -406,16 +406,17 @@ impl Interp {
         match f {
             Value::Closure(closure) => {
                 self.check_stack()?;
-                let pushed = match closure.lambda.rest {
+                let pushed = if closure.lambda.rest {
+                    None
+                } else {
                     // Pushed one by one: `extend` reserves first, many times the cost of
                     // a push for the usual one or two arguments.
-                    false => self.frame_with(closure, args.len(), |slots| {
+                    self.frame_with(closure, args.len(), |slots| {
                         for arg in args {
                             slots.push(arg.clone());
                         }
                         Ok(())
-                    })?,
-                    true => None,
+                    })?
                 };
                 let frame = match pushed {
                     Some(frame) => frame,

@@ -284,10 +284,7 @@ impl FramePool {
         let len = self.len.get();
         if let Some(place) = self.frames.get(len) {
             self.len.set(len + 1);
-            // The place was emptied by `take`, or never filled: nothing to drop.
-            if let Some(old) = place.replace(Some(frame)) {
-                drop(old);
-            }
+            place.set(Some(frame));
         }
     }
 }

@@ -488,6 +488,7 @@ impl Compiler<'_> {
         self.defining = outer;
         let mut body = body?;
         mark_tail_calls(&mut body);
+        let flat = super::flat::fits(required, rest, &scope, &body);
         Ok(Rc::new(Lambda {
             name,
             required,
@@ -496,6 +497,7 @@ impl Compiler<'_> {
             scope,
             body,
             span,
+            flat,
         }))
     }
 
@@ -596,6 +598,7 @@ impl Compiler<'_> {
             scope,
             body,
             span,
+            flat: false,
         }))
     }
 

@@ -100,8 +100,6 @@ pub struct Lambda {
     pub scope: Rc<Scope>,
     pub body: Node,
     pub span: Span,
-    /// Whether a call of it may keep its frame on the Rust stack (`flat::fits`).
-    pub flat: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -293,7 +291,7 @@ impl PrimOp {
     }
 
     /// The result for two integers, or `None` to take the general path (overflow).
-    #[inline(always)]
+    #[inline]
     pub fn on_ints(self, a: i64, b: i64) -> Option<crate::value::Value> {
         use crate::value::Value;
         Some(match self {

@@ -2,12 +2,11 @@
 //! and `apply`.
 
 use super::ast;
-use super::flat;
 use super::run::Tail;
 use super::{Closure, Interp, Node};
 use crate::builtins::{self, arity_error, Builtin};
 use crate::error::{Error, Result};
-use crate::eval::env::{self, Env, Frame, Ints, Slots};
+use crate::eval::env::{self, Env, Frame, Slots};
 use crate::task;
 use crate::value::{self, Value};
 use smallvec::SmallVec;
@@ -73,21 +72,9 @@ impl Interp {
             let own = closure.lambda.self_slot.map(|slot| (slot, &closure));
             return self.call_again((frame, own), call, env);
         }
-        let lambda = &closure.lambda;
-        // Not from a tail: a procedure that can keeps its frame on the Rust stack. (From
-        // a tail, the trampoline runs it, so that tail calls take constant space.)
-        if !TAIL && lambda.flat && call.args.len() == lambda.required as usize {
-            let mut args = Slots::new();
-            for arg in &call.args {
-                args.push(self.operand(arg, env)?);
-            }
-            return self
-                .run_flat(&closure, args)
-                .map(Tail::Value)
-                .map_err(|e| e.seen_from(call.span));
-        }
         // `frame_with` does this for `apply`; written out here, in the hottest call, it
         // runs 2.5 % fewer instructions on fib (callgrind) than through the helper.
+        let lambda = &closure.lambda;
         if call.args.len() == lambda.required as usize && lambda.self_slot.is_none() {
             let mut frame = self.empty_frame(&closure);
             if let Some(f) = Rc::get_mut(&mut frame) {
@@ -218,15 +205,11 @@ impl Interp {
         self.eval_prim_general(prim, env)
     }
 
-    /// The truth of `(< a b)`-like tests on integer constants and frame variables (the
-    /// integer in a slot read by `ints`), or of `(not (< a b))`, or `None` when the
-    /// general path must decide. Not recursive, so it inlines into the branch of an `if`.
+    /// The truth of `(< a b)`-like tests on integer constants and frame variables, or of
+    /// `(not (< a b))`, or `None` when the general path must decide. Not recursive, so it
+    /// inlines into the branch of an `if`.
     #[inline(always)]
-    pub(super) fn int_comparison<I: Ints + ?Sized>(
-        &self,
-        prim: &ast::Prim,
-        ints: &I,
-    ) -> Option<bool> {
+    pub(super) fn int_comparison(&self, prim: &ast::Prim, env: &Env) -> Option<bool> {
         let (test, negated) = match (prim.op, prim.args.as_slice()) {
             (ast::PrimOp::Not, [Node::Prim(inner)]) if inner.op != ast::PrimOp::Not => {
                 if !self.prim_unchanged(prim) {
@@ -236,7 +219,7 @@ impl Interp {
             }
             _ => (prim, false),
         };
-        let (x, y) = int_pair(test.ints?, ints)?;
+        let (x, y) = int_pair(test.ints?, env)?;
         if !self.prim_unchanged(test) {
             return None;
         }
@@ -278,27 +261,17 @@ impl Interp {
         if !self.prim_unchanged(prim) {
             return self.eval_rebound(prim, env);
         }
-        self.call_prim(prim, &mut InFrame(env))
-    }
-
-    /// A `Prim` whose builtin is unchanged, its operands evaluated in `place`.
-    #[inline(always)]
-    pub(super) fn call_prim<P: OperandPlace>(
-        &self,
-        prim: &ast::Prim,
-        place: &mut P,
-    ) -> Result<Value> {
         let func = prim.builtin.func;
         let result = match prim.args.as_slice() {
             // The arity was checked at analysis: the builtin is called on the operands
             // where they lie.
-            [a] if prim.arity_fits => place
-                .operand(self, a)
-                .and_then(|a| func(self, std::slice::from_ref(&a), place.env(self))),
+            [a] if prim.arity_fits => self
+                .operand(a, env)
+                .and_then(|a| func(self, std::slice::from_ref(&a), env)),
             [a, b] if prim.arity_fits => {
-                let (a, b) = match place
-                    .operand(self, a)
-                    .and_then(|a| Ok((a, place.operand(self, b)?)))
+                let (a, b) = match self
+                    .operand(a, env)
+                    .and_then(|a| Ok((a, self.operand(b, env)?)))
                 {
                     Ok(operands) => operands,
                     // An operand's error without a place takes the call's, as in any
@@ -311,11 +284,9 @@ impl Interp {
                         return Ok(v);
                     }
                 }
-                func(self, &[a, b], place.env(self))
+                func(self, &[a, b], env)
             }
-            args => place
-                .operands(self, args)
-                .and_then(|values| self.call_builtin(prim.builtin, &values, place.env(self))),
+            args => self.call_builtin_with(prim.builtin, args, env),
         };
         result.map_err(|e| e.or_span(prim.span))
     }
@@ -323,7 +294,7 @@ impl Interp {
     /// A `Prim` whose name the program rebound, evaluated for its value.
     #[cold]
     #[inline(never)]
-    pub(super) fn eval_rebound(&self, prim: &ast::Prim, env: &Env) -> Result<Value> {
+    fn eval_rebound(&self, prim: &ast::Prim, env: &Env) -> Result<Value> {
         self.check_stack()?;
         let tail = self.call_rebound(prim, env)?;
         self.finish(tail)
@@ -395,12 +366,7 @@ impl Interp {
         Ok(args)
     }
 
-    pub(super) fn call_tail(
-        &self,
-        callee: Value,
-        args: SmallVec<[Value; 4]>,
-        env: &Env,
-    ) -> Result<Tail> {
+    fn call_tail(&self, callee: Value, args: SmallVec<[Value; 4]>, env: &Env) -> Result<Tail> {
         match callee {
             Value::Closure(closure) => {
                 let slots = self.bind(&closure, args)?;
@@ -427,12 +393,7 @@ impl Interp {
         }
     }
 
-    pub(super) fn call_builtin(
-        &self,
-        b: &'static Builtin,
-        args: &[Value],
-        env: &Env,
-    ) -> Result<Value> {
+    fn call_builtin(&self, b: &'static Builtin, args: &[Value], env: &Env) -> Result<Value> {
         if args.len() < b.min_args || b.max_args.is_some_and(|max| args.len() > max) {
             return Err(arity_error(b.name, b.min_args, b.max_args, args.len()));
         }
@@ -445,13 +406,6 @@ impl Interp {
         match f {
             Value::Closure(closure) => {
                 self.check_stack()?;
-                if !closure.lambda.rest && flat::runs_flat(closure, args) {
-                    let mut slots = Slots::new();
-                    for arg in args {
-                        slots.push(arg.clone());
-                    }
-                    return self.run_flat(closure, slots);
-                }
                 let pushed = if closure.lambda.rest {
                     None
                 } else {
@@ -533,50 +487,18 @@ fn rebind<const N: usize>(
     Tail::Again
 }
 
-/// Where a builtin call's operands are evaluated, and the environment it is given.
-pub(super) trait OperandPlace {
-    fn operand(&mut self, interp: &Interp, node: &Node) -> Result<Value>;
-    fn env(&mut self, interp: &Interp) -> &Env;
-
-    fn operands(&mut self, interp: &Interp, nodes: &[Node]) -> Result<Slots> {
-        let mut values = Slots::new();
-        for node in nodes {
-            values.push(self.operand(interp, node)?);
-        }
-        Ok(values)
-    }
-}
-
-/// A frame of the general loop.
-struct InFrame<'e>(&'e Env);
-
-impl OperandPlace for InFrame<'_> {
-    #[inline(always)]
-    fn operand(&mut self, interp: &Interp, node: &Node) -> Result<Value> {
-        interp.operand(node, self.0)
-    }
-
-    #[inline(always)]
-    fn env(&mut self, _interp: &Interp) -> &Env {
-        self.0
-    }
-}
-
 /// The integers a `Prim`'s two operands hold (constants, or slots of the running frame
 /// read in place), if both are integers.
 #[inline(always)]
-pub(super) fn int_pair<I: Ints + ?Sized>(
-    operands: [ast::IntArg; 2],
-    ints: &I,
-) -> Option<(i64, i64)> {
-    let [a, b] = operands;
-    Some((int_arg(a, ints)?, int_arg(b, ints)?))
+fn int_pair(ints: [ast::IntArg; 2], env: &Env) -> Option<(i64, i64)> {
+    let [a, b] = ints;
+    Some((int_arg(a, env)?, int_arg(b, env)?))
 }
 
 #[inline(always)]
-fn int_arg<I: Ints + ?Sized>(arg: ast::IntArg, ints: &I) -> Option<i64> {
+fn int_arg(arg: ast::IntArg, env: &Env) -> Option<i64> {
     match arg {
         ast::IntArg::Const(i) => Some(i),
-        ast::IntArg::Slot(slot) => ints.int(slot),
+        ast::IntArg::Slot(slot) => env.as_ref()?.int_at(slot),
     }
 }

@@ -123,14 +123,28 @@ impl Frame {
     #[inline(always)]
     pub fn get(&self, slot: u32) -> Option<Value> {
         // SAFETY: see `slots`; the shared reference ends with the clone.
-        read_slot(unsafe { &*self.slots.get() }, slot)
+        let slots = unsafe { &*self.slots.get() };
+        match slots.get(slot as usize) {
+            // Integers, lists and procedures, the commonest, copied without the general
+            // clone's call.
+            Some(Value::Int(i)) => Some(Value::Int(*i)),
+            Some(Value::List(top, block)) => Some(Value::List(*top, block.clone())),
+            Some(Value::Closure(closure)) => Some(Value::Closure(closure.clone())),
+            Some(Value::Builtin(builtin)) => Some(Value::Builtin(builtin)),
+            Some(Value::Undefined) | None => None,
+            Some(v) => Some(v.clone()),
+        }
     }
 
     /// The integer in `slot`, if it holds one.
     #[inline(always)]
     pub fn int_at(&self, slot: u32) -> Option<i64> {
         // SAFETY: see `slots`; nothing runs while the reference is held.
-        unsafe { &*self.slots.get() }.as_slice().int(slot)
+        let slots = unsafe { &*self.slots.get() };
+        match slots.get(slot as usize) {
+            Some(Value::Int(i)) => Some(*i),
+            _ => None,
+        }
     }
 
     /// Whether `slot` holds `closure` itself.
@@ -216,44 +230,6 @@ impl Frame {
             scope,
             parent,
         })
-    }
-}
-
-/// A copy of the value in `slot` of `slots`: `None` past them or for a slot not yet
-/// defined.
-#[inline(always)]
-pub fn read_slot(slots: &Slots, slot: u32) -> Option<Value> {
-    match slots.get(slot as usize) {
-        // Integers, lists and procedures, the commonest, copied without the general
-        // clone's call.
-        Some(Value::Int(i)) => Some(Value::Int(*i)),
-        Some(Value::List(top, block)) => Some(Value::List(*top, block.clone())),
-        Some(Value::Closure(closure)) => Some(Value::Closure(closure.clone())),
-        Some(Value::Builtin(builtin)) => Some(Value::Builtin(builtin)),
-        Some(Value::Undefined) | None => None,
-        Some(v) => Some(v.clone()),
-    }
-}
-
-/// Where the integer fast path reads the integer in a slot of the running frame.
-pub trait Ints {
-    fn int(&self, slot: u32) -> Option<i64>;
-}
-
-impl Ints for Env {
-    #[inline(always)]
-    fn int(&self, slot: u32) -> Option<i64> {
-        self.as_ref()?.int_at(slot)
-    }
-}
-
-impl Ints for [Value] {
-    #[inline(always)]
-    fn int(&self, slot: u32) -> Option<i64> {
-        match self.get(slot as usize) {
-            Some(Value::Int(i)) => Some(*i),
-            _ => None,
-        }
     }
 }
 

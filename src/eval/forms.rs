@@ -488,7 +488,6 @@ impl Compiler<'_> {
         self.defining = outer;
         let mut body = body?;
         mark_tail_calls(&mut body);
-        let flat = super::flat::fits(required, rest, &scope, &body);
         Ok(Rc::new(Lambda {
             name,
             required,
@@ -497,7 +496,6 @@ impl Compiler<'_> {
             scope,
             body,
             span,
-            flat,
         }))
     }
 
@@ -598,7 +596,6 @@ impl Compiler<'_> {
             scope,
             body,
             span,
-            flat: false,
         }))
     }
 

@@ -14,7 +14,6 @@ mod forms;
 pub mod layer;
 pub use forms::CORE;
 mod call;
-mod flat;
 mod limits;
 pub mod path;
 pub mod quote;

@@ -173,7 +173,7 @@ impl Interp {
 
     /// Returns a finished call's frame to the pool unless a closure still holds it.
     #[inline(always)]
-    pub(super) fn recycle(&self, frame: Env) {
+    fn recycle(&self, frame: Env) {
         let Some(mut frame) = frame else { return };
         if let Some(f) = Rc::get_mut(&mut frame) {
             // Emptied before pooling, so what the call held is freed now, not later.
@@ -211,7 +211,9 @@ impl Interp {
                     access_path(&base, path, self).map_err(|e| e.into_error().with_span(*span))?
                 }
                 Node::Begin(nodes) => {
-                    let (last, init) = begin_parts(nodes)?;
+                    let (last, init) = nodes
+                        .split_last()
+                        .ok_or_else(|| Error::eval("empty begin"))?;
                     for n in init {
                         self.eval(n, env)?;
                     }
@@ -220,7 +222,7 @@ impl Interp {
                 }
                 Node::And(nodes) | Node::Or(nodes) => {
                     let is_and = matches!(node, Node::And(_));
-                    match short_circuit(nodes, is_and, |n| self.eval(n, env))? {
+                    match self.short_circuit(nodes, is_and, env)? {
                         Ok(early) => early,
                         Err(last) => {
                             node = last;
@@ -276,6 +278,27 @@ impl Interp {
         } else {
             otherwise
         })
+    }
+
+    /// `and` (`is_and`) or `or`: the value that ends it early, or the last operand, to
+    /// run in tail position.
+    #[inline(always)]
+    fn short_circuit<'n>(
+        &self,
+        nodes: &'n [Node],
+        is_and: bool,
+        env: &Env,
+    ) -> Result<std::result::Result<Value, &'n Node>> {
+        let (last, init) = nodes
+            .split_last()
+            .ok_or_else(|| Error::eval("empty and/or"))?;
+        for n in init {
+            let v = self.eval(n, env)?;
+            if v.is_truthy() != is_and {
+                return Ok(Ok(v));
+            }
+        }
+        Ok(Err(last))
     }
 
     /// A named `let`: its loop procedure, called with the initial values.
@@ -371,7 +394,7 @@ impl Interp {
     }
 
     #[inline]
-    pub(super) fn local(
+    fn local(
         &self,
         env: &Env,
         depth: u32,
@@ -382,7 +405,7 @@ impl Interp {
         if let Some(v) = env::frame_at(env, depth as usize).and_then(|frame| frame.get(slot)) {
             return Ok(v);
         }
-        Err(used_before_definition(name, span))
+        Err(Error::eval(format!("{name} is used before its definition")).with_span(span))
     }
 
     fn eval_try(&self, t: &ast::Try, env: &Env) -> Result<Value> {
@@ -403,37 +426,6 @@ impl Interp {
         }
         result
     }
-}
-
-/// `and` (`is_and`) or `or`, its operands evaluated by `eval`: the value that ends it
-/// early, or the last operand, to run in tail position.
-#[inline(always)]
-pub(super) fn short_circuit<'n>(
-    nodes: &'n [Node],
-    is_and: bool,
-    mut eval: impl FnMut(&'n Node) -> Result<Value>,
-) -> Result<std::result::Result<Value, &'n Node>> {
-    let (last, init) = nodes
-        .split_last()
-        .ok_or_else(|| Error::eval("empty and/or"))?;
-    for n in init {
-        let v = eval(n)?;
-        if v.is_truthy() != is_and {
-            return Ok(Ok(v));
-        }
-    }
-    Ok(Err(last))
-}
-
-/// The last form of a `begin`, which runs in tail position, and those before it.
-#[inline(always)]
-pub(super) fn begin_parts(nodes: &[Node]) -> Result<(&Node, &[Node])> {
-    nodes.split_last().ok_or_else(|| Error::eval("empty begin"))
-}
-
-/// The error of reading a variable whose definition has not run yet.
-pub(super) fn used_before_definition(name: Sym, span: crate::source::Span) -> Error {
-    Error::eval(format!("{name} is used before its definition")).with_span(span)
 }
 
 /// Whether `frame` is `next` (a self tail call ran in the frame it had).

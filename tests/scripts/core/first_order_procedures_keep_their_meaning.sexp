@@ -16,8 +16,9 @@
 ;; stdout: 5000
 ;; stdout: "recursion deeper than 10000 frames"
 ;; stdout: "lt" "ge"
-;; A procedure whose body only reads its parameters, branches and calls keeps its
-;; frame on the Rust stack; what it means is the same as for any other procedure.
+;; Procedures whose body only reads its parameters, branches and calls: what a faster
+;; path for them must keep (a task inheriting the caller's context, tail calls between
+;; them and other procedures, rebinding, errors, the frame limit).
 ; a task inheriting the caller's context reads and assigns its variables
 (deftask bump () (set! n (+ n 1)))
 (define (twice n) (begin (bump) (bump) n))

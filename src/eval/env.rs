@@ -23,6 +23,10 @@ pub struct Scope {
     /// Name → latest slot, kept once a scope outgrows a linear scan (a body with
     /// thousands of `define`s would otherwise be analysed in quadratic time).
     index: RefCell<HashMap<Sym, usize>>,
+    /// Whether a procedure was ever stored in a slot of one of its frames after the
+    /// frame was made (`define`, `set!`): only such a frame can be held by a procedure
+    /// it holds, so only it is checked for that cycle when let go (see `release`).
+    stores_procedures: Cell<bool>,
 }
 
 /// Scopes up to this size are searched linearly: faster than hashing for the usual few.
@@ -34,6 +38,7 @@ impl Scope {
             len: Cell::new(names.len()),
             names: RefCell::new(names),
             index: RefCell::new(HashMap::new()),
+            stores_procedures: Cell::new(false),
         };
         scope.reindex();
         Rc::new(scope)
@@ -163,6 +168,9 @@ impl Frame {
         let place = unsafe { (&mut *self.slots.get()).get_mut(slot as usize) };
         match place {
             Some(place) => {
+                if let Value::Closure(_) = value {
+                    self.scope.stores_procedures.set(true);
+                }
                 drop(std::mem::replace(place, value));
                 Ok(())
             }
@@ -210,6 +218,42 @@ impl Frame {
         frames.extend(self.parent.take());
     }
 
+    /// Who holds this frame besides the caller's handle, as far as a cycle through its
+    /// own procedures goes: a procedure in its slots closing over it (an internal
+    /// `define`) holds the frame that holds it.
+    fn holders(self: &Rc<Frame>) -> Holders {
+        let others = Rc::strong_count(self) - 1;
+        // SAFETY: see `slots`; nothing runs while the reference is held.
+        let slots = unsafe { &*self.slots.get() };
+        let (mut own, mut own_alone) = (0, 0);
+        for value in slots.iter() {
+            if let Value::Closure(closure) = value {
+                if closure
+                    .env
+                    .as_ref()
+                    .is_some_and(|env| Rc::ptr_eq(env, self))
+                {
+                    own += 1;
+                    own_alone += usize::from(Rc::strong_count(closure) == 1);
+                }
+            }
+        }
+        match others {
+            0 => Holders::None,
+            _ if own_alone == others => Holders::OwnCycle,
+            _ if own == others => Holders::OwnEscaped,
+            _ => Holders::Others,
+        }
+    }
+
+    /// Empties the slots of a frame only its own cycle holds (`Holders::OwnCycle`),
+    /// which breaks it: its procedures, and their hold on the frame, are dropped.
+    fn break_own_cycle(&self) {
+        // SAFETY: see `slots`; the values are moved out before any of them is dropped.
+        let values = std::mem::take(unsafe { &mut *self.slots.get() });
+        drop(values);
+    }
+
     /// Whether this frame has the layout and parent a call of `closure` gets: its
     /// scope and its environment.
     #[inline(always)]
@@ -249,12 +293,33 @@ impl Drop for Frame {
     }
 }
 
-/// Spare frames whose last reference was a finished call, reused by the next call
-/// instead of freeing one and allocating another. Cells, not a `RefCell<Vec>`: taking
-/// and giving back happen on every call, and neither runs other code.
+/// Who holds a frame besides the handle being let go (see `Frame::holders`).
+#[derive(Debug, PartialEq)]
+enum Holders {
+    None,
+    /// Only procedures in its own slots that nothing else holds: a reference cycle
+    /// nothing else can reach.
+    OwnCycle,
+    /// Only procedures in its own slots, some of them also held elsewhere (returned by
+    /// the call that defined them): a cycle once those holds are gone.
+    OwnEscaped,
+    /// Something else: a running call, a procedure kept elsewhere.
+    Others,
+}
+
+/// The frames the evaluator lets go of. Spare frames whose last reference was a
+/// finished call are reused by the next call instead of freeing one and allocating
+/// another: cells, not a `RefCell<Vec>`, since taking and giving back happen on every
+/// call and neither runs other code. And the frames that are reference cycles of their
+/// own procedures are freed (see `release`).
 pub struct FramePool {
     frames: [Cell<Option<Rc<Frame>>>; FramePool::SIZE],
     len: Cell<usize>,
+    /// Frames let go while an own procedure was still held elsewhere
+    /// (`Holders::OwnEscaped`), looked at again by `sweep`.
+    suspects: RefCell<Vec<Rc<Frame>>>,
+    /// The number of suspects at which they are next looked at.
+    next_sweep: Cell<usize>,
 }
 
 impl Default for FramePool {
@@ -262,6 +327,8 @@ impl Default for FramePool {
         FramePool {
             frames: std::array::from_fn(|_| Cell::new(None)),
             len: Cell::new(0),
+            suspects: RefCell::new(Vec::new()),
+            next_sweep: Cell::new(FramePool::FIRST_SWEEP),
         }
     }
 }
@@ -269,6 +336,75 @@ impl Default for FramePool {
 impl FramePool {
     /// How many spare frames the pool keeps.
     pub const SIZE: usize = 64;
+
+    /// How many suspects are gathered before they are first looked at again.
+    const FIRST_SWEEP: usize = 64;
+
+    /// Lets go of `frame`, the evaluator's handle on the frame of a finished call or
+    /// `let`, when a procedure may hold it. A frame whose other holders are only its
+    /// own procedures is freed by breaking that cycle, and so is each parent whose last
+    /// outside hold was the frame freed: a loop whose body defines a helper runs in
+    /// constant space. A frame an own procedure returned from the call still holds is
+    /// kept as a suspect, freed by a later `sweep` once that procedure is dropped.
+    #[inline(always)]
+    pub fn release(&self, frame: Rc<Frame>) {
+        // Most frames let go are still held by a procedure and never stored one:
+        // dropping the handle is all there is to do.
+        if Rc::strong_count(&frame) == 1 || frame.scope.stores_procedures.get() {
+            self.release_from(frame);
+        }
+    }
+
+    #[inline(never)]
+    fn release_from(&self, mut frame: Rc<Frame>) {
+        loop {
+            if Rc::get_mut(&mut frame).is_none() {
+                if !frame.scope.stores_procedures.get() {
+                    return;
+                }
+                match frame.holders() {
+                    Holders::OwnCycle => frame.break_own_cycle(),
+                    Holders::OwnEscaped => return self.suspect(frame),
+                    Holders::None | Holders::Others => return,
+                }
+            }
+            let Some(parent) = Rc::get_mut(&mut frame).and_then(|f| f.parent.take()) else {
+                return;
+            };
+            drop(frame);
+            frame = parent;
+        }
+    }
+
+    /// Keeps `frame` to look at again. The same frame may be kept more than once (each
+    /// call of a returned procedure lets go of its parent); a sweep keeps one of each.
+    fn suspect(&self, frame: Rc<Frame>) {
+        let count = {
+            let mut suspects = self.suspects.borrow_mut();
+            suspects.push(frame);
+            suspects.len()
+        };
+        if count >= self.next_sweep.get() {
+            self.sweep();
+        }
+    }
+
+    /// Lets go of every suspect again, freeing those only their cycle holds now. The
+    /// next sweep comes when the suspects kept have doubled, so the time sweeping takes
+    /// stays in proportion to the frames let go.
+    fn sweep(&self) {
+        let mut suspects = std::mem::take(&mut *self.suspects.borrow_mut());
+        suspects.sort_unstable_by_key(Rc::as_ptr);
+        suspects.dedup_by(|a, b| Rc::ptr_eq(a, b));
+        // No sweep from within this one: `release_from` keeps suspects again.
+        self.next_sweep.set(usize::MAX);
+        for frame in suspects {
+            self.release_from(frame);
+        }
+        let kept = self.suspects.borrow().len();
+        self.next_sweep
+            .set((kept.saturating_mul(2)).max(FramePool::FIRST_SWEEP));
+    }
 
     /// A spare frame, if there is one.
     #[inline(always)]
@@ -412,6 +548,90 @@ mod tests {
             frame.values().as_slice(),
             [Value::Int(7), Value::Int(9), Value::Int(5)]
         ));
+    }
+
+    /// A frame of one slot per name, the first holding a procedure that closes over it,
+    /// the second `canary`, whose count shows whether the frame was emptied.
+    fn frame_holding_its_own_procedure(canary: &Rc<String>, parent: Env) -> Rc<Frame> {
+        let names = ["own", "canary"].map(|n| Sym::new(&format!("env-test-cycle-{n}")));
+        let frame = Frame::new(Scope::new(names.to_vec()), Slots::new(), parent);
+        let lambda = crate::eval::ast::Lambda {
+            name: None,
+            required: 0,
+            rest: false,
+            self_slot: None,
+            scope: Scope::new(Vec::new()),
+            body: crate::eval::Node::Const(Value::Nil),
+            span: crate::source::Span::generated(),
+        };
+        let own = Rc::new(crate::eval::Closure {
+            lambda: Rc::new(lambda),
+            env: Some(frame.clone()),
+        });
+        assert!(frame.set(0, Value::Closure(own)).is_ok());
+        assert!(frame.set(1, Value::Str(canary.clone())).is_ok());
+        frame
+    }
+
+    #[test]
+    fn releasing_a_frame_held_only_by_its_own_procedure_frees_it() {
+        let canary = Rc::new(String::from("slot"));
+        FramePool::default().release(frame_holding_its_own_procedure(&canary, None));
+        assert_eq!(Rc::strong_count(&canary), 1, "the cycle was broken");
+    }
+
+    #[test]
+    fn a_frame_whose_procedure_escaped_is_kept_whole_until_a_sweep_after_it_is_dropped() {
+        let pool = FramePool::default();
+        let canary = Rc::new(String::from("slot"));
+        let frame = frame_holding_its_own_procedure(&canary, None);
+        let Some(Value::Closure(escaped)) = frame.get(0) else {
+            panic!("not a procedure")
+        };
+        pool.release(frame);
+        pool.sweep();
+        assert_eq!(
+            Rc::strong_count(&canary),
+            2,
+            "the frame still holds its values"
+        );
+        let env = escaped.env.as_ref().expect("the frame");
+        assert!(matches!(env.get(1), Some(Value::Str(s)) if Rc::ptr_eq(&s, &canary)));
+        drop(escaped);
+        assert_eq!(Rc::strong_count(&canary), 2, "kept as a suspect");
+        pool.sweep();
+        assert_eq!(Rc::strong_count(&canary), 1);
+        assert!(pool.suspects.borrow().is_empty());
+    }
+
+    #[test]
+    fn suspects_are_swept_as_they_gather_so_dropped_ones_stay_few() {
+        let pool = FramePool::default();
+        let canary = Rc::new(String::from("slot"));
+        for _ in 0..10_000 {
+            let frame = frame_holding_its_own_procedure(&canary, None);
+            let escaped = frame.get(0);
+            pool.release(frame);
+            drop(escaped);
+        }
+        let live = Rc::strong_count(&canary) - 1;
+        assert!(live <= FramePool::FIRST_SWEEP, "{live} frames still held");
+        assert_eq!(pool.suspects.borrow().len(), live);
+    }
+
+    #[test]
+    fn releasing_a_child_frees_a_parent_it_was_the_last_outside_hold_on() {
+        let canary = Rc::new(String::from("slot"));
+        let parent = frame_holding_its_own_procedure(&canary, None);
+        let child = Frame::new(Scope::new(Vec::new()), Slots::new(), Some(parent.clone()));
+        drop(parent);
+        assert_eq!(
+            Rc::strong_count(&canary),
+            2,
+            "the cycle alone holds the parent"
+        );
+        FramePool::default().release(child);
+        assert_eq!(Rc::strong_count(&canary), 1);
     }
 
     #[test]

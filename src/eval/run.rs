@@ -117,14 +117,17 @@ impl Interp {
                 Ok(Tail::Again) => {}
                 Ok(Tail::AgainIn(next_frame)) => self.recycle(frame.replace(next_frame)),
                 Ok(Tail::Call(next, next_frame)) => {
+                    // The closure is let go before its frame, so a helper the frame
+                    // defined is held by the frame alone when the frame is recycled.
+                    closure = next;
                     if !is_same(&frame, &next_frame) {
                         self.recycle(frame.replace(next_frame));
                     }
-                    closure = next;
                 }
                 Err(e) => break Err(e),
             }
         };
+        drop(closure);
         self.recycle(frame);
         self.leave();
         result
@@ -171,24 +174,31 @@ impl Interp {
         }
     }
 
-    /// Returns a finished call's frame to the pool unless a closure still holds it.
+    /// Returns a finished call's frame to the pool unless a closure still holds it, and
+    /// lets go of its parent (see `FramePool::release`).
     #[inline(always)]
     fn recycle(&self, frame: Env) {
         let Some(mut frame) = frame else { return };
+        if Rc::get_mut(&mut frame).is_none() {
+            return self.frame_pool.release(frame);
+        }
         if let Some(f) = Rc::get_mut(&mut frame) {
             // Emptied before pooling, so what the call held is freed now, not later.
             env::clear_slots(f.slots_mut());
-            f.parent = None;
+            let parent = f.parent.take();
             self.frame_pool.give(frame);
+            if let Some(parent) = parent {
+                self.frame_pool.release(parent);
+            }
         }
     }
 
     /// Runs `node`, looping in place through tail positions. `own` holds the frame of a
     /// `let` entered on the way; `env` is re-derived from it after every change.
     fn eval_node(&self, mut node: &Node, outer: &Env) -> Result<Tail> {
-        let mut own: Option<Env> = None;
+        let mut own = LetFrame(&self.frame_pool, None);
         loop {
-            let env = own.as_ref().unwrap_or(outer);
+            let env = if own.1.is_some() { &own.1 } else { outer };
             let value = match node {
                 Node::Const(_) | Node::Local { .. } | Node::Global { .. } => {
                     self.eval(node, env)?
@@ -232,7 +242,7 @@ impl Interp {
                 }
                 Node::Let(l) => {
                     let frame = self.let_frame(l, env)?;
-                    own = Some(Some(frame));
+                    own = LetFrame(&self.frame_pool, Some(frame));
                     node = &l.body;
                     continue;
                 }
@@ -425,6 +435,18 @@ impl Interp {
             self.eval(finally, env)?;
         }
         result
+    }
+}
+
+/// The frame of the `let` being run, let go through `FramePool::release` when the
+/// `let` ends, so a `let` whose body defines a helper does not keep its frame forever.
+struct LetFrame<'p>(&'p env::FramePool, Env);
+
+impl Drop for LetFrame<'_> {
+    fn drop(&mut self) {
+        if let Some(frame) = self.1.take() {
+            self.0.release(frame);
+        }
     }
 }
 

@@ -991,6 +991,21 @@ fn loops_whose_bodies_define_helpers_run_in_constant_memory() {
          (let ((a (account n))) ((a 'deposit) 1) (churn (- n 1) (+ total (a 'balance))))))\n\
          (define kept (account 0))\n\
          (prn (churn 200000 0) ((kept 'deposit) 2) ((kept 'deposit) 3))",
+        // A `catch` handler that defines a helper.
+        "(define (f n) (try (error \"x\") (catch e (define (h) n) (h))))\n\
+         (define (loop i acc) (if (= i 30000) acc (loop (+ i 1) (+ acc (f i)))))\n\
+         (prn (loop 0 0))",
+        // A task whose body defines a helper.
+        "(deftask t (n) (define (h) n) (h))\n\
+         (define (loop i acc) (if (= i 100000) acc \
+         (loop (+ i 1) (+ acc (string->number (get (t i) \"content\"))))))\n\
+         (prn (loop 0 0))",
+        // An object that lets go of itself (`(set! h #f)`) is freed at once, with the
+        // 100,000-element list it holds, not kept until the cycles are next looked at.
+        "(define (make) (define data (range 100000)) \
+         (define (h) (set! h #f) (length data)) h)\n\
+         (define (loop i) (if (< i 100) (begin ((make)) (loop (+ i 1))) 'ok))\n\
+         (prn (loop 0))",
     ];
     let expected = [
         "done\n",
@@ -999,6 +1014,9 @@ fn loops_whose_bodies_define_helpers_run_in_constant_memory() {
         "done\n",
         "(100000 200000 300000)\n",
         "20000300000 2 5\n",
+        "449985000\n",
+        "4999950000\n",
+        "ok\n",
     ];
     for (program, expected) in programs.iter().zip(expected) {
         let r = run_script(program, &["--max-memory", "16M"]);

@@ -11,7 +11,7 @@ use crate::value::Value;
 use smallvec::SmallVec;
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 /// The names of a frame's slots, in slot order. Shared by every frame of one lambda or
 /// `let`; it grows only while that code is being analysed.
@@ -316,8 +316,10 @@ pub struct FramePool {
     frames: [Cell<Option<Rc<Frame>>>; FramePool::SIZE],
     len: Cell<usize>,
     /// Frames let go while an own procedure was still held elsewhere
-    /// (`Holders::OwnEscaped`), looked at again by `sweep`.
-    suspects: RefCell<Vec<Rc<Frame>>>,
+    /// (`Holders::OwnEscaped`), looked at again by `sweep`. Weak, so a suspect the
+    /// program frees itself (its procedures dropped and its slots reassigned) is freed
+    /// at once, and a frame is a suspect once: the only `Weak`s of frames are these.
+    suspects: RefCell<Vec<Weak<Frame>>>,
     /// The number of suspects at which they are next looked at.
     next_sweep: Cell<usize>,
 }
@@ -358,47 +360,60 @@ impl FramePool {
     #[inline(never)]
     fn release_from(&self, mut frame: Rc<Frame>) {
         loop {
-            if Rc::get_mut(&mut frame).is_none() {
+            if Rc::strong_count(&frame) > 1 {
                 if !frame.scope.stores_procedures.get() {
                     return;
                 }
                 match frame.holders() {
                     Holders::OwnCycle => frame.break_own_cycle(),
-                    Holders::OwnEscaped => return self.suspect(frame),
+                    Holders::OwnEscaped => {
+                        let sweep_due = self.suspect(&frame);
+                        // Let go first: a sweep would count this handle as a holder.
+                        drop(frame);
+                        if sweep_due {
+                            self.sweep();
+                        }
+                        return;
+                    }
                     Holders::None | Holders::Others => return,
                 }
             }
-            let Some(parent) = Rc::get_mut(&mut frame).and_then(|f| f.parent.take()) else {
+            // The last strong handle (a suspect's `Weak` does not count).
+            let Ok(mut last) = Rc::try_unwrap(frame) else {
                 return;
             };
-            drop(frame);
+            let Some(parent) = last.parent.take() else {
+                return;
+            };
+            drop(last);
             frame = parent;
         }
     }
 
-    /// Keeps `frame` to look at again. The same frame may be kept more than once (each
-    /// call of a returned procedure lets go of its parent); a sweep keeps one of each.
-    fn suspect(&self, frame: Rc<Frame>) {
-        let count = {
-            let mut suspects = self.suspects.borrow_mut();
-            suspects.push(frame);
-            suspects.len()
-        };
-        if count >= self.next_sweep.get() {
-            self.sweep();
+    /// Keeps `frame` to look at again, unless it is a suspect already; true when the
+    /// suspects are due a sweep.
+    fn suspect(&self, frame: &Rc<Frame>) -> bool {
+        if Rc::weak_count(frame) > 0 {
+            return false;
         }
+        let mut suspects = self.suspects.borrow_mut();
+        suspects.push(Rc::downgrade(frame));
+        suspects.len() >= self.next_sweep.get()
     }
 
-    /// Lets go of every suspect again, freeing those only their cycle holds now. The
-    /// next sweep comes when the suspects kept have doubled, so the time sweeping takes
-    /// stays in proportion to the frames let go.
+    /// Lets go of every suspect still alive again, freeing those only their cycle
+    /// holds now. The next sweep comes when the suspects kept have doubled, so the time
+    /// sweeping takes stays in proportion to the frames let go.
     fn sweep(&self) {
-        let mut suspects = std::mem::take(&mut *self.suspects.borrow_mut());
-        suspects.sort_unstable_by_key(Rc::as_ptr);
-        suspects.dedup_by(|a, b| Rc::ptr_eq(a, b));
+        let suspects = std::mem::take(&mut *self.suspects.borrow_mut());
         // No sweep from within this one: `release_from` keeps suspects again.
         self.next_sweep.set(usize::MAX);
-        for frame in suspects {
+        for suspect in suspects {
+            let Some(frame) = suspect.upgrade() else {
+                continue;
+            };
+            // Its `Weak` goes first, so a frame still a suspect is kept again.
+            drop(suspect);
             self.release_from(frame);
         }
         let kept = self.suspects.borrow().len();
@@ -602,6 +617,23 @@ mod tests {
         pool.sweep();
         assert_eq!(Rc::strong_count(&canary), 1);
         assert!(pool.suspects.borrow().is_empty());
+    }
+
+    #[test]
+    fn a_suspect_whose_cycle_the_program_breaks_is_freed_at_once() {
+        let pool = FramePool::default();
+        let canary = Rc::new(String::from("slot"));
+        let frame = frame_holding_its_own_procedure(&canary, None);
+        let escaped = frame.get(0);
+        pool.release(frame);
+        assert_eq!(pool.suspects.borrow().len(), 1);
+        // The procedure lets go of itself (`(set! h #f)`), then is dropped.
+        if let Some(Value::Closure(closure)) = &escaped {
+            let env = closure.env.as_ref().expect("the frame");
+            assert!(env.set(0, Value::Bool(false)).is_ok());
+        }
+        drop(escaped);
+        assert_eq!(Rc::strong_count(&canary), 1, "not kept for the next sweep");
     }
 
     #[test]

@@ -174,6 +174,14 @@ impl Interp {
         }
     }
 
+    /// Runs `body` in `frame` (a frame made outside a call: a `catch` handler's, a
+    /// task's), then lets go of the frame as a finished call's is, so a body that
+    /// defines a helper does not keep its frame forever.
+    pub fn with_frame<T>(&self, frame: Rc<Frame>, body: impl FnOnce(&Env) -> T) -> T {
+        let env = LetFrame(&self.frame_pool, Some(frame));
+        body(&env.1)
+    }
+
     /// Returns a finished call's frame to the pool unless a closure still holds it, and
     /// lets go of its parent (see `FramePool::release`).
     #[inline(always)]
@@ -427,7 +435,7 @@ impl Interp {
                 self.state.depth.set(depth);
                 let error = value::from_json(&e.to_json());
                 let frame = Frame::new(scope.clone(), SmallVec::from_elem(error, 1), env.clone());
-                self.eval(handler, &Some(frame))
+                self.with_frame(frame, |env| self.eval(handler, env))
             }
             (result, _) => result,
         };

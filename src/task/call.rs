@@ -58,8 +58,10 @@ fn run_call(
             slots.resize(slot, Value::Nil);
             slots.push(Value::list(issues.to_vec()));
         }
-        let frame = Some(Frame::new(task.scope.clone(), slots, outer.clone()));
-        run_once(interp, task, &frame, round, issues, conversation)
+        let frame = Frame::new(task.scope.clone(), slots, outer.clone());
+        interp.with_frame(frame, |frame| {
+            run_once(interp, task, frame, round, issues, conversation)
+        })
     })
     .map_err(|error| trace::crossed(error, task))
 }

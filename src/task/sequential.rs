@@ -128,16 +128,24 @@ impl Extension for Sequential {
             slots.push(Value::str(String::new()));
         }
         let frame = Frame::new(self.scope.clone(), slots, env.clone());
-        let inner = Some(frame.clone());
+        interp.with_frame(frame, |inner| self.run_steps(interp, inner))
+    }
+}
+
+impl Sequential {
+    /// The steps in order in `inner`, the frame whose slots hold the results so far.
+    fn run_steps(&self, interp: &Interp, inner: &Env) -> Result<Value> {
         let mut results: Vec<Value> = Vec::with_capacity(self.steps.len());
         for (index, (step, span)) in self.steps.iter().enumerate() {
             let value = interp
-                .eval(step, &inner)
+                .eval(step, inner)
                 .map_err(|e| step_failure(interp, index, &results, e, *span))?;
             results.push(value);
-            let _in_range = frame.set(0, Value::list(results.clone()));
-            if let Some(format) = self.accumulate {
-                let _in_range = frame.set(1, accumulated(format, &results));
+            if let Some(frame) = inner {
+                let _in_range = frame.set(0, Value::list(results.clone()));
+                if let Some(format) = self.accumulate {
+                    let _in_range = frame.set(1, accumulated(format, &results));
+                }
             }
         }
         Ok(results.pop().unwrap_or(Value::Nil))

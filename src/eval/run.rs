@@ -177,7 +177,7 @@ impl Interp {
     /// Runs `body` in `frame` (a frame made outside a call: a `catch` handler's, a
     /// task's), then lets go of the frame as a finished call's is, so a body that
     /// defines a helper does not keep its frame forever.
-    pub fn with_frame<T>(&self, frame: Rc<Frame>, body: impl FnOnce(&Env) -> T) -> T {
+    pub(crate) fn with_frame<T>(&self, frame: Rc<Frame>, body: impl FnOnce(&Env) -> T) -> T {
         let env = LetFrame(&self.frame_pool, Some(frame));
         body(&env.1)
     }

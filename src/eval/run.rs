@@ -187,17 +187,15 @@ impl Interp {
     #[inline(always)]
     fn recycle(&self, frame: Env) {
         let Some(mut frame) = frame else { return };
-        if Rc::get_mut(&mut frame).is_none() {
+        let Some(f) = Rc::get_mut(&mut frame) else {
             return self.frame_pool.release(frame);
-        }
-        if let Some(f) = Rc::get_mut(&mut frame) {
-            // Emptied before pooling, so what the call held is freed now, not later.
-            env::clear_slots(f.slots_mut());
-            let parent = f.parent.take();
-            self.frame_pool.give(frame);
-            if let Some(parent) = parent {
-                self.frame_pool.release(parent);
-            }
+        };
+        // Emptied before pooling, so what the call held is freed now, not later.
+        env::clear_slots(f.slots_mut());
+        let parent = f.parent.take();
+        self.frame_pool.give(frame);
+        if let Some(parent) = parent {
+            self.frame_pool.release(parent);
         }
     }
 

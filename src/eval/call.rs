@@ -9,7 +9,6 @@ use crate::error::{Error, Result};
 use crate::eval::env::{self, Env, Frame, Slots};
 use crate::task;
 use crate::value::{self, Value};
-use smallvec::SmallVec;
 use std::rc::Rc;
 
 impl Interp {
@@ -49,7 +48,7 @@ impl Interp {
                 return self.call_closure_with::<TAIL>(closure, call, env);
             }
             _ => {
-                let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(call.args.len());
+                let mut args: Slots = Slots::with_capacity(call.args.len());
                 for arg in &call.args {
                     args.push(self.eval(arg, env)?);
                 }
@@ -238,7 +237,7 @@ impl Interp {
     /// coming back as a tail call when it is a closure.
     pub(super) fn call_rebound(&self, prim: &ast::Prim, env: &Env) -> Result<Tail> {
         let callee = self.global_or_task(prim.name, prim.span)?;
-        let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(prim.args.len());
+        let mut args: Slots = Slots::with_capacity(prim.args.len());
         for arg in &prim.args {
             args.push(self.eval(arg, env)?);
         }
@@ -333,7 +332,7 @@ impl Interp {
     /// The slots of a call of `closure` with `args`: the arity checked, the rest list and
     /// the self slot made.
     #[inline(always)]
-    pub(super) fn bind(&self, closure: &Rc<Closure>, args: SmallVec<[Value; 4]>) -> Result<Slots> {
+    pub(super) fn bind(&self, closure: &Rc<Closure>, args: Slots) -> Result<Slots> {
         let lambda = &closure.lambda;
         if args.len() == lambda.required as usize && !lambda.rest && lambda.self_slot.is_none() {
             return Ok(args);
@@ -342,7 +341,7 @@ impl Interp {
     }
 
     #[inline(never)]
-    fn bind_general(&self, closure: &Rc<Closure>, mut args: SmallVec<[Value; 4]>) -> Result<Slots> {
+    fn bind_general(&self, closure: &Rc<Closure>, mut args: Slots) -> Result<Slots> {
         let lambda = &closure.lambda;
         let required = lambda.required as usize;
         if args.len() < required || (!lambda.rest && args.len() > required) {
@@ -366,7 +365,7 @@ impl Interp {
         Ok(args)
     }
 
-    fn call_tail(&self, callee: Value, args: SmallVec<[Value; 4]>, env: &Env) -> Result<Tail> {
+    fn call_tail(&self, callee: Value, args: Slots, env: &Env) -> Result<Tail> {
         match callee {
             Value::Closure(closure) => {
                 let slots = self.bind(&closure, args)?;
@@ -421,7 +420,7 @@ impl Interp {
                 let frame = match pushed {
                     Some(frame) => frame,
                     None => {
-                        let slots = self.bind(closure, args.iter().cloned().collect())?;
+                        let slots = self.bind(closure, args.to_vec())?;
                         self.make_frame(closure, slots)
                     }
                 };

@@ -8,7 +8,6 @@
 
 use crate::symbol::Sym;
 use crate::value::Value;
-use smallvec::SmallVec;
 use std::cell::{Cell, RefCell, UnsafeCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
@@ -91,7 +90,7 @@ impl Scope {
     }
 }
 
-pub type Slots = SmallVec<[Value; 4]>;
+pub type Slots = Vec<Value>;
 
 pub struct Frame {
     /// The values, reached only through the methods below. Not a `RefCell`: a slot is
@@ -214,7 +213,7 @@ impl Frame {
 
     /// Moves out everything this frame owns, so dropping it afterwards is shallow.
     pub(crate) fn take_contents(&mut self, values: &mut Vec<Value>, frames: &mut Vec<Rc<Frame>>) {
-        values.extend(self.slots.get_mut().drain(..));
+        values.append(self.slots.get_mut());
         frames.extend(self.parent.take());
     }
 
@@ -421,6 +420,23 @@ impl FramePool {
             .set((kept.saturating_mul(2)).max(FramePool::FIRST_SWEEP));
     }
 
+    /// Gives back the frame of a finished call or `let`: emptied and kept for the next
+    /// frame when nothing else holds it, let go (`release`) when a procedure does. Its
+    /// parent is let go too.
+    #[inline(always)]
+    pub fn recycle(&self, mut frame: Rc<Frame>) {
+        let Some(f) = Rc::get_mut(&mut frame) else {
+            return self.release(frame);
+        };
+        // Emptied before pooling, so what the frame held is freed now, not later.
+        clear_slots(f.slots_mut());
+        let parent = f.parent.take();
+        self.give(frame);
+        if let Some(parent) = parent {
+            self.release(parent);
+        }
+    }
+
     /// A spare frame, if there is one.
     #[inline(always)]
     pub fn take(&self) -> Option<Rc<Frame>> {
@@ -510,7 +526,6 @@ pub fn assign_by_name(env: &Env, name: Sym, mut value: Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smallvec::smallvec;
 
     #[test]
     fn large_scopes_find_the_latest_slot_of_a_name() {
@@ -533,7 +548,7 @@ mod tests {
         let names = ["a", "b", "c"].map(|n| Sym::new(&format!("env-test-slot-{n}")));
         let frame = Frame::new(
             Scope::new(names.to_vec()),
-            smallvec![Value::Int(1), Value::str("held")],
+            vec![Value::Int(1), Value::str("held")],
             None,
         );
         assert_eq!(frame.int_at(0), Some(1));
@@ -694,11 +709,11 @@ mod tests {
     #[test]
     fn clearing_slots_frees_what_they_own_and_forgets_atoms() {
         let text = Rc::new(String::from("owned"));
-        let mut slots: Slots = smallvec![
+        let mut slots: Slots = vec![
             Value::Int(1),
             Value::Str(text.clone()),
             Value::Nil,
-            Value::Bool(true)
+            Value::Bool(true),
         ];
         assert_eq!(Rc::strong_count(&text), 2);
         clear_slots(&mut slots);
@@ -712,10 +727,10 @@ mod tests {
         let y = Sym::new("env-test-y");
         let outer = Frame::new(
             Scope::new(vec![x, y]),
-            smallvec![Value::Int(1), Value::Int(2)],
+            vec![Value::Int(1), Value::Int(2)],
             None,
         );
-        let inner = Frame::new(Scope::new(vec![x]), smallvec![Value::Int(10)], Some(outer));
+        let inner = Frame::new(Scope::new(vec![x]), vec![Value::Int(10)], Some(outer));
         let env = Some(inner);
         assert!(matches!(lookup_by_name(&env, x), Some(Value::Int(10))));
         assert!(matches!(lookup_by_name(&env, y), Some(Value::Int(2))));

@@ -8,7 +8,6 @@ use crate::error::{Error, Result};
 use crate::eval::env::{self, Env, Frame, Slots};
 use crate::symbol::Sym;
 use crate::value::{self, Value};
-use smallvec::SmallVec;
 use std::rc::Rc;
 
 /// How an evaluation ended when its last step was a call in tail position.
@@ -182,20 +181,11 @@ impl Interp {
         body(&env.1)
     }
 
-    /// Returns a finished call's frame to the pool unless a closure still holds it, and
-    /// lets go of its parent (see `FramePool::release`).
+    /// Returns a finished call's frame to the pool (see `FramePool::recycle`).
     #[inline(always)]
     fn recycle(&self, frame: Env) {
-        let Some(mut frame) = frame else { return };
-        let Some(f) = Rc::get_mut(&mut frame) else {
-            return self.frame_pool.release(frame);
-        };
-        // Emptied before pooling, so what the call held is freed now, not later.
-        env::clear_slots(f.slots_mut());
-        let parent = f.parent.take();
-        self.frame_pool.give(frame);
-        if let Some(parent) = parent {
-            self.frame_pool.release(parent);
+        if let Some(frame) = frame {
+            self.frame_pool.recycle(frame);
         }
     }
 
@@ -323,7 +313,7 @@ impl Interp {
             lambda: l.lambda.clone(),
             env: env.clone(),
         });
-        let mut args: SmallVec<[Value; 4]> = SmallVec::with_capacity(l.lambda.scope.len());
+        let mut args: Slots = Slots::with_capacity(l.lambda.scope.len());
         for init in &l.inits {
             args.push(self.eval(init, env)?);
         }
@@ -390,15 +380,14 @@ impl Interp {
 
     fn let_frame(&self, l: &ast::Let, env: &Env) -> Result<Rc<Frame>> {
         Ok(match l.kind {
-            LetKind::Parallel => {
-                let mut slots = Slots::with_capacity(l.scope.len());
+            LetKind::Parallel => self.frame_pushed(&l.scope, env, |slots| {
                 for (_, init) in &l.inits {
                     slots.push(self.eval(init, env)?);
                 }
-                Frame::new(l.scope.clone(), slots, env.clone())
-            }
+                Ok(())
+            })?,
             LetKind::Sequential => {
-                let frame = Frame::new(l.scope.clone(), Slots::new(), env.clone());
+                let frame = self.frame_pushed(&l.scope, env, |_| Ok(()))?;
                 let inner = Some(frame.clone());
                 for (slot, init) in &l.inits {
                     let v = self.eval(init, &inner)?;
@@ -407,6 +396,27 @@ impl Interp {
                 frame
             }
         })
+    }
+
+    /// A frame of `scope` in `parent` whose first slots `push_values` pushes, the rest
+    /// undefined: a pooled frame, its slots' storage reused, when there is one.
+    fn frame_pushed(
+        &self,
+        scope: &Rc<env::Scope>,
+        parent: &Env,
+        push_values: impl FnOnce(&mut Slots) -> Result<()>,
+    ) -> Result<Rc<Frame>> {
+        let mut frame = self.empty_frame_of(scope, parent);
+        if let Some(f) = Rc::get_mut(&mut frame) {
+            let slots = f.slots_mut();
+            push_values(slots)?;
+            env::fill_slots(slots, scope.len());
+            return Ok(frame);
+        }
+        // A frame just made is held once; should that change, a fresh one.
+        let mut slots = Slots::with_capacity(scope.len());
+        push_values(&mut slots)?;
+        Ok(Frame::new(scope.clone(), slots, parent.clone()))
     }
 
     #[inline]
@@ -432,7 +442,7 @@ impl Interp {
                 // The frames the error unwound through are gone: restore the count.
                 self.state.depth.set(depth);
                 let error = value::from_json(&e.to_json());
-                let frame = Frame::new(scope.clone(), SmallVec::from_elem(error, 1), env.clone());
+                let frame = Frame::new(scope.clone(), vec![error], env.clone());
                 self.with_frame(frame, |env| self.eval(handler, env))
             }
             (result, _) => result,
@@ -444,16 +454,25 @@ impl Interp {
     }
 }
 
-/// The frame of the `let` being run, let go through `FramePool::release` when the
-/// `let` ends, so a `let` whose body defines a helper does not keep its frame forever.
+/// The frame of the `let` being run, given back through `FramePool::recycle` when the
+/// `let` ends: pooled for the next frame, or, when a procedure holds it, let go so that
+/// a `let` whose body defines a helper does not keep its frame forever.
 struct LetFrame<'p>(&'p env::FramePool, Env);
 
 impl Drop for LetFrame<'_> {
+    #[inline(always)]
     fn drop(&mut self) {
         if let Some(frame) = self.1.take() {
-            self.0.release(frame);
+            recycle_out_of_line(self.0, frame);
         }
     }
+}
+
+/// `FramePool::recycle` as a call: `eval_node`, where most `LetFrame`s are dropped,
+/// runs fewer instructions on calls without it inlined (callgrind).
+#[inline(never)]
+fn recycle_out_of_line(pool: &env::FramePool, frame: Rc<Frame>) {
+    pool.recycle(frame);
 }
 
 /// Whether `frame` is `next` (a self tail call ran in the frame it had).

@@ -18,7 +18,6 @@ use crate::source::Span;
 use crate::symbol::{well_known, Sym};
 use crate::value::{write_string, Value};
 use serde_json::json;
-use smallvec::smallvec;
 use std::rc::Rc;
 
 struct Sequential {
@@ -123,7 +122,7 @@ fn text_of(value: &Value) -> String {
 
 impl Extension for Sequential {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let mut slots = smallvec![Value::empty_list()];
+        let mut slots = vec![Value::empty_list()];
         if self.accumulate.is_some() {
             slots.push(Value::str(String::new()));
         }

@@ -1029,6 +1029,42 @@ fn loops_whose_bodies_define_helpers_run_in_constant_memory() {
     }
 }
 
+/// A frame reused from the pool once held a larger `let`: a procedure made in it holds
+/// only the frame's own slots, not that storage. 100,000 such procedures, kept, fit in
+/// 24 MiB; holding the 16- or 64-slot storage took 34 MiB.
+#[test]
+fn procedures_made_in_reused_frames_hold_only_their_slots() {
+    let wide_let = |bindings: usize| {
+        let names: Vec<String> = (0..bindings).map(|i| format!("(v{i} {i})")).collect();
+        format!("(let ({}) v0)", names.join(" "))
+    };
+    let programs = [
+        // The procedure captures the frame of a call after a wide `let` ran.
+        format!(
+            "(define (mk k) (fn () k))\n\
+             (define (lp i acc) (if (= i 100000) (length acc) \
+             (begin {} (lp (+ i 1) (cons (mk i) acc)))))\n(prn (lp 0 '()))",
+            wide_let(16)
+        ),
+        // The procedure captures a `let` frame after a wider `let` ran.
+        format!(
+            "(define (lp i acc) (if (= i 100000) acc \
+             (begin {} (lp (+ i 1) (cons (let ((k i)) (fn () k)) acc)))))\n\
+             (define r (lp 0 '()))\n(prn (length r) ((car r)))",
+            wide_let(64)
+        ),
+    ];
+    for (program, expected) in programs.iter().zip(["100000\n", "100000 99999\n"]) {
+        let r = run_script(program, &["--max-memory", "24M"]);
+        assert_eq!(
+            (r.status, r.stdout.as_str()),
+            (Some(0), expected),
+            "{program}\n{}",
+            r.stderr
+        );
+    }
+}
+
 #[test]
 fn max_depth_after_the_command() {
     let r = eval(&[

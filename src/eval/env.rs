@@ -110,7 +110,7 @@ impl Frame {
     /// An empty frame of `scope` inside `parent`, for the slots to be pushed.
     pub fn empty(scope: Rc<Scope>, parent: Env) -> Frame {
         Frame {
-            slots: UnsafeCell::new(Slots::new()),
+            slots: UnsafeCell::new(Slots::with_capacity(scope.len())),
             scope,
             parent,
         }
@@ -202,6 +202,17 @@ impl Frame {
         std::mem::forget(values);
         for slot in (N as u32..len as u32).filter(|&slot| Some(slot) != keep) {
             let _in_range = self.set(slot, Value::Undefined);
+        }
+    }
+
+    /// Gives back the storage past the slots: a pooled frame keeps the storage of the
+    /// largest frame it was, which a procedure that captures it would hold for its life.
+    #[inline]
+    fn fit(&self) {
+        // SAFETY: see `slots`; no reference into them is held elsewhere while they move.
+        let slots = unsafe { &mut *self.slots.get() };
+        if slots.capacity() > slots.len() {
+            slots.shrink_to_fit();
         }
     }
 
@@ -338,6 +349,10 @@ impl FramePool {
     /// How many spare frames the pool keeps.
     pub const SIZE: usize = 64;
 
+    /// Frames with room for more slots than this are freed, not kept: the pool would
+    /// hold their storage while no call needs it.
+    const MAX_POOLED_SLOTS: usize = 32;
+
     /// How many suspects are gathered before they are first looked at again.
     const FIRST_SWEEP: usize = 64;
 
@@ -429,9 +444,13 @@ impl FramePool {
             return self.release(frame);
         };
         // Emptied before pooling, so what the frame held is freed now, not later.
-        clear_slots(f.slots_mut());
+        let slots = f.slots_mut();
+        clear_slots(slots);
+        let large = slots.capacity() > FramePool::MAX_POOLED_SLOTS;
         let parent = f.parent.take();
-        self.give(frame);
+        if !large {
+            self.give(frame);
+        }
         if let Some(parent) = parent {
             self.release(parent);
         }
@@ -481,6 +500,16 @@ pub fn drop_value(value: Value) {
 pub fn fill_slots(slots: &mut Slots, size: usize) {
     if slots.len() < size {
         slots.resize(size, Value::Undefined);
+    }
+}
+
+/// Fits the frames `env` reaches to their slots (`Frame::fit`), as a procedure made in
+/// `env` is about to hold them all.
+pub fn fit_captured(env: &Env) {
+    let mut frame = env.as_ref();
+    while let Some(f) = frame {
+        f.fit();
+        frame = f.parent.as_ref();
     }
 }
 

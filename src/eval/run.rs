@@ -251,10 +251,13 @@ impl Interp {
                         .map_or(&c.default, |(_, body)| body);
                     continue;
                 }
-                Node::Lambda(lambda) => Value::Closure(Rc::new(Closure {
-                    lambda: lambda.clone(),
-                    env: env.clone(),
-                })),
+                Node::Lambda(lambda) => {
+                    env::fit_captured(env);
+                    Value::Closure(Rc::new(Closure {
+                        lambda: lambda.clone(),
+                        env: env.clone(),
+                    }))
+                }
                 Node::Loop(l) => return self.enter_loop(l, env),
                 Node::Try(t) => self.eval_try(t, env)?,
                 Node::SetLocal { .. }
@@ -309,6 +312,7 @@ impl Interp {
 
     /// A named `let`: its loop procedure, called with the initial values.
     fn enter_loop(&self, l: &ast::Loop, env: &Env) -> Result<Tail> {
+        env::fit_captured(env);
         let closure = Rc::new(Closure {
             lambda: l.lambda.clone(),
             env: env.clone(),

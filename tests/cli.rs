@@ -1018,11 +1018,19 @@ fn loops_whose_bodies_define_helpers_run_in_constant_memory() {
         "4999950000\n",
         "ok\n",
     ];
+    assert_each_prints_within("16M", &programs, &expected);
+}
+
+/// Runs each program under `--max-memory limit`, expecting it to succeed and print its
+/// expected output.
+fn assert_each_prints_within<P: AsRef<str>>(limit: &str, programs: &[P], expected: &[&str]) {
+    assert_eq!(programs.len(), expected.len());
     for (program, expected) in programs.iter().zip(expected) {
-        let r = run_script(program, &["--max-memory", "16M"]);
+        let program = program.as_ref();
+        let r = run_script(program, &["--max-memory", limit]);
         assert_eq!(
             (r.status, r.stdout.as_str()),
-            (Some(0), expected),
+            (Some(0), *expected),
             "{program}\n{}",
             r.stderr
         );
@@ -1054,15 +1062,7 @@ fn procedures_made_in_reused_frames_hold_only_their_slots() {
             wide_let(64)
         ),
     ];
-    for (program, expected) in programs.iter().zip(["100000\n", "100000 99999\n"]) {
-        let r = run_script(program, &["--max-memory", "24M"]);
-        assert_eq!(
-            (r.status, r.stdout.as_str()),
-            (Some(0), expected),
-            "{program}\n{}",
-            r.stderr
-        );
-    }
+    assert_each_prints_within("24M", &programs, &["100000\n", "100000 99999\n"]);
 }
 
 #[test]

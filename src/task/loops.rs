@@ -48,20 +48,19 @@ pub fn director_evaluator_loop(interp: &Interp, args: &[Value], env: &Env) -> Re
     give_subtype(director, "director");
     give_subtype(evaluator, "evaluator");
 
-    let mut next_input = input.clone();
+    let mut feedback = Value::Nil;
+    let mut previous = Value::Nil;
     let mut evaluations = Vec::new();
     let mut last = Value::Nil;
     for iteration in 1..=iterations {
         let number = Value::Int(i64::try_from(iteration).unwrap_or(i64::MAX));
-        let result = as_result(
-            "director",
-            call_with_iteration(interp, director, next_input, &number, env)?,
-        );
+        let state = director_input(&input, feedback, previous, &number);
+        let result = as_result("director", call_director(interp, director, state, env)?);
         let evaluation = as_result(
             "evaluator",
             call_with_iteration(interp, evaluator, result.clone(), &number, env)?,
         );
-        let (success, feedback, notes) = judgement(&evaluation, iteration)?;
+        let (success, said, notes) = judgement(&evaluation, iteration)?;
         evaluations.push(notes);
         let count = Value::Int(i64::try_from(iteration).unwrap_or(i64::MAX));
         let loop_notes = [
@@ -71,7 +70,8 @@ pub fn director_evaluator_loop(interp: &Interp, args: &[Value], env: &Env) -> Re
         if success {
             return Ok(with_notes(&result, &loop_notes));
         }
-        next_input = feedback_input(&input, feedback, field(&result, "content"));
+        feedback = said;
+        previous = field(&result, "content");
         last = with_notes(&result, &loop_notes);
     }
     Ok(with_status(&last, CONTINUATION))
@@ -82,6 +82,42 @@ fn give_subtype(callee: &Value, role: &str) {
     if let Value::Task(task) = callee {
         task.set_subtype_if_none(role);
     }
+}
+
+/// The director's input, the same shape on every iteration.
+const DIRECTOR_FIELDS: [&str; 4] = ["input", "feedback", "previous", "iteration"];
+
+/// `{"input" x "feedback" f "previous" p "iteration" n}`: `feedback` and `previous` (the
+/// director's last content) are nil on the first iteration.
+fn director_input(input: &Value, feedback: Value, previous: Value, iteration: &Value) -> Value {
+    let values = [input.clone(), feedback, previous, iteration.clone()];
+    let entries: Entries = DIRECTOR_FIELDS
+        .iter()
+        .zip(values)
+        .map(|(name, value)| (Rc::from(*name), value))
+        .collect();
+    Value::map(entries)
+}
+
+/// A task whose parameters name fields of the director's input gets those fields by
+/// name (so its templates reach `{{feedback}}`); any other director is called as
+/// `(d state iteration)`, a task of one parameter with the state alone.
+fn call_director(interp: &Interp, director: &Value, state: Value, env: &Env) -> Result<Value> {
+    let Value::Task(task) = director else {
+        let iteration = field(&state, "iteration");
+        return call_with_iteration(interp, director, state, &iteration, env);
+    };
+    let named: Vec<Value> = task
+        .params
+        .iter()
+        .filter(|param| DIRECTOR_FIELDS.contains(&param.name.name()))
+        .flat_map(|param| [Value::Keyword(param.name), field(&state, param.name.name())])
+        .collect();
+    if named.is_empty() {
+        let iteration = field(&state, "iteration");
+        return call_with_iteration(interp, director, state, &iteration, env);
+    }
+    interp.apply(director, &named, env)
 }
 
 /// `(f input iteration)`; a task of one parameter is called with the input alone.
@@ -156,15 +192,6 @@ fn judgement(evaluation: &Value, iteration: usize) -> Result<(bool, Value, Value
         Value::Int(i64::try_from(iteration).unwrap_or(i64::MAX)),
     );
     Ok((success, feedback, Value::map(recorded)))
-}
-
-/// What the director sees after a failed evaluation.
-fn feedback_input(input: &Value, feedback: Value, previous: Value) -> Value {
-    let mut map = Entries::new();
-    map.insert(Rc::from("input"), input.clone());
-    map.insert(Rc::from("feedback"), feedback);
-    map.insert(Rc::from("previous"), previous);
-    Value::map(map)
 }
 
 fn with_status(result: &Value, status: &str) -> Value {

@@ -2,9 +2,9 @@
 ;; stdout: true "none"
 ;; stdout: "--- templates/context.xml ---"
 ;; stdout: "--- ../memory/fixtures/docs/billing.md ---\nInvoices are sent on the first day of each month."
-;; stdout: "outline of {\"input\":\"tides\",\"feedback\":\"more\",\"previous\":\"outline of tides\"}" "CONTINUATION" 2
+;; stdout: "outline of tides (feedback: more)" "CONTINUATION" 2
 ;; stdout: "director_evaluator_loop" "director" "evaluator"
-;; stdout: "outline of tides" "COMPLETE" 1
+;; stdout: "outline of tides (feedback: null)" "COMPLETE" 1
 ; <context_management>, <file_paths>, <context_query> and the director_evaluator_loop type
 (set-provider! (fn (req) (if (= req.task "judge") "{\"success\": false, \"feedback\": \"more\"}" req.prompt)))
 (import "templates/context.xml")
@@ -14,7 +14,7 @@
 (prn (get (ask_docs "monthly invoices") "content"))
 (define r (refine "tides"))
 (prn r.content r.status r.notes.iterations)
-(prn refine.type outline.subtype judge.subtype)
+(prn refine.type plan.subtype judge.subtype)
 (set-provider! (fn (req) (if (= req.task "judge") "{\"success\": true, \"feedback\": \"\"}" req.prompt)))
 (define ok (refine "tides"))
 (prn ok.content ok.status ok.notes.iterations)

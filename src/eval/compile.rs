@@ -47,6 +47,20 @@ fn binds_name(head: &str) -> bool {
 /// message of `check_definable` names them.)
 pub const REDEFINABLE_FORMS: [&str; 5] = ["when", "unless", "cond", "case", "do"];
 
+/// The operator that makes a task value: special only in operator position, so no task
+/// may take its name.
+const TASK_OPERATOR: &str = "task";
+
+/// Why `name` cannot name a task: it is a special form (or `task`).
+pub fn task_name_refused(interp: &Interp, name: &str) -> Option<Error> {
+    let form = interp.layers.form(name).is_some() || name == TASK_OPERATOR;
+    form.then(|| {
+        Error::validation(format!(
+            "`{name}` is a special form and cannot name a task: choose another name"
+        ))
+    })
+}
+
 impl<'i> Compiler<'i> {
     /// A compiler for top-level code: free variables are globals.
     pub fn new(interp: &'i Interp) -> Self {
@@ -192,6 +206,13 @@ impl<'i> Compiler<'i> {
             ));
         }
         Ok(())
+    }
+
+    /// A task may not be named after any special form, not even one a program may
+    /// redefine (`cond`…), nor `task`: a template saved as `cond.xml` must not replace
+    /// `cond` unnoticed.
+    pub fn check_task_name(&self, name: Sym, span: Span) -> Result<()> {
+        task_name_refused(self.interp, name.name()).map_or(Ok(()), |e| Err(e.with_span(span)))
     }
 
     fn list(&mut self, items: &[Syntax], span: Span) -> Result<Node> {

@@ -38,7 +38,7 @@ builtin_table! {
     "run-usage", 0, Some(0) => run_usage;
     /// `(get-context query :dir d :files [paths] :limit n :strategy s)`: ranks the UTF-8 files below `:dir` (default `.`) or the `:files` given, by BM25 relevance of their text (`:strategy "content"`, the default) or of their path and first heading (`"metadata"`); returns the AssociativeMatchResult of the best `:limit` (default 5). `(get-context "login" :dir "docs")` ⇒ `{"context" "--- docs/auth.md ---\n# Login…" "matches" [{"path" "docs/auth.md" "relevance" 0.98 "excerpt" "# Login…"}]}`
     "get-context", 1, Some(9) => get_context;
-    /// `(director-evaluator-loop :director d :evaluator e :max-iterations n :input x)`: calls `(d input iteration)` then `(e result iteration)` until the evaluator's EvaluationResult says `success` (its JSON output or notes `{"success" bool "feedback" s}`), the next input being `{"input" x "feedback" s "previous" content}`; returns the director's last result with `notes.iterations` and `notes.evaluations`, status `CONTINUATION` when the n iterations (default 3) ran out. `(director-evaluator-loop :director write :evaluator judge :max-iterations 3 :input "a haiku")`
+    /// `(director-evaluator-loop :director d :evaluator e :max-iterations n :input x)`: calls the director with `{"input" x "feedback" f "previous" p "iteration" n}` (feedback and previous nil at first; a task director whose parameters name those fields gets them by name, any other `(d state iteration)`) then `(e result iteration)` until the evaluator's EvaluationResult says `success` (its JSON output or notes `{"success" bool "feedback" s}`); returns the director's last result with `notes.iterations` and `notes.evaluations`, status `CONTINUATION` when the n iterations (default 3) ran out. `(director-evaluator-loop :director write :evaluator judge :max-iterations 3 :input "a haiku")`
     "director-evaluator-loop", 0, Some(8) => super::loops::director_evaluator_loop;
     /// `(call-task name bindings)`: calls the task registered as `name`, when the call runs, with the entries of the map `bindings` that name its parameters (others are ignored; a nil one for a parameter with a default is left out). XML references to tasks not known at import compile to it. `(call-task "summarize" {"text" t "unrelated" 1})`
     "call-task", 2, Some(2) => call_task;
@@ -50,6 +50,9 @@ fn task_alias(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [name, target] = fixed_args("task-alias", args)?;
     let name = name_arg("task-alias", name)?;
     let target = name_arg("task-alias", target)?;
+    if let Some(refused) = crate::eval::compile::task_name_refused(interp, &name) {
+        return Err(refused);
+    }
     interp.tasks.register_alias(&name, &target)?;
     Ok(Value::data_symbol(&name))
 }

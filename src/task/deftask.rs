@@ -78,7 +78,7 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
     };
     let name_syntax = items.get(1).ok_or_else(usage)?;
     let name = name_syntax.as_symbol().ok_or_else(usage)?;
-    compiler.check_definable(name, name_syntax.span)?;
+    compiler.check_task_name(name, name_syntax.span)?;
     let params = parse_params(compiler, items.get(2).ok_or_else(usage)?)?;
     let Parsed {
         options,

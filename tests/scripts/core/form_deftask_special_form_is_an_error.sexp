@@ -1,2 +1,2 @@
-;; error: SYNTAX_ERROR `deftask` is a special form and cannot be redefined
+;; error: VALIDATION_ERROR `deftask` is a special form and cannot name a task
 (deftask deftask (x) :prompt "{{x}}")

@@ -145,10 +145,22 @@ pub fn arity_error(name: &str, min: usize, max: Option<usize>, got: usize) -> Er
 
 pub fn type_error(who: &str, expected: &str, got: &Value) -> Error {
     Error::eval(format!(
-        "{who}: expected {expected}, got {} {}",
-        article(got.type_name()),
-        crate::value::write_prefix(got, 60)
+        "{who}: expected {expected}, got {}",
+        described(got)
     ))
+}
+
+/// A value as a type error names it: once, with its type where the text alone does not
+/// say it (`nil`, `true`, but `an integer 5`).
+fn described(value: &Value) -> String {
+    match value {
+        Value::Nil | Value::Bool(_) => crate::value::write_prefix(value, 60),
+        _ => format!(
+            "{} {}",
+            article(value.type_name()),
+            crate::value::write_prefix(value, 60)
+        ),
+    }
 }
 
 /// `integer` → `an integer`, `list` → `a list`.

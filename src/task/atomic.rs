@@ -5,7 +5,7 @@ use super::builtins::string_list;
 use super::definition::{lossy_json, Memory, PromptParts, Task};
 use super::memory::{context_text, files_text, Query, Strategy};
 use super::observe::CallNotes;
-use super::result::{task_result, with_entry};
+use super::result::{success_score, task_result, with_entry};
 use super::session::send;
 use crate::error::Result;
 use crate::eval::env::{Env, Frame, Scope, Slots};
@@ -15,6 +15,10 @@ use crate::provider::{Message, Request, Response, Usage};
 use crate::symbol::Sym;
 use crate::value::{from_json, Entries, Value};
 use std::rc::Rc;
+
+/// The subtype of a task that judges: its answer's `successScore` (or `score`) becomes
+/// `notes.successScore`.
+pub const EVALUATOR: &str = "evaluator";
 
 /// A round of an atomic task: its number (1-based), the previous round's problems, and
 /// the conversation so far — empty in round 1, when the call fills in what it sends.
@@ -66,6 +70,11 @@ pub fn run(
     }
     let chosen = check_choice(task, &answer)?;
     let parsed = parse_output(task, &answer, &mut notes)?;
+    if task.subtype() == Some(EVALUATOR) {
+        if let Some(score) = success_score(&parsed, &Value::Nil)? {
+            notes.insert(Rc::from("successScore"), Value::Float(score));
+        }
+    }
     if !notes.contains_key("parseError") {
         interp
             .tasks

@@ -26,13 +26,15 @@ builtin_table! {
     "get-task", 1, Some(1) => get_task;
     /// `(task? v)`: is `v` a task? `(task? summarize)` ⇒ `true`
     "task?", 1, Some(1) => is_task;
+    /// `(task-result? v)`: is `v` a TaskResult (what a task call returns, or `task-result` makes), not merely a map with the same keys? `(task-result? (task-result "x"))` ⇒ `true`
+    "task-result?", 1, Some(1) => is_task_result_value;
     /// `(reduce-task f init xs)`: calls `(f acc item)` for each item; the accumulator becomes each result's `parsedContent` (JSON tasks) or `content`; returns the last TaskResult. `(reduce-task join2 "" ["a" "b"])`
     "reduce-task", 3, Some(3) => reduce_task;
     /// `(task-result content :status s :parsed v :notes m :criteria c)`: a TaskResult (status COMPLETE, CONTINUATION or FAILED; default COMPLETE). `(task-result "ok" :parsed true)`
     "task-result", 1, Some(9) => make_task_result;
     /// `(set-provider! p options? :max-turns n :max-context tokens :system s :temperature t …)`: atomic tasks now ask `p` — a procedure of the request, or a provider name, any that `--provider` takes (`:openai`, `:ollama`, `"echo"`…), with an options map — in a new session; `:system` is put before each task's system prompt, model options apply below the tasks', `:rate-limit {"requests_per_minute" n "tokens_per_minute" m}` paces every call. `(set-provider! :openai {"model" "gpt-4o-mini"} :temperature 0)`
     "set-provider!", 1, Some(22) => set_provider;
-    /// `(resource-metrics)`: turns and context used in the provider session, with limits. `(resource-metrics)` ⇒ `{"turns" {"used" 0 "limit" 10000} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}`
+    /// `(resource-metrics)`: turns and context used in the provider session, with limits. `turns.lastTurnAt` is the ISO 8601 time the last turn ended, nil before the first. `(resource-metrics)` ⇒ `{"turns" {"used" 0 "limit" 10000 "lastTurnAt" nil} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}`
     "resource-metrics", 0, Some(0) => resource_metrics;
     /// `(run-usage)`: what the run's model calls have spent so far (cache hits excluded; cost in USD, 0 for unpriced models). `(run-usage)` ⇒ `{"calls" 0 "input_tokens" 0 "output_tokens" 0 "cost" 0.0}`
     "run-usage", 0, Some(0) => run_usage;
@@ -123,6 +125,11 @@ pub(crate) fn task_not_found(interp: &Interp, name: &str) -> Error {
 fn is_task(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [value] = fixed_args("task?", args)?;
     Ok(Value::Bool(matches!(value, Value::Task(_))))
+}
+
+fn is_task_result_value(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [value] = fixed_args("task-result?", args)?;
+    Ok(Value::Bool(super::result::is_task_result(value)))
 }
 
 fn reduce_task(interp: &Interp, args: &[Value], env: &Env) -> Result<Value> {

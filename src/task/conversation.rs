@@ -136,7 +136,10 @@ impl Conversation {
                 "turns",
                 self.turns + 1,
                 limit,
-                format!("the conversation allows {limit} turns (:max-turns)"),
+                format!(
+                    "the conversation allows {} (:max-turns)",
+                    crate::value::counted(limit, "turn")
+                ),
             ));
         }
         if let Some(limit) = self.max_context.filter(|limit| input_tokens > *limit) {

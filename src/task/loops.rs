@@ -4,7 +4,7 @@
 //! out.
 
 use super::definition::Task;
-use super::result::{field, from_body, is_task_result, with_notes};
+use super::result::{field, from_body, is_task_result, success_score, with_notes};
 use crate::builtins::{proc_arg, split_options, type_error};
 use crate::error::{Error, Reason, Result};
 use crate::eval::env::Env;
@@ -46,7 +46,7 @@ pub fn director_evaluator_loop(interp: &Interp, args: &[Value], env: &Env) -> Re
     };
     let input = option("input").cloned().unwrap_or(Value::Nil);
     give_subtype(director, "director");
-    give_subtype(evaluator, "evaluator");
+    give_subtype(evaluator, super::atomic::EVALUATOR);
 
     let mut feedback = Value::Nil;
     let mut previous = Value::Nil;
@@ -61,12 +61,16 @@ pub fn director_evaluator_loop(interp: &Interp, args: &[Value], env: &Env) -> Re
             call_with_iteration(interp, evaluator, result.clone(), &number, env)?,
         );
         let (success, said, notes) = judgement(&evaluation, iteration)?;
+        let score = field(&notes, "successScore");
         evaluations.push(notes);
         let count = Value::Int(i64::try_from(iteration).unwrap_or(i64::MAX));
-        let loop_notes = [
+        let mut loop_notes = vec![
             ("iterations", count),
             ("evaluations", Value::list(evaluations.clone())),
         ];
+        if !matches!(score, Value::Nil) {
+            loop_notes.push(("successScore", score));
+        }
         if success {
             return Ok(with_notes(&result, &loop_notes));
         }
@@ -184,6 +188,9 @@ fn judgement(evaluation: &Value, iteration: usize) -> Result<(bool, Value, Value
         for (key, value) in &map.entries {
             recorded.insert(key.clone(), value.clone());
         }
+    }
+    if let Some(score) = success_score(&parsed, &notes)? {
+        recorded.insert(Rc::from("successScore"), Value::Float(score));
     }
     recorded.insert(Rc::from("success"), Value::Bool(success));
     recorded.insert(Rc::from("feedback"), feedback.clone());

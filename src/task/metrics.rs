@@ -3,9 +3,10 @@
 //! (`set-provider!`, `with-provider`, the command line).
 
 use crate::error::{Error, Result};
-use crate::value::{Entries, Value};
+use crate::value::{counted, Entries, Value};
 use std::cell::Cell;
 use std::rc::Rc;
+use std::time::SystemTime;
 
 pub const DEFAULT_MAX_TURNS: u64 = 10_000;
 pub const DEFAULT_MAX_CONTEXT: u64 = 128_000;
@@ -18,6 +19,8 @@ pub struct Metrics {
     pub context_used: u64,
     pub context_limit: u64,
     pub peak_usage: u64,
+    /// When the last turn ended (`turns.lastTurnAt`); `None` before the first.
+    pub last_turn_at: Option<SystemTime>,
 }
 
 impl Default for Metrics {
@@ -66,6 +69,7 @@ impl Metrics {
             context_used: 0,
             context_limit,
             peak_usage: 0,
+            last_turn_at: None,
         }
     }
 
@@ -83,7 +87,10 @@ impl Metrics {
                 "turns",
                 next,
                 self.turns_limit,
-                format!("the provider session allows {} turns", self.turns_limit),
+                format!(
+                    "the provider session allows {}",
+                    counted(self.turns_limit, "turn")
+                ),
             ));
         }
         for budget in budgets {
@@ -94,8 +101,9 @@ impl Metrics {
                     used,
                     budget.limit,
                     format!(
-                        "task `{}` allows {} turns (:max-turns)",
-                        budget.task, budget.limit
+                        "task `{}` allows {} (:max-turns)",
+                        budget.task,
+                        counted(budget.limit, "turn")
                     ),
                 ));
             }
@@ -109,6 +117,7 @@ impl Metrics {
     /// Counts a finished turn of `tokens` (request and answer).
     pub fn record_turn(&mut self, tokens: u64) -> Result<()> {
         self.turns_used += 1;
+        self.last_turn_at = Some(SystemTime::now());
         self.context_used = tokens;
         self.peak_usage = self.peak_usage.max(tokens);
         if tokens > self.context_limit {
@@ -117,31 +126,39 @@ impl Metrics {
         Ok(())
     }
 
-    /// `{"turns" {"used" "limit"} "context" {"used" "limit" "peakUsage"}}`.
+    /// `{"turns" {"used" "limit" "lastTurnAt"} "context" {"used" "limit" "peakUsage"}}`,
+    /// `lastTurnAt` an ISO 8601 time or nil.
     pub fn to_value(&self) -> Value {
         let number = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
-        let map = |pairs: &[(&str, u64)]| {
+        let map = |pairs: Vec<(&str, Value)>| {
             Value::map(
                 pairs
-                    .iter()
-                    .map(|(k, v)| (Rc::from(*k), number(*v)))
+                    .into_iter()
+                    .map(|(k, v)| (Rc::from(k), v))
                     .collect::<Entries>(),
             )
         };
-        let mut entries = Entries::new();
-        entries.insert(
-            Rc::from("turns"),
-            map(&[("used", self.turns_used), ("limit", self.turns_limit)]),
-        );
-        entries.insert(
-            Rc::from("context"),
-            map(&[
-                ("used", self.context_used),
-                ("limit", self.context_limit),
-                ("peakUsage", self.peak_usage),
-            ]),
-        );
-        Value::map(entries)
+        let last_turn_at = self.last_turn_at.map_or(Value::Nil, |at| {
+            Value::str(humantime::format_rfc3339_millis(at).to_string())
+        });
+        map(vec![
+            (
+                "turns",
+                map(vec![
+                    ("used", number(self.turns_used)),
+                    ("limit", number(self.turns_limit)),
+                    ("lastTurnAt", last_turn_at),
+                ]),
+            ),
+            (
+                "context",
+                map(vec![
+                    ("used", number(self.context_used)),
+                    ("limit", number(self.context_limit)),
+                    ("peakUsage", number(self.peak_usage)),
+                ]),
+            ),
+        ])
     }
 }
 
@@ -196,6 +213,6 @@ mod tests {
         assert!(m.check_turn(1, &budget).is_ok());
         budget[0].count_turn();
         let e = m.check_turn(1, &budget).unwrap_err();
-        assert_eq!(e.message(), "task `t` allows 1 turns (:max-turns)");
+        assert_eq!(e.message(), "task `t` allows 1 turn (:max-turns)");
     }
 }

@@ -109,6 +109,38 @@ pub fn cut_off_warning(result: &Value) -> Option<String> {
     ))
 }
 
+/// An evaluator's score (`notes.successScore`): its `successScore`, else its `score`, a
+/// number in 0–1 read from `parsed` (its answer), else from `notes`. Another number is
+/// an `output_format_failure` naming it.
+pub fn success_score(parsed: &Value, notes: &Value) -> crate::error::Result<Option<f64>> {
+    let found = ["successScore", "score"].iter().find_map(|key| {
+        [parsed, notes]
+            .into_iter()
+            .map(|from| field(from, key))
+            .find(|value| !matches!(value, Value::Nil))
+    });
+    let score = match &found {
+        None => return Ok(None),
+        Some(Value::Int(n)) => *n as f64,
+        Some(Value::Float(x)) => *x,
+        Some(_) => f64::NAN,
+    };
+    match found {
+        Some(other) if !(0.0..=1.0).contains(&score) => Err(score_error(&other)),
+        _ => Ok(Some(score)),
+    }
+}
+
+fn score_error(score: &Value) -> crate::error::Error {
+    crate::error::Error::task_failure(
+        crate::error::Reason::OutputFormatFailure,
+        format!(
+            "an evaluator's successScore (or score) must be a number from 0 to 1, got {}",
+            crate::value::write_prefix(score, 60)
+        ),
+    )
+}
+
 pub fn field(result: &Value, key: &str) -> Value {
     result
         .as_map()

@@ -261,3 +261,12 @@ mod tests {
         assert!(text.contains("((() 1) 1)"));
     }
 }
+
+/// `n` and its noun, the noun plural unless `n` is 1: `1 turn`, `2 turns`.
+pub fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

@@ -1,11 +1,12 @@
-;; stdout: {"turns" {"used" 0 "limit" 10000} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}
-;; stdout: {"turns" {"used" 2 "limit" 10000} "context" {"used" 5 "limit" 128000 "peakUsage" 30}}
+;; stdout: {"turns" {"used" 0 "limit" 10000 "lastTurnAt" nil} "context" {"used" 0 "limit" 128000 "peakUsage" 0}}
+;; stdout: 2 10000 {"used" 5 "limit" 128000 "peakUsage" 30}
+;; stdout: true
 ;; stdout: {"input_tokens" 2 "output_tokens" 3}
 ;; stdout: "turns"
 ;; stdout: "the provider session allows 2 turns"
 ;; stdout: "context"
-;; stdout: {"resource" "context" "used" 13 "limit" 10 "trace" ({"task" "t" "step" nil "file" "resource_metrics.sexp" "line" 13})}
-;; stdout: "task `twice` allows 1 turns (:max-turns)"
+;; stdout: {"resource" "context" "used" 13 "limit" 10 "trace" ({"task" "t" "step" nil "file" "resource_metrics.sexp" "line" 14})}
+;; stdout: "task `twice` allows 1 turn (:max-turns)"
 ;; stdout: 0
 (prn (resource-metrics))
 (define usage 30)
@@ -14,7 +15,10 @@
 (t "a")
 (set! usage 5)
 (define r (t "b"))
-(prn (resource-metrics))
+(define m (resource-metrics))
+(prn m.turns.used m.turns.limit m.context)
+; the time of the last turn, ISO 8601
+(prn (string? (re-matches "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z" m.turns.lastTurnAt)))
 (prn r.notes.usage)
 ; limits of the session
 (set-provider! (fn (req) "ok") :max-turns 2 :max-context 10)

@@ -35,10 +35,38 @@ pub fn check_shape(element: &Element, attributes: &[&str], children: &[&str]) ->
     Ok(())
 }
 
+/// Elements that templates written for the seeds' other implementations use, and what
+/// to write in tasklisp instead: a refusal names the replacement, never "unknown" alone.
+const PEER_ELEMENTS: &[(&str, &str)] = &[
+    (
+        "output_slot",
+        "a task's result is its value: a later step reads it as step_results[N] (or through <accumulate_data>), and code binds it with (define name (task …))",
+    ),
+    (
+        "criteria",
+        "write what the evaluator judges by in its <instructions>, and give it subtype=\"evaluator\"; a provider's own criteria arrive in the TaskResult's `criteria`",
+    ),
+    (
+        "provider",
+        "a template does not choose its provider: pick it with --provider or (with-provider …) around the call, and the model with <model>",
+    ),
+    (
+        "input_source",
+        "bind a step's inputs where it is called: <arg name> inside <call>, or a parameter of the same name filled from the enclosing task's inputs",
+    ),
+];
+
 /// Checks that `child` of `element` is one of the `children` allowed there.
 pub fn check_child(element: &Element, child: &Element, children: &[&str]) -> Result<()> {
     if children.contains(&child.name.as_str()) {
         return Ok(());
+    }
+    if let Some((_, instead)) = PEER_ELEMENTS.iter().find(|(name, _)| *name == child.name) {
+        return Err(Error::validation(format!(
+            "<{}> is not a tasklisp element: {instead}",
+            child.name
+        ))
+        .with_span(child.span));
     }
     let expected = if children.is_empty() {
         format!("<{}> holds only text", element.name)

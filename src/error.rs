@@ -42,6 +42,10 @@ pub enum ErrorFormat {
 /// `--error-format json` prints at most this many bytes of error map.
 pub const MAX_JSON_ERROR: usize = 64 * 1024;
 
+/// The most bytes of JSON an error keeps of the value it found invalid (`invalidModel`),
+/// as answers shown in errors are shortened.
+const MAX_INVALID_MODEL: usize = 4 * 1024;
+
 impl ErrorKind {
     pub fn code(self) -> &'static str {
         match self {
@@ -285,9 +289,7 @@ impl Error {
             map.insert("reason".into(), Json::from(reason.as_str()));
         }
         map.insert("message".into(), Json::from(self.0.message.as_str()));
-        if let Some(resource) = self.0.details.get("resource") {
-            map.insert("resource".into(), resource.clone());
-        }
+        self.insert_kind_fields(&mut map);
         map.insert("details".into(), Json::Object(self.0.details.clone()));
         if let Some(span) = self.0.span {
             if let Some(file) = self.file_of(span) {
@@ -299,6 +301,54 @@ impl Error {
             }
         }
         map
+    }
+
+    /// The top-level fields seed 002's TaskError has for this kind, read from the
+    /// details: TASK_FAILURE's `content` (the answer or program output, `""` when none)
+    /// and `notes`; VALIDATION_ERROR's `path` and `invalidModel`; RESOURCE_EXHAUSTION's
+    /// `resource` and `metrics`.
+    fn insert_kind_fields(&self, map: &mut Map<String, Json>) {
+        let details = &self.0.details;
+        let detail = |key: &str| details.get(key).cloned();
+        match self.0.kind {
+            ErrorKind::TaskFailure => {
+                let content = detail("content")
+                    .filter(Json::is_string)
+                    .or_else(|| detail("script_stdout"))
+                    .unwrap_or_else(|| Json::from(""));
+                map.insert("content".into(), content);
+                let notes = detail("notes").unwrap_or_else(|| json!({}));
+                map.insert("notes".into(), notes);
+            }
+            ErrorKind::Validation => {
+                map.insert(
+                    "path".into(),
+                    detail("path").unwrap_or_else(|| Json::from("")),
+                );
+                map.insert(
+                    "invalidModel".into(),
+                    detail("invalidModel").unwrap_or(Json::Null),
+                );
+            }
+            ErrorKind::ResourceExhaustion => {
+                if let Some(resource) = detail("resource") {
+                    map.insert("resource".into(), resource);
+                }
+                if let (Some(used), Some(limit)) = (detail("used"), detail("limit")) {
+                    map.insert("metrics".into(), json!({"used": used, "limit": limit}));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A VALIDATION_ERROR about `value` found at `path` (a dotted path or JSON pointer,
+    /// `""` at the root): `path` and `invalidModel` (the value, shortened) in its map.
+    pub fn invalid_model(message: impl Into<String>, path: &str, value: &Json) -> Error {
+        Error::validation(message).with_details(json!({
+            "path": path,
+            "invalidModel": bounded::bounded(value, MAX_INVALID_MODEL),
+        }))
     }
 
     /// The map form, shortened to at most `max` bytes of JSON text (long strings and

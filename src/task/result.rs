@@ -6,8 +6,9 @@ use crate::value::{Entries, Map, Value};
 use std::rc::Rc;
 
 pub const COMPLETE: &str = "COMPLETE";
+pub const FAILED: &str = "FAILED";
 /// The statuses a TaskResult can have.
-pub const STATUSES: [&str; 3] = [COMPLETE, "CONTINUATION", "FAILED"];
+pub const STATUSES: [&str; 3] = [COMPLETE, "CONTINUATION", FAILED];
 
 /// A TaskResult with `notes.task` set to `task`.
 pub fn task_result(task: &str, content: String, parsed: Value, mut notes: Entries) -> Value {
@@ -109,33 +110,41 @@ pub fn cut_off_warning(result: &Value) -> Option<String> {
     ))
 }
 
-/// An evaluator's score (`notes.successScore`): its `successScore`, else its `score`, a
-/// number in 0–1 read from `parsed` (its answer), else from `notes`. Another number is
-/// an `output_format_failure` naming it.
+/// An evaluator's score (`notes.successScore`): its `successScore`, else its `score` when
+/// that is a number from 0 to 1 (a `score` on another scale is the evaluator's own), read
+/// from `parsed` (its answer), else from `notes`. A `successScore` that is not a number
+/// from 0 to 1 is an `output_format_failure` naming it.
 pub fn success_score(parsed: &Value, notes: &Value) -> crate::error::Result<Option<f64>> {
-    let found = ["successScore", "score"].iter().find_map(|key| {
+    let read = |key: &str| {
         [parsed, notes]
             .into_iter()
             .map(|from| field(from, key))
             .find(|value| !matches!(value, Value::Nil))
-    });
-    let score = match &found {
-        None => return Ok(None),
-        Some(Value::Int(n)) => *n as f64,
-        Some(Value::Float(x)) => *x,
-        Some(_) => f64::NAN,
     };
-    match found {
-        Some(other) if !(0.0..=1.0).contains(&score) => Err(score_error(&other)),
-        _ => Ok(Some(score)),
+    if let Some(declared) = read("successScore") {
+        return match unit_number(&declared) {
+            Some(score) => Ok(Some(score)),
+            None => Err(score_error(&declared)),
+        };
     }
+    Ok(read("score").as_ref().and_then(unit_number))
+}
+
+/// A number from 0 to 1.
+fn unit_number(value: &Value) -> Option<f64> {
+    let number = match value {
+        Value::Int(n) => *n as f64,
+        Value::Float(x) => *x,
+        _ => return None,
+    };
+    (0.0..=1.0).contains(&number).then_some(number)
 }
 
 fn score_error(score: &Value) -> crate::error::Error {
     crate::error::Error::task_failure(
         crate::error::Reason::OutputFormatFailure,
         format!(
-            "an evaluator's successScore (or score) must be a number from 0 to 1, got {}",
+            "an evaluator's successScore must be a number from 0 to 1, got {}",
             crate::value::write_prefix(score, 60)
         ),
     )

@@ -3,7 +3,7 @@
 ;; stdout: 1
 ;; stdout: "item 1: no b"
 ;; stdout: 0
-;; stdout: ("a" {"type" "TASK_FAILURE" "reason" "llm_error" "message" "item 1: no b" "details" {"index" 1} "location" {"file" "batch_errors.sexp" "line" 10 "column" 35} "index" 1} "c")
+;; stdout: ("a" {"type" "TASK_FAILURE" "reason" "llm_error" "message" "item 1: no b" "content" "" "notes" {} "details" {"index" 1} "location" {"file" "batch_errors.sexp" "line" 10 "column" 35} "index" 1} "c")
 ;; stdout: ("a" "c")
 ;; stdout: 1
 ; An error raised for an item of a batch names the item.

@@ -1,7 +1,7 @@
 ;; stdout: "subtask_failure"
 ;; stdout: 1
 ;; stdout: ("A")
-;; stdout: {"type" "TASK_FAILURE" "reason" "llm_error" "message" "boom" "details" {"code" 7}}
+;; stdout: {"type" "TASK_FAILURE" "reason" "llm_error" "message" "boom" "content" "" "notes" {} "details" {"code" 7}}
 ;; stdout: "step 1 failed: llm_error: boom"
 ;; stdout: 0
 ;; stdout: "EVAL_ERROR"

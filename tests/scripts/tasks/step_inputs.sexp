@@ -5,7 +5,7 @@
 ;; stdout: "input_validation_failure"
 ;; stdout: ":inputs-from 5: no such earlier step (there are 1)"
 ;; stdout: ":inputs-from \"nobody\": no such earlier step (there are 1)"
-;; stdout: "the :input builder must return a map of arguments, not 3"
+;; stdout: ("VALIDATION_ERROR" "the :input builder must return a map of arguments, not 3" 3)
 ;; stdout: "sum: static"
 (set-provider! (fn (req) (if (string-contains? req.prompt "classify") "{\"label\": \"bug\"}" req.prompt)))
 (deftask classify (x) :prompt "classify {{x}}" :output "json")
@@ -28,6 +28,8 @@
 (prn (get (failure-of (fn (prev) {"text" "t"}) [5]) "reason"))
 (prn (get (failure-of (fn (prev) {"text" "t"}) [5]) "message"))
 (prn (get (failure-of (fn (prev) {"text" "t"}) ["nobody"]) "message"))
-(prn (get (failure-of (fn (prev) 3) [0]) "message"))
+; a builder's value that is not a map is the program's shape, not a failed step
+(prn (try (sequential (classify "x") (step summarize :inputs-from [0] :input (fn (prev) 3)))
+          (catch e [e.type e.message e.invalidModel])))
 ; without :inputs-from the builder gets an empty list
 (prn (get (sequential (step summarize :input (fn (prev) {"text" (if (empty? prev) "static" "?")}))) "content"))

@@ -226,9 +226,7 @@ fn start_io(
 /// has exited.
 pub fn spawn(spec: &ProcessSpec) -> std::io::Result<Child> {
     let (mut command, private_tmp) = prepare(spec).map_err(|refusal| match refusal {
-        Refusal::Unavailable(why) => {
-            std::io::Error::other(format!("{UNCONFINED_MESSAGE}: {why}"))
-        }
+        Refusal::Unavailable(why) => std::io::Error::other(format!("{UNCONFINED_MESSAGE}: {why}")),
         Refusal::Failed(why) => std::io::Error::other(why),
     })?;
     let child = command.spawn()?;

@@ -158,7 +158,10 @@ pub enum Refusal {
 
 /// Confines the program `command` will start as `spec.confine` says, and returns its
 /// private temporary directory (to be removed once it has ended), if it was confined.
-pub(super) fn confine(command: &mut Command, spec: &ProcessSpec) -> Result<Option<TempDir>, Refusal> {
+pub(super) fn confine(
+    command: &mut Command,
+    spec: &ProcessSpec,
+) -> Result<Option<TempDir>, Refusal> {
     let Some(confinement) = &spec.confine else {
         return Ok(None);
     };
@@ -193,9 +196,9 @@ fn confinable(found: &Landlock, confinement: &Confinement) -> Result<bool, Refus
             )))
         }
         Landlock::Abi(_) => Ok(true),
-        Landlock::Unavailable(why) if confinement.required => {
-            Err(Refusal::Unavailable(format!("Landlock is unavailable ({why})")))
-        }
+        Landlock::Unavailable(why) if confinement.required => Err(Refusal::Unavailable(format!(
+            "Landlock is unavailable ({why})"
+        ))),
         Landlock::Unavailable(_) => Ok(false),
     }
 }
@@ -284,8 +287,8 @@ fn interpreter_of(file: &Path) -> Option<PathBuf> {
 mod kernel {
     use super::{Grants, Landlock};
     use landlock::{
-        path_beneath_rules, Access, AccessFs, AccessNet, BitFlags, NetPort, Ruleset,
-        RulesetAttr, RulesetCreatedAttr, RulesetError, Scope, ABI,
+        path_beneath_rules, Access, AccessFs, AccessNet, BitFlags, NetPort, Ruleset, RulesetAttr,
+        RulesetCreatedAttr, RulesetError, Scope, ABI,
     };
     use std::os::fd::{AsRawFd, OwnedFd};
     use std::os::unix::process::CommandExt;

@@ -300,8 +300,18 @@ fn a_spawned_confined_program_reads_only_what_is_granted_and_its_temporary_direc
     let mut child = spawn(&spec).unwrap();
     let mut stdout = String::new();
     let mut stderr = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
     assert_ne!(child.wait().unwrap().code(), Some(0));
     assert!(stderr.contains("Permission denied"), "{stderr}");
     let private = PathBuf::from(stdout.trim());

@@ -117,8 +117,13 @@ fn the_system_list_is_read_only_with_the_network_files_only_for_allowed_hosts() 
     let read = closed.read.unwrap();
     assert!(read.contains(&PathBuf::from("/usr")));
     assert!(!read.contains(&PathBuf::from("/etc/resolv.conf")));
-    assert!(!read.iter().any(|p| p.starts_with("/proc") || p == Path::new("/etc")));
+    assert!(!read
+        .iter()
+        .any(|p| p.starts_with("/proc") || p == Path::new("/etc")));
     assert_eq!(closed.read_write, [private, Path::new("/dev/null")]);
     let open = Grants::new(&confinement(Some(vec![443]), false), Vec::new(), private);
-    assert!(open.read.unwrap().contains(&PathBuf::from("/etc/resolv.conf")));
+    assert!(open
+        .read
+        .unwrap()
+        .contains(&PathBuf::from("/etc/resolv.conf")));
 }

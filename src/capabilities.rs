@@ -98,18 +98,12 @@ impl Capabilities {
             return Ok(None);
         }
         let path = std::env::var_os("PATH").unwrap_or_default();
-        std::env::split_paths(&path)
-            // Absolute but not resolved further: a multi-call program (busybox) goes
-            // by the name it is run under.
-            .filter_map(|dir| std::path::absolute(dir.join(program)).ok())
-            .find(|file| is_executable(file))
-            .map(Some)
-            .ok_or_else(|| {
-                Error::task_failure(
-                    Reason::ToolExecutionError,
-                    format!("{program}: not found on PATH"),
-                )
-            })
+        find_on_path(program, &path).map(Some).ok_or_else(|| {
+            Error::task_failure(
+                Reason::ToolExecutionError,
+                format!("{program}: not found on PATH"),
+            )
+        })
     }
 
     /// Whether `path` may be read or written: it must lie inside one of the allowed
@@ -183,6 +177,21 @@ impl Capabilities {
             format!("--allow-net={}", bracketed(&host)),
         ))
     }
+
+    /// The ports a program tasklisp starts may connect to: those the `--allow-net`
+    /// entries name, [`WEB_PORTS`] for an entry that names none; `None` when any host
+    /// is allowed.
+    pub fn net_ports(&self) -> Option<Vec<u16>> {
+        let entries = self.net.as_ref()?;
+        let mut ports: Vec<u16> = entries
+            .iter()
+            .filter_map(|entry| net_entry(entry))
+            .flat_map(|(_, port)| port.map_or(WEB_PORTS.to_vec(), |port| vec![port]))
+            .collect();
+        ports.sort_unstable();
+        ports.dedup();
+        Some(ports)
+    }
 }
 
 impl Capabilities {
@@ -253,6 +262,20 @@ fn host_and_port(url: &str) -> Option<(String, Option<u16>)> {
         _ => None,
     });
     Some((host.to_ascii_lowercase(), port))
+}
+
+/// The ports of an `--allow-net` entry without one, for a program tasklisp starts: the
+/// kernel filters connections by port alone, and these are the ports a URL without one
+/// reaches.
+pub const WEB_PORTS: [u16; 2] = [80, 443];
+
+/// The executable file `program` (a name without a `/`) names on the search path `path`.
+pub fn find_on_path(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        // Absolute but not resolved further: a multi-call program (busybox) goes by the
+        // name it is run under.
+        .filter_map(|dir| std::path::absolute(dir.join(program)).ok())
+        .find(|file| is_executable(file))
 }
 
 /// Whether an `--allow-net` entry (`host`, `host:port`, `[v6]:port`, a bare IPv6

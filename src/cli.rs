@@ -149,6 +149,11 @@ pub struct Options {
         global = true
     )]
     pub allow_net: Vec<String>,
+    /// With --sandbox: a program that the kernel cannot confine (no Landlock, or an
+    /// --allow-net entry where TCP cannot be filtered) fails instead of running
+    /// unconfined.
+    #[arg(long = "require-confinement", requires = "sandbox", global = true)]
+    pub require_confinement: bool,
     /// Record nothing in the run log (also TASKLISP_LOG=off).
     #[arg(long = "no-log", global = true)]
     pub no_log: bool,
@@ -432,6 +437,7 @@ pub fn main() -> i32 {
         return USAGE;
     }
     let limits = options.limits();
+    crate::process::set_process_sandbox(limits.capabilities.clone(), options.require_confinement);
     let outcome = run_on_large_stack(&limits, move |limits| run(&options, limits));
     match outcome {
         Ok(code) => code,
@@ -479,6 +485,7 @@ const HELP_FLAGS: &[(&str, &[&str])] = &[
             "allow_env",
             "allow_provider",
             "allow_net",
+            "require_confinement",
             "no_log",
             "cache",
             "json",

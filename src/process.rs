@@ -11,10 +11,18 @@
 //! drain: a process that left the group (`setsid`) and still holds them open does not
 //! hold the caller.
 //!
+//! Under a sandbox, the program is confined by the kernel to what the sandbox grants
+//! (see [`confine`]).
+//!
 //! This is plain Rust and `Send`: the interpreter runs it through
 //! [`run_blocking`](crate::eval::fiber::run_blocking) so `pmap` items overlap.
 
+mod confine;
+
+pub use confine::{landlock, set_process_sandbox, Confinement};
+
 use crate::interrupt::Cancel;
+use confine::Refusal;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -67,6 +75,8 @@ pub struct ProcessSpec {
     /// `Capabilities::exec_program`); `None`: `argv[0]` (or `sh`) is looked up on the
     /// `PATH` the program is given.
     pub executable: Option<PathBuf>,
+    /// What the kernel confines the program to (a sandbox's grants); `None`: nothing.
+    pub confine: Option<Confinement>,
 }
 
 impl ProcessSpec {
@@ -83,6 +93,7 @@ impl ProcessSpec {
             max_output: DEFAULT_MAX_OUTPUT,
             stop_at_cap: false,
             executable: None,
+            confine: None,
         }
     }
 
@@ -125,6 +136,9 @@ pub enum StopReason {
     OutputOverflow,
     /// The runner itself could not go on (no thread for the pipes, no wait).
     Failed(String),
+    /// Confinement is required and the kernel cannot give it (why); the program was not
+    /// started.
+    Unconfined(String),
 }
 
 /// Runs the program `spec` describes and waits for it, its timeout, or `cancel`.
@@ -135,10 +149,17 @@ pub fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutput, Stopped
             output: ProcessOutput::not_started(""),
         });
     }
-    let mut child = command(spec).spawn().map_err(|e| Stopped {
-        why: StopReason::NotStarted(e.to_string()),
-        output: ProcessOutput::not_started(&e.to_string()),
+    let not_started = |why: StopReason, message: &str| Stopped {
+        why,
+        output: ProcessOutput::not_started(message),
+    };
+    let (mut command, private_tmp) = prepare(spec).map_err(|refusal| match refusal {
+        Refusal::Unavailable(why) => not_started(StopReason::Unconfined(why), ""),
+        Refusal::Failed(why) => not_started(StopReason::NotStarted(why.clone()), &why),
     })?;
+    let mut child = command
+        .spawn()
+        .map_err(|e| not_started(StopReason::NotStarted(e.to_string()), &e.to_string()))?;
     let group = ProcessGroup::new(child.id());
     let (stdout, stderr) = (Capture::shared(), Capture::shared());
     let watch = Watch {
@@ -162,6 +183,7 @@ pub fn run(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutput, Stopped
         (Ending::Exited, Ok(threads)) => watch.drain(threads),
         (ending, _) => ending,
     };
+    drop(private_tmp);
     let output = Capture::output(&stdout, &stderr);
     let output = ProcessOutput {
         exit_code: status.as_ref().map_or(NOT_STARTED_EXIT_CODE, exit_code),
@@ -200,8 +222,52 @@ fn start_io(
 /// Starts the program `spec` describes, as `run` does (its own process group, killed with
 /// the interpreter), and hands it over with its pipes: for a program that lives on and
 /// is talked to (an MCP server). `spec.stdin` `Some` gives it a pipe for its input.
+/// A program confined by the kernel gets a private temporary directory, removed once it
+/// has exited.
 pub fn spawn(spec: &ProcessSpec) -> std::io::Result<Child> {
-    command(spec).spawn()
+    let (mut command, private_tmp) = prepare(spec).map_err(|refusal| match refusal {
+        Refusal::Unavailable(why) => std::io::Error::other(format!("{UNCONFINED_MESSAGE}: {why}")),
+        Refusal::Failed(why) => std::io::Error::other(why),
+    })?;
+    let child = command.spawn()?;
+    if let Some(dir) = private_tmp {
+        remove_when_exited(child.id(), dir);
+    }
+    Ok(child)
+}
+
+/// How a program that must be confined and cannot be is reported.
+pub const UNCONFINED_MESSAGE: &str = "confinement unavailable";
+
+/// The command for `spec`, confined as it says, with the private temporary directory of
+/// a confined program.
+fn prepare(spec: &ProcessSpec) -> Result<(Command, Option<tempfile::TempDir>), Refusal> {
+    let mut command = command(spec);
+    let private_tmp = confine::confine(&mut command, spec)?;
+    Ok((command, private_tmp))
+}
+
+/// Removes `dir` once the process `id` has exited (its pidfd becomes readable), on a
+/// thread of its own; without a pidfd or a thread, at once.
+fn remove_when_exited(id: u32, dir: tempfile::TempDir) {
+    let Some(exit_fd) = open_pidfd(id) else {
+        return;
+    };
+    let _ = std::thread::Builder::new()
+        .name("tasklisp-child-tmp".into())
+        .spawn(move || {
+            let mut poll = libc::pollfd {
+                fd: exit_fd.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: poll reads and writes only the one pollfd we own; -1 waits until
+            // the process exits. A signal interrupting the wait repeats it.
+            while unsafe { libc::poll(&mut poll, 1, -1) } < 0
+                && std::io::Error::last_os_error().kind() == ErrorKind::Interrupted
+            {}
+            drop(dir);
+        });
 }
 
 fn command(spec: &ProcessSpec) -> Command {

@@ -92,7 +92,8 @@ pub fn run(options: &Options) -> i32 {
     print(options, &rows)
 }
 
-/// The model options, the keys (set or unset) and the MCP servers.
+/// The model options, the keys (set or unset), the kernel's Landlock and the MCP
+/// servers.
 fn option_and_key_rows(options: &Options, api_key_env: Option<String>) -> Vec<Row> {
     let config = &options.config;
     let file = || "config file".to_owned();
@@ -116,6 +117,8 @@ fn option_and_key_rows(options: &Options, api_key_env: Option<String>) -> Vec<Ro
         };
         rows.push(row(key, state, "environment"));
     }
+    let landlock = crate::process::landlock().to_string();
+    rows.push(row("landlock", landlock, "kernel"));
     for name in config.mcp.keys() {
         rows.push(row(format!("mcp.{name}"), "configured", file()));
     }

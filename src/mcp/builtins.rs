@@ -14,7 +14,7 @@ use crate::builtins::{builtin_table, list_arg, split_options, str_arg, type_erro
 use crate::error::{Error, Reason, Result};
 use crate::eval::env::Env;
 use crate::eval::Interp;
-use crate::process::ProcessSpec;
+use crate::process::{Confinement, ProcessSpec};
 use crate::task::lossy_json;
 use crate::task::result::task_result;
 use crate::value::{from_json, Entries, Value};
@@ -153,6 +153,7 @@ fn server_program(interp: &Interp, command: &Value, env: Option<&Value>) -> Resu
     let executable = interp.limits.capabilities.exec_program(program)?;
     let mut spec = ProcessSpec::new(argv);
     spec.executable = executable;
+    spec.confine = Confinement::of(&interp.limits.capabilities);
     spec.stdin = Some(Vec::new());
     if let Some(env) = env {
         let Some(map) = env.as_map() else {

@@ -286,3 +286,40 @@ fn arguments_cannot_inject_shell_commands() {
     assert_eq!(out.stdout, format!("{argument}\n"));
     assert!(!marker.exists());
 }
+
+#[test]
+fn a_spawned_confined_program_reads_only_what_is_granted_and_its_temporary_directory_goes() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, "s").unwrap();
+    let spec = ProcessSpec {
+        confine: Confinement::of(&crate::capabilities::Capabilities::sandbox()),
+        stdin: Some(Vec::new()),
+        ..shell_with_args("echo \"$TMPDIR\"; cat \"$1\"", &[&secret.to_string_lossy()])
+    };
+    let mut child = spawn(&spec).unwrap();
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_ne!(child.wait().unwrap().code(), Some(0));
+    assert!(stderr.contains("Permission denied"), "{stderr}");
+    let private = PathBuf::from(stdout.trim());
+    assert!(private.starts_with(std::env::temp_dir()), "{stdout}");
+    // Removed by a thread that sees the exit: waited for within a generous bound.
+    let bound = Instant::now() + Duration::from_secs(30);
+    while private.exists() && Instant::now() < bound {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(!private.exists());
+}

@@ -9,7 +9,7 @@ use super::message::tool_call_from_json;
 use super::{Provider, Request, Response, ToolCall};
 use crate::error::{Error, Reason, Result};
 use crate::interrupt::Cancel;
-use crate::process::{ProcessSpec, StopReason, Stopped};
+use crate::process::{Confinement, ProcessSpec, StopReason, Stopped, UNCONFINED_MESSAGE};
 use serde_json::json;
 use std::time::Duration;
 
@@ -96,6 +96,7 @@ impl CommandProvider {
             timeout: Some(self.timeout),
             max_output: MAX_STDOUT,
             stop_at_cap: true,
+            confine: Confinement::of_process(),
             ..ProcessSpec::new(argv)
         }
     }
@@ -180,7 +181,8 @@ fn answer_with_tool_calls(stdout: String) -> Response {
 
 impl CommandProvider {
     /// The error for a run that did not finish on its own: the caller's cancellation
-    /// or deadline as such, anything else an `llm_error`.
+    /// or deadline as such, a program that could not be confined a
+    /// `tool_execution_error`, anything else an `llm_error`.
     fn stopped(&self, Stopped { why, output }: Stopped, cancel: &Cancel) -> Error {
         let label = self.label();
         let message = match why {
@@ -197,6 +199,10 @@ impl CommandProvider {
             ),
             StopReason::OutputOverflow => format!("`{label}` wrote more than {MAX_STDOUT} bytes"),
             StopReason::Failed(message) => format!("cannot wait for `{label}`: {message}"),
+            StopReason::Unconfined(why) => {
+                let message = format!("{UNCONFINED_MESSAGE}: {why}");
+                return Error::task_failure(Reason::ToolExecutionError, message);
+            }
         };
         self.failure(message)
             .with_detail("stderr", json!(excerpt(&output.stderr, EXCERPT_BYTES)))

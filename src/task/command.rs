@@ -11,7 +11,7 @@ use crate::eval::env::Env;
 use crate::eval::fiber::run_blocking;
 use crate::eval::Interp;
 use crate::interrupt::Cancel;
-use crate::process::{ProcessOutput, ProcessSpec, DEFAULT_MAX_OUTPUT};
+use crate::process::{Confinement, ProcessOutput, ProcessSpec, DEFAULT_MAX_OUTPUT};
 use crate::value::{display_string, write_string, Entries, Value};
 use serde_json::{json, Value as Json};
 use std::rc::Rc;
@@ -42,6 +42,7 @@ pub fn run(interp: &Interp, task: &Task, parts: &ScriptParts, frame: &Env) -> Re
         timeout: parts.timeout,
         max_output: DEFAULT_MAX_OUTPUT,
         executable,
+        confine: Confinement::of(&interp.limits.capabilities),
         ..ProcessSpec::new(argv)
     };
     let cancel = Cancel {

@@ -3,7 +3,9 @@
 
 use crate::error::{Error, Reason, Result};
 use crate::interrupt::Cancel;
-use crate::process::{ProcessOutput, ProcessSpec, StopReason, Stopped, NOT_STARTED_EXIT_CODE};
+use crate::process::{
+    ProcessOutput, ProcessSpec, StopReason, Stopped, NOT_STARTED_EXIT_CODE, UNCONFINED_MESSAGE,
+};
 use serde_json::json;
 
 /// Runs `spec` for a script task.
@@ -11,7 +13,7 @@ use serde_json::json;
 /// Errors: `input_validation_failure` for an empty command, `execution_timeout` (details
 /// `timeout_seconds`, `script_stdout`, `script_stderr`), `execution_halted` when `cancel`
 /// fires, `tool_execution_error` with `script_exit_code` 127 when the program cannot be
-/// started.
+/// started, or `confinement unavailable` when it must be confined and cannot be.
 pub fn run_script(spec: &ProcessSpec, cancel: &Cancel) -> Result<ProcessOutput> {
     if spec.argv.is_empty() {
         return Err(Error::task_failure(
@@ -58,6 +60,10 @@ fn script_error(program: &str, Stopped { why, output }: Stopped) -> Error {
         StopReason::Failed(message) => Error::task_failure(
             Reason::ToolExecutionError,
             format!("cannot run {program}: {message}"),
+        ),
+        StopReason::Unconfined(why) => Error::task_failure(
+            Reason::ToolExecutionError,
+            format!("{UNCONFINED_MESSAGE}: {why}"),
         ),
     };
     error.with_details(json!({

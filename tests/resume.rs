@@ -437,7 +437,7 @@ fn a_tool_call_waits_for_approval_and_a_refusal_goes_to_the_model() {
     let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
     assert_eq!(status, Some(3), "{err}");
     assert!(
-        err.contains("Run tool `publish` with {\"title\":\"x\"}?"),
+        err.contains("Run tool `publish` with these arguments (18 characters, shown whole)?\n{\n  \"title\": \"x\"\n}\nAnswer y to run it:"),
         "{err}"
     );
     let id = latest_run(&dir);
@@ -455,6 +455,128 @@ fn a_tool_call_waits_for_approval_and_a_refusal_goes_to_the_model() {
     let (status, out, err) = run(&dir, &fake.base, &["resume", &id, "--answer", "y"]);
     assert_eq!(status, Some(0), "{err}");
     assert_eq!(out, "tool said: published x\n");
+}
+
+/// Arguments padded past any cut are shown whole: what follows the padding cannot
+/// hide from the person who approves.
+#[test]
+fn an_approval_shows_long_arguments_whole() {
+    let padded = format!("x{}; touch pwned", " ".repeat(600));
+    let (_keep, dir) =
+        script_dir(&APPROVES.replace("{\"title\" \"x\"}", &format!("{{\"title\" {padded:?}}}")));
+    let fake = Fake::start(None);
+    let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+    assert_eq!(status, Some(3), "{err}");
+    assert!(
+        err.contains(&format!("\"title\": {padded:?}\n}}\nAnswer y")),
+        "{err}"
+    );
+    assert!(!err.contains('…'), "{err}");
+}
+
+/// A code agent's code calling a tool goes through the same approval as the tool
+/// loop: with no one to approve it (no terminal), the tool does not run, whether it
+/// says `:approve true` or `--approve-tools` is on.
+#[test]
+fn a_code_agents_call_of_a_tool_waits_for_approval() {
+    const AGENT: &str = r#"(deftask publish (title) :description "Publish" :approve true
+  (write-file "published" title) (str "published " title))
+(set-provider!
+  (fn (req)
+    (if (= req.round 1) "(final-answer (get (publish \"x\") \"content\"))"
+      "(final-answer \"gave up\")")))
+(println (get (code-agent "go" :tools [publish]) "content"))
+"#;
+    let fake = Fake::start(None);
+    for (script, flags) in [
+        (AGENT.to_owned(), &[][..]),
+        (AGENT.replace(":approve true", ""), &["--approve-tools"][..]),
+    ] {
+        let (_keep, dir) = script_dir(&script);
+        let mut args = flags.to_vec();
+        args.extend(["run", "s.sexp"]);
+        let (status, out, err) = run(&dir, &fake.base, &args);
+        assert_eq!((status, out.as_str()), (Some(0), "gave up\n"), "{err}");
+        assert!(!dir.join("published").exists(), "{err}");
+        assert!(
+            err.contains("not run, as no one can approve it here: Run tool `publish`"),
+            "{err}"
+        );
+    }
+    assert_eq!(fake.seen(), 0);
+}
+
+/// At a terminal the person approves a code agent's tool call, and only then it runs.
+#[test]
+fn a_person_approves_a_code_agents_tool_call_at_the_terminal() {
+    use expectrl::Expect;
+    const AGENT: &str = r#"(deftask publish (title) :approve true (str "published " title))
+(set-provider!
+  (fn (req)
+    (if (= req.round 1) "(final-answer (get (publish \"x\") \"content\"))"
+      "(final-answer \"gave up\")")))
+(println (get (code-agent "go" :tools [publish]) "content"))
+"#;
+    let (_keep, dir) = script_dir(AGENT);
+    let fake = Fake::start(None);
+    for (answer, printed) in [("y", "published x"), ("n", "gave up")] {
+        let mut command = on_terminal(&dir, &fake.base, &["run", "s.sexp"]);
+        command.env("TERM", "dumb").env("NO_COLOR", "1");
+        let mut session = expectrl::Session::spawn(command).unwrap();
+        session.set_expect_timeout(Some(Duration::from_secs(60)));
+        session.expect("Answer y to run it:").unwrap();
+        session.send(format!("{answer}\r")).unwrap();
+        session.expect(printed).unwrap();
+        session.expect(expectrl::Eof).unwrap();
+    }
+}
+
+/// Text shown to a person has its escape sequences made visible: a question cannot
+/// rewrite itself or reach the clipboard.
+#[test]
+fn a_question_shows_its_control_characters() {
+    let (_keep, dir) = script_dir(
+        "(ask-human \"\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\\u{1b}[2K\\rPublish?\" :choices [\"y\\u{1b}[A\" \"n\"])\n",
+    );
+    let fake = Fake::start(None);
+    let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+    assert_eq!(status, Some(3), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\r'), "{err:?}");
+    assert!(
+        err.contains("\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\\u{1b}[2K\\u{d}Publish? [y\\u{1b}[A/n]"),
+        "{err}"
+    );
+}
+
+/// Sandboxed code may not ask a person: its question would look like tasklisp's own.
+#[test]
+fn sandboxed_code_may_not_ask_a_person() {
+    let (_keep, dir) = script_dir(
+        "(println (try (eval-sandboxed \"(ask-human \\\"Session expired. Paste your API key:\\\")\")
+  (catch e (get e \"message\"))))\n",
+    );
+    let fake = Fake::start(None);
+    let (status, out, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(out.contains("sandboxed code may not ask a person"), "{out}");
+    assert!(!err.contains("Paste your API key"), "{err}");
+}
+
+/// With no terminal, the hint names `tasklisp resume` only for a run it can take up.
+#[test]
+fn the_hint_of_a_stopped_run_is_true() {
+    let (_keep, dir) = script_dir("(ask-human \"Go?\")\n");
+    let fake = Fake::start(None);
+    let (status, _, err) = run(&dir, &fake.base, &["eval", "(ask-human \"Go?\")"]);
+    assert_eq!(status, Some(3), "{err}");
+    assert!(!err.contains("tasklisp resume"), "{err}");
+    assert!(
+        err.contains("only runs of `tasklisp run FILE` can be resumed"),
+        "{err}"
+    );
+    let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+    assert_eq!(status, Some(3), "{err}");
+    assert!(err.contains("go on with: tasklisp resume"), "{err}");
 }
 
 /// An OTLP/HTTP receiver: the JSON bodies posted to `/v1/traces`.

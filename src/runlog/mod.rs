@@ -349,6 +349,12 @@ impl RunLog {
         });
     }
 
+    /// Whether `tasklisp resume` can take this run up: a `tasklisp run` of a script file.
+    pub fn resumable(&self) -> bool {
+        let run = &self.shared.run;
+        run.command == "run" && run.script != "-" && run.argv.is_some()
+    }
+
     /// Before the run's first step goes out: waits until the run's row (with its
     /// command line) is on disk, so a run killed during that step can be resumed.
     pub fn make_resumable(&self) {

@@ -377,6 +377,46 @@ fn ask_human_through_a_pipe_stops_with_status_3_and_resume_answers_it() {
     assert_eq!(answered, "\"yes\"");
 }
 
+/// Two resumes of one run started at once: one claims the run and goes on, the other
+/// is refused before it runs any step, naming the run that claimed it. Counted by the
+/// fake's requests: the call after the question is made once per trial.
+#[test]
+fn of_two_resumes_started_at_once_only_one_goes_on() {
+    for trial in 0..5 {
+        let (_keep, dir) = script_dir(ASKS);
+        let fake = Fake::start(None);
+        let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+        assert_eq!(status, Some(3), "{err}");
+        assert_eq!(fake.seen(), 1);
+        let id = latest_run(&dir);
+        let resume = || {
+            tasklisp(&dir, &fake.base, &["resume", &id, "--answer", "yes"])
+                .spawn()
+                .unwrap()
+        };
+        let (first, second) = (resume(), resume());
+        let mut outcomes = [finish(first), finish(second)];
+        outcomes.sort_by_key(|(status, _, _)| *status);
+        let [(won, out, err), (lost, lost_out, lost_err)] = outcomes;
+        assert_eq!(
+            (won, out.as_str()),
+            (Some(0), "A:before\nA:after yes\n"),
+            "{err}"
+        );
+        assert_ne!(lost, Some(0), "trial {trial}: {lost_err}");
+        assert_eq!(lost_out, "", "trial {trial}");
+        assert!(
+            lost_err.contains(&format!("run {id} was resumed already, by run ")),
+            "trial {trial}: {lost_err}"
+        );
+        assert_eq!(
+            fake.seen(),
+            2,
+            "trial {trial}: the step after the question ran twice"
+        );
+    }
+}
+
 #[test]
 fn ask_human_at_a_terminal_asks_and_no_input_stops_there_too() {
     use expectrl::Expect;

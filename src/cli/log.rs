@@ -230,7 +230,7 @@ fn listing(
             let id = query::find_run(&conn, id).map_err(failure)?;
             if let Some(export) = otlp_export(options.otlp.clone(), options) {
                 let spans = runlog::otlp::export(&conn, &id, &export).map_err(failure)?;
-                let url = export.traces_url();
+                let url = export.shown_url();
                 return writeln!(out, "exported {spans} spans of run {id} to {url}")
                     .map_err(|e| Error::stdout_write(&e));
             }

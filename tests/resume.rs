@@ -377,6 +377,46 @@ fn ask_human_through_a_pipe_stops_with_status_3_and_resume_answers_it() {
     assert_eq!(answered, "\"yes\"");
 }
 
+/// Two resumes of one run started at once: one claims the run and goes on, the other
+/// is refused before it runs any step, naming the run that claimed it. Counted by the
+/// fake's requests: the call after the question is made once per trial.
+#[test]
+fn of_two_resumes_started_at_once_only_one_goes_on() {
+    for trial in 0..5 {
+        let (_keep, dir) = script_dir(ASKS);
+        let fake = Fake::start(None);
+        let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+        assert_eq!(status, Some(3), "{err}");
+        assert_eq!(fake.seen(), 1);
+        let id = latest_run(&dir);
+        let resume = || {
+            tasklisp(&dir, &fake.base, &["resume", &id, "--answer", "yes"])
+                .spawn()
+                .unwrap()
+        };
+        let (first, second) = (resume(), resume());
+        let mut outcomes = [finish(first), finish(second)];
+        outcomes.sort_by_key(|(status, _, _)| *status);
+        let [(won, out, err), (lost, lost_out, lost_err)] = outcomes;
+        assert_eq!(
+            (won, out.as_str()),
+            (Some(0), "A:before\nA:after yes\n"),
+            "{err}"
+        );
+        assert_ne!(lost, Some(0), "trial {trial}: {lost_err}");
+        assert_eq!(lost_out, "", "trial {trial}");
+        assert!(
+            lost_err.contains(&format!("run {id} was resumed already, by run ")),
+            "trial {trial}: {lost_err}"
+        );
+        assert_eq!(
+            fake.seen(),
+            2,
+            "trial {trial}: the step after the question ran twice"
+        );
+    }
+}
+
 #[test]
 fn ask_human_at_a_terminal_asks_and_no_input_stops_there_too() {
     use expectrl::Expect;
@@ -437,7 +477,7 @@ fn a_tool_call_waits_for_approval_and_a_refusal_goes_to_the_model() {
     let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
     assert_eq!(status, Some(3), "{err}");
     assert!(
-        err.contains("Run tool `publish` with {\"title\":\"x\"}?"),
+        err.contains("Run tool `publish` with these arguments (18 characters, shown whole)?\n{\n  \"title\": \"x\"\n}\nAnswer y to run it:"),
         "{err}"
     );
     let id = latest_run(&dir);
@@ -455,6 +495,123 @@ fn a_tool_call_waits_for_approval_and_a_refusal_goes_to_the_model() {
     let (status, out, err) = run(&dir, &fake.base, &["resume", &id, "--answer", "y"]);
     assert_eq!(status, Some(0), "{err}");
     assert_eq!(out, "tool said: published x\n");
+}
+
+/// Arguments padded past any cut are shown whole: what follows the padding cannot
+/// hide from the person who approves.
+#[test]
+fn an_approval_shows_long_arguments_whole() {
+    let padded = format!("x{}; touch pwned", " ".repeat(600));
+    let (_keep, dir) =
+        script_dir(&APPROVES.replace("{\"title\" \"x\"}", &format!("{{\"title\" {padded:?}}}")));
+    let fake = Fake::start(None);
+    let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+    assert_eq!(status, Some(3), "{err}");
+    assert!(
+        err.contains(&format!("\"title\": {padded:?}\n}}\nAnswer y")),
+        "{err}"
+    );
+    assert!(!err.contains('…'), "{err}");
+}
+
+/// A code agent whose code calls `publish`, a tool that asks for approval; when the
+/// tool is refused, the agent gives up.
+const AGENT: &str = r#"(deftask publish (title) :description "Publish" :approve true
+  (str "published " title))
+(set-provider!
+  (fn (req)
+    (if (= req.round 1) "(final-answer (get (publish \"x\") \"content\"))"
+      "(final-answer \"gave up\")")))
+(println (get (code-agent "go" :tools [publish]) "content"))
+"#;
+
+/// A code agent's code calling a tool goes through the same approval as the tool
+/// loop: with no one to approve it (no terminal), the tool does not run, whether it
+/// says `:approve true` or `--approve-tools` is on.
+#[test]
+fn a_code_agents_call_of_a_tool_waits_for_approval() {
+    let fake = Fake::start(None);
+    for (script, flags) in [
+        (AGENT.to_owned(), &[][..]),
+        (AGENT.replace(":approve true", ""), &["--approve-tools"][..]),
+    ] {
+        let (_keep, dir) = script_dir(&script);
+        let mut args = flags.to_vec();
+        args.extend(["run", "s.sexp"]);
+        let (status, out, err) = run(&dir, &fake.base, &args);
+        assert_eq!((status, out.as_str()), (Some(0), "gave up\n"), "{err}");
+        assert!(
+            err.contains("not run, as no one can approve it here: Run tool `publish`"),
+            "{err}"
+        );
+    }
+    assert_eq!(fake.seen(), 0);
+}
+
+/// At a terminal the person approves a code agent's tool call, and only then it runs.
+#[test]
+fn a_person_approves_a_code_agents_tool_call_at_the_terminal() {
+    use expectrl::Expect;
+    let (_keep, dir) = script_dir(AGENT);
+    let fake = Fake::start(None);
+    for (answer, printed) in [("y", "published x"), ("n", "gave up")] {
+        let mut command = on_terminal(&dir, &fake.base, &["run", "s.sexp"]);
+        command.env("TERM", "dumb").env("NO_COLOR", "1");
+        let mut session = expectrl::Session::spawn(command).unwrap();
+        session.set_expect_timeout(Some(Duration::from_secs(60)));
+        session.expect("Answer y to run it:").unwrap();
+        session.send(format!("{answer}\r")).unwrap();
+        session.expect(printed).unwrap();
+        session.expect(expectrl::Eof).unwrap();
+    }
+}
+
+/// Text shown to a person has its escape sequences made visible: a question cannot
+/// rewrite itself or reach the clipboard.
+#[test]
+fn a_question_shows_its_control_characters() {
+    let (_keep, dir) = script_dir(
+        "(ask-human \"\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\\u{1b}[2K\\rPublish?\" :choices [\"y\\u{1b}[A\" \"n\"])\n",
+    );
+    let fake = Fake::start(None);
+    let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+    assert_eq!(status, Some(3), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\r'), "{err:?}");
+    assert!(
+        err.contains("\\u{1b}]52;c;cm0gLXJmIH4=\\u{7}\\u{1b}[2K\\u{d}Publish? [y\\u{1b}[A/n]"),
+        "{err}"
+    );
+}
+
+/// Sandboxed code may not ask a person: its question would look like tasklisp's own.
+#[test]
+fn sandboxed_code_may_not_ask_a_person() {
+    let (_keep, dir) = script_dir(
+        "(println (try (eval-sandboxed \"(ask-human \\\"Session expired. Paste your API key:\\\")\")
+  (catch e (get e \"message\"))))\n",
+    );
+    let fake = Fake::start(None);
+    let (status, out, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(out.contains("sandboxed code may not ask a person"), "{out}");
+    assert!(!err.contains("Paste your API key"), "{err}");
+}
+
+/// With no terminal, the hint names `tasklisp resume` only for a run it can take up.
+#[test]
+fn the_hint_of_a_stopped_run_is_true() {
+    let (_keep, dir) = script_dir("(ask-human \"Go?\")\n");
+    let fake = Fake::start(None);
+    let (status, _, err) = run(&dir, &fake.base, &["eval", "(ask-human \"Go?\")"]);
+    assert_eq!(status, Some(3), "{err}");
+    assert!(!err.contains("tasklisp resume"), "{err}");
+    assert!(
+        err.contains("only runs of `tasklisp run FILE` can be resumed"),
+        "{err}"
+    );
+    let (status, _, err) = run(&dir, &fake.base, &["run", "s.sexp"]);
+    assert_eq!(status, Some(3), "{err}");
+    assert!(err.contains("go on with: tasklisp resume"), "{err}");
 }
 
 /// An OTLP/HTTP receiver: the JSON bodies posted to `/v1/traces`.

@@ -69,8 +69,10 @@ pub fn install(interp: &Interp, options: &Options) {
 }
 
 /// `tasklisp resume`: the journal of the run taken up answers the steps it made, and
-/// this run takes it over. A journal that does not read is an error before anything
-/// runs.
+/// this run takes it over — claimed in the log before anything runs, so of two resumes
+/// of one run only one goes on. A journal that does not read, a run claimed by another
+/// resume, or a resume without a log (which could claim nothing) is an error before
+/// anything runs.
 pub fn take_up(interp: &Interp, options: &Options) -> Result<()> {
     let Some(plan) = &options.resume else {
         return Ok(());
@@ -81,12 +83,16 @@ pub fn take_up(interp: &Interp, options: &Options) -> Result<()> {
         .load(&plan.from, plan.steps.clone())
         .map_err(Error::validation)?;
     interp.tasks.journal.set_answers(plan.answers.clone());
-    if let Some(log) = interp.tasks.observer.log() {
-        log.resumes(&plan.from);
-        // Resumable from here on: the first live step need not wait for the log to
-        // take in every replayed step before it.
-        log.make_resumable();
-    }
+    let Some(log) = interp.tasks.observer.log() else {
+        return Err(Error::validation(format!(
+            "tasklisp resume claims run {} in the run log: it cannot run with --no-log",
+            plan.from
+        )));
+    };
+    log.resumes(&plan.from).map_err(Error::validation)?;
+    // Resumable from here on: the first live step need not wait for the log to take in
+    // every replayed step before it.
+    log.make_resumable();
     Ok(())
 }
 
@@ -224,7 +230,7 @@ fn listing(
             let id = query::find_run(&conn, id).map_err(failure)?;
             if let Some(export) = otlp_export(options.otlp.clone(), options) {
                 let spans = runlog::otlp::export(&conn, &id, &export).map_err(failure)?;
-                let url = export.traces_url();
+                let url = export.shown_url();
                 return writeln!(out, "exported {spans} spans of run {id} to {url}")
                     .map_err(|e| Error::stdout_write(&e));
             }

@@ -339,14 +339,33 @@ impl RunLog {
         });
     }
 
-    /// This run resumes run `from`: its journal becomes this run's (so a resume stopped
-    /// in turn resumes from all of it), and `from` is marked resumed, never to be
-    /// resumed again.
-    pub fn resumes(&self, from: &str) {
+    /// This run claims run `from` and resumes it: `from` is marked resumed, never to be
+    /// resumed again, and its journal becomes this run's (so a resume stopped in turn
+    /// resumes from all of it). Returns once the claim is on disk; `Err` says why this
+    /// run may not go on (another run claimed `from` first, or the log cannot say).
+    pub fn resumes(&self, from: &str) -> Result<(), String> {
+        let (claimed, outcome) = std::sync::mpsc::channel();
         self.send(writer::Message::Resumes {
             run_id: self.run_id().to_owned(),
             from: from.to_owned(),
+            claimed,
         });
+        match outcome.recv() {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(by)) => Err(format!(
+                "run {from} was resumed already, by run {by}: resume that one instead"
+            )),
+            Err(_) => Err(format!(
+                "run {from} cannot be claimed in the run log (see the warning above): not \
+                 resumed, so no other resume runs it twice"
+            )),
+        }
+    }
+
+    /// Whether `tasklisp resume` can take this run up: a `tasklisp run` of a script file.
+    pub fn resumable(&self) -> bool {
+        let run = &self.shared.run;
+        run.command == "run" && run.script != "-" && run.argv.is_some()
     }
 
     /// Before the run's first step goes out: waits until the run's row (with its

@@ -6,7 +6,9 @@
 //! crates: see docs/OBSERVABILITY.md.
 //!
 //! Ids are derived from the run's id and the calls' numbers, so exporting a run again
-//! gives the same trace.
+//! gives the same trace. Without `content`, no text a program sent or a model answered
+//! leaves: not as attributes, not in a span's name (an `eval`'s code or a `prompt`'s
+//! text), not in an error's status (only its type and reason).
 
 use super::query;
 use rusqlite::{params, Connection};
@@ -23,6 +25,11 @@ pub struct Export {
 }
 
 impl Export {
+    /// The traces URL as shown in messages: its credentials hidden.
+    pub fn shown_url(&self) -> String {
+        crate::secrets::Secrets::of_url(&self.endpoint).scrub(&self.traces_url())
+    }
+
     pub fn traces_url(&self) -> String {
         let base = self.endpoint.trim_end_matches('/');
         if base.ends_with("/v1/traces") {
@@ -40,20 +47,26 @@ pub fn export(conn: &Connection, run_id: &str, export: &Export) -> Result<usize,
         .pointer("/resourceSpans/0/scopeSpans/0/spans")
         .and_then(Json::as_array)
         .map_or(0, Vec::len);
+    // A redirect is answered, not followed: a collector does not redirect, one to
+    // another origin would take the run's traces elsewhere, and ureq panics on a
+    // redirect whose chunked body ends early (as the providers' client does).
     let config = ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs(10)))
         .http_status_as_error(false)
+        .max_redirects(0)
+        .max_redirects_will_error(false)
         .build();
     let agent = ureq::Agent::new_with_config(config);
-    let url = export.traces_url();
+    let shown = export.shown_url();
+    let scrub = crate::secrets::Secrets::of_url(&export.endpoint);
     let response = agent
-        .post(&url)
+        .post(&export.traces_url())
         .header("content-type", "application/json")
         .send(body.to_string())
-        .map_err(|e| format!("{url}: {e}"))?;
+        .map_err(|e| scrub.scrub(&format!("{shown}: {e}")))?;
     let status = response.status();
     if !status.is_success() {
-        return Err(format!("{url} answered {status}"));
+        return Err(format!("{shown} answered {status}"));
     }
     Ok(spans)
 }
@@ -79,11 +92,12 @@ pub fn traces(conn: &Connection, run_id: &str, content: bool) -> rusqlite::Resul
         &ids,
         ids.run(),
         None,
-        format!("{command} {script}"),
+        run_span_name(&command, &script, content),
         1,
         (started_ms as f64, run_end),
         vec![
             attribute("tasklisp.run.id", json!(run_id)),
+            attribute("tasklisp.run.command", json!(command)),
             attribute("tasklisp.run.status", json!(status)),
         ],
         (status != "ok").then(|| status.clone()),
@@ -100,6 +114,37 @@ pub fn traces(conn: &Connection, run_id: &str, content: bool) -> rusqlite::Resul
     }]}))
 }
 
+/// The run's span is named by its command and the files it ran (`run s.sexp`); the text
+/// an `eval`, a `prompt` or the REPL was given is content, in the name only with
+/// `content`.
+fn run_span_name(command: &str, script: &str, content: bool) -> String {
+    if content || matches!(command, "run" | "test" | "mcp") {
+        format!("{command} {script}")
+    } else {
+        command.to_owned()
+    }
+}
+
+/// A failed call's status message: its error's message with `content` (it may quote
+/// the prompt or the answer), else only its type and reason.
+fn error_status(call: &Json, content: bool) -> Option<String> {
+    if call["status"] == "ok" {
+        return None;
+    }
+    let error = &call["error"];
+    let message = error["message"].as_str().filter(|_| content);
+    let kind = [&error["type"], &error["reason"]]
+        .into_iter()
+        .filter_map(Json::as_str)
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some(match message {
+        Some(message) => message.to_owned(),
+        None if kind.is_empty() => call["status"].as_str().unwrap_or("error").to_owned(),
+        None => kind,
+    })
+}
+
 /// The spans of one row: a task call's, or a model call's and those of the tools it
 /// asked for.
 fn call_spans(ids: &Ids, call: &Json, calls: &[Json], content: bool) -> Vec<Json> {
@@ -109,12 +154,7 @@ fn call_spans(ids: &Ids, call: &Json, calls: &[Json], content: bool) -> Vec<Json
         call["started_ms"].as_f64().unwrap_or_default(),
         end_ms(call),
     );
-    let error = (call["status"] != "ok").then(|| {
-        call.pointer("/error/message")
-            .and_then(Json::as_str)
-            .unwrap_or_else(|| call["status"].as_str().unwrap_or("error"))
-            .to_owned()
-    });
+    let error = error_status(call, content);
     let task = call["task"].as_str().unwrap_or_default();
     if call["kind"] != "model" {
         let attributes = vec![attribute("tasklisp.task.name", json!(task))];

@@ -244,3 +244,84 @@ fn calls_whose_parents_form_a_cycle_are_shown_and_marked() {
         "#1 task t1\n#7 task t7\n#2 task t2  (parent links form a cycle)\n  #3 task t3\n    #4 task t4\n    #5 task t5\n#6 task t6  (parent links form a cycle)\n"
     );
 }
+
+/// A `prompt` run whose one model call failed, its error quoting the answer.
+fn failed_prompt_run(dir: &std::path::Path) -> (std::path::PathBuf, String) {
+    let path = dir.join("log.db");
+    let log = RunLog::new(path.clone(), RunRow::start("prompt", "the secret plan"));
+    let mut call = row(log.run_id(), 1, None, CallKind::Model, "the secret answer");
+    call.status = "error".into();
+    call.error = Some(serde_json::json!({"type": "VALIDATION_ERROR",
+        "reason": "output_format_failure",
+        "message": "the answer is not JSON: the secret answer"}));
+    log.record(call);
+    let id = log.run_id().to_owned();
+    log.finish("error");
+    (path, id)
+}
+
+#[test]
+fn without_content_no_prompt_or_answer_leaves_in_names_or_statuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, id) = failed_prompt_run(dir.path());
+    let conn = query::open(&path).unwrap().unwrap();
+    let bare = otlp::traces(&conn, &id, false).unwrap().to_string();
+    assert!(!bare.contains("secret"), "{bare}");
+    assert!(
+        bare.contains("VALIDATION_ERROR output_format_failure"),
+        "{bare}"
+    );
+    let full = otlp::traces(&conn, &id, true).unwrap().to_string();
+    assert!(full.contains("prompt the secret plan"), "{full}");
+    assert!(
+        full.contains("the answer is not JSON: the secret answer"),
+        "{full}"
+    );
+}
+
+/// A collector that redirects is not followed (the redirect's target never hears of
+/// the run), and what is said of it hides the URL's password.
+#[test]
+fn an_export_follows_no_redirect_and_names_no_password() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let (path, id) = failed_prompt_run(dir.path());
+    let conn = query::open(&path).unwrap().unwrap();
+    let target = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    target.set_nonblocking(true).unwrap();
+    let collector = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let location = format!("http://{}/v1/traces", target.local_addr().unwrap());
+    let port = collector.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (mut stream, _) = collector.accept().unwrap();
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        // Until the body's end: the request is one JSON object.
+        while !seen.ends_with(b"}") {
+            let n = stream.read(&mut buf).unwrap();
+            assert!(n > 0);
+            seen.extend_from_slice(&buf[..n]);
+        }
+        // A redirect whose chunked body ends early: ureq panicked following it.
+        let reply = format!(
+            "HTTP/1.1 307 Temporary Redirect\r\nLocation: {location}\r\n\
+             Transfer-Encoding: chunked\r\n\r\n5\r\nab"
+        );
+        stream.write_all(reply.as_bytes()).unwrap();
+    });
+    let export = otlp::Export {
+        endpoint: format!("http://user:hunter2@127.0.0.1:{port}"),
+        content: false,
+    };
+    let failed = otlp::export(&conn, &id, &export).unwrap_err();
+    server.join().unwrap();
+    assert!(failed.contains("307"), "{failed}");
+    assert!(!failed.contains("hunter2"), "{failed}");
+    assert!(target.accept().is_err(), "the redirect was followed");
+    let refused = otlp::Export {
+        endpoint: "http://user:hunter2@127.0.0.1:1".into(),
+        content: false,
+    };
+    let failed = otlp::export(&conn, &id, &refused).unwrap_err();
+    assert!(!failed.contains("hunter2"), "{failed}");
+}

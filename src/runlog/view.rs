@@ -1,4 +1,7 @@
-//! `tasklisp log` as text: the table of runs and one run's call tree.
+//! `tasklisp log` as text: the table of runs and one run's call tree. Every text
+//! from the log (a model's answer, an error, a task's or a script's name) is shown on one
+//! line with its control characters made visible: an answer cannot clear the screen or
+//! reach the clipboard of the person reading the log.
 
 use serde_json::Value as Json;
 use std::collections::{HashMap, HashSet};
@@ -22,7 +25,7 @@ pub fn runs_table(runs: &[Json]) -> String {
             cost(&run["cost"]),
             status(run),
             text(&run["command"]),
-            text(&run["script"]).replace('\n', " "),
+            text(&run["script"]),
         );
     }
     if runs.iter().any(|run| run["resumable"] == true) {
@@ -136,10 +139,11 @@ pub fn batch_lines(batches: &[Json]) -> String {
             number(&job["requests"]),
             text(&job["state"]),
         );
-        if let Some(status) = job["provider_status"].as_str() {
+        if job["provider_status"].is_string() {
             let _ = write!(
                 out,
-                " ({status}: {} done, {} failed)",
+                " ({}: {} done, {} failed)",
+                text(&job["provider_status"]),
                 number(&job["done"]),
                 number(&job["failed"])
             );
@@ -180,9 +184,9 @@ fn call_line(call: &Json) -> String {
             .pointer("/error/message")
             .and_then(Json::as_str)
             .unwrap_or("failed");
-        let _ = write!(line, "  {}: {}", text(&call["status"]), message);
+        let _ = write!(line, "  {}: {}", text(&call["status"]), one_line(message));
     } else if let Some(answer) = call["answer"].as_str() {
-        let short = crate::value::truncate_text(&answer.replace('\n', " "), 60);
+        let short = crate::value::truncate_text(&one_line(answer), 60);
         let _ = write!(line, "  → {short}");
     }
     line
@@ -207,10 +211,16 @@ fn prompt_cache(call: &Json) -> String {
 
 fn text(value: &Json) -> String {
     match value {
-        Json::String(s) => s.clone(),
+        Json::String(s) => one_line(s),
         Json::Null => "-".to_owned(),
         other => other.to_string(),
     }
+}
+
+/// Text from the log as one line of the listing: line breaks as spaces, other control
+/// characters visible.
+fn one_line(text: &str) -> String {
+    crate::value::terminal_safe(&text.replace('\n', " "), false)
 }
 
 fn number(value: &Json) -> i64 {
@@ -221,4 +231,25 @@ fn cost(value: &Json) -> String {
     value
         .as_f64()
         .map_or_else(|| "-".to_owned(), |usd| format!("${usd:.4}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_answer_with_escape_sequences_is_shown_with_them_visible() {
+        let call = json!({"seq": 1, "kind": "model", "task": "t\u{1b}[2J", "status": "ok",
+            "answer": "hi\u{1b}]52;c;cm0gLXJmIH4=\u{7}\nthere\u{1b}[2J"});
+        let line = call_line(&call);
+        assert!(!line.contains(['\u{1b}', '\u{7}']), "{line:?}");
+        assert!(
+            line.ends_with("→ hi\\u{1b}]52;c;cm0gLXJmIH4=\\u{7} there\\u{1b}[2J"),
+            "{line}"
+        );
+        let failed = json!({"seq": 2, "kind": "model", "task": "t", "status": "error",
+            "error": {"message": "bad\u{1b}[1A\rok"}});
+        assert!(call_line(&failed).ends_with("error: bad\\u{1b}[1A\\u{d}ok"));
+    }
 }

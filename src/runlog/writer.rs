@@ -3,7 +3,7 @@
 
 use super::schema;
 use super::{BatchEnd, BatchRow, CallRow, JournalRow, RunRow};
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread::JoinHandle;
@@ -31,10 +31,13 @@ pub enum Message {
         run_id: String,
         row: Box<JournalRow>,
     },
-    /// The run resumes `from`: `from`'s journal is copied and `from` marked resumed.
+    /// The run claims `from` to resume it: `from` is marked resumed by it unless another
+    /// run did so first (the sender hears that run's id), and only then its journal is
+    /// copied. The sender hears once the claim is committed.
     Resumes {
         run_id: String,
         from: String,
+        claimed: Sender<Result<(), String>>,
     },
     End {
         run_id: String,
@@ -134,10 +137,13 @@ fn write_loop(mut conn: Connection, receiver: &Receiver<Message>, notice: &dyn F
     }
 }
 
-/// Writes `batch` in one transaction; those waiting for a row hear once it is committed.
+/// Writes `batch` in one transaction, which takes the database's write lock from its
+/// start (so a claim reads what every other process committed); those waiting for a row
+/// hear once it is committed.
 fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<()> {
-    let tx = conn.transaction()?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut waiting = Vec::new();
+    let mut claims = Vec::new();
     for message in batch {
         match message {
             Message::Call(call) => insert_call(&tx, &call)?,
@@ -177,18 +183,11 @@ fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<(
                     row.answer
                 ])?;
             }
-            Message::Resumes { run_id, from } => {
-                tx.execute(
-                    "INSERT OR IGNORE INTO journal (run_id, item, step, kind, request, answer)
-                     SELECT ?1, item, step, kind, request, answer FROM journal
-                     WHERE run_id = ?2",
-                    params![run_id, from],
-                )?;
-                tx.execute(
-                    "UPDATE runs SET resumed_by = ?1 WHERE id = ?2",
-                    params![run_id, from],
-                )?;
-            }
+            Message::Resumes {
+                run_id,
+                from,
+                claimed,
+            } => claims.push((claim(&tx, &run_id, &from)?, claimed)),
             Message::End {
                 run_id,
                 status,
@@ -205,7 +204,42 @@ fn write_batch(conn: &mut Connection, batch: Vec<Message>) -> rusqlite::Result<(
     for written in waiting {
         let _ = written.send(());
     }
+    for (outcome, claimed) in claims {
+        let _ = claimed.send(outcome);
+    }
     Ok(())
+}
+
+/// Run `run_id` takes `from` up, if no other run has: one `UPDATE … WHERE resumed_by IS
+/// NULL`, so of two resumes only one changes the row. The winner gets `from`'s journal;
+/// the loser, the id of the run that claimed it.
+fn claim(
+    tx: &rusqlite::Transaction,
+    run_id: &str,
+    from: &str,
+) -> rusqlite::Result<Result<(), String>> {
+    let changed = tx.execute(
+        "UPDATE runs SET resumed_by = ?1 WHERE id = ?2 AND resumed_by IS NULL",
+        params![run_id, from],
+    )?;
+    if changed == 0 {
+        let by: Option<String> = tx
+            .query_row(
+                "SELECT resumed_by FROM runs WHERE id = ?1",
+                params![from],
+                |row| row.get(0),
+            )
+            .optional()?
+            .flatten();
+        return Ok(Err(by.unwrap_or_else(|| "(not in the log)".to_owned())));
+    }
+    tx.execute(
+        "INSERT OR IGNORE INTO journal (run_id, item, step, kind, request, answer)
+         SELECT ?1, item, step, kind, request, answer FROM journal
+         WHERE run_id = ?2",
+        params![run_id, from],
+    )?;
+    Ok(Ok(()))
 }
 
 fn insert_batch(tx: &rusqlite::Transaction, row: &BatchRow) -> rusqlite::Result<()> {

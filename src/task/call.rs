@@ -18,8 +18,23 @@ pub fn call(interp: &Interp, task: &Rc<Task>, args: &[Value], env: &Env) -> Resu
     call_checked(interp, task, args, env, &Checks::default())
 }
 
-/// A call with extra audits and retries (a `step`'s).
+/// A call with extra audits and retries (a `step`'s). A call sandboxed code makes is a
+/// tool call of the code's author (a model): it waits for approval as the tool loop's do.
 pub fn call_checked(
+    interp: &Interp,
+    task: &Rc<Task>,
+    args: &[Value],
+    env: &Env,
+    extra: &Checks,
+) -> Result<Value> {
+    if interp.tasks.sandboxed() {
+        super::human::approve_code_call(interp, task, args)?;
+    }
+    call_approved(interp, task, args, env, extra)
+}
+
+/// A call that needed no approval, or was given it (the tool loop's).
+pub fn call_approved(
     interp: &Interp,
     task: &Rc<Task>,
     args: &[Value],

@@ -124,6 +124,11 @@ impl Journal {
         self.approve_tools.get()
     }
 
+    /// Whether `--answer` has an answer left for a question asked live.
+    pub fn has_answer(&self) -> bool {
+        !self.answers.borrow().is_empty()
+    }
+
     /// The next answer `--answer` gave, for a question asked live.
     pub fn next_answer(&self) -> Option<String> {
         self.answers.borrow_mut().pop_front()

@@ -82,6 +82,10 @@ pub struct Runtime {
     /// `tasklisp run --stream`, `tasklisp prompt`: where top-level answers are shown as
     /// they arrive.
     streaming: std::cell::Cell<Option<sink::StreamTo>>,
+    /// A child evaluation's (`eval-sandboxed`, a code agent's steps): its code is not the
+    /// user's, so it may not ask a person, and each task it calls is a tool call that
+    /// waits for approval as the tool loop's do (see `human`).
+    sandboxed: std::cell::Cell<bool>,
 }
 
 impl Runtime {
@@ -141,14 +145,23 @@ impl Runtime {
     }
 
     /// What a child evaluation's runtime takes from its caller's (`eval-sandboxed`): the
-    /// flags' model settings and rate, the run log and the cache setting, batching. Its
-    /// library starts empty.
+    /// flags' model settings and rate, the run log and the cache setting, batching,
+    /// `--no-input` and `--approve-tools`. Its library starts empty; it is sandboxed.
     pub fn inherit(&self, parent: &Runtime) {
         *self.flags.borrow_mut() = parent.flags.borrow().clone();
         *self.flag_rate.borrow_mut() = parent.flag_rate.borrow().clone();
         self.observer.set_log(parent.observer.log());
         self.observer.inherit_cache_setting(&parent.observer);
         self.batch_default.set(parent.batch_default.get());
+        self.journal.set_no_input(parent.journal.no_input());
+        self.journal
+            .set_approve_tools(parent.journal.approve_tools());
+        self.sandboxed.set(true);
+    }
+
+    /// Whether this is a child evaluation's runtime, running code that is not the user's.
+    pub fn sandboxed(&self) -> bool {
+        self.sandboxed.get()
     }
 
     /// At the REPL a redefinition replaces the old task (with a note) instead of failing.

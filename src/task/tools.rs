@@ -3,7 +3,8 @@
 //! is called, and its result (or its failure) goes back to the model, which is asked
 //! again — until it answers without a tool call or the task's turns run out.
 
-use super::call::call;
+use super::audit::Checks;
+use super::call::call_approved;
 use super::definition::{lossy_json, Task};
 use super::result::{field, is_task_result};
 use super::session::{send, Sent};
@@ -246,14 +247,13 @@ fn run_tool(
             args.push(from_json(value));
         }
     }
-    let approval = tool.approve || interp.tasks.journal.approve_tools();
-    if approval && !super::human::approves(interp, &tool.name, &tool_call.arguments)? {
+    if !super::human::approved(interp, tool, &tool_call.arguments)? {
         return Ok(Err(format!(
             "the user did not allow this call of `{}`",
             tool.name
         )));
     }
-    match call(interp, tool, &args, env) {
+    match call_approved(interp, tool, &args, env, &Checks::default()) {
         Ok(result) => Ok(Ok(sent_back(result))),
         Err(e) if e.exit_code().is_some() => Err(e),
         Err(e) => {

@@ -391,6 +391,15 @@ impl Error {
     /// The report as [`render`](Error::render) shows it, marked as an error or as a
     /// warning (`check`'s problems in code a run may never reach).
     pub fn render_as(&self, color: bool, severity: miette::Severity) -> String {
+        // A message may quote a model's answer or a program's output: its control
+        // characters are shown, never sent to the terminal.
+        let mut shown = self.clone();
+        shown.0.message = crate::value::terminal_safe(&self.0.message, true);
+        shown.0.hint = self
+            .0
+            .hint
+            .as_deref()
+            .map(|hint| crate::value::terminal_safe(hint, true));
         let handler = if color {
             miette::GraphicalReportHandler::new()
         } else {
@@ -399,11 +408,11 @@ impl Error {
         };
         let with_source = WithSource {
             severity,
-            ..WithSource::new(self)
+            ..WithSource::new(&shown)
         };
         let mut out = String::new();
         if handler.render_report(&mut out, &with_source).is_err() {
-            out = format!("{}: {}", self.0.kind.code(), self);
+            out = format!("{}: {}", self.0.kind.code(), shown);
         }
         out
     }
@@ -561,6 +570,19 @@ mod tests {
     #[test]
     fn result_stays_small() {
         assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn a_report_shows_control_characters_instead_of_sending_them() {
+        let e = Error::eval("the model said \u{1b}]52;c;cGF5bG9hZA==\u{7}\u{1b}[2J done")
+            .with_hint(Some("try \u{1b}[31mred".to_owned()));
+        let report = e.render(false);
+        assert!(!report.contains('\u{1b}'), "{report:?}");
+        assert!(
+            report.contains("\\u{1b}]52;c;cGF5bG9hZA==\\u{7}"),
+            "{report}"
+        );
+        assert!(report.contains("try \\u{1b}[31mred"), "{report}");
     }
 
     #[test]

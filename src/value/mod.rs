@@ -16,8 +16,8 @@ mod print;
 pub use json::{from_json, parse_json, to_json, to_json_polled, to_json_text};
 pub use list::List;
 pub use print::{
-    counted, display_string, display_string_checked, terminal_safe, truncate_text,
-    write_prefix, write_string, write_string_checked,
+    counted, display_string, display_string_checked, terminal_safe, truncate_text, write_prefix,
+    write_string, write_string_checked,
 };
 
 use crate::builtins::Builtin;

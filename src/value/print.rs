@@ -228,8 +228,24 @@ fn push_children(value: &Value, out: &mut String, work: &mut Vec<Work>) {
     }
 }
 
+/// `n` and its noun, the noun plural unless `n` is 1: `1 turn`, `2 turns`.
+pub fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_count_agrees_with_its_noun() {
+        assert_eq!(super::counted(1, "turn"), "1 turn");
+        assert_eq!(super::counted(0, "turn"), "0 turns");
+        assert_eq!(super::counted(2, "turn"), "2 turns");
+    }
+
     use super::*;
 
     #[test]
@@ -294,14 +310,5 @@ mod tests {
         );
         assert_eq!(terminal_safe("a\n\tb é", true), "a\n\tb é");
         assert_eq!(terminal_safe("a\nb", false), "a\\u{a}b");
-    }
-}
-
-/// `n` and its noun, the noun plural unless `n` is 1: `1 turn`, `2 turns`.
-pub fn counted(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("{n} {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }

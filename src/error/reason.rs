@@ -39,6 +39,8 @@ reasons! {
     ContextRetrievalFailure = "context_retrieval_failure",
     /// Context was gathered but nothing matched the query.
     ContextMatchingFailure = "context_matching_failure",
+    /// A context request or an associative-matching answer does not have its shape.
+    ContextParsingFailure = "context_parsing_failure",
     /// The output could not be parsed, or did not match the declared schema.
     OutputFormatFailure = "output_format_failure",
     /// A script, provider call or evaluation ran past its time limit.

@@ -3,7 +3,7 @@
 //! `director-evaluator-loop`, `call-task`, `task-alias`.
 
 use super::definition::lossy_json;
-use super::memory::{match_result, Query, Strategy};
+use super::memory::{ContextInput, Query, Strategy};
 use super::metrics::Metrics;
 use super::result::{self, field, from_body, is_task_result, COMPLETE};
 use super::session::ProviderChoice;
@@ -38,8 +38,8 @@ builtin_table! {
     "resource-metrics", 0, Some(0) => resource_metrics;
     /// `(run-usage)`: what the run's model calls have spent so far (cache hits excluded; cost in USD, 0 for unpriced models). `(run-usage)` ⇒ `{"calls" 0 "input_tokens" 0 "output_tokens" 0 "cost" 0.0}`
     "run-usage", 0, Some(0) => run_usage;
-    /// `(get-context query :dir d :files [paths] :limit n :strategy s)`: ranks the UTF-8 files below `:dir` (default `.`) or the `:files` given, by BM25 relevance of their text (`:strategy "content"`, the default) or of their path and first heading (`"metadata"`); returns the AssociativeMatchResult of the best `:limit` (default 5). `(get-context "login" :dir "docs")` ⇒ `{"context" "--- docs/auth.md ---\n# Login…" "matches" [{"path" "docs/auth.md" "relevance" 0.98 "excerpt" "# Login…"}]}`
-    "get-context", 1, Some(9) => get_context;
+    /// `(get-context query :dir d :files [paths] :limit n :strategy s :on-error :raise)`: ranks the UTF-8 files below `:dir` (default `.`) or the `:files` given, by BM25 relevance of their text (`:strategy "content"`, the default) or of their path and first heading (`"metadata"`); returns the AssociativeMatchResult of the best `:limit` (default 5), with `context_summary` and `error`. `query` is a string or a ContextGenerationInput map (`query`, `templateDescription`, `inputs`, `inheritedContext`, `previousOutputs`); `:on-error :result` returns a failure in `error`. `(get-context "login" :dir "docs")` ⇒ `{"context" "--- docs/auth.md ---\n# Login…" "matches" [{"path" "docs/auth.md" "relevance" 0.98 "excerpt" "# Login…"}]}`
+    "get-context", 1, Some(11) => get_context;
     /// `(director-evaluator-loop :director d :evaluator e :max-iterations n :input x)`: calls the director with `{"input" x "feedback" f "previous" p "iteration" n}` (feedback and previous nil at first; a task director whose parameters name those fields gets them by name, any other `(d state iteration)`) then `(e result iteration)` until the evaluator's EvaluationResult says `success` (its JSON output or notes `{"success" bool "feedback" s}`); returns the director's last result with `notes.iterations` and `notes.evaluations`, status `CONTINUATION` when the n iterations (default 3) ran out. `(director-evaluator-loop :director write :evaluator judge :max-iterations 3 :input "a haiku")`
     "director-evaluator-loop", 0, Some(8) => super::loops::director_evaluator_loop;
     /// `(call-task name bindings)`: calls the task registered as `name`, when the call runs, with the entries of the map `bindings` that name its parameters (others are ignored; a nil one for a parameter with a default is left out). XML references to tasks not known at import compile to it. `(call-task "summarize" {"text" t "unrelated" 1})`
@@ -290,17 +290,21 @@ fn run_usage(interp: &Interp, _: &[Value], _: &Env) -> Result<Value> {
 
 fn get_context(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let who = "get-context";
-    let (rest, options) = split_options(who, args, &["dir", "files", "limit", "strategy"])?;
-    let [query] = rest else {
+    let (rest, options) = split_options(
+        who,
+        args,
+        &["dir", "files", "limit", "strategy", "on-error"],
+    )?;
+    let [request] = rest else {
         return Err(Error::eval(format!(
-            "{who}: expected (get-context query :dir d :files [paths] :limit n :strategy s)"
+            "{who}: expected (get-context query-or-input :dir d :files [paths] :limit n :strategy s :on-error :raise)"
         )));
     };
-    let query = crate::builtins::str_arg(who, query)?;
     let mut dir = None;
     let mut files = None;
     let mut limit = 5;
-    let mut strategy = Strategy::Content;
+    let mut strategy = None;
+    let mut errors_as_result = false;
     for (option, value) in &options {
         match *option {
             "dir" => dir = Some(crate::builtins::str_arg(who, value)?.to_owned()),
@@ -311,25 +315,56 @@ fn get_context(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
                     return Err(type_error(who, "a :limit of at least 1", value));
                 }
             }
-            _ => {
-                let name = name_arg(who, value)?;
-                strategy = Strategy::parse(&name).ok_or_else(|| {
-                    type_error(who, "a :strategy of \"content\" or \"metadata\"", value)
-                })?;
-            }
+            "on-error" => errors_as_result = error_mode(who, value)?,
+            _ => strategy = Some(strategy_arg(who, value)?),
         }
     }
-    let matches = interp.tasks.get_context(
+    let input = match ContextInput::read(request) {
+        Ok(input) => input,
+        Err(error) if errors_as_result => return Ok(context_error(&error)),
+        Err(error) => return Err(error),
+    };
+    let strategy = strategy.or(input.strategy).unwrap_or(Strategy::Content);
+    let found = interp.tasks.get_context(
         &Query {
-            text: query,
+            text: &input.terms(),
             dir: dir.as_deref(),
             files,
             limit,
             strategy,
         },
         &interp.limits.capabilities,
-    )?;
-    Ok(match_result(&matches))
+    );
+    match found {
+        Ok(matches) => Ok(input.answer(&matches)),
+        Err(error) if errors_as_result && error.exit_code().is_none() => Ok(context_error(&error)),
+        Err(error) => Err(error),
+    }
+}
+
+fn strategy_arg(who: &str, value: &Value) -> Result<Strategy> {
+    let name = name_arg(who, value)?;
+    Strategy::parse(&name)
+        .ok_or_else(|| type_error(who, "a :strategy of \"content\" or \"metadata\"", value))
+}
+
+/// `:on-error :result` (errors come back in the answer's `error`) or `:raise`.
+fn error_mode(who: &str, value: &Value) -> Result<bool> {
+    match value.name_text() {
+        Some("result") => Ok(true),
+        Some("raise") => Ok(false),
+        _ => Err(type_error(who, "an :on-error of :result or :raise", value)),
+    }
+}
+
+/// The answer of a `get-context` that failed under `:on-error :result`.
+fn context_error(error: &Error) -> Value {
+    let mut answer = crate::value::Entries::new();
+    answer.insert(Rc::from("context"), Value::str(String::new()));
+    answer.insert(Rc::from("context_summary"), Value::str(String::new()));
+    answer.insert(Rc::from("matches"), Value::empty_list());
+    answer.insert(Rc::from("error"), Value::str(error.to_string()));
+    Value::map(answer)
 }
 
 /// A list of strings (file paths).

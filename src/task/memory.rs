@@ -335,6 +335,180 @@ pub fn match_result(matches: &[Match]) -> Value {
     Value::map(result)
 }
 
+/// A request to the memory system in seed 002's ContextGenerationInput shape, or a plain
+/// query string: every field present feeds the search with its text, and inherited
+/// context and previous outputs also head the answer's `context`.
+#[derive(Default)]
+pub struct ContextInput {
+    query: String,
+    template_description: String,
+    inputs: String,
+    inherited_context: String,
+    previous_outputs: String,
+    pub strategy: Option<Strategy>,
+}
+
+/// The fields of a ContextGenerationInput: the searched text ones, the informational
+/// type and subtype, and the matching strategy.
+const CONTEXT_INPUT_FIELDS: [&str; 8] = [
+    "query",
+    "templateDescription",
+    "inputs",
+    "inheritedContext",
+    "previousOutputs",
+    "templateType",
+    "templateSubtype",
+    "matching_strategy",
+];
+
+impl ContextInput {
+    /// A query string, or a ContextGenerationInput map; a field of the wrong type, or an
+    /// unknown one, is `context_parsing_failure` naming it.
+    pub fn read(request: &Value) -> Result<ContextInput> {
+        let map = match request {
+            Value::Str(query) => {
+                return Ok(ContextInput {
+                    query: query.to_string(),
+                    ..ContextInput::default()
+                })
+            }
+            Value::Map(map) => map,
+            other => {
+                return Err(bad_input(
+                    "",
+                    other,
+                    "a query string or a ContextGenerationInput map",
+                ))
+            }
+        };
+        let mut input = ContextInput::default();
+        for (key, value) in &map.entries {
+            let text = || match value {
+                Value::Str(text) => Ok(text.to_string()),
+                Value::Nil => Ok(String::new()),
+                other => Err(bad_input(key, other, "a string")),
+            };
+            match &**key {
+                "query" => input.query = text()?,
+                "templateDescription" => input.template_description = text()?,
+                "inheritedContext" => input.inherited_context = text()?,
+                "previousOutputs" => input.previous_outputs = text()?,
+                "templateType" | "templateSubtype" => {
+                    text()?;
+                }
+                "inputs" => input.inputs = inputs_text(key, value)?,
+                "matching_strategy" => {
+                    let name = text()?;
+                    input.strategy = Some(
+                        Strategy::parse(&name)
+                            .ok_or_else(|| bad_input(key, value, "\"content\" or \"metadata\""))?,
+                    );
+                }
+                _ => {
+                    return Err(bad_input(
+                        key,
+                        value,
+                        &format!("one of the fields {}", CONTEXT_INPUT_FIELDS.join(", ")),
+                    ))
+                }
+            }
+        }
+        Ok(input)
+    }
+
+    /// The words searched for: the text of every field present.
+    pub fn terms(&self) -> String {
+        [
+            &self.query,
+            &self.template_description,
+            &self.inputs,
+            &self.inherited_context,
+            &self.previous_outputs,
+        ]
+        .iter()
+        .filter(|text| !text.is_empty())
+        .map(|text| text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+    }
+
+    /// The AssociativeMatchResult: `context` (inherited context and previous outputs
+    /// first, then the excerpts), `context_summary`, `matches` and `error` (nil).
+    pub fn answer(&self, matches: &[Match]) -> Value {
+        let Value::Map(found) = match_result(matches) else {
+            return Value::Nil;
+        };
+        let mut entries = found.entries.clone();
+        let heads = [&self.inherited_context, &self.previous_outputs];
+        let context: Vec<String> = heads
+            .iter()
+            .filter(|text| !text.is_empty())
+            .map(|text| text.to_string())
+            .chain(std::iter::once(context_text(matches)).filter(|text| !text.is_empty()))
+            .collect();
+        entries.insert(Rc::from("context"), Value::str(context.join("\n\n")));
+        entries.insert(Rc::from("context_summary"), Value::str(summary(matches)));
+        entries.insert(Rc::from("error"), Value::Nil);
+        Value::map(entries)
+    }
+}
+
+/// The values of a ContextGenerationInput's `inputs` map as searched text.
+fn inputs_text(key: &str, value: &Value) -> Result<String> {
+    match value {
+        Value::Nil => Ok(String::new()),
+        Value::Map(map) => Ok(map
+            .entries
+            .values()
+            .map(|v| match v {
+                Value::Str(text) => text.to_string(),
+                other => crate::value::write_string(other),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")),
+        other => Err(bad_input(key, other, "a map of inputs")),
+    }
+}
+
+fn bad_input(path: &str, value: &Value, expected: &str) -> Error {
+    let message = if path.is_empty() {
+        format!(
+            "get-context: expected {expected}, got {}",
+            crate::value::write_prefix(value, 60)
+        )
+    } else {
+        format!(
+            "get-context: the ContextGenerationInput field `{path}` must be {expected}, got {}",
+            crate::value::write_prefix(value, 60)
+        )
+    };
+    Error::task_failure(Reason::ContextParsingFailure, message).with_details(serde_json::json!({
+        "path": path,
+        "invalidModel": crate::value::write_prefix(value, 200),
+    }))
+}
+
+/// What matched, in one paragraph, without a model call.
+fn summary(matches: &[Match]) -> String {
+    match matches {
+        [] => "No file matched.".to_owned(),
+        _ => {
+            let files: Vec<String> = matches
+                .iter()
+                .map(|m| {
+                    let relevance = crate::value::write_string(&Value::Float(m.relevance));
+                    format!("{} ({relevance})", m.path)
+                })
+                .collect();
+            format!(
+                "{} matched, best first: {}.",
+                crate::value::counted(matches.len() as u64, "file"),
+                files.join(", ")
+            )
+        }
+    }
+}
+
 /// The excerpts, each after its path as `--- path ---`, separated by blank lines.
 pub fn context_text(matches: &[Match]) -> String {
     let parts: Vec<String> = matches

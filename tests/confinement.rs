@@ -317,3 +317,64 @@ fn config_shows_the_landlock_abi_found() {
         pretended.stdout
     );
 }
+
+#[test]
+fn a_shebang_read_otherwise_than_the_kernel_reads_it_grants_nothing() {
+    // The kernel runs `L\r` (a link to `sh`); a reader that cut the line at `\r` would
+    // grant `L`, a link to `/`, and with it the whole file system.
+    let layout = Layout::new();
+    let out = layout.path("out");
+    std::os::unix::fs::symlink("/", out.join("L")).expect("L -> /");
+    let sh = std::fs::canonicalize("/bin/sh").expect("sh exists");
+    std::os::unix::fs::symlink(&sh, out.join("L\r")).expect("L\\r -> sh");
+    let script = out.join("S");
+    let body = format!(
+        "#!{}\r\ncat {}\n",
+        out.join("L").display(),
+        layout.path("secret").display()
+    );
+    std::fs::write(&script, body).expect("S is written");
+    let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+    std::fs::set_permissions(&script, mode).expect("S is executable");
+    let program = script_outcome("s", &[&script.to_string_lossy()]);
+    let read = format!("--allow-read={}", out.display());
+    let run = layout.sandboxed(&["--allow-exec", &read], &program);
+    let result = outcome(&run);
+    assert!(!result.to_string().contains("the secret"), "{result}");
+    let stderr = result["details"]["script_stderr"].as_str().unwrap_or("");
+    assert!(stderr.contains("Permission denied"), "{result}");
+}
+
+#[test]
+fn mptcp_cannot_connect_past_the_port_filter() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+    let port = listener.local_addr().expect("an address").port();
+    let (python, prefix) = python();
+    let code = format!(
+        "import socket\n\
+         try:\n\
+         \x20   s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)\n\
+         \x20   s.settimeout(60)\n\
+         \x20   s.connect(('127.0.0.1', {port}))\n\
+         \x20   print('connected')\n\
+         except OSError as e:\n\
+         \x20   print('refused', e.errno)\n"
+    );
+    let layout = Layout::new();
+    let exec = format!("--allow-exec={python}");
+    let read = format!("--allow-read={prefix}");
+    let run = layout.sandboxed(
+        &[&exec, &read, "--allow-net=127.0.0.1:1"],
+        &script_outcome("t", &[&python, "-c", &code]),
+    );
+    let result = outcome(&run);
+    let expected = format!("refused {}\n", libc::EPROTONOSUPPORT);
+    assert_eq!(result["content"], expected.as_str(), "{result}");
+}
+
+#[test]
+fn the_private_temporary_directory_is_the_programs_alone() {
+    let layout = Layout::new();
+    let run = layout.sandboxed(&["--allow-exec=sh"], &shell_outcome("stat -c %a \"$TMPDIR\""));
+    assert_eq!(outcome(&run)["content"], "700\n");
+}

@@ -177,6 +177,7 @@ pub(super) fn confine(
     }
     let private = tempfile::Builder::new()
         .prefix("tasklisp-child-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
         .tempdir()
         .map_err(|e| Refusal::Failed(format!("cannot make its temporary directory: {e}")))?;
     let grants = Grants::new(confinement, program_files(spec), private.path());
@@ -207,6 +208,8 @@ fn confinable(found: &Landlock, confinement: &Confinement) -> Result<bool, Refus
 struct Grants {
     /// Read and execute.
     read: Option<Vec<PathBuf>>,
+    /// The program and its interpreters: read and execute, each only as a regular file.
+    program: Vec<PathBuf>,
     /// Write, create and remove, not read.
     write: Option<Vec<PathBuf>>,
     /// Read and write, not execute: the private temporary directory and `/dev/null`.
@@ -221,7 +224,6 @@ impl Grants {
             if confinement.ports.as_ref().is_some_and(|p| !p.is_empty()) {
                 read.extend(NETWORK_READ.iter().map(PathBuf::from));
             }
-            read.extend(program);
             read.extend(allowed.iter().cloned());
             read
         });
@@ -229,6 +231,7 @@ impl Grants {
         read_write.extend(SYSTEM_WRITE.iter().map(PathBuf::from));
         Grants {
             read,
+            program,
             write: confinement.write.clone(),
             read_write,
             ports: confinement.ports.clone(),
@@ -247,7 +250,13 @@ fn program_files(spec: &ProcessSpec) -> Vec<PathBuf> {
             _ => break,
         }
     }
+    // Only regular files, by their real path: a name that leads to a directory (a link
+    // to `/`) grants nothing. The kernel checks the file again when the rule is made.
     files
+        .iter()
+        .filter_map(|file| std::fs::canonicalize(file).ok())
+        .filter(|file| file.is_file())
+        .collect()
 }
 
 /// The file `spec` runs, found as the kernel will find it: the caller's, a path, or a
@@ -277,8 +286,11 @@ fn interpreter_of(file: &Path) -> Option<PathBuf> {
         .read_to_end(&mut head)
         .ok()?;
     let line = head.strip_prefix(b"#!")?.split(|&b| b == b'\n').next()?;
+    // As the kernel reads it (binfmt_script): the name ends at a space, a tab or a NUL,
+    // nothing else — a `\r` is part of the name, so a word cut elsewhere would grant a
+    // file the kernel never runs.
     let word = line
-        .split(|b| b.is_ascii_whitespace())
+        .split(|&b| matches!(b, b' ' | b'\t' | 0))
         .find(|word| !word.is_empty())?;
     Some(PathBuf::from(std::str::from_utf8(word).ok()?))
 }
@@ -287,8 +299,8 @@ fn interpreter_of(file: &Path) -> Option<PathBuf> {
 mod kernel {
     use super::{Grants, Landlock};
     use landlock::{
-        path_beneath_rules, Access, AccessFs, AccessNet, BitFlags, NetPort, Ruleset, RulesetAttr,
-        RulesetCreatedAttr, RulesetError, Scope, ABI,
+        path_beneath_rules, Access, AccessFs, AccessNet, BitFlags, NetPort, PathBeneath, Ruleset,
+        RulesetAttr, RulesetCreatedAttr, RulesetError, Scope, ABI,
     };
     use std::os::fd::{AsRawFd, OwnedFd};
     use std::os::unix::process::CommandExt;
@@ -327,9 +339,64 @@ mod kernel {
     pub fn restrict(command: &mut Command, grants: &Grants) -> Result<(), String> {
         let ruleset = ruleset(grants).map_err(|e| format!("cannot build its ruleset: {e}"))?;
         if let Some(ruleset) = ruleset {
-            enter_in_child(command, ruleset);
+            let filter = if grants.ports.is_some() {
+                not_tcp_by_another_name()
+            } else {
+                Vec::new()
+            };
+            enter_in_child(command, ruleset, filter);
         }
         Ok(())
+    }
+
+    /// The audit architecture of this build's system calls (seccomp filters check it).
+    #[cfg(target_arch = "x86_64")]
+    const AUDIT_ARCH: Option<u32> = Some(0xC000_003E);
+    #[cfg(target_arch = "aarch64")]
+    const AUDIT_ARCH: Option<u32> = Some(0xC000_00B7);
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    const AUDIT_ARCH: Option<u32> = None;
+
+    /// `io_uring_setup`, the same number on both architectures above.
+    const IO_URING_SETUP: u32 = 425;
+    /// System call numbers at or above this are x86-64's x32 calls.
+    const X32_CALLS: u32 = 0x4000_0000;
+
+    /// A seccomp filter for a program whose TCP connections are filtered: Landlock
+    /// filters TCP only, so an MPTCP socket (a TCP connection by another protocol
+    /// number) and io_uring (which opens sockets without the `socket` call) are refused,
+    /// as are system calls of another architecture or ABI. Empty where the architecture
+    /// is not known (documented).
+    fn not_tcp_by_another_name() -> Vec<libc::sock_filter> {
+        let Some(arch) = AUDIT_ARCH else {
+            return Vec::new();
+        };
+        let op = |code: u32, k: u32, jt: u8, jf: u8| libc::sock_filter {
+            code: code as u16,
+            jt,
+            jf,
+            k,
+        };
+        let load = |offset: u32| op(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, offset, 0, 0);
+        let equal =
+            |k: u32, jt: u8, jf: u8| op(libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K, k, jt, jf);
+        let refuse =
+            libc::SECCOMP_RET_ERRNO | (libc::EPROTONOSUPPORT as u32 & libc::SECCOMP_RET_DATA);
+        let ret = |k: u32| op(libc::BPF_RET | libc::BPF_K, k, 0, 0);
+        // seccomp_data: nr at 0, arch at 4, args[i] at 16 + 8 i (the low half first).
+        vec![
+            load(4),                                                          // 0
+            equal(arch, 1, 0),                                                // 1: → 3, 2
+            ret(refuse),                                                      // 2
+            load(0),                                                          // 3
+            op(libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K, X32_CALLS, 5, 0), // 4: → 10, 5
+            equal(libc::SYS_socket as u32, 0, 2),                             // 5: → 6, 8
+            load(32),                                                         // 6: args[2]
+            equal(libc::IPPROTO_MPTCP as u32, 2, 1),                          // 7: → 10, 9
+            equal(IO_URING_SETUP, 1, 0),                                      // 8: → 10, 9
+            ret(libc::SECCOMP_RET_ALLOW),                                     // 9
+            ret(refuse),                                                      // 10
+        ]
     }
 
     fn ruleset(grants: &Grants) -> Result<Option<OwnedFd>, RulesetError> {
@@ -361,17 +428,37 @@ mod kernel {
                 created = created.add_rules(path_beneath_rules(paths, access))?;
             }
         }
+        if grants.read.is_some() {
+            let as_file = read & AccessFs::from_file(WRITTEN_FOR) & handled;
+            for file in grants.program.iter().filter_map(|path| regular_file(path)) {
+                created = created.add_rule(PathBeneath::new(file, as_file))?;
+            }
+        }
         for &port in grants.ports.as_deref().unwrap_or_default() {
             created = created.add_rule(NetPort::new(port, AccessNet::ConnectTcp))?;
         }
         Ok(created.into())
     }
 
-    /// Has the child enter the ruleset `ruleset` between fork and exec.
-    fn enter_in_child(command: &mut Command, ruleset: OwnedFd) {
-        // SAFETY: the closure runs in the child between fork and exec; it makes two
-        // system calls and does not allocate. The descriptor lives as long as the
-        // closure (the `Command`), and is close-on-exec.
+    /// `path` opened without following a link at its end, if it is a regular file: what
+    /// the rule grants is that file, whatever the name points to later.
+    fn regular_file(path: &std::path::Path) -> Option<std::fs::File> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+            .ok()?;
+        file.metadata().ok()?.is_file().then_some(file)
+    }
+
+    /// Has the child enter the ruleset `ruleset`, and the seccomp `filter` when it is not
+    /// empty, between fork and exec.
+    fn enter_in_child(command: &mut Command, ruleset: OwnedFd, filter: Vec<libc::sock_filter>) {
+        // SAFETY: the closure runs in the child between fork and exec; it makes at most
+        // three system calls and does not allocate (the filter was built in the parent
+        // and is only pointed to). The descriptor and the filter live as long as the
+        // closure (the `Command`); the descriptor is close-on-exec.
         unsafe {
             command.pre_exec(move || {
                 if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
@@ -380,6 +467,20 @@ mod kernel {
                 let fd = ruleset.as_raw_fd();
                 if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
+                }
+                if !filter.is_empty() {
+                    let program = libc::sock_fprog {
+                        len: filter.len() as u16,
+                        filter: filter.as_ptr().cast_mut(),
+                    };
+                    let installed = libc::prctl(
+                        libc::PR_SET_SECCOMP,
+                        libc::SECCOMP_MODE_FILTER,
+                        &program as *const libc::sock_fprog,
+                    );
+                    if installed != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
                 }
                 Ok(())
             });

@@ -13,6 +13,7 @@ use crate::symbol::Sym;
 use crate::task::call::{input_error, unknown_named_argument};
 use crate::value::Value;
 use crate::xml::Param;
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 /// What `check` learned of one checked file.
@@ -28,6 +29,9 @@ pub struct Analysed {
     pub symbols: HashSet<Sym>,
     /// The templates of the tasks the file defines.
     pub templates: Vec<TaskTemplate>,
+    /// Macro uses that ran out of checking's limits, each at its place; the rest of the
+    /// file was checked.
+    pub expansions: Vec<Error>,
 }
 
 /// A template of a defined task and the tags it uses.
@@ -108,6 +112,9 @@ impl Arg {
     }
 }
 
+/// The most "did you mean"s one check looks for.
+const MAX_HINTS: usize = 100;
+
 /// Globals a program may use without defining them: `run` binds `*args*`.
 const PREDEFINED: &[&str] = &["*args*"];
 
@@ -135,6 +142,10 @@ pub fn problems(
                 reach,
             })
         };
+        // Analysing the form expands its macros, so a run meets these for certain.
+        for error in &file.expansions {
+            report(error.clone(), Reach::Certain);
+        }
         for each in uses {
             if let Some((error, reach)) = scope.problem(file, each) {
                 report(error, reach);
@@ -159,6 +170,9 @@ struct Scope<'a> {
     arities: HashMap<Sym, (usize, Option<usize>)>,
     /// Every name in scope, for "did you mean".
     in_scope: Vec<String>,
+    /// How many more "did you mean"s may be looked for: each compares the name with
+    /// every name in scope, so a file of many unbound names gets a few.
+    hints_left: Cell<usize>,
     /// Every symbol written in any of the files.
     written: HashSet<Sym>,
 }
@@ -202,6 +216,7 @@ impl<'a> Scope<'a> {
             definitions,
             arities,
             in_scope,
+            hints_left: Cell::new(MAX_HINTS),
             written,
         }
     }
@@ -218,10 +233,9 @@ impl<'a> Scope<'a> {
     fn problem(&self, file: &Analysed, each: Use) -> Option<(Error, Reach)> {
         match each {
             Use::Name(name, span, reach) if !file.opaque && !self.known(name) => {
-                let names = self.in_scope.iter().map(String::as_str);
                 let error = Error::eval(format!("unbound symbol: {name}"))
                     .with_span(span)
-                    .with_hint(crate::suggest::hint(name.name(), names));
+                    .with_hint(self.hint(name));
                 Some((error, reach))
             }
             Use::Call {
@@ -234,6 +248,13 @@ impl<'a> Scope<'a> {
                 .map(|error| (error.with_span(span), reach)),
             Use::Name(..) | Use::Define(..) => None,
         }
+    }
+
+    /// "Did you mean" for an unbound name, while hints are left.
+    fn hint(&self, name: Sym) -> Option<String> {
+        let left = self.hints_left.get().checked_sub(1)?;
+        self.hints_left.set(left);
+        crate::suggest::hint(name.name(), self.in_scope.iter().map(String::as_str))
     }
 
     /// Why a call's arguments do not fit the task or procedure it calls.

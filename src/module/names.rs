@@ -135,30 +135,50 @@ pub fn problems(
     let scope = Scope::new(interp, files, tasks, &uses);
     let mut found = Vec::new();
     for (index, (file, uses)) in files.iter().zip(uses).enumerate() {
-        let mut report = |error: Error, reach| {
-            found.push(Problem {
-                file: index,
-                error,
-                reach,
-            })
-        };
+        let mut mine = Vec::new();
         // Analysing the form expands its macros, so a run meets these for certain.
         for error in &file.expansions {
-            report(error.clone(), Reach::Certain);
+            mine.push((error.clone(), Reach::Certain));
         }
         for each in uses {
-            if let Some((error, reach)) = scope.problem(file, each) {
-                report(error, reach);
-            }
+            mine.extend(scope.problem(file, each));
         }
         for template in &file.templates {
             // A template is rendered only when its task is called.
             for error in scope.template_problems(template) {
-                report(error, Reach::Maybe);
+                mine.push((error, Reach::Maybe));
             }
         }
+        found.extend(reported(index, mine));
     }
     found
+}
+
+/// The most problems reported of one file: each report shows its place, which costs
+/// a look through the text, and no one reads further.
+const MAX_PROBLEMS: usize = 1_000;
+
+/// A file's problems as reported: the first [`MAX_PROBLEMS`], then one counting the
+/// others (an error if any of them is).
+fn reported(file: usize, mut problems: Vec<(Error, Reach)>) -> impl Iterator<Item = Problem> {
+    let others = problems.split_off(problems.len().min(MAX_PROBLEMS));
+    let counted = (!others.is_empty()).then(|| {
+        let certain = others.iter().any(|(_, reach)| *reach == Reach::Certain);
+        let message = format!(
+            "{} more problems in this file are not shown (only the first {MAX_PROBLEMS} are)",
+            others.len()
+        );
+        let reach = if certain {
+            Reach::Certain
+        } else {
+            Reach::Maybe
+        };
+        (Error::eval(message), reach)
+    });
+    problems
+        .into_iter()
+        .chain(counted)
+        .map(move |(error, reach)| Problem { file, error, reach })
 }
 
 /// What the checked files define, and what else a name may refer to.

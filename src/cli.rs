@@ -588,6 +588,8 @@ fn run(options: &Options, limits: Limits) -> i32 {
         None | Some(Command::Eval { .. }) => Interp::with_output(limits, crate::repl::output()),
         // Stdout carries the protocol: what the tasks print goes to stderr.
         Some(Command::Mcp { .. }) => Interp::with_output(limits, Box::new(std::io::stderr())),
+        // Checking runs only the files' macros, and those with no rights.
+        Some(Command::Check { .. }) => Interp::new(crate::module::checking_limits(&limits)),
         Some(_) => Interp::new(limits),
     };
     let interp = match made {

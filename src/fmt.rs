@@ -28,6 +28,10 @@ pub fn format_source(name: &str, text: &str) -> Result<String> {
 /// brackets allow; callers that must not change such text check it first
 /// ([`format_source`]).
 pub fn format_text(text: &str) -> String {
+    // A byte order mark an editor wrote at the start stays, and is not part of the code.
+    if let Some(code) = text.strip_prefix('\u{feff}') {
+        return format!("\u{feff}{}", format_text(code));
+    }
     let nodes = crate::cst::parse(text);
     let mut printer = Printer {
         text,
@@ -200,6 +204,11 @@ mod tests {
     fn check(input: &str, want: &str) {
         assert_eq!(format_text(input), want, "formatting {input:?}");
         assert_eq!(format_text(want), want, "formatting {want:?} again");
+    }
+
+    #[test]
+    fn a_byte_order_mark_stays_and_the_code_after_it_is_formatted() {
+        check("\u{feff}(define   x 1)\n", "\u{feff}(define x 1)\n");
     }
 
     #[test]

@@ -96,6 +96,9 @@ pub mod internals {
     pub mod fmt {
         pub use crate::fmt::format_text;
     }
+    pub mod lsp {
+        pub use crate::lsp::{serve_on, Help};
+    }
     pub mod module {
         pub use crate::module::{check_file, load, Checked};
     }

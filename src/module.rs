@@ -16,7 +16,10 @@ pub mod names;
 mod namespace;
 mod registry;
 
-pub use check::{check_file, check_names, declare_forms, declare_tasks, top_level_forms};
+pub use check::{
+    check_file, check_limit_error, check_names, checking_limits, declare_forms, declare_tasks,
+    top_level_forms, within_check_limits,
+};
 pub use checked::Checked;
 pub use registry::library_params;
 

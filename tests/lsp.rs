@@ -1,7 +1,7 @@
 //! `tasklisp lsp` driven by a JSON-RPC client over the binary's stdin and stdout:
 //! diagnostics as the text changes, hover, completion, definition, symbols,
 //! formatting, and a server that survives malformed messages, unknown methods, text
-//! that does not parse and a 10 MB file.
+//! that does not parse, a 10 MB file, and macros that would write files or never end.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -217,12 +217,59 @@ fn hover_completion_definition_symbols_and_formatting() {
     client.finish();
 }
 
+/// Kills the server if the test has not finished with it within `bound` (a hang guard:
+/// reading from a killed server fails the test instead of waiting for ever).
+fn hang_guard(client: &Client, bound: std::time::Duration) -> std::sync::mpsc::Sender<()> {
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let pid = client.child.id().to_string();
+    std::thread::spawn(move || {
+        if finished.recv_timeout(bound).is_err() {
+            let _ = Command::new("kill").args(["-9", &pid]).status();
+        }
+    });
+    done
+}
+
+#[test]
+fn opening_a_file_runs_no_macro_with_rights_and_no_macro_for_ever() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut client = Client::start(dir.path());
+    let guard = hang_guard(&client, std::time::Duration::from_secs(120));
+    let uri = uri_in(dir.path(), "main.sexp");
+    let d = client.open(
+        &uri,
+        "(defmacro w () (write-file \"written.txt\" \"x\") 1)\n(prn (w))\n",
+    );
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(!dir.path().join("written.txt").exists());
+    let d = client.change(
+        &uri,
+        "(defmacro spin () (define (f n) (f (+ n 1))) (f 0))\n(prn (spin))\n(car 1 2)\n",
+    );
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert_eq!(d[0]["range"]["start"], json!({"line": 1, "character": 5}));
+    let d = client.change(&uri, "(defmacro nap () (sleep 100000))\n(nap)\n");
+    assert!(
+        d[0]["message"].as_str().unwrap_or("").contains("2s"),
+        "{d:?}"
+    );
+    client.finish();
+    drop(guard);
+}
+
 #[test]
 fn the_server_survives_bad_input() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut client = Client::start(dir.path());
     // Not JSON: a parse error, and the server reads on.
     client.send_raw(b"{not json");
+    let reply = client.receive();
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    // A header that is not UTF-8: a parse error too.
+    client
+        .input
+        .write_all(b"Content-Length: 2\r\nX: \xff\r\n\r\n{}")
+        .expect("write");
     let reply = client.receive();
     assert_eq!(reply["error"]["code"], -32700, "{reply}");
     // An unknown method: method not found; an unknown notification: nothing.

@@ -283,7 +283,7 @@ impl<'i> Compiler<'i> {
         let expanded = self
             .interp
             .apply(&macro_fn, &args, &None)
-            .map_err(|e| e.or_span(span))?;
+            .map_err(|e| at_use(e, span))?;
         let syntax = value_to_syntax_within(&expanded, span, &mut self.expanded)?;
         self.expansions += 1;
         let node = self.compile(&syntax);
@@ -322,6 +322,22 @@ impl<'i> Compiler<'i> {
             _ => Node::Begin(nodes.into_boxed_slice()),
         })
     }
+}
+
+/// A macro's error where the macro is used: a limit run out (fuel, time, memory) is the
+/// use's, wherever in the macro's code it ran out; another error keeps its own place.
+fn at_use(error: Error, span: Span) -> Error {
+    if is_limit(&error) {
+        error.with_span(span)
+    } else {
+        error.or_span(span)
+    }
+}
+
+/// Whether an error is a limit run out: fuel, time, memory, nesting.
+pub fn is_limit(error: &Error) -> bool {
+    error.kind() == crate::error::ErrorKind::ResourceExhaustion
+        || error.has_reason(&crate::error::Reason::ExecutionTimeout)
 }
 
 /// The forms of a top-level `(begin form…)`: each is a top-level form of its own,

@@ -128,7 +128,12 @@ fn read_with(text: &str, source: SourceId, reading: Reading) -> Result<Vec<Synta
     Reader {
         text,
         bytes: text.as_bytes(),
-        pos: 0,
+        // A byte order mark some editors write at the start is not part of the code.
+        pos: if text.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        },
         source,
         reading,
     }
@@ -637,6 +642,19 @@ mod tests {
             .into_iter()
             .map(|s| s.kind)
             .collect()
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped() {
+        let forms = read("\u{feff}(prn 1)").expect("reads");
+        let head = forms[0].as_list().and_then(|items| items[0].as_symbol());
+        assert_eq!(head.map(|s| s.name()), Some("prn"));
+        assert_eq!(forms[0].span.start, 3, "spans stay offsets in the text");
+        assert!(matches!(kinds("\u{feff}x")[0], SyntaxKind::Symbol(s) if s.name() == "x"));
+        // Only at the start: elsewhere it is a character of a name like any other.
+        assert!(
+            matches!(kinds("x \u{feff}y")[1], SyntaxKind::Symbol(s) if s.name() == "\u{feff}y")
+        );
     }
 
     #[test]

@@ -27,9 +27,11 @@ pub fn capabilities() -> Json {
 }
 
 /// An interpreter for looking things up and checking, printing nowhere (stdout is the
-/// protocol's).
+/// protocol's), with checking's limits: the macros a document defines run with no
+/// rights, within fuel, time and memory.
 fn interp(limits: &Limits) -> Option<Interp> {
-    Interp::with_output(limits.clone(), Box::new(std::io::sink())).ok()
+    let limits = crate::module::checking_limits(limits);
+    Interp::with_output(limits, Box::new(std::io::sink())).ok()
 }
 
 /// Texts larger than this get the reader's diagnostics only, so each edit stays quick.

@@ -190,31 +190,43 @@ fn diagnostics_message(uri: &str, diagnostics: Vec<Json>) -> Json {
     })
 }
 
-/// The next message: `None` at the end of input, `Some(Err)` for one that is not JSON
-/// (or too large), which the caller answers and reads past.
+/// The longest header line read: a longer one is read past and its message refused.
+const MAX_HEADER_LINE: usize = 8 * 1024;
+
+/// The next message: `None` at the end of input, `Some(Err)` for one that is not JSON,
+/// too large, or whose header is broken (a line not UTF-8 or too long, a length that is
+/// not a number, lengths that disagree), which the caller answers and reads past.
 fn read_message(input: &mut impl BufRead) -> std::io::Result<Option<Result<Json, String>>> {
     let mut length = None;
-    let mut line = String::new();
+    let mut broken = None;
     loop {
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        let Some(line) = read_header_line(input)? else {
             return Ok(None);
-        }
-        let header = line.trim_end();
+        };
+        let header = match line {
+            Ok(header) => header,
+            Err(why) => {
+                broken.get_or_insert(why);
+                continue;
+            }
+        };
         if header.is_empty() {
-            if length.is_some() {
+            if length.is_some() || broken.is_some() {
                 break;
             }
             continue; // blank lines between messages
         }
-        if let Some((name, value)) = header.split_once(':') {
-            if name.trim().eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse::<usize>().ok();
-            }
+        if let Err(why) = read_length(&header, &mut length) {
+            broken.get_or_insert(why);
         }
     }
+    // A body whose length is known is read past, even when its header is broken.
     let length = length.unwrap_or(0);
     let mut body = std::io::Read::take(&mut *input, length as u64);
+    if let Some(why) = broken {
+        std::io::copy(&mut body, &mut std::io::sink())?;
+        return Ok(Some(Err(why)));
+    }
     if length > MAX_MESSAGE {
         std::io::copy(&mut body, &mut std::io::sink())?;
         return Ok(Some(Err(format!(
@@ -223,8 +235,149 @@ fn read_message(input: &mut impl BufRead) -> std::io::Result<Option<Result<Json,
     }
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut body, &mut bytes)?;
-    let body = bytes;
     Ok(Some(
-        serde_json::from_slice(&body).map_err(|e| format!("not JSON: {e}")),
+        serde_json::from_slice(&bytes).map_err(|e| format!("not JSON: {e}")),
     ))
+}
+
+/// The `Content-Length` a header line gives, into `length`: a second one must agree.
+fn read_length(header: &str, length: &mut Option<usize>) -> Result<(), String> {
+    let Some((name, value)) = header.split_once(':') else {
+        return Ok(());
+    };
+    if !name.trim().eq_ignore_ascii_case("content-length") {
+        return Ok(());
+    }
+    let value = value.trim();
+    let Ok(given) = value.parse::<usize>() else {
+        *length = None;
+        return Err(format!("Content-Length {value:?} is not a length"));
+    };
+    match *length {
+        Some(before) if before != given => {
+            *length = None;
+            Err(format!("Content-Length given twice: {before} and {given}"))
+        }
+        _ => {
+            *length = Some(given);
+            Ok(())
+        }
+    }
+}
+
+/// One header line without its line break: `None` at the end of input, `Some(Err)` for
+/// a line that is not UTF-8 or longer than [`MAX_HEADER_LINE`] (read past in pieces).
+fn read_header_line(input: &mut impl BufRead) -> std::io::Result<Option<Result<String, String>>> {
+    let mut line = Vec::new();
+    let read = std::io::Read::take(&mut *input, MAX_HEADER_LINE as u64 + 1)
+        .read_until(b'\n', &mut line)?;
+    if read == 0 {
+        return Ok(None);
+    }
+    if !line.ends_with(b"\n") && line.len() > MAX_HEADER_LINE {
+        skip_line(input)?;
+        return Ok(Some(Err(format!(
+            "a header line longer than {MAX_HEADER_LINE} bytes"
+        ))));
+    }
+    Ok(Some(match String::from_utf8(line) {
+        Ok(text) => Ok(text.trim_end().to_owned()),
+        Err(_) => Err("a header line that is not UTF-8".to_owned()),
+    }))
+}
+
+/// Reads up to the next line break (or the end of input), holding none of it.
+fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let buffer = input.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        match buffer.iter().position(|&b| b == b'\n') {
+            Some(end) => {
+                input.consume(end + 1);
+                return Ok(());
+            }
+            None => {
+                let all = buffer.len();
+                input.consume(all);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn framed(body: &str) -> Vec<u8> {
+        format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+    }
+
+    const SHUTDOWN: &str = r#"{"jsonrpc":"2.0","id":7,"method":"shutdown"}"#;
+
+    /// What the server answers to `input`, and its exit status.
+    fn served(input: &[u8]) -> (Vec<Json>, i32) {
+        let help = Help {
+            describe: |_, _| String::new(),
+            names: |_| Vec::new(),
+        };
+        let mut output = Vec::new();
+        let status = serve_on(&mut &input[..], &mut output, Limits::default(), help);
+        let mut answers = Vec::new();
+        let mut rest = &output[..];
+        while let Ok(Some(Ok(message))) = read_message(&mut rest) {
+            answers.push(message);
+        }
+        (answers, status)
+    }
+
+    /// The server answered the bad message with a parse error, then the shutdown.
+    fn refused_then_shut_down(bad: &[u8]) {
+        let input = [bad, &framed(SHUTDOWN)].concat();
+        let (answers, _) = served(&input);
+        assert_eq!(answers.len(), 2, "{answers:?}");
+        assert_eq!(answers[0]["error"]["code"], -32700, "{answers:?}");
+        assert_eq!(answers[1]["id"], 7, "{answers:?}");
+    }
+
+    #[test]
+    fn a_header_line_that_is_not_utf8_is_refused_and_the_server_reads_on() {
+        refused_then_shut_down(b"Content-Length: 2\r\nX-Bad: \xff\xfe\r\n\r\n{}");
+        refused_then_shut_down(b"\xff\r\n\r\n");
+    }
+
+    #[test]
+    fn lengths_that_disagree_or_do_not_read_are_refused() {
+        refused_then_shut_down(b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n");
+        refused_then_shut_down(b"Content-Length: 99999999999999999999999\r\n\r\n");
+        refused_then_shut_down(b"Content-Length: -1\r\n\r\n");
+        // The same length twice is one length.
+        let twice = format!(
+            "Content-Length: {0}\r\nContent-Length: {0}\r\n\r\n{SHUTDOWN}",
+            SHUTDOWN.len()
+        );
+        let (answers, _) = served(twice.as_bytes());
+        assert_eq!(answers[0]["id"], 7, "{answers:?}");
+    }
+
+    #[test]
+    fn a_header_line_of_any_length_is_read_past() {
+        let long = format!("X-Long: {}\r\n\r\n", "a".repeat(1 << 20));
+        refused_then_shut_down(long.as_bytes());
+    }
+
+    #[test]
+    fn a_body_too_large_is_read_past_without_being_held() {
+        let length = MAX_MESSAGE + 1;
+        let input = [
+            format!("Content-Length: {length}\r\n\r\n").into_bytes(),
+            vec![b' '; length],
+        ]
+        .concat();
+        refused_then_shut_down(&input);
+        // A length past the end of the input: the input ends, and so does the server.
+        let (answers, status) = served(b"Content-Length: 18446744073709551615\r\n\r\n{}");
+        assert_eq!((answers.len(), status), (1, 1), "{answers:?}");
+    }
 }

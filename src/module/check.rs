@@ -4,20 +4,81 @@ use super::checked::{Checked, TaskParams};
 use super::names::{Analysed, TaskTemplate};
 use super::registry::library_params;
 use super::{alias_name, duplicate, is_xml, only_names, read_module};
-use crate::error::Result;
+use crate::capabilities::Capabilities;
+use crate::error::{Error, Reason, Result};
 use crate::eval::ast::Node;
-use crate::eval::compile::{top_level_begin, REDEFINABLE_FORMS};
+use crate::eval::compile::{is_limit, top_level_begin, REDEFINABLE_FORMS};
 use crate::eval::reader::{Syntax, SyntaxKind};
-use crate::eval::{Compiler, Interp};
+use crate::eval::{Compiler, Interp, Limits};
+use crate::provider::Unconfigured;
 use crate::source::Span;
 use crate::symbol::Sym;
+use crate::task::metrics::Metrics;
 use crate::task::table::{self, When};
 use crate::task::template::Template;
+use crate::task::ProviderChoice;
 use crate::value::Value;
 use crate::xml::{self, Definition, Param};
 use std::collections::hash_map::Entry;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What checking one text may spend running the only code it runs, the macros the text
+/// defines (expanded where they are used): steps, time and memory.
+pub const CHECK_FUEL: u64 = 10_000_000;
+pub const CHECK_TIME: Duration = Duration::from_secs(2);
+pub const CHECK_MEMORY: u64 = 256 << 20;
+
+/// The limits of an interpreter made to check code: nothing outside the interpreter
+/// allowed (files, environment, programs, providers, network) and [`CHECK_FUEL`].
+pub fn checking_limits(limits: &Limits) -> Limits {
+    Limits {
+        capabilities: Capabilities::sandbox(),
+        fuel: Some(CHECK_FUEL),
+        timeout: None,
+        ..limits.clone()
+    }
+}
+
+/// Runs `body`, the check of one text, within the limits of checking: its fuel counted
+/// afresh, [`CHECK_TIME`] and [`CHECK_MEMORY`], and no model to answer (a task called
+/// by a macro fails as with no provider configured). The session it had is restored.
+pub fn within_check_limits<T>(interp: &Interp, body: impl FnOnce() -> Result<T>) -> Result<T> {
+    let no_model = ProviderChoice::Native(Arc::new(Unconfigured));
+    let session = interp.set_provider(no_model, Metrics::default());
+    interp.refuel();
+    let result = interp.within_timeout(Some(CHECK_TIME), || {
+        interp.within_memory(CHECK_MEMORY, body)
+    });
+    interp.swap_session(session);
+    result
+}
+
+/// A limit of checking run out, said as such: the time a macro took is a resource as
+/// its steps and memory are, and the hint gives the limits.
+pub fn check_limit_error(error: Error) -> Error {
+    let error = if error.has_reason(&Reason::ExecutionTimeout) {
+        let limit = CHECK_TIME.as_millis() as u64;
+        let message = format!(
+            "a macro ran longer than the {}s checking allows it",
+            CHECK_TIME.as_secs()
+        );
+        let timed_out = Error::resource("time", limit, limit, message);
+        match error.span() {
+            Some(span) => timed_out.with_span(span),
+            None => timed_out,
+        }
+    } else {
+        error
+    };
+    error.with_hint(Some(format!(
+        "checking expands macros with no capabilities, within {CHECK_FUEL} steps, {}s and {} MiB",
+        CHECK_TIME.as_secs(),
+        CHECK_MEMORY >> 20
+    )))
+}
 
 /// Reads and checks a file without running it. An XML file is parsed, validated and its
 /// references resolved (against the files checked or declared before it, then the
@@ -47,36 +108,61 @@ pub fn check_file(interp: &Interp, checked: &Checked, path: &Path) -> Result<Ana
     };
     let mut redefined = Vec::new();
     let outcome = interp.with_file(path, || {
-        for form in top_level_forms(&forms) {
-            let node = Compiler::new(interp).compile(form)?;
-            check_definition(interp, &node)?;
-            redefined.extend(stand_in_redefinition(interp, &node));
-            if let Some(import) = imported_xml(form) {
-                let xml = check_xml(interp, checked, &interp.resolve_path(import.file), &import)
-                    .map_err(|e| e.or_span(form.span))?;
-                analysed.templates.extend(xml.templates);
-                analysed.symbols.extend(xml.symbols);
+        within_check_limits(interp, || {
+            for form in top_level_forms(&forms) {
+                check_form(interp, (checked, file), form, &mut analysed, &mut redefined)?;
             }
-            analysed.opaque |= runs_other_code(form);
-            // A macro is defined at once, so the forms after it expand it as a run would.
-            if matches!(node, Node::DefMacro { .. }) {
-                interp.eval_syntax(form)?;
-            }
-            analysed.forms.push(node);
-            collect_symbols(form, &mut analysed.symbols);
-            if let Some((name, params)) = defined_task(form) {
-                analysed
-                    .templates
-                    .extend(task_templates(&name, &params, form));
-                checked.record(&name, file, Some(&params));
-            }
-        }
-        Ok(())
+            Ok(())
+        })
     });
     for name in redefined {
         interp.define_global(name, Value::Undefined);
     }
     outcome.map(|()| analysed)
+}
+
+/// Analyses one top-level form of a `.sexp` file into `analysed`, and defines what the
+/// forms after it need defined: its macro, a stand-in for a redefined special form.
+fn check_form(
+    interp: &Interp,
+    (checked, file): (&Checked, usize),
+    form: &Syntax,
+    analysed: &mut Analysed,
+    redefined: &mut Vec<Sym>,
+) -> Result<()> {
+    let node = match Compiler::new(interp).compile(form) {
+        Ok(node) => node,
+        // A macro that ran out of checking's limits is reported and the check goes on;
+        // what the form would have defined is not known, so no name is called unbound.
+        Err(error) if is_limit(&error) => {
+            analysed.expansions.push(check_limit_error(error));
+            analysed.opaque = true;
+            return Ok(());
+        }
+        Err(error) => return Err(error),
+    };
+    check_definition(interp, &node)?;
+    redefined.extend(stand_in_redefinition(interp, &node));
+    if let Some(import) = imported_xml(form) {
+        let xml = check_xml(interp, checked, &interp.resolve_path(import.file), &import)
+            .map_err(|e| e.or_span(form.span))?;
+        analysed.templates.extend(xml.templates);
+        analysed.symbols.extend(xml.symbols);
+    }
+    analysed.opaque |= runs_other_code(form);
+    // A macro is defined at once, so the forms after it expand it as a run would.
+    if matches!(node, Node::DefMacro { .. }) {
+        interp.eval_syntax(form)?;
+    }
+    analysed.forms.push(node);
+    collect_symbols(form, &mut analysed.symbols);
+    if let Some((name, params)) = defined_task(form) {
+        analysed
+            .templates
+            .extend(task_templates(&name, &params, form));
+        checked.record(&name, file, Some(&params));
+    }
+    Ok(())
 }
 
 /// The top-level forms as a run takes them: those of a top-level `begin` one by one.

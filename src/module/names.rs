@@ -13,6 +13,7 @@ use crate::symbol::Sym;
 use crate::task::call::{input_error, unknown_named_argument};
 use crate::value::Value;
 use crate::xml::Param;
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 /// What `check` learned of one checked file.
@@ -28,6 +29,9 @@ pub struct Analysed {
     pub symbols: HashSet<Sym>,
     /// The templates of the tasks the file defines.
     pub templates: Vec<TaskTemplate>,
+    /// Macro uses that ran out of checking's limits, each at its place; the rest of the
+    /// file was checked.
+    pub expansions: Vec<Error>,
 }
 
 /// A template of a defined task and the tags it uses.
@@ -108,6 +112,9 @@ impl Arg {
     }
 }
 
+/// The most "did you mean"s one check looks for.
+const MAX_HINTS: usize = 100;
+
 /// Globals a program may use without defining them: `run` binds `*args*`.
 const PREDEFINED: &[&str] = &["*args*"];
 
@@ -128,26 +135,50 @@ pub fn problems(
     let scope = Scope::new(interp, files, tasks, &uses);
     let mut found = Vec::new();
     for (index, (file, uses)) in files.iter().zip(uses).enumerate() {
-        let mut report = |error: Error, reach| {
-            found.push(Problem {
-                file: index,
-                error,
-                reach,
-            })
-        };
+        let mut mine = Vec::new();
+        // Analysing the form expands its macros, so a run meets these for certain.
+        for error in &file.expansions {
+            mine.push((error.clone(), Reach::Certain));
+        }
         for each in uses {
-            if let Some((error, reach)) = scope.problem(file, each) {
-                report(error, reach);
-            }
+            mine.extend(scope.problem(file, each));
         }
         for template in &file.templates {
             // A template is rendered only when its task is called.
             for error in scope.template_problems(template) {
-                report(error, Reach::Maybe);
+                mine.push((error, Reach::Maybe));
             }
         }
+        found.extend(reported(index, mine));
     }
     found
+}
+
+/// The most problems reported of one file: each report shows its place, which costs
+/// a look through the text, and no one reads further.
+const MAX_PROBLEMS: usize = 1_000;
+
+/// A file's problems as reported: the first [`MAX_PROBLEMS`], then one counting the
+/// others (an error if any of them is).
+fn reported(file: usize, mut problems: Vec<(Error, Reach)>) -> impl Iterator<Item = Problem> {
+    let others = problems.split_off(problems.len().min(MAX_PROBLEMS));
+    let counted = (!others.is_empty()).then(|| {
+        let certain = others.iter().any(|(_, reach)| *reach == Reach::Certain);
+        let message = format!(
+            "{} more problems in this file are not shown (only the first {MAX_PROBLEMS} are)",
+            others.len()
+        );
+        let reach = if certain {
+            Reach::Certain
+        } else {
+            Reach::Maybe
+        };
+        (Error::eval(message), reach)
+    });
+    problems
+        .into_iter()
+        .chain(counted)
+        .map(move |(error, reach)| Problem { file, error, reach })
 }
 
 /// What the checked files define, and what else a name may refer to.
@@ -159,6 +190,9 @@ struct Scope<'a> {
     arities: HashMap<Sym, (usize, Option<usize>)>,
     /// Every name in scope, for "did you mean".
     in_scope: Vec<String>,
+    /// How many more "did you mean"s may be looked for: each compares the name with
+    /// every name in scope, so a file of many unbound names gets a few.
+    hints_left: Cell<usize>,
     /// Every symbol written in any of the files.
     written: HashSet<Sym>,
 }
@@ -202,6 +236,7 @@ impl<'a> Scope<'a> {
             definitions,
             arities,
             in_scope,
+            hints_left: Cell::new(MAX_HINTS),
             written,
         }
     }
@@ -218,10 +253,9 @@ impl<'a> Scope<'a> {
     fn problem(&self, file: &Analysed, each: Use) -> Option<(Error, Reach)> {
         match each {
             Use::Name(name, span, reach) if !file.opaque && !self.known(name) => {
-                let names = self.in_scope.iter().map(String::as_str);
                 let error = Error::eval(format!("unbound symbol: {name}"))
                     .with_span(span)
-                    .with_hint(crate::suggest::hint(name.name(), names));
+                    .with_hint(self.hint(name));
                 Some((error, reach))
             }
             Use::Call {
@@ -234,6 +268,13 @@ impl<'a> Scope<'a> {
                 .map(|error| (error.with_span(span), reach)),
             Use::Name(..) | Use::Define(..) => None,
         }
+    }
+
+    /// "Did you mean" for an unbound name, while hints are left.
+    fn hint(&self, name: Sym) -> Option<String> {
+        let left = self.hints_left.get().checked_sub(1)?;
+        self.hints_left.set(left);
+        crate::suggest::hint(name.name(), self.in_scope.iter().map(String::as_str))
     }
 
     /// Why a call's arguments do not fit the task or procedure it calls.

@@ -7,11 +7,12 @@ use crate::builtins::split_options;
 use crate::capabilities::{Access, Capabilities};
 use crate::error::{Error, ErrorKind, Reason, Result};
 use crate::eval::ast::Node;
+use crate::eval::compile::is_limit;
 use crate::eval::env::Env;
 use crate::eval::reader::{self, Syntax, SyntaxKind};
 use crate::eval::{Compiler, Interp};
 use crate::module::names::{problems, Analysed};
-use crate::module::top_level_forms;
+use crate::module::{check_limit_error, top_level_forms, within_check_limits};
 use crate::source::{line_col, Origin, SourceId};
 use crate::task::TaskKind;
 use crate::value::{Entries, Value};
@@ -30,8 +31,17 @@ pub fn check_code(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         ));
     };
     let spec = Spec::parse("check-code", interp, &options)?;
-    let sandbox = Sandbox::new(interp, &spec)?;
-    Ok(Value::list(check(&sandbox.interp, &code_text(code))))
+    // The code is checked against what it would be given, in a child given nothing:
+    // checking runs its macros, and nothing else.
+    let rights = interp.limits.capabilities.intersect(&spec.allow);
+    let nothing = Spec {
+        allow: Capabilities::sandbox(),
+        ..spec
+    };
+    let sandbox = Sandbox::new(interp, &nothing)?;
+    let problems = check_against(&sandbox.interp, &rights, &code_text(code));
+    interp.spend_fuel(sandbox.interp.fuel_used())?;
+    Ok(Value::list(problems))
 }
 
 /// A problem as `check-code` returns it.
@@ -52,8 +62,14 @@ fn problem(kind: &str, error: &Error, source: SourceId, text: &str) -> Value {
 }
 
 /// The problems of `text` run in `child`, in the order found: what does not read or
-/// analyse (nothing after it is looked at), then names, calls and capabilities.
+/// analyse (nothing after it is looked at), then names, calls and capabilities. Its
+/// macros expand within the limits of checking, with no model to answer.
 pub fn check(child: &Interp, text: &str) -> Vec<Value> {
+    check_against(child, &child.limits.capabilities, text)
+}
+
+/// [`check`], the calls refused by `rights` rather than by the child's capabilities.
+fn check_against(child: &Interp, rights: &Capabilities, text: &str) -> Vec<Value> {
     let forms = match reader::read_source_as(Origin::Text, CHECKED_NAME, text) {
         Ok(forms) => forms,
         Err(error) => {
@@ -65,21 +81,12 @@ pub fn check(child: &Interp, text: &str) -> Vec<Value> {
         return Vec::new();
     };
     let found = |kind: &str, error: &Error| problem(kind, error, source, text);
-    let mut analysed = Analysed::default();
-    for form in top_level_forms(&forms) {
-        match Compiler::new(child).compile(form) {
-            Ok(node) => {
-                // A macro is defined at once, so the forms after it expand it.
-                if matches!(node, Node::DefMacro { .. }) {
-                    if let Err(error) = child.eval_syntax(form) {
-                        return vec![found("syntax", &error)];
-                    }
-                }
-                analysed.forms.push(node);
-            }
-            Err(error) => return vec![found("syntax", &error)],
-        }
-    }
+    let analysed = within_check_limits(child, || analyse(child, &forms));
+    let analysed = match analysed {
+        Ok(analysed) => analysed,
+        Err(error) if is_limit(&error) => return vec![found("limit", &check_limit_error(error))],
+        Err(error) => return vec![found("syntax", &error)],
+    };
     let tasks: HashMap<_, _> = child
         .tasks
         .names()
@@ -95,10 +102,24 @@ pub fn check(child: &Interp, text: &str) -> Vec<Value> {
         .collect();
     let mut doors = Vec::new();
     for form in &forms {
-        walk_doors(child, form, &mut doors);
+        walk_doors(child, rights, form, &mut doors);
     }
     out.extend(doors.iter().map(|error| found("capability", error)));
     out
+}
+
+/// The forms analysed in `child`, each `defmacro` defined at once so that the forms
+/// after it expand it; the first error stops.
+fn analyse(child: &Interp, forms: &[Syntax]) -> Result<Analysed> {
+    let mut analysed = Analysed::default();
+    for form in top_level_forms(forms) {
+        let node = Compiler::new(child).compile(form)?;
+        if matches!(node, Node::DefMacro { .. }) {
+            child.eval_syntax(form)?;
+        }
+        analysed.forms.push(node);
+    }
+    Ok(analysed)
 }
 
 /// What kind of problem `check`'s error is.
@@ -141,7 +162,7 @@ enum Door {
 
 /// The calls in `form` that the capabilities refuse: with a constant argument, as the
 /// call would be checked; otherwise when the capability is not given at all.
-fn walk_doors(child: &Interp, form: &Syntax, out: &mut Vec<Error>) {
+fn walk_doors(child: &Interp, rights: &Capabilities, form: &Syntax, out: &mut Vec<Error>) {
     let mut pending = vec![form];
     while let Some(form) = pending.pop() {
         let (SyntaxKind::List(items) | SyntaxKind::Vector(items) | SyntaxKind::Map(items)) =
@@ -151,16 +172,15 @@ fn walk_doors(child: &Interp, form: &Syntax, out: &mut Vec<Error>) {
         };
         pending.extend(items.iter());
         if let SyntaxKind::List(items) = &form.kind {
-            if let Some(error) = refused_call(child, items) {
+            if let Some(error) = refused_call(child, rights, items) {
                 out.push(error.with_span(form.span));
             }
         }
     }
 }
 
-fn refused_call(child: &Interp, items: &[Syntax]) -> Option<Error> {
+fn refused_call(child: &Interp, caps: &Capabilities, items: &[Syntax]) -> Option<Error> {
     let head = items.first()?.as_symbol()?;
-    let caps = &child.limits.capabilities;
     let first = items.get(1).and_then(constant_text);
     if let Some(task) = child.tasks.get(head.name()) {
         return (task.kind == TaskKind::Script && caps.exec.as_ref().is_some_and(Vec::is_empty))

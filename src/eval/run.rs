@@ -103,6 +103,9 @@ impl Interp {
     /// a call of a function less per call is worth its size.
     #[inline(always)]
     fn run_closure_here(&self, mut closure: Rc<Closure>, first: Rc<Frame>) -> Result<Value> {
+        if closure.home != self.home() {
+            return self.run_closure_at_home(closure, first);
+        }
         self.enter()?;
         let mut frame: Env = Some(first);
         let result = loop {
@@ -116,6 +119,11 @@ impl Interp {
                 Ok(Tail::Again) => {}
                 Ok(Tail::AgainIn(next_frame)) => self.recycle(frame.replace(next_frame)),
                 Ok(Tail::Call(next, next_frame)) => {
+                    // A procedure of another home, called from the tail of this one's:
+                    // a call of its own, which switches homes and back.
+                    if next.home != self.home() {
+                        break self.run_closure_at_home(next, next_frame);
+                    }
                     // The closure is let go before its frame, so a helper the frame
                     // defined is held by the frame alone when the frame is recycled.
                     closure = next;
@@ -130,6 +138,15 @@ impl Interp {
         self.recycle(frame);
         self.leave();
         result
+    }
+
+    /// A call of a procedure made in another home (see `eval::home`): run with the names
+    /// of its home, then this one's taken back.
+    #[cold]
+    #[inline(never)]
+    fn run_closure_at_home(&self, closure: Rc<Closure>, first: Rc<Frame>) -> Result<Value> {
+        let _home = self.enter_home(closure.home)?;
+        self.run_closure(closure, first)
     }
 
     /// A frame for a call of `closure`, its slots empty for the arguments to be pushed:
@@ -256,6 +273,7 @@ impl Interp {
                     Value::Closure(Rc::new(Closure {
                         lambda: lambda.clone(),
                         env: env.clone(),
+                        home: self.home(),
                     }))
                 }
                 Node::Loop(l) => return self.enter_loop(l, env),
@@ -316,6 +334,7 @@ impl Interp {
         let closure = Rc::new(Closure {
             lambda: l.lambda.clone(),
             env: env.clone(),
+            home: self.home(),
         });
         let mut args: Slots = Slots::with_capacity(l.lambda.scope.len());
         for init in &l.inits {
@@ -374,6 +393,7 @@ impl Interp {
                 let closure = Value::Closure(Rc::new(Closure {
                     lambda: lambda.clone(),
                     env: None,
+                    home: self.home(),
                 }));
                 self.macros.borrow_mut().insert(*name, closure);
                 Value::Symbol(*name)

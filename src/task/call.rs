@@ -18,7 +18,9 @@ pub fn call(interp: &Interp, task: &Rc<Task>, args: &[Value], env: &Env) -> Resu
     call_checked(interp, task, args, env, &Checks::default())
 }
 
-/// A call with extra audits and retries (a `step`'s).
+/// A call with extra audits and retries (a `step`'s). A task defined in another home
+/// than the caller's (a task given to `eval-sandboxed`) runs in its own: its code's
+/// names mean what they meant where it was defined.
 pub fn call_checked(
     interp: &Interp,
     task: &Rc<Task>,
@@ -26,6 +28,10 @@ pub fn call_checked(
     env: &Env,
     extra: &Checks,
 ) -> Result<Value> {
+    let _home = match task.home {
+        Some(home) if home != interp.home() => Some(interp.enter_home(home)?),
+        _ => None,
+    };
     let _guard = interp.enter_call(task)?;
     let logged = interp
         .tasks

@@ -373,10 +373,7 @@ fn a_procedure_provider_calls_its_callers_helper_not_the_plans() {
                 (define (shape text) (set! stolen text) \"pwned\")
                 (deftask ask (q) :prompt \"{{q}}\")
                 [(get (ask \"hi\") \"content\") stolen]";
-    assert_eq!(
-        sandboxed_value(setup, plan, ""),
-        "(\"answer to 18\" nil)\n"
-    );
+    assert_eq!(sandboxed_value(setup, plan, ""), "(\"answer to 18\" nil)\n");
 }
 
 #[test]

@@ -268,14 +268,7 @@ impl Interp {
                         .map_or(&c.default, |(_, body)| body);
                     continue;
                 }
-                Node::Lambda(lambda) => {
-                    env::fit_captured(env);
-                    Value::Closure(Rc::new(Closure {
-                        lambda: lambda.clone(),
-                        env: env.clone(),
-                        home: self.home(),
-                    }))
-                }
+                Node::Lambda(lambda) => Value::Closure(self.closure(lambda, env)),
                 Node::Loop(l) => return self.enter_loop(l, env),
                 Node::Try(t) => self.eval_try(t, env)?,
                 Node::SetLocal { .. }
@@ -330,18 +323,24 @@ impl Interp {
 
     /// A named `let`: its loop procedure, called with the initial values.
     fn enter_loop(&self, l: &ast::Loop, env: &Env) -> Result<Tail> {
-        env::fit_captured(env);
-        let closure = Rc::new(Closure {
-            lambda: l.lambda.clone(),
-            env: env.clone(),
-            home: self.home(),
-        });
+        let closure = self.closure(&l.lambda, env);
         let mut args: Slots = Slots::with_capacity(l.lambda.scope.len());
         for init in &l.inits {
             args.push(self.eval(init, env)?);
         }
         let slots = self.bind(&closure, args).map_err(|e| e.or_span(l.span))?;
         Ok(self.tail_call(closure, slots))
+    }
+
+    /// The procedure `lambda` makes in `env`, in the running home.
+    #[inline(always)]
+    fn closure(&self, lambda: &Rc<ast::Lambda>, env: &Env) -> Rc<Closure> {
+        env::fit_captured(env);
+        Rc::new(Closure {
+            lambda: lambda.clone(),
+            env: env.clone(),
+            home: self.home(),
+        })
     }
 
     /// The assignments and definitions: `set!`, `define`, `defmacro`.
@@ -390,11 +389,7 @@ impl Interp {
                 Value::Symbol(*name)
             }
             Node::DefMacro { name, lambda } => {
-                let closure = Value::Closure(Rc::new(Closure {
-                    lambda: lambda.clone(),
-                    env: None,
-                    home: self.home(),
-                }));
+                let closure = Value::Closure(self.closure(lambda, &None));
                 self.macros.borrow_mut().insert(*name, closure);
                 Value::Symbol(*name)
             }

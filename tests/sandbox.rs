@@ -395,7 +395,9 @@ fn a_procedure_given_in_env_calls_its_callers_helper_and_sees_its_updates() {
     let setup = "(define calls 0)
                  (define (helper x) (set! calls (+ calls 1)) (* x 10))
                  (define f (fn (x) (helper x)))";
-    let plan = "(define (helper x) x) (define calls 100) [(f 1) (f 2) calls]";
+    // Called from the plan's code, and from the tail of the plan's procedure.
+    let plan =
+        "(define (helper x) x) (define calls 100) (define (via x) (f x)) [(f 1) (via 2) calls]";
     let dir = tempfile::tempdir().unwrap();
     let program = format!(
         "{setup}\n(prn (get (eval-sandboxed {plan:?} :env {{\"f\" f}}) \"value\"))\n(prn calls)"

@@ -159,7 +159,13 @@ impl Interp {
     /// printing to `out`. It shares this one's interrupt flag and notice hook, and runs
     /// on this stack, so the stack check trips where this one's does. It has a home of
     /// its own and knows this one's, so the procedures it is given run with theirs.
+    /// A child is always metered (no fuel given: as much as a `u64` counts), which is
+    /// what makes its calls check their procedures' homes (`Interp::tick_call`).
     pub fn child(&self, limits: Limits, out: Box<dyn Write>) -> Result<Interp> {
+        let limits = Limits {
+            fuel: Some(limits.fuel.unwrap_or(u64::MAX)),
+            ..limits
+        };
         let mut child = Interp::with_layers(limits, out, self.layers)?;
         self.adopt_homes(&child, home::Home::fresh());
         child.interrupt = self.interrupt.clone();

@@ -103,14 +103,13 @@ impl Interp {
     /// a call of a function less per call is worth its size.
     #[inline(always)]
     fn run_closure_here(&self, mut closure: Rc<Closure>, first: Rc<Frame>) -> Result<Value> {
-        if closure.home != self.home() {
-            return self.run_closure_at_home(closure, first);
-        }
         self.enter()?;
         let mut frame: Env = Some(first);
         let result = loop {
-            if let Err(e) = self.tick() {
-                break Err(e);
+            match self.tick_call(closure.home) {
+                Ok(true) => {}
+                Ok(false) => break self.run_closure_at_home(&closure, frame.take()),
+                Err(e) => break Err(e),
             }
             match self.eval_node(&closure.lambda.body, &frame) {
                 Ok(Tail::Value(v)) => break Ok(v),
@@ -119,11 +118,6 @@ impl Interp {
                 Ok(Tail::Again) => {}
                 Ok(Tail::AgainIn(next_frame)) => self.recycle(frame.replace(next_frame)),
                 Ok(Tail::Call(next, next_frame)) => {
-                    // A procedure of another home, called from the tail of this one's:
-                    // a call of its own, which switches homes and back.
-                    if next.home != self.home() {
-                        break self.run_closure_at_home(next, next_frame);
-                    }
                     // The closure is let go before its frame, so a helper the frame
                     // defined is held by the frame alone when the frame is recycled.
                     closure = next;
@@ -140,13 +134,15 @@ impl Interp {
         result
     }
 
-    /// A call of a procedure made in another home (see `eval::home`): run with the names
-    /// of its home, then this one's taken back.
+    /// A call of a procedure made in another home (see `eval::home`), in `frame`: run
+    /// with the names of its home, then this one's taken back. From the tail of a
+    /// procedure of this home, it is a call of its own.
     #[cold]
     #[inline(never)]
-    fn run_closure_at_home(&self, closure: Rc<Closure>, first: Rc<Frame>) -> Result<Value> {
+    fn run_closure_at_home(&self, closure: &Rc<Closure>, frame: Env) -> Result<Value> {
+        let frame = frame.ok_or_else(|| Error::eval("internal error: a call without a frame"))?;
         let _home = self.enter_home(closure.home)?;
-        self.run_closure(closure, first)
+        self.run_closure(closure.clone(), frame)
     }
 
     /// A frame for a call of `closure`, its slots empty for the arguments to be pushed:

@@ -348,3 +348,102 @@ fn the_security_guide_examples_run() {
         assert_eq!(printed(dir.path(), &flags, &block), expected, "{block}");
     }
 }
+
+/// What `eval-sandboxed` gave back as its `value`, printed, for `plan` run with the
+/// options `options`, after the caller's `setup`.
+fn sandboxed_value(setup: &str, plan: &str, options: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let program = format!(
+        "{setup}\n(prn (get (eval-sandboxed {plan:?} {options}) \"value\"))",
+        plan = plan
+    );
+    printed(dir.path(), &[], &program)
+}
+
+#[test]
+fn a_procedure_provider_calls_its_callers_helper_not_the_plans() {
+    // The provider closes over a key and hands it to a global helper; the plan defines
+    // a helper of that name and asks its own prompt task, so the provider is called
+    // from the plan's code.
+    let setup = "(define (shape text) (str \"answer to \" (string-length text)))
+                 (set-provider!
+                   (let ((key \"sk-caller-secret\"))
+                     (fn (request) (shape (str key (get (last request.messages) \"content\"))))))";
+    let plan = "(define stolen nil)
+                (define (shape text) (set! stolen text) \"pwned\")
+                (deftask ask (q) :prompt \"{{q}}\")
+                [(get (ask \"hi\") \"content\") stolen]";
+    assert_eq!(sandboxed_value(setup, plan, ""), "(\"answer to 18\" nil)\n");
+}
+
+#[test]
+fn a_given_task_calls_its_callers_helpers_and_tasks_not_the_plans() {
+    let setup = "(define (helper x) (str \"caller's helper \" x))
+                 (deftask inner (x) (str \"caller's inner \" x))
+                 (deftask wrap (x) (str (helper x) \", \" (get (inner x) \"content\")))";
+    let plan = "(define (helper x) (str \"plan's helper \" x))
+                (deftask inner (x) (str \"plan's inner \" x))
+                (get (wrap \"a\") \"content\")";
+    assert_eq!(
+        sandboxed_value(setup, plan, ":tasks [\"wrap\"]"),
+        "\"caller's helper a, caller's inner a\"\n"
+    );
+}
+
+#[test]
+fn a_procedure_given_in_env_calls_its_callers_helper_and_sees_its_updates() {
+    let setup = "(define calls 0)
+                 (define (helper x) (set! calls (+ calls 1)) (* x 10))
+                 (define f (fn (x) (helper x)))";
+    // Called from the plan's code, and from the tail of the plan's procedure.
+    let plan =
+        "(define (helper x) x) (define calls 100) (define (via x) (f x)) [(f 1) (via 2) calls]";
+    let dir = tempfile::tempdir().unwrap();
+    let program = format!(
+        "{setup}\n(prn (get (eval-sandboxed {plan:?} :env {{\"f\" f}}) \"value\"))\n(prn calls)"
+    );
+    // The caller's helper ran, and counted in the caller's `calls`; the plan's own
+    // `calls` is the plan's.
+    assert_eq!(printed(dir.path(), &[], &program), "(10 20 100)\n2\n");
+}
+
+#[test]
+fn the_plans_procedures_see_the_plans_globals_wherever_they_are_called_from() {
+    // The plan's closure, called by the caller's procedure, sees the plan's `k`, not
+    // the caller's; the plan's own definitions see its later redefinitions.
+    let setup = "(define k \"caller's k\") (define (twice f x) (f (f x)))";
+    let plan = "(define k 10)
+                (define (helper) 1) (define (g) (helper)) (define (helper) 2)
+                [(twice (fn (x) (+ x k)) 1) (g)]";
+    assert_eq!(
+        sandboxed_value(setup, plan, ":env {\"twice\" twice}"),
+        "(21 2)\n"
+    );
+}
+
+#[test]
+fn a_procedure_made_by_the_callers_code_comes_out_as_its_text() {
+    // Made in the plan by the caller's procedure, it closes over the caller's
+    // names: copied out, it is text, as every procedure the plan returns is.
+    let setup = "(define secret 42) (define (make n) (fn () (+ n secret)))";
+    let plan = "(define secret 0) [((make 1)) (make 1)]";
+    assert_eq!(
+        sandboxed_value(setup, plan, ":env {\"make\" make}"),
+        "(43 \"#<procedure>\")\n"
+    );
+}
+
+#[test]
+fn pmap_items_of_the_plan_keep_their_globals_while_another_calls_the_callers() {
+    // Each item calls the caller's procedure, whose task call blocks (the item waits
+    // for the model): the other items run meanwhile with the plan's names in place,
+    // and the item comes back to the caller's.
+    let setup = "(define mine \"caller\")
+                 (deftask ask (q) :prompt \"{{q}}\")
+                 (define (f x) [(get (ask (str x)) \"content\") mine])";
+    let plan = "(define mine \"plan\") (pmap (fn (x) [(f x) mine]) [1 2 3])";
+    assert_eq!(
+        sandboxed_value(setup, plan, ":env {\"f\" f}"),
+        "(((\"1\" \"caller\") \"plan\") ((\"2\" \"caller\") \"plan\") ((\"3\" \"caller\") \"plan\"))\n"
+    );
+}

@@ -34,6 +34,8 @@ ALLOWED_CORE = {
     ("eval/mod.rs", "task::Runtime"):
         "the TaskLibrary and its runtime, shared by every evaluation; the evaluator reads it"
         " when a global name is unbound",
+    ("eval/home.rs", "task::ParkedTasks"):
+        "a home's TaskLibrary, parked with its globals while another home runs",
     ("eval/state.rs", "task::state::TaskState"):
         "the task layer's part of one evaluation's state, swapped with it as a unit",
 }

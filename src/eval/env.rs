@@ -626,6 +626,7 @@ mod tests {
         let own = Rc::new(crate::eval::Closure {
             lambda: Rc::new(lambda),
             env: Some(frame.clone()),
+            home: crate::eval::home::TOP,
         });
         assert!(frame.set(0, Value::Closure(own)).is_ok());
         assert!(frame.set(1, Value::Str(canary.clone())).is_ok());

@@ -150,6 +150,9 @@ pub struct Fiber<'a> {
     coroutine: Coroutine<(), Wait, Result<Value>, DefaultStack>,
     /// The item's state while it is switched out; the interpreter's own while it runs.
     state: EvalState,
+    /// The home the item runs in while it is switched out (see `eval::home`): it may
+    /// have been calling a procedure of another home when it blocked.
+    home: super::home::HomeId,
     /// Ties the fiber to the interpreter it borrows: it cannot outlive it.
     interp: PhantomData<&'a Interp>,
 }
@@ -180,6 +183,7 @@ impl<'a> Fiber<'a> {
         Fiber {
             coroutine,
             state: EvalState::child_of(&interp.state, stack_floor),
+            home: interp.home(),
             interp: PhantomData,
         }
     }
@@ -194,9 +198,11 @@ impl<'a> Fiber<'a> {
     /// `unexpected_error`; it does not unwind into the scheduler.
     pub fn resume(&mut self, interp: &Interp) -> Step {
         interp.state.swap(&self.state);
+        let outer_home = interp.switch_home(self.home);
         let outer_active = ACTIVE.get();
         let result = catch_unwind(AssertUnwindSafe(|| self.coroutine.resume(())));
         ACTIVE.set(outer_active);
+        self.home = interp.switch_home(outer_home);
         interp.state.swap(&self.state);
         match result {
             Ok(CoroutineResult::Yield(Wait::Job(job))) => Step::Blocked(job),

@@ -130,18 +130,30 @@ impl Interp {
     /// and the deadline.
     #[inline]
     pub fn tick(&self) -> Result<()> {
+        self.tick_call(self.home()).map(drop)
+    }
+
+    /// [`Interp::tick`] for a call of a procedure made in `home`, and whether it may run
+    /// in the running home. Only a metered interpreter checks: every child is metered
+    /// (`Interp::child`), and only a child is given procedures of other homes, so an
+    /// unmetered interpreter's calls pay nothing for the check.
+    #[inline(always)]
+    pub(super) fn tick_call(&self, home: super::home::HomeId) -> Result<bool> {
         let ticks = self.ticks.get() + 1;
         self.ticks.set(ticks);
         if let Some(fuel) = self.limits.fuel {
             if ticks > fuel {
                 return Err(Error::resource("fuel", ticks, fuel, "out of fuel"));
             }
+            if home != self.home() {
+                return Ok(false);
+            }
         }
         if ticks & 0x3ff == 0 {
             self.check_interrupt()?;
             self.check_memory()?;
         }
-        Ok(())
+        Ok(true)
     }
 
     /// For loops inside builtins that can run long (comparing, walking or building

@@ -11,6 +11,7 @@ pub mod compile;
 pub mod env;
 pub mod fiber;
 mod forms;
+pub mod home;
 pub mod layer;
 pub use forms::CORE;
 mod call;
@@ -46,10 +47,12 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// A procedure made by `lambda`: its code and the environment it was made in.
+/// A procedure made by `lambda`: its code and the environment it was made in, its
+/// frames and its home (the globals its free names mean, see [`home`]).
 pub struct Closure {
     pub lambda: Rc<Lambda>,
     pub env: Env,
+    pub home: home::HomeId,
 }
 
 impl Closure {
@@ -86,6 +89,11 @@ pub struct Interp {
     /// is clear still names its builtin; one whose bit is set looks its name up. A
     /// program that redefines `count` slows only the calls of names that share its bit.
     builtins_rebound: Cell<u64>,
+    /// The home whose names `globals`, `macros`, `builtins_rebound` and the task library
+    /// hold now (see [`home`]).
+    home: Cell<home::HomeId>,
+    /// The homes whose procedures this interpreter may call: its ancestors' and its own.
+    homes: RefCell<Vec<Rc<home::Home>>>,
 }
 
 /// What an interpreter starts with: the builtins and what the prelude defined.
@@ -131,6 +139,8 @@ impl Interp {
             notice: RefCell::new(None),
             frame_pool: env::FramePool::default(),
             builtins_rebound: Cell::new(0),
+            home: Cell::new(home::TOP),
+            homes: RefCell::new(vec![home::Home::new(home::TOP)]),
         };
         interp.state.stack_floor.set(
             base.saturating_sub(
@@ -147,9 +157,17 @@ impl Interp {
     /// An interpreter for a child evaluation on this thread (`eval-sandboxed`): the same
     /// layers and a fresh copy of what the prelude defined, `limits` of its own,
     /// printing to `out`. It shares this one's interrupt flag and notice hook, and runs
-    /// on this stack, so the stack check trips where this one's does.
+    /// on this stack, so the stack check trips where this one's does. It has a home of
+    /// its own and knows this one's, so the procedures it is given run with theirs.
+    /// A child is always metered (no fuel given: as much as a `u64` counts), which is
+    /// what makes its calls check their procedures' homes (`Interp::tick_call`).
     pub fn child(&self, limits: Limits, out: Box<dyn Write>) -> Result<Interp> {
+        let limits = Limits {
+            fuel: Some(limits.fuel.unwrap_or(u64::MAX)),
+            ..limits
+        };
         let mut child = Interp::with_layers(limits, out, self.layers)?;
+        self.adopt_homes(&child, home::Home::fresh());
         child.interrupt = self.interrupt.clone();
         *child.notice.get_mut() = self.notice.borrow().clone();
         child.state.stack_floor.set(self.state.stack_floor.get());

@@ -106,8 +106,10 @@ impl Interp {
         self.enter()?;
         let mut frame: Env = Some(first);
         let result = loop {
-            if let Err(e) = self.tick() {
-                break Err(e);
+            match self.tick_call(closure.home) {
+                Ok(true) => {}
+                Ok(false) => break self.run_closure_at_home(&closure, frame.take()),
+                Err(e) => break Err(e),
             }
             match self.eval_node(&closure.lambda.body, &frame) {
                 Ok(Tail::Value(v)) => break Ok(v),
@@ -130,6 +132,17 @@ impl Interp {
         self.recycle(frame);
         self.leave();
         result
+    }
+
+    /// A call of a procedure made in another home (see `eval::home`), in `frame`: run
+    /// with the names of its home, then this one's taken back. From the tail of a
+    /// procedure of this home, it is a call of its own.
+    #[cold]
+    #[inline(never)]
+    fn run_closure_at_home(&self, closure: &Rc<Closure>, frame: Env) -> Result<Value> {
+        let frame = frame.ok_or_else(|| Error::eval("internal error: a call without a frame"))?;
+        let _home = self.enter_home(closure.home)?;
+        self.run_closure(closure.clone(), frame)
     }
 
     /// A frame for a call of `closure`, its slots empty for the arguments to be pushed:
@@ -251,13 +264,7 @@ impl Interp {
                         .map_or(&c.default, |(_, body)| body);
                     continue;
                 }
-                Node::Lambda(lambda) => {
-                    env::fit_captured(env);
-                    Value::Closure(Rc::new(Closure {
-                        lambda: lambda.clone(),
-                        env: env.clone(),
-                    }))
-                }
+                Node::Lambda(lambda) => Value::Closure(self.closure(lambda, env)),
                 Node::Loop(l) => return self.enter_loop(l, env),
                 Node::Try(t) => self.eval_try(t, env)?,
                 Node::SetLocal { .. }
@@ -312,17 +319,24 @@ impl Interp {
 
     /// A named `let`: its loop procedure, called with the initial values.
     fn enter_loop(&self, l: &ast::Loop, env: &Env) -> Result<Tail> {
-        env::fit_captured(env);
-        let closure = Rc::new(Closure {
-            lambda: l.lambda.clone(),
-            env: env.clone(),
-        });
+        let closure = self.closure(&l.lambda, env);
         let mut args: Slots = Slots::with_capacity(l.lambda.scope.len());
         for init in &l.inits {
             args.push(self.eval(init, env)?);
         }
         let slots = self.bind(&closure, args).map_err(|e| e.or_span(l.span))?;
         Ok(self.tail_call(closure, slots))
+    }
+
+    /// The procedure `lambda` makes in `env`, in the running home.
+    #[inline(always)]
+    fn closure(&self, lambda: &Rc<ast::Lambda>, env: &Env) -> Rc<Closure> {
+        env::fit_captured(env);
+        Rc::new(Closure {
+            lambda: lambda.clone(),
+            env: env.clone(),
+            home: self.home(),
+        })
     }
 
     /// The assignments and definitions: `set!`, `define`, `defmacro`.
@@ -371,10 +385,7 @@ impl Interp {
                 Value::Symbol(*name)
             }
             Node::DefMacro { name, lambda } => {
-                let closure = Value::Closure(Rc::new(Closure {
-                    lambda: lambda.clone(),
-                    env: None,
-                }));
+                let closure = Value::Closure(self.closure(lambda, &None));
                 self.macros.borrow_mut().insert(*name, closure);
                 Value::Symbol(*name)
             }

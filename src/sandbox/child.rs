@@ -251,12 +251,16 @@ impl Sandbox {
             Some(deadline) => self.timeout.min(deadline.saturating_duration_since(now)),
             None => self.timeout,
         };
+        // The caller's names wait in its home, where the procedures and tasks it gave
+        // the code run with them (see `crate::eval::home`).
+        let lent = parent.lend_home();
         let value = child.within_timeout(Some(timeout), || {
             child.within_memory(self.max_memory, || {
                 let value = child.run_source(CODE_NAME, code)?;
                 copy_out(&value)
             })
         });
+        drop(lent);
         child.flush();
         let output =
             String::from_utf8_lossy(&std::mem::take(&mut *self.output.borrow_mut())).into_owned();

@@ -33,7 +33,9 @@ pub fn call_checked(
     call_approved(interp, task, args, env, extra)
 }
 
-/// A call that needed no approval, or was given it (the tool loop's).
+/// A call that needed no approval, or was given it (the tool loop's). A task defined in
+/// another home than the caller's (a task given to `eval-sandboxed`) runs in its own:
+/// its code's names mean what they meant where it was defined.
 pub fn call_approved(
     interp: &Interp,
     task: &Rc<Task>,
@@ -41,6 +43,10 @@ pub fn call_approved(
     env: &Env,
     extra: &Checks,
 ) -> Result<Value> {
+    let _home = match task.home {
+        Some(home) if home != interp.home() => Some(interp.enter_home(home)?),
+        _ => None,
+    };
     let _guard = interp.enter_call(task)?;
     let logged = interp
         .tasks

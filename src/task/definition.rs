@@ -164,6 +164,10 @@ pub struct Task {
     /// Where the `deftask` (or XML `<task>`) is, for failure traces.
     pub span: Option<crate::source::Span>,
     pub action: Action,
+    /// The home the task was defined in, whose names its code means wherever it is
+    /// called from (see `crate::eval::home`); `None` for a task with no code of its own
+    /// (an MCP server's tool), which runs in its caller's.
+    pub home: Option<crate::eval::home::HomeId>,
 }
 
 impl Task {

@@ -441,6 +441,7 @@ impl DefineTask {
             origin: interp.current_file().map(|f| f.display().to_string()),
             span: Some(self.span),
             action,
+            home: Some(interp.home()),
         })
     }
 

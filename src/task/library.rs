@@ -168,6 +168,7 @@ mod tests {
             origin: origin.map(str::to_owned),
             span: None,
             action: Action::Body(Rc::new(Node::Const(Value::Nil)), None),
+            home: None,
         })
     }
 

@@ -61,6 +61,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+/// A home's TaskLibrary while another home's is in place (see `crate::eval::home`).
+#[derive(Default)]
+pub struct ParkedTasks(TaskLibrary);
+
 /// The task runtime of one interpreter: the TaskLibrary. What belongs to one evaluation
 /// (provider session, task depth, `:max-turns` budgets) is in `Interp::state`.
 #[derive(Default)]
@@ -99,6 +103,11 @@ impl Runtime {
             capabilities.check_path(&path, crate::capabilities::Access::Read)?;
         }
         self.memory.borrow_mut().search(query)
+    }
+
+    /// Exchanges the TaskLibrary in place with `parked`'s (see `crate::eval::home`).
+    pub fn exchange_library(&self, parked: &mut ParkedTasks) {
+        std::mem::swap(&mut *self.library.borrow_mut(), &mut parked.0);
     }
 
     pub fn task_value(&self, name: &str) -> Option<Value> {

@@ -375,6 +375,9 @@ fn mptcp_cannot_connect_past_the_port_filter() {
 #[test]
 fn the_private_temporary_directory_is_the_programs_alone() {
     let layout = Layout::new();
-    let run = layout.sandboxed(&["--allow-exec=sh"], &shell_outcome("stat -c %a \"$TMPDIR\""));
+    let run = layout.sandboxed(
+        &["--allow-exec=sh"],
+        &shell_outcome("stat -c %a \"$TMPDIR\""),
+    );
     assert_eq!(outcome(&run)["content"], "700\n");
 }

@@ -391,6 +391,20 @@ fn a_given_task_calls_its_callers_helpers_and_tasks_not_the_plans() {
 }
 
 #[test]
+fn a_given_task_sees_none_of_the_plans_local_bindings() {
+    // `:inherit-context "full"` (the default) would look the plan's `let` up first: a
+    // task from another home sees only its own home's names.
+    let setup = "(define (helper x) (str \"caller's helper \" x))
+                 (deftask wrap (x) (helper x))";
+    let plan = "(let ((helper (fn (x) (str \"plan's helper \" x))))
+                  (get (wrap \"a\") \"content\"))";
+    assert_eq!(
+        sandboxed_value(setup, plan, ":tasks [\"wrap\"]"),
+        "\"caller's helper a\"\n"
+    );
+}
+
+#[test]
 fn a_procedure_given_in_env_calls_its_callers_helper_and_sees_its_updates() {
     let setup = "(define calls 0)
                  (define (helper x) (set! calls (+ calls 1)) (* x 10))

@@ -43,10 +43,14 @@ pub fn call_approved(
     env: &Env,
     extra: &Checks,
 ) -> Result<Value> {
-    let _home = match task.home {
+    let home_guard = match task.home {
         Some(home) if home != interp.home() => Some(interp.enter_home(home)?),
         _ => None,
     };
+    // A task called from another home sees none of that code's local bindings, whatever
+    // its `:inherit-context`: a plan's `let` must not rebind the names of a task it was
+    // given.
+    let env = if home_guard.is_some() { &None } else { env };
     let _guard = interp.enter_call(task)?;
     let logged = interp
         .tasks

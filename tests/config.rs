@@ -166,3 +166,13 @@ fn mcp_connect_reaches_a_server_the_file_names() {
         run.stderr
     );
 }
+
+#[test]
+fn a_base_url_is_shown_without_its_credentials() {
+    let dir = config_home("");
+    let env = [("OPENAI_BASE_URL", "http://u:PASSWD789@127.0.0.1:2/v1")];
+    let s = settings(dir.path(), &["--provider", "openai"], &env);
+    let shown = s["base_url"]["value"].as_str().unwrap_or("");
+    assert!(!shown.contains("PASSWD789"), "{shown}");
+    assert!(shown.contains("127.0.0.1:2/v1"), "{shown}");
+}

@@ -78,18 +78,23 @@ pub fn run(options: &Options) -> i32 {
     rows.push(match (&settings.base_url, base_var.and_then(env_var)) {
         (Some(url), _) => row(
             "base_url",
-            url,
+            &shown_url(url),
             given("base_url", "").unwrap_or_else(|| format!("config file [providers.{kind}]")),
         ),
         (None, Some(url)) => row(
             "base_url",
-            url,
+            &shown_url(&url),
             format!("environment {}", base_var.unwrap_or("")),
         ),
         (None, None) => row("base_url", "-", "default: the provider's"),
     });
     rows.extend(option_and_key_rows(options, entry.api_key_env));
     print(options, &rows)
+}
+
+/// A URL as shown: its user name and password hidden, as keys are.
+fn shown_url(url: &str) -> String {
+    crate::secrets::Secrets::of_url(url).scrub(url)
 }
 
 /// The model options, the keys (set or unset), the kernel's Landlock and the MCP

@@ -700,3 +700,8 @@ fn mcp_connect_url_reaches_a_python_sdk_server() {
         .unwrap_or("")
         .starts_with("MCP server `py`"));
 }
+
+// ---- hardening: what a sandbox, a hostile server or a flood cannot do -------------------
+
+#[path = "mcp/hardening.rs"]
+mod hardening;

@@ -12,6 +12,7 @@ use super::http::Http;
 use super::protocol::joined_text;
 use super::stdio::Stdio;
 use super::tools::{call_tool, tool_tasks};
+use super::transport::Inbox;
 use crate::builtins::{
     builtin_table, list_arg, seconds_arg, split_options, str_arg, type_error,
 };
@@ -125,8 +126,8 @@ fn mcp_connect(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         (None, Some(url)) => {
             let url = str_arg(WHO, url)?;
             interp.limits.capabilities.check_url(url)?;
-            let (sender, incoming) = std::sync::mpsc::channel();
-            let transport = Http::new(url, timeout, sender);
+            let incoming = Arc::new(Inbox::default());
+            let transport = Http::new(url, timeout, incoming.clone());
             Client::connect(&name, Box::new(transport), incoming, timeout, &interrupted)?
         }
         (Some(_), Some(_)) => {

@@ -59,3 +59,89 @@ fn an_impossible_timeout_is_an_error_not_a_panic() {
         assert!(message.contains("expected :timeout as positive seconds"), "{message}");
     }
 }
+
+/// Runs `source` (with `SERVER` standing for a fake server doing `then`) and returns the
+/// lines it printed as JSON.
+fn with_fake(then: &str, source: &str) -> Vec<Json> {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = fake_server(dir.path(), then);
+    let source = source.replace("SERVER", &server.display().to_string());
+    let run = run_script(dir.path(), &[], &source);
+    assert_eq!(run.status, Some(0));
+    json_lines(&run)
+}
+
+/// A server that stops reading: the first call is read but never answered; the second,
+/// larger than any pipe holds, cannot be written. Each ends at the timeout.
+#[test]
+fn a_server_that_stops_reading_holds_a_write_only_until_the_timeout() {
+    let lines = with_fake(
+        "sleep 600",
+        r#"(define c (mcp-connect "fake" :command ["sh" "SERVER"] :timeout 1))
+(define big (string-join (map (fn (i) "0123456789") (range 100000)) ""))
+(println (json-stringify (try (mcp-call c "t" {}) (catch e e))))
+(println (json-stringify (try (mcp-call c "t" {"big" big}) (catch e e))))
+(println (json-stringify (try (mcp-call c "t" {}) (catch e e))))
+(mcp-close c)"#,
+    );
+    assert_fails_naming_the_server(&lines[0], "execution_timeout", "no answer to tools/call");
+    assert_fails_naming_the_server(&lines[1], "execution_timeout", "the server stopped reading");
+    assert_fails_naming_the_server(&lines[2], "tool_execution_error", "the connection is closed");
+}
+
+/// A server that floods `ping`s while a call waits, reading nothing: a bounded number
+/// are answered, and the call ends at its timeout.
+#[test]
+fn a_ping_flood_during_a_call_ends_at_the_timeout() {
+    let lines = with_fake(
+        r#"yes '{"jsonrpc":"2.0","id":"p","method":"ping"}' | head -n 200000
+sleep 600"#,
+        r#"(define c (mcp-connect "fake" :command ["sh" "SERVER"] :timeout 2))
+(println (json-stringify (try (mcp-call c "t" {}) (catch e e))))
+(mcp-close c)"#,
+    );
+    assert_fails_naming_the_server(&lines[0], "execution_timeout", "no answer to tools/call");
+}
+
+/// Notifications sent between two calls by the hundred thousand are dropped past the
+/// inbox's bound; the next call still gets its answer.
+#[test]
+fn a_notification_flood_between_calls_is_bounded_and_the_next_call_answered() {
+    let lines = with_fake(
+        r#"printf '%s\n' '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"one"}]}}'
+yes '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}' | head -n 200000
+read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"two"}]}}'
+read -r line"#,
+        r#"(define c (mcp-connect "fake" :command ["sh" "SERVER"] :timeout 60))
+(println (json-stringify (get (mcp-call c "t" {}) "content")))
+(sleep 2)
+(println (json-stringify (get (mcp-call c "t" {}) "content")))
+(mcp-close c)"#,
+    );
+    assert_eq!(lines, [Json::from("one"), Json::from("two")]);
+}
+
+/// A listing that pages on and on, 200 tools a page, stops at the item limit with an
+/// error naming the server.
+#[test]
+fn a_listing_that_pages_for_ever_is_cut_at_the_limit() {
+    let pages = r#"items=$(i=0; while [ $i -lt 199 ]; do printf '{"name":"t%d"},' $i; i=$((i+1)); done)
+i=2
+while :; do
+  printf '{"jsonrpc":"2.0","id":%d,"result":{"tools":[%s{"name":"last"}],"nextCursor":"c%d"}}\n' $i "$items" $i
+  i=$((i+1))
+  read -r line || exit 0
+done"#;
+    let lines = with_fake(
+        pages,
+        r#"(define c (mcp-connect "fake" :command ["sh" "SERVER"] :timeout 60))
+(println (json-stringify (try (mcp-tools c) (catch e e))))
+(mcp-close c)"#,
+    );
+    assert_fails_naming_the_server(
+        &lines[0],
+        "tool_execution_error",
+        "tools/list went on past 10000 tools",
+    );
+}

@@ -231,8 +231,17 @@ mod tests {
         assert!(matches!(read_line(&mut reader), Ok(Line::End)));
     }
 
+    /// What the inbox holds, up to the first `Closed` (which every later read repeats).
     fn drained(inbox: &Inbox) -> Vec<Incoming> {
-        std::iter::from_fn(|| inbox.take(Duration::ZERO)).collect()
+        let mut got = Vec::new();
+        while let Some(message) = inbox.take(Duration::ZERO) {
+            let closed = matches!(message, Incoming::Closed(_));
+            got.push(message);
+            if closed {
+                break;
+            }
+        }
+        got
     }
 
     #[test]

@@ -145,3 +145,54 @@ done"#;
         "tools/list went on past 10000 tools",
     );
 }
+
+/// Many idle connections (past the limit of 64): those past it are answered `503` at
+/// once and the listener lives; once they go, a request is answered again.
+#[test]
+fn idle_connections_past_the_limit_are_refused_and_the_server_lives_on() {
+    let (mut server, url) = serve_http();
+    let idle: Vec<std::net::TcpStream> = (0..200).map(|_| connect(&url)).collect();
+    // Each of the 200 is either held (no answer yet) or answered 503 and closed.
+    let mut refused = 0;
+    for mut stream in idle.iter().skip(64) {
+        let mut response = String::new();
+        let _ = stream.read_to_string(&mut response);
+        assert!(response.starts_with("HTTP/1.1 503 "), "{response}");
+        refused += 1;
+    }
+    assert_eq!(refused, 200 - 64);
+    drop(idle);
+    // The held connections are given back as the server sees them close.
+    let answered = (0..400).find_map(|_| {
+        let response = http_exchange(&url, &post(PING));
+        if response.starts_with("HTTP/1.1 200 ") {
+            return Some(response);
+        }
+        std::thread::sleep(Duration::from_millis(25));
+        None
+    });
+    let _ = server.kill();
+    let _ = server.wait();
+    let answered = answered.expect("a request is answered once the idle connections go");
+    assert!(answered.ends_with(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#), "{answered}");
+}
+
+#[test]
+fn two_different_content_lengths_are_refused() {
+    let (mut server, url) = serve_http();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\nContent-Length: 2\r\n\r\n{PING}",
+        PING.len()
+    );
+    let refused = http_exchange(&url, &request);
+    let same = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {0}\r\nContent-Length: {0}\r\n\r\n{PING}",
+        PING.len()
+    );
+    let answered = http_exchange(&url, &same);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(refused.starts_with("HTTP/1.1 400 "), "{refused}");
+    assert!(refused.contains("two different Content-Length"), "{refused}");
+    assert!(answered.starts_with("HTTP/1.1 200 "), "{answered}");
+}

@@ -196,3 +196,37 @@ fn two_different_content_lengths_are_refused() {
     assert!(refused.contains("two different Content-Length"), "{refused}");
     assert!(answered.starts_with("HTTP/1.1 200 "), "{answered}");
 }
+
+/// Served code that reads its standard input finds it at its end, over stdio as in a
+/// library's top level: the protocol's messages are not its to read, and each is still
+/// answered.
+#[test]
+fn served_code_reading_stdin_gets_end_of_input_not_the_protocol() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let library = dir.path().join("library.sexp");
+    let tasks = r#"(define at-load (read-line))
+(deftask ask () :description "Reads a line" {"read" (read-line) "atLoad" at-load})"#;
+    std::fs::write(&library, tasks).expect("the library is written");
+    let input = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        "",
+    ]
+    .join("\n");
+    let mut child = tasklisp()
+        .arg("mcp")
+        .arg(&library)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("tasklisp mcp starts");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin.write_all(input.as_bytes()).expect("the requests are sent");
+    drop(stdin);
+    let run = finish(child);
+    let answers = json_lines(&run);
+    assert_eq!(answers.len(), 3, "every request answered");
+    let read = &answers[1]["result"]["structuredContent"];
+    assert_eq!(*read, serde_json::json!({"read": null, "atLoad": null}));
+    assert_eq!(answers[2]["id"], 3);
+}

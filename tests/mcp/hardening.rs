@@ -230,3 +230,39 @@ fn served_code_reading_stdin_gets_end_of_input_not_the_protocol() {
     assert_eq!(*read, serde_json::json!({"read": null, "atLoad": null}));
     assert_eq!(answers[2]["id"], 3);
 }
+
+/// A stdio server is given only the variables `:env` names and a documented few (PATH,
+/// HOME, LANG, LC_*, TERM, TMPDIR, USER): no key of tasklisp's reaches it.
+#[test]
+fn a_stdio_server_gets_no_keys_from_the_environment() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    // The server answers its first request with its environment, one name a line.
+    let then = r#"names=$(env | cut -d= -f1 | sort | tr '\n' ' ')
+printf '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"%s"}]}}\n' "$names"
+read -r line"#;
+    let server = fake_server(dir.path(), then);
+    let source = format!(
+        r#"(define c (mcp-connect "fake" :command ["sh" "{}"] :env {{"GIVEN" "yes"}}))
+(println (json-stringify (get (mcp-call c "t" {{}}) "content")))
+(mcp-close c)"#,
+        server.display()
+    );
+    std::fs::write(dir.path().join("script.sexp"), source).expect("the script is written");
+    let child = tasklisp()
+        .current_dir(dir.path())
+        .env("OPENAI_API_KEY", "sk-secret")
+        .env("SOME_TOKEN", "t")
+        .env("HOME", dir.path())
+        .env("LC_TIME", "C")
+        .arg("run")
+        .arg(dir.path().join("script.sexp"))
+        .spawn()
+        .expect("tasklisp starts");
+    let run = finish(child);
+    assert_eq!(run.status, Some(0));
+    let names = json_lines(&run)[0].as_str().unwrap_or("").to_owned();
+    let mut names: Vec<&str> = names.split_whitespace().collect();
+    // What `sh` sets itself.
+    names.retain(|name| !["PWD", "SHLVL", "_", "OLDPWD"].contains(name));
+    assert_eq!(names, ["GIVEN", "HOME", "LC_ALL", "LC_TIME", "PATH"]);
+}

@@ -301,7 +301,10 @@ mod tests {
         ];
         for value in refused {
             let error = ok(value).expect_err("refused");
-            assert!(error.message().starts_with("f: expected :timeout"), "{error}");
+            assert!(
+                error.message().starts_with("f: expected :timeout"),
+                "{error}"
+            );
         }
     }
 

@@ -13,9 +13,7 @@ use super::protocol::joined_text;
 use super::stdio::Stdio;
 use super::tools::{call_tool, tool_tasks};
 use super::transport::Inbox;
-use crate::builtins::{
-    builtin_table, list_arg, seconds_arg, split_options, str_arg, type_error,
-};
+use crate::builtins::{builtin_table, list_arg, seconds_arg, split_options, str_arg, type_error};
 use crate::error::{Error, Reason, Result};
 use crate::eval::env::Env;
 use crate::eval::Interp;

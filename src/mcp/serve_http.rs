@@ -74,7 +74,8 @@ fn accept(listener: &TcpListener, jobs: &Sender<Job>) {
         };
         let Some(slot) = Slot::take(&open) else {
             let _ = stream.set_write_timeout(Some(DRAIN_DEADLINE));
-            let busy = Reply::plain(503, "too many connections; try again").with("Retry-After", "1");
+            let busy =
+                Reply::plain(503, "too many connections; try again").with("Retry-After", "1");
             let _ = stream.write_all(&busy.bytes());
             continue;
         };
@@ -229,7 +230,10 @@ fn parse_head(bytes: &[u8]) -> std::result::Result<Option<(Head, usize)>, Reply>
         Err(e) => return Err(Reply::plain(400, &format!("a malformed request: {e}"))),
     };
     let values = |name: &str| {
-        let named = request.headers.iter().filter(|h| h.name.eq_ignore_ascii_case(name));
+        let named = request
+            .headers
+            .iter()
+            .filter(|h| h.name.eq_ignore_ascii_case(name));
         named
             .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
             .collect::<Vec<_>>()
@@ -272,7 +276,9 @@ fn read_body(
     let mut chunk = vec![0u8; 64 << 10];
     while body.len() < length {
         let wanted = (length - body.len()).min(chunk.len());
-        let read = until.read(stream, chunk.get_mut(..wanted)?).filter(|&n| n > 0)?;
+        let read = until
+            .read(stream, chunk.get_mut(..wanted)?)
+            .filter(|&n| n > 0)?;
         body.extend_from_slice(chunk.get(..read)?);
     }
     Some(())

@@ -85,7 +85,8 @@ impl Transport for Stdio {
             // Part of the message may be written: nothing after it would read right.
             stdin.take();
         }
-        written.map_err(|why| format!("cannot write to the server ({why}); the connection is closed"))
+        written
+            .map_err(|why| format!("cannot write to the server ({why}); the connection is closed"))
     }
 
     /// Closes the server's input (a server ends when it ends), then kills what is left.

@@ -265,7 +265,11 @@ mod tests {
         inbox.close("exited".into());
         let got = drained(&inbox);
         assert_eq!(inbox.dropped(), (flood - INBOX_MESSAGES) as u64);
-        assert_eq!(got.len(), INBOX_MESSAGES + 1, "the newest, then why it closed");
+        assert_eq!(
+            got.len(),
+            INBOX_MESSAGES + 1,
+            "the newest, then why it closed"
+        );
         let first_kept = (flood - INBOX_MESSAGES) as u64;
         assert!(matches!(&got[0], Incoming::Message(m) if m["n"] == first_kept));
         assert!(matches!(&got[INBOX_MESSAGES], Incoming::Closed(why) if why == "exited"));
@@ -282,6 +286,9 @@ mod tests {
             inbox.put(Incoming::TooLarge, MAX_MESSAGE_BYTES);
         }
         assert_eq!(drained(&inbox).len(), INBOX_BYTES / MAX_MESSAGE_BYTES);
-        assert_eq!(inbox.dropped(), 10 - (INBOX_BYTES / MAX_MESSAGE_BYTES) as u64);
+        assert_eq!(
+            inbox.dropped(),
+            10 - (INBOX_BYTES / MAX_MESSAGE_BYTES) as u64
+        );
     }
 }

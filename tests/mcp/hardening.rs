@@ -273,3 +273,41 @@ read -r line"#;
     names.retain(|name| !["PWD", "SHLVL", "_", "OLDPWD"].contains(name));
     assert_eq!(names, ["GIVEN", "HOME", "LC_ALL", "LC_TIME", "PATH"]);
 }
+
+/// Ctrl-C while a request cannot be written (the server reads nothing after the
+/// handshake, the request is larger than the pipe holds): the one Ctrl-C ends the wait.
+#[test]
+fn one_ctrl_c_stops_a_write_the_server_does_not_read() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = dir.path().join("deaf-server.sh");
+    let script = r#"read -r line
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"deaf","version":"0"}}}'
+sleep 600"#;
+    std::fs::write(&server, script).expect("the server is written");
+    let source = format!(
+        r#"(define c (mcp-connect "deaf" :command ["sh" "{}"] :timeout 600))
+(define big (string-join (map (fn (i) "0123456789") (range 100000)) ""))
+(println "started")
+(mcp-call c "t" {{"big" big}})"#,
+        server.display()
+    );
+    std::fs::write(dir.path().join("script.sexp"), source).expect("the script is written");
+    let mut child = tasklisp()
+        .current_dir(dir.path())
+        .arg("run")
+        .arg(dir.path().join("script.sexp"))
+        .spawn()
+        .expect("tasklisp starts");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("the program starts");
+    assert_eq!(line, "started\n");
+    // The write is under way (or about to be); the one Ctrl-C is seen either way.
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill with a valid pid and signal has no memory effects.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    child.stdout = Some(stdout.into_inner());
+    let run = finish(child);
+    assert_eq!(run.status, Some(1), "the program stops at the interrupt");
+    assert!(run.stderr.contains("execution_halted"), "{}", run.stderr);
+}

@@ -18,7 +18,8 @@ fn sandboxed_code_cannot_use_or_close_the_callers_connection() {
 (define forged {{"type" "mcp-connection" "name" "fake" "id" (get c "id")}})
 (define plan "(list (try (mcp-call conn \"t\" {{}}) (catch e e.message))
                     (try (mcp-tools conn) (catch e e.message))
-                    (mcp-close conn))")
+                    (mcp-close conn)
+                    (try (mcp-connect \"own\" :command [\"sh\"]) (catch e e.reason)))")
 (println (json-stringify (get (eval-sandboxed plan :env {{"conn" forged}}) "value")))
 (println (json-stringify (get (mcp-call c "t" {{}}) "content")))
 (mcp-close c)
@@ -33,6 +34,7 @@ fn sandboxed_code_cannot_use_or_close_the_callers_connection() {
         let message = message.as_str().unwrap_or("");
         assert!(message.contains("no such connection"), "{message}");
     }
+    assert_eq!(refused[3], "permission_denied", "connecting needs exec");
     assert_eq!(lines[1], "ok", "the caller's connection still answers");
 }
 

@@ -13,7 +13,7 @@ use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long a request waits for its answer unless `mcp-connect` says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -108,7 +108,7 @@ impl Client {
             )));
         };
         client.transport.agreed(version);
-        let until = client.until(client.timeout, interrupted);
+        let until = Until::after(client.timeout, interrupted);
         client.notify("notifications/initialized", json!({}), &until)?;
         let _ = client.server.set(answer);
         Ok(client)
@@ -136,7 +136,7 @@ impl Client {
         let call = Call {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
             method,
-            until: self.until(self.timeout, interrupted),
+            until: Until::after(self.timeout, interrupted),
             answered: Cell::new(0),
         };
         let id = call.id;
@@ -150,14 +150,6 @@ impl Client {
         answers.waiting.remove(&id);
         answers.arrived.remove(&id);
         answer
-    }
-
-    /// A wait of `wait` from now, or until `interrupted` fails.
-    fn until<'a>(&self, wait: Duration, interrupted: Interrupted<'a>) -> Until<'a> {
-        Until {
-            deadline: Instant::now() + wait,
-            interrupted,
-        }
     }
 
     /// Why `method` could not be sent: Ctrl-C, the timeout, or a broken connection.
@@ -368,7 +360,7 @@ impl Client {
     /// Tells the server a request is given up, waiting a moment at most.
     fn cancel(&self, id: u64, why: &str) {
         let params = json!({"requestId": id, "reason": why});
-        let until = self.until(CANCEL_GRACE, &|| Ok(()));
+        let until = Until::after(CANCEL_GRACE, &|| Ok(()));
         let _ = self.notify("notifications/cancelled", params, &until);
     }
 

@@ -43,7 +43,15 @@ pub struct Until<'a> {
     pub interrupted: &'a dyn Fn() -> Result<()>,
 }
 
-impl Until<'_> {
+impl<'a> Until<'a> {
+    /// A wait of `wait` from now, or until `interrupted` fails.
+    pub fn after(wait: Duration, interrupted: &'a dyn Fn() -> Result<()>) -> Until<'a> {
+        Until {
+            deadline: Instant::now() + wait,
+            interrupted,
+        }
+    }
+
     /// Why a write must stop waiting now, if it must.
     pub fn expired(&self) -> Option<String> {
         if (self.interrupted)().is_err() {

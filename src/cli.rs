@@ -641,7 +641,7 @@ fn run(options: &Options, limits: Limits) -> i32 {
         None => Ok(crate::repl::main(&interp, &repl_settings(options))),
     });
     let result = flushed(&interp, result);
-    crate::mcp::close_all();
+    crate::mcp::close_all(&interp);
     log::finish(&interp, options, &result);
     match result {
         Ok(code) => code,

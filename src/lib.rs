@@ -102,6 +102,10 @@ pub mod internals {
     pub mod module {
         pub use crate::module::{check_file, load, Checked};
     }
+    pub mod mcp {
+        pub use crate::mcp::client::Client;
+        pub use crate::mcp::transport::{forward_lines, Inbox, Transport, Until};
+    }
     pub mod process {
         pub use crate::process::ProcessSpec;
     }

@@ -63,6 +63,8 @@ pub struct ProcessSpec {
     pub env: Vec<(String, String)>,
     /// Variables removed from the inherited environment.
     pub env_remove: Vec<String>,
+    /// Whether the program inherits no environment at all (only `env`).
+    pub clear_env: bool,
     pub shell: bool,
     pub timeout: Option<Duration>,
     pub cwd: Option<PathBuf>,
@@ -87,6 +89,7 @@ impl ProcessSpec {
             stdin: None,
             env: Vec::new(),
             env_remove: Vec::new(),
+            clear_env: false,
             shell: false,
             timeout: None,
             cwd: None,
@@ -284,6 +287,9 @@ fn command(spec: &ProcessSpec) -> Command {
         direct.args(spec.argv.iter().skip(1));
         direct
     };
+    if spec.clear_env {
+        command.env_clear();
+    }
     for name in &spec.env_remove {
         command.env_remove(name);
     }

@@ -345,6 +345,22 @@ fn mcp_connect_without_a_server_says_what_to_give() {
 
 /// `tasklisp mcp` over stdio, by hand: a request per line, an answer per line, and what
 /// the tasks print kept off stdout.
+/// Runs `tasklisp mcp LIBRARY` over stdio with `input` as the client's messages.
+fn serve_stdio(library: &Path, input: &str) -> Run {
+    let mut child = tasklisp()
+        .arg("mcp")
+        .arg(library)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("tasklisp mcp starts");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin
+        .write_all(input.as_bytes())
+        .expect("the requests are sent");
+    drop(stdin);
+    finish(child)
+}
+
 #[test]
 fn tasklisp_mcp_answers_line_by_line_and_keeps_stdout_for_the_protocol() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -362,20 +378,7 @@ fn tasklisp_mcp_answers_line_by_line_and_keeps_stdout_for_the_protocol() {
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"loud","arguments":{"y":1}}}"#,
     ]
     .join("\n");
-    let mut child = tasklisp()
-        .arg("mcp")
-        .arg(&library)
-        .stdin(Stdio::piped())
-        .spawn()
-        .expect("tasklisp mcp starts");
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().expect("stdin is piped");
-        stdin
-            .write_all(input.as_bytes())
-            .expect("the requests are sent");
-    }
-    let run = finish(child);
+    let run = serve_stdio(&library, &input);
     assert_eq!(run.status, Some(0));
     let answers = json_lines(&run);
     assert_eq!(
@@ -586,6 +589,15 @@ fn post(body: &str) -> String {
 
 const PING: &str = r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
 
+/// Asserts `response` is the server's `200` answer to `PING`.
+fn assert_pong(response: &str) {
+    assert!(response.starts_with("HTTP/1.1 200 "), "{response}");
+    assert!(
+        response.ends_with(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#),
+        "{response}"
+    );
+}
+
 #[test]
 fn a_huge_content_length_is_refused_without_reading_it_and_the_server_lives_on() {
     let (mut server, url) = serve_http();
@@ -603,11 +615,7 @@ fn a_huge_content_length_is_refused_without_reading_it_and_the_server_lives_on()
     assert!(huge.starts_with("HTTP/1.1 413 "), "{huge}");
     assert!(huge.contains("over the limit of 8 MiB"), "{huge}");
     assert!(chunked.starts_with("HTTP/1.1 411 "), "{chunked}");
-    assert!(normal.starts_with("HTTP/1.1 200 "), "{normal}");
-    assert!(
-        normal.ends_with(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#),
-        "{normal}"
-    );
+    assert_pong(&normal);
 }
 
 #[test]
@@ -700,3 +708,8 @@ fn mcp_connect_url_reaches_a_python_sdk_server() {
         .unwrap_or("")
         .starts_with("MCP server `py`"));
 }
+
+// ---- hardening: what a sandbox, a hostile server or a flood cannot do -------------------
+
+#[path = "mcp/hardening.rs"]
+mod hardening;

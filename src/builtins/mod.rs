@@ -19,6 +19,7 @@ use crate::symbol::Sym;
 use crate::value::{List, Value};
 use std::collections::HashMap;
 use std::sync::LazyLock;
+use std::time::Duration;
 
 pub type BuiltinFn = fn(&Interp, &[Value], &Env) -> Result<Value>;
 
@@ -193,6 +194,25 @@ pub fn list_arg(who: &str, v: &Value) -> Result<List> {
     }
 }
 
+/// The longest wait a program may ask for, in seconds (about 31 years): any longer
+/// would overflow the clock's arithmetic.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// A wait given to `:option` of `who` as a duration: a positive number of seconds of at
+/// most [`MAX_SECONDS`]; anything else (0, negative, NaN, infinite, huge) is an error.
+pub fn seconds_arg(who: &str, option: &str, v: &Value) -> Result<Duration> {
+    let seconds = match v {
+        Value::Int(n) => *n as f64,
+        Value::Float(x) => *x,
+        _ => f64::NAN,
+    };
+    if seconds > 0.0 && seconds <= MAX_SECONDS {
+        return Ok(Duration::from_secs_f64(seconds));
+    }
+    let expected = format!(":{option} as positive seconds of at most {MAX_SECONDS:e}");
+    Err(type_error(who, &expected, v))
+}
+
 pub fn proc_arg<'a>(who: &str, v: &'a Value) -> Result<&'a Value> {
     if v.is_procedure() {
         Ok(v)
@@ -272,6 +292,32 @@ mod tests {
         })
         .expect("the test thread");
         assert!(failures.is_empty(), "{failures:#?}");
+    }
+
+    #[test]
+    fn seconds_are_positive_and_bounded() {
+        let ok = |v: Value| seconds_arg("f", "timeout", &v).map(|d| d.as_secs_f64());
+        assert_eq!(ok(Value::Int(2)).ok(), Some(2.0));
+        assert_eq!(ok(Value::Float(0.5)).ok(), Some(0.5));
+        assert_eq!(ok(Value::Float(MAX_SECONDS)).ok(), Some(MAX_SECONDS));
+        let refused = [
+            Value::Float(1e300),
+            Value::Float(1e19),
+            Value::Float(f64::NAN),
+            Value::Float(f64::INFINITY),
+            Value::Float(-1.0),
+            Value::Int(-1),
+            Value::Int(0),
+            Value::Int(i64::MAX),
+            Value::from("1"),
+        ];
+        for value in refused {
+            let error = ok(value).expect_err("refused");
+            assert!(
+                error.message().starts_with("f: expected :timeout"),
+                "{error}"
+            );
+        }
     }
 
     #[test]

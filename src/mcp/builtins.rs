@@ -2,15 +2,18 @@
 //! `mcp-read`, `mcp-prompts`, `mcp-prompt`, `mcp-close`.
 //!
 //! A connection is a map (`{"type" "mcp-connection" "name" … "id" …}`) naming an entry
-//! of the process's table of open connections, so it prints, compares and passes
-//! between `pmap` items like data; `mcp-close` (or the end of the program) ends it.
+//! of the interpreter's table of open connections, so it prints, compares and passes
+//! between `pmap` items like data; `mcp-close` (or the end of the program) ends it. The
+//! table is the interpreter's own: a sandboxed child evaluation starts with an empty one,
+//! so a map it writes naming its caller's connection finds nothing.
 
 use super::client::{failure_of, Client, DEFAULT_TIMEOUT};
 use super::http::Http;
 use super::protocol::joined_text;
 use super::stdio::Stdio;
 use super::tools::{call_tool, tool_tasks};
-use crate::builtins::{builtin_table, list_arg, split_options, str_arg, type_error};
+use super::transport::Inbox;
+use crate::builtins::{builtin_table, list_arg, seconds_arg, split_options, str_arg, type_error};
 use crate::error::{Error, Reason, Result};
 use crate::eval::env::Env;
 use crate::eval::Interp;
@@ -19,11 +22,11 @@ use crate::task::lossy_json;
 use crate::task::result::task_result;
 use crate::value::{from_json, Entries, Value};
 use serde_json::{json, Value as Json};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
-use std::time::Duration;
+use std::sync::Arc;
 
 builtin_table! {
     /// `(mcp-connect name :command [prog arg…] :env {…} :timeout s)` or `(mcp-connect name :url "http://…/mcp")`: starts or reaches an MCP server and returns a connection. `(mcp-connect "everything" :command ["npx" "@modelcontextprotocol/server-everything"])`
@@ -47,20 +50,37 @@ builtin_table! {
 /// The `type` of a connection value.
 const CONNECTION: &str = "mcp-connection";
 
-/// The open connections, by the id their value holds.
-static OPEN: LazyLock<Mutex<HashMap<u64, Arc<Client>>>> = LazyLock::new(Mutex::default);
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+/// The connections an interpreter opened, by the id their value holds (a layer state:
+/// see `Interp::layer_state`); those still open are closed with the interpreter.
+#[derive(Default)]
+struct Connections(RefCell<HashMap<u64, Arc<Client>>>);
 
-fn open() -> std::sync::MutexGuard<'static, HashMap<u64, Arc<Client>>> {
-    OPEN.lock().unwrap_or_else(PoisonError::into_inner)
+impl Connections {
+    fn close_all(&self) {
+        let clients: Vec<Arc<Client>> = self.0.borrow_mut().drain().map(|(_, c)| c).collect();
+        for client in clients {
+            client.close();
+        }
+    }
 }
 
-/// Closes every connection still open (the program ends).
-pub fn close_all() {
-    let clients: Vec<Arc<Client>> = open().drain().map(|(_, c)| c).collect();
-    for client in clients {
-        client.close();
+impl Drop for Connections {
+    fn drop(&mut self) {
+        self.close_all();
     }
+}
+
+/// Ids are unique in the process, so one never names another interpreter's connection
+/// by chance.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+fn open(interp: &Interp) -> Rc<Connections> {
+    interp.layer_state::<Connections>()
+}
+
+/// Closes every connection `interp` still has open (the program ends).
+pub fn close_all(interp: &Interp) {
+    open(interp).close_all();
 }
 
 fn mcp_connect(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
@@ -89,9 +109,7 @@ fn mcp_connect(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     };
     let timeout = match option("timeout") {
         None => DEFAULT_TIMEOUT,
-        Some(Value::Int(n)) if *n > 0 => Duration::from_secs(n.unsigned_abs()),
-        Some(Value::Float(x)) if *x > 0.0 && x.is_finite() => Duration::from_secs_f64(*x),
-        Some(other) => return Err(type_error(WHO, ":timeout as positive seconds", other)),
+        Some(seconds) => seconds_arg(WHO, "timeout", seconds)?,
     };
     let interrupted = || interp.check_interrupt();
     let client = match (option("command"), option("url")) {
@@ -106,8 +124,8 @@ fn mcp_connect(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
         (None, Some(url)) => {
             let url = str_arg(WHO, url)?;
             interp.limits.capabilities.check_url(url)?;
-            let (sender, incoming) = std::sync::mpsc::channel();
-            let transport = Http::new(url, timeout, sender);
+            let incoming = Arc::new(Inbox::default());
+            let transport = Http::new(url, timeout, incoming.clone());
             Client::connect(&name, Box::new(transport), incoming, timeout, &interrupted)?
         }
         (Some(_), Some(_)) => {
@@ -123,7 +141,7 @@ fn mcp_connect(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
             )))
         }
     };
-    Ok(register(client))
+    Ok(register(interp, client))
 }
 
 /// The `[mcp.NAME]` table of the configuration file as `mcp-connect` options
@@ -155,6 +173,8 @@ fn server_program(interp: &Interp, command: &Value, env: Option<&Value>) -> Resu
     spec.executable = executable;
     spec.confine = Confinement::of(&interp.limits.capabilities);
     spec.stdin = Some(Vec::new());
+    spec.clear_env = true;
+    spec.env = inherited_env();
     if let Some(env) = env {
         let Some(map) = env.as_map() else {
             return Err(type_error(WHO, ":env as a map of strings", env));
@@ -167,8 +187,21 @@ fn server_program(interp: &Interp, command: &Value, env: Option<&Value>) -> Resu
     Ok(spec)
 }
 
-/// Puts the client in the table; its value.
-fn register(client: Client) -> Value {
+/// The variables of tasklisp's environment a stdio server is given besides its `:env`:
+/// enough to find programs and run in the user's locale, and no keys.
+const INHERITED: &[&str] = &["PATH", "HOME", "LANG", "TERM", "TMPDIR", "USER"];
+
+/// Those of [`INHERITED`] (and the `LC_*` locale variables) that are set.
+fn inherited_env() -> Vec<(String, String)> {
+    let kept = |name: &str| INHERITED.contains(&name) || name.starts_with("LC_");
+    std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .filter(|(name, _)| kept(name))
+        .collect()
+}
+
+/// Puts the client in the interpreter's table; its value.
+fn register(interp: &Interp, client: Client) -> Value {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let server = client.server.get().cloned().unwrap_or_default();
     let mut entries = Entries::new();
@@ -183,7 +216,7 @@ fn register(client: Client) -> Value {
         "server",
         from_json(server.get("serverInfo").unwrap_or(&Json::Null)),
     );
-    open().insert(id, Arc::new(client));
+    open(interp).0.borrow_mut().insert(id, Arc::new(client));
     Value::map(entries)
 }
 
@@ -200,12 +233,14 @@ fn connection_id<'a>(who: &str, value: &'a Value) -> Result<(Option<u64>, &'a st
     Ok((id, map.get("name").and_then(Value::as_str).unwrap_or("?")))
 }
 
-/// The open connection a value names.
-fn connection(who: &str, value: &Value) -> Result<Arc<Client>> {
+/// The open connection of `interp` a value names.
+fn connection(interp: &Interp, who: &str, value: &Value) -> Result<Arc<Client>> {
     let (id, name) = connection_id(who, value)?;
-    id.and_then(|id| open().get(&id).cloned()).ok_or_else(|| {
+    let found = id.and_then(|id| open(interp).0.borrow().get(&id).cloned());
+    found.ok_or_else(|| {
         Error::eval(format!(
-            "{who}: the connection to MCP server `{name}` is closed"
+            "{who}: no such connection: the connection to MCP server `{name}` is closed, \
+             or was not opened by this evaluation"
         ))
     })
 }
@@ -220,13 +255,13 @@ fn arguments(who: &str, args: Option<&Value>) -> Result<Json> {
 }
 
 fn mcp_tools(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let client = connection("mcp-tools", first(args))?;
+    let client = connection(interp, "mcp-tools", first(args))?;
     let interrupted = || interp.check_interrupt();
     Ok(Value::list(tool_tasks(&client, &interrupted)?))
 }
 
 fn mcp_call(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let client = connection("mcp-call", first(args))?;
+    let client = connection(interp, "mcp-call", first(args))?;
     let tool = str_arg("mcp-call", args.get(1).unwrap_or(&Value::Nil))?;
     let arguments = arguments("mcp-call", args.get(2))?;
     let observer = &interp.tasks.observer;
@@ -249,14 +284,14 @@ fn mcp_prompts(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn listing(interp: &Interp, args: &[Value], who: &str, method: &str, key: &str) -> Result<Value> {
-    let client = connection(who, first(args))?;
+    let client = connection(interp, who, first(args))?;
     let interrupted = || interp.check_interrupt();
     let items = client.list(method, key, &interrupted)?;
     Ok(Value::list(items.iter().map(from_json).collect()))
 }
 
 fn mcp_read(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let client = connection("mcp-read", first(args))?;
+    let client = connection(interp, "mcp-read", first(args))?;
     let uri = str_arg("mcp-read", args.get(1).unwrap_or(&Value::Nil))?;
     let interrupted = || interp.check_interrupt();
     let answer = client.request("resources/read", json!({"uri": uri}), &interrupted)?;
@@ -280,7 +315,7 @@ fn mcp_read(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 }
 
 fn mcp_prompt(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
-    let client = connection("mcp-prompt", first(args))?;
+    let client = connection(interp, "mcp-prompt", first(args))?;
     let name = str_arg("mcp-prompt", args.get(1).unwrap_or(&Value::Nil))?;
     // Prompt arguments are strings on the wire; other data is sent as its JSON text.
     let arguments: serde_json::Map<String, Json> = match arguments("mcp-prompt", args.get(2))? {
@@ -309,10 +344,10 @@ fn mcp_prompt(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     Ok(Value::list(messages.collect()))
 }
 
-fn mcp_close(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn mcp_close(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let (id, _) = connection_id("mcp-close", first(args))?;
     // Taken out of the table before closing: closing waits for the server a moment.
-    let client = id.and_then(|id| open().remove(&id));
+    let client = id.and_then(|id| open(interp).0.borrow_mut().remove(&id));
     if let Some(client) = client {
         client.close();
     }

@@ -1,26 +1,35 @@
 //! An MCP client connection: the `initialize` handshake, requests matched to their
 //! answers by id, and every way a server can fail turned into a `TASK_FAILURE` naming
-//! it. A request waits at most the connection's timeout; the wait checks for Ctrl-C.
+//! it. A request waits at most the connection's timeout, its writes included; the wait
+//! checks for Ctrl-C. The server's own requests (`ping`) are answered, a bounded number
+//! per request.
 
 use super::protocol::{self, classify, Message, HANDSHAKE_VERSIONS};
-use super::transport::{Incoming, Transport};
+use super::transport::{Inbox, Incoming, Transport, Until, POLL};
 use crate::error::{Error, Reason, Result};
 use crate::provider::http::excerpt;
 use serde_json::{json, Value as Json};
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::sync::{Mutex, OnceLock, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
 
 /// How long a request waits for its answer unless `mcp-connect` says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The longest pause between two checks for Ctrl-C while waiting.
-const POLL: Duration = Duration::from_millis(50);
-
 /// Pages of a listing read at most (`tools/list` and the like are paginated).
 const MAX_PAGES: usize = 100;
+/// Items of a listing kept at most, and their size on the wire.
+const MAX_ITEMS: usize = 10_000;
+const MAX_LISTING_BYTES: usize = 4 * protocol::MAX_MESSAGE_BYTES;
+
+/// The server's own requests answered at most while one request waits; past it they
+/// are left unanswered (a server flooding us with `ping`s gets no more of our time).
+const MAX_SERVER_REQUESTS: usize = 100;
+
+/// How long telling the server a request is cancelled may wait.
+const CANCEL_GRACE: Duration = Duration::from_millis(200);
 
 /// Checks for an interruption while waiting (the interpreter's Ctrl-C flag).
 pub type Interrupted<'a> = &'a dyn Fn() -> Result<()>;
@@ -31,6 +40,15 @@ pub type Interrupted<'a> = &'a dyn Fn() -> Result<()>;
 struct Answers {
     waiting: HashSet<u64>,
     arrived: HashMap<u64, Arrived>,
+}
+
+/// One request being waited for: its id and method, until when, and how many of the
+/// server's own requests were answered meanwhile.
+struct Call<'a> {
+    id: u64,
+    method: &'a str,
+    until: Until<'a>,
+    answered: Cell<usize>,
 }
 
 /// What arrived for a request: its result, the server's refusal (code and message), or
@@ -45,8 +63,8 @@ pub struct Client {
     /// The name given to `mcp-connect`: tool tasks are `NAME/tool`, errors name it.
     pub name: String,
     transport: Box<dyn Transport>,
-    /// Read by whichever waiter holds it, for one poll at a time.
-    incoming: Mutex<Receiver<Incoming>>,
+    /// What the server sent, read by whichever waiter comes first.
+    incoming: Arc<Inbox>,
     answers: Mutex<Answers>,
     next_id: AtomicU64,
     timeout: Duration,
@@ -61,14 +79,14 @@ impl Client {
     pub fn connect(
         name: &str,
         transport: Box<dyn Transport>,
-        incoming: Receiver<Incoming>,
+        incoming: Arc<Inbox>,
         timeout: Duration,
         interrupted: Interrupted,
     ) -> Result<Client> {
         let client = Client {
             name: name.to_owned(),
             transport,
-            incoming: Mutex::new(incoming),
+            incoming,
             answers: Mutex::default(),
             next_id: AtomicU64::new(1),
             timeout,
@@ -90,7 +108,8 @@ impl Client {
             )));
         };
         client.transport.agreed(version);
-        client.notify("notifications/initialized", json!({}))?;
+        let until = Until::after(client.timeout, interrupted);
+        client.notify("notifications/initialized", json!({}), &until)?;
         let _ = client.server.set(answer);
         Ok(client)
     }
@@ -114,17 +133,35 @@ impl Client {
         if let Some(why) = self.gone() {
             return Err(self.failure(format!("the server is gone ({why}); cannot send {method}")));
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let call = Call {
+            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            method,
+            until: Until::after(self.timeout, interrupted),
+            answered: Cell::new(0),
+        };
+        let id = call.id;
         self.answers().waiting.insert(id);
         let answer = self
             .transport
-            .send(&protocol::request(id, method, params))
-            .map_err(|e| self.failure(format!("{method}: {e}")))
-            .and_then(|()| self.wait_for(id, method, interrupted));
+            .send(&protocol::request(id, method, params), &call.until)
+            .map_err(|why| self.not_sent(method, why, &call.until))
+            .and_then(|()| self.wait_for(&call));
         let mut answers = self.answers();
         answers.waiting.remove(&id);
         answers.arrived.remove(&id);
         answer
+    }
+
+    /// Why `method` could not be sent: Ctrl-C, the timeout, or a broken connection.
+    fn not_sent(&self, method: &str, why: String, until: &Until) -> Error {
+        if let Err(interrupted) = (until.interrupted)() {
+            return interrupted;
+        }
+        let reason = match until.left().is_zero() {
+            true => Reason::ExecutionTimeout,
+            false => Reason::ToolExecutionError,
+        };
+        failure_of(&self.name, reason, format!("{method}: {why}"))
     }
 
     fn answers(&self) -> std::sync::MutexGuard<'_, Answers> {
@@ -140,15 +177,16 @@ impl Client {
     }
 
     /// Sends a message that expects no answer.
-    pub fn notify(&self, method: &str, params: Json) -> Result<()> {
+    fn notify(&self, method: &str, params: Json, until: &Until) -> Result<()> {
         self.transport
-            .send(&protocol::notification(method, params))
-            .map_err(|e| self.failure(format!("{method}: {e}")))
+            .send(&protocol::notification(method, params), until)
+            .map_err(|why| self.not_sent(method, why, until))
     }
 
     /// Every item of a paginated listing (`tools/list` → `tools`).
     pub fn list(&self, method: &str, key: &str, interrupted: Interrupted) -> Result<Vec<Json>> {
         let mut items = Vec::new();
+        let mut bytes = 0;
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = match &cursor {
@@ -159,6 +197,13 @@ impl Client {
             match page.get(key) {
                 Some(Json::Array(more)) => items.extend(more.iter().cloned()),
                 _ => return Err(self.failure(format!("answered {method} without a `{key}` list"))),
+            }
+            bytes += page.to_string().len();
+            if items.len() > MAX_ITEMS || bytes > MAX_LISTING_BYTES {
+                return Err(self.failure(format!(
+                    "{method} went on past {MAX_ITEMS} {key} or {} MiB",
+                    MAX_LISTING_BYTES >> 20
+                )));
             }
             cursor = page
                 .get("nextCursor")
@@ -189,47 +234,38 @@ impl Client {
         gone.get_or_insert(why);
     }
 
-    /// Reads what arrives until the answer to `id`: requests from the server are
+    /// Reads what arrives until the answer to the call: requests from the server are
     /// answered, notifications skipped, answers to other waiters handed over.
-    fn wait_for(&self, id: u64, method: &str, interrupted: Interrupted) -> Result<Json> {
-        let deadline = Instant::now() + self.timeout;
+    fn wait_for(&self, call: &Call) -> Result<Json> {
+        let (id, method) = (call.id, call.method);
         loop {
             let arrived = self.answers().arrived.remove(&id);
             if let Some(arrived) = arrived {
                 return self.outcome(method, arrived);
             }
-            if let Err(e) = interrupted() {
+            if let Err(e) = (call.until.interrupted)() {
                 self.cancel(id, "interrupted");
                 return Err(e);
             }
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = call.until.left();
             if left.is_zero() {
                 self.cancel(id, "timed out");
                 return Err(self.timed_out(method));
             }
-            let received = self
-                .incoming
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .recv_timeout(left.min(POLL));
-            let message = match received {
-                Ok(message) => message,
-                Err(RecvTimeoutError::Timeout) => continue,
-                Err(RecvTimeoutError::Disconnected) => {
-                    let why = self.gone().unwrap_or_else(|| "the connection ended".into());
-                    return Err(self.failure(format!("{why} before answering {method}")));
-                }
+            let Some(message) = self.incoming.take(left.min(POLL)) else {
+                continue;
             };
-            if let Some(answer) = self.answer_to(id, method, message)? {
+            if let Some(answer) = self.answer_to(call, message)? {
                 return Ok(answer);
             }
         }
     }
 
-    /// The answer to `id` if `message` is it.
-    fn answer_to(&self, id: u64, method: &str, message: Incoming) -> Result<Option<Json>> {
+    /// The answer to the call if `message` is it.
+    fn answer_to(&self, call: &Call, message: Incoming) -> Result<Option<Json>> {
+        let (id, method) = (call.id, call.method);
         match message {
-            Incoming::Message(json) => self.read_message(id, method, &json),
+            Incoming::Message(json) => self.read_message(call, &json),
             Incoming::Garbage(text) => Err(self.failure(format!(
                 "answered {method} with something that is not JSON-RPC: {text}"
             ))),
@@ -252,7 +288,8 @@ impl Client {
         }
     }
 
-    fn read_message(&self, id: u64, method: &str, json: &Json) -> Result<Option<Json>> {
+    fn read_message(&self, call: &Call, json: &Json) -> Result<Option<Json>> {
+        let (id, method) = (call.id, call.method);
         match classify(json) {
             Message::Response {
                 id: answered,
@@ -281,7 +318,7 @@ impl Client {
                  it is not an MCP server"
             ))),
             Message::Request { id, method, .. } => {
-                self.answer_server(id, method);
+                self.answer_server(call, id, method);
                 Ok(None)
             }
             Message::Notification { .. } => Ok(None),
@@ -304,27 +341,39 @@ impl Client {
         }
     }
 
-    /// A server's own requests: `ping` is answered, the rest refused (tasklisp offers
-    /// no sampling, roots or elicitation).
-    fn answer_server(&self, id: &Json, method: &str) {
+    /// A server's own requests while `call` waits: `ping` is answered, the rest refused
+    /// (tasklisp offers no sampling, roots or elicitation); past `MAX_SERVER_REQUESTS`
+    /// none is.
+    fn answer_server(&self, call: &Call, id: &Json, method: &str) {
+        let answered = call.answered.get();
+        if answered >= MAX_SERVER_REQUESTS {
+            return;
+        }
+        call.answered.set(answered + 1);
         let answer = match method {
             "ping" => protocol::result(id, json!({})),
             _ => protocol::error(id, protocol::METHOD_NOT_FOUND, "not offered by tasklisp"),
         };
-        let _ = self.transport.send(&answer);
+        let _ = self.transport.send(&answer, &call.until);
     }
 
+    /// Tells the server a request is given up, waiting a moment at most.
     fn cancel(&self, id: u64, why: &str) {
         let params = json!({"requestId": id, "reason": why});
-        let _ = self.notify("notifications/cancelled", params);
+        let until = Until::after(CANCEL_GRACE, &|| Ok(()));
+        let _ = self.notify("notifications/cancelled", params, &until);
     }
 
     fn timed_out(&self, method: &str) -> Error {
+        let dropped = match self.incoming.dropped() {
+            0 => String::new(),
+            n => format!("; {n} messages it sent were dropped unread (too many at once)"),
+        };
         failure_of(
             &self.name,
             Reason::ExecutionTimeout,
             format!(
-                "no answer to {method} within {} s (mcp-connect's :timeout)",
+                "no answer to {method} within {} s (mcp-connect's :timeout){dropped}",
                 self.timeout.as_secs_f64()
             ),
         )

@@ -2,15 +2,14 @@
 //! one URL; a request is answered with one JSON body or a stream of server-sent events
 //! holding the answer. The server's `Mcp-Session-Id` is sent back on every later POST,
 //! with the agreed `MCP-Protocol-Version`. Each POST runs on a thread of its own, which
-//! hands what comes back to the client's channel.
+//! puts what comes back in the client's inbox.
 
 use super::protocol::MAX_MESSAGE_BYTES;
-use super::transport::{incoming, Incoming, Transport};
+use super::transport::{Inbox, Incoming, Transport, Until};
 use crate::provider::http::excerpt;
 use crate::provider::sse::Parser;
 use serde_json::Value as Json;
 use std::io::Read;
-use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -18,7 +17,7 @@ pub struct Http {
     url: String,
     agent: ureq::Agent,
     headers: Arc<Mutex<Headers>>,
-    sender: Sender<Incoming>,
+    inbox: Arc<Inbox>,
 }
 
 /// What the server told us to send back.
@@ -29,9 +28,9 @@ struct Headers {
 }
 
 impl Http {
-    /// A transport to `url` whose answers arrive on `sender`; one exchange may take
+    /// A transport to `url` whose answers arrive in `inbox`; one exchange may take
     /// `timeout`.
-    pub fn new(url: &str, timeout: Duration, sender: Sender<Incoming>) -> Http {
+    pub fn new(url: &str, timeout: Duration, inbox: Arc<Inbox>) -> Http {
         let mut config = ureq::Agent::config_builder();
         if is_loopback(url) {
             config = config.proxy(None);
@@ -46,7 +45,7 @@ impl Http {
             url: url.to_owned(),
             agent: ureq::Agent::new_with_config(config),
             headers: Arc::default(),
-            sender,
+            inbox,
         }
     }
 
@@ -69,14 +68,16 @@ fn is_loopback(url: &str) -> bool {
 }
 
 impl Transport for Http {
-    fn send(&self, message: &Json) -> Result<(), String> {
+    /// Each POST runs on a thread of its own within the agent's timeout: `send` itself
+    /// never waits.
+    fn send(&self, message: &Json, _: &Until) -> Result<(), String> {
         let id = message.get("id").and_then(Json::as_u64);
         let exchange = Exchange {
             agent: self.agent.clone(),
             url: self.url.clone(),
             sent: self.headers(),
             learned: self.headers.clone(),
-            sender: self.sender.clone(),
+            inbox: self.inbox.clone(),
             id,
         };
         let payload = message.to_string().into_bytes();
@@ -111,7 +112,7 @@ struct Exchange {
     url: String,
     sent: Headers,
     learned: Arc<Mutex<Headers>>,
-    sender: Sender<Incoming>,
+    inbox: Arc<Inbox>,
     id: Option<u64>,
 }
 
@@ -163,21 +164,15 @@ impl Exchange {
     }
 
     fn fail(&self, message: String) {
-        let _ = self.sender.send(Incoming::Failed(self.id, message));
+        self.inbox.put(Incoming::Failed(self.id, message), 0);
     }
 
     fn forward_body(&self, body: &mut impl Read) {
         let mut bytes = Vec::new();
         match body.read_to_end(&mut bytes) {
-            Ok(_) if bytes.len() > MAX_MESSAGE_BYTES => {
-                let _ = self.sender.send(Incoming::TooLarge);
-            }
-            Ok(_) => {
-                let _ = self.sender.send(incoming(&bytes));
-            }
-            Err(e) if e.to_string().contains("limit") => {
-                let _ = self.sender.send(Incoming::TooLarge);
-            }
+            Ok(_) if bytes.len() > MAX_MESSAGE_BYTES => self.inbox.put(Incoming::TooLarge, 0),
+            Ok(_) => self.inbox.deliver(&bytes),
+            Err(e) if e.to_string().contains("limit") => self.inbox.put(Incoming::TooLarge, 0),
             Err(e) => self.fail(format!("cannot read the answer: {e}")),
         }
     }
@@ -195,15 +190,10 @@ impl Exchange {
             };
             let events = match parser.feed(buffer.get(..read).unwrap_or_default()) {
                 Ok(events) => events,
-                Err(_) => {
-                    let _ = self.sender.send(Incoming::TooLarge);
-                    return;
-                }
+                Err(_) => return self.inbox.put(Incoming::TooLarge, 0),
             };
             for event in events.into_iter().filter(|e| !e.data.is_empty()) {
-                if self.sender.send(incoming(event.data.as_bytes())).is_err() {
-                    return;
-                }
+                self.inbox.deliver(event.data.as_bytes());
             }
         }
     }

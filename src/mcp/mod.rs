@@ -3,14 +3,14 @@
 //! (`tasklisp mcp`). See `docs/MCP.md`.
 
 pub mod builtins;
-mod client;
+pub mod client;
 mod http;
 pub mod protocol;
 mod serve_http;
 pub mod server;
 mod stdio;
 mod tools;
-mod transport;
+pub mod transport;
 
 pub use builtins::close_all;
 

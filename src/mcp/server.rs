@@ -12,7 +12,9 @@ use crate::task::tools::{check_arguments, open_parameters_schema};
 use crate::task::{lossy_json, Task};
 use crate::value::{from_json, Value};
 use serde_json::{json, Value as Json};
+use std::fs::File;
 use std::io::Write;
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::path::PathBuf;
 use std::rc::Rc;
 
@@ -22,18 +24,45 @@ const MAX_ERROR_JSON: usize = 64 * 1024;
 /// Imports `files`, then serves their tasks over stdio, or over streamable HTTP on
 /// 127.0.0.1:`port` (0: a free port, printed on stderr).
 pub fn serve(interp: &Interp, files: &[PathBuf], http: Option<u16>) -> Result<i32> {
+    let Some(port) = http else {
+        // The protocol's input is taken first, so no code (of the files either) reads it.
+        let input = take_stdin().map_err(|e| Error::eval(format!("mcp: stdin: {e}")))?;
+        import_all(interp, files)?;
+        return serve_stdio(interp, input);
+    };
+    import_all(interp, files)?;
+    super::serve_http::serve(interp, port)
+}
+
+fn import_all(interp: &Interp, files: &[PathBuf]) -> Result<()> {
     for file in files {
         crate::module::import_file(interp, file, None)?;
     }
-    match http {
-        Some(port) => super::serve_http::serve(interp, port),
-        None => serve_stdio(interp),
-    }
+    Ok(())
 }
 
-/// One message per line on stdin, one answer per line on stdout, until stdin ends.
-fn serve_stdio(interp: &Interp) -> Result<i32> {
-    let mut stdin = std::io::stdin().lock();
+/// The protocol's input, moved off descriptor 0, which then reads `/dev/null`: served
+/// code (`read-line`, a question, a program a task starts) finds its input at its end
+/// instead of reading (and losing) the client's messages.
+fn take_stdin() -> std::io::Result<File> {
+    let null = File::open("/dev/null")?;
+    // SAFETY: dup of descriptor 0, which stays open; the copy is ours alone.
+    let protocol = unsafe { libc::dup(0) };
+    if protocol < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the copy is a fresh descriptor nobody else owns.
+    let protocol = unsafe { File::from_raw_fd(protocol) };
+    // SAFETY: both descriptors are open; dup2 replaces descriptor 0 atomically.
+    if unsafe { libc::dup2(null.as_raw_fd(), 0) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(protocol)
+}
+
+/// One message per line on `input`, one answer per line on stdout, until `input` ends.
+fn serve_stdio(interp: &Interp, input: File) -> Result<i32> {
+    let mut stdin = std::io::BufReader::new(input);
     loop {
         let answer = match read_line(&mut stdin) {
             Ok(Line::Text(bytes)) if bytes.iter().all(u8::is_ascii_whitespace) => continue,

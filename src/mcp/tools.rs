@@ -41,6 +41,8 @@ pub fn call_tool(
 ) -> Result<Value> {
     let params = serde_json::json!({"name": tool, "arguments": arguments});
     let step = serde_json::json!({"server": client.name, "params": params});
+    // What the program printed shows before a wait that may be long.
+    interp.flush();
     let answer = crate::task::journal::journaled(interp, "mcp", &step, || {
         let (waiter, flag) = (client.clone(), interp.interrupt_flag());
         run_blocking(interp, move || {

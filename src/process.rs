@@ -19,7 +19,7 @@
 
 mod confine;
 
-pub use confine::{landlock, set_process_sandbox, Confinement};
+pub use confine::{inherited_env, landlock, set_process_sandbox, Confinement};
 
 use crate::interrupt::Cancel;
 use confine::Refusal;
@@ -287,8 +287,13 @@ fn command(spec: &ProcessSpec) -> Command {
         direct.args(spec.argv.iter().skip(1));
         direct
     };
-    if spec.clear_env {
+    // A sandboxed program inherits no keys: only the variables its confinement names.
+    let confined_env = spec.confine.as_ref().and_then(Confinement::environment);
+    if spec.clear_env || confined_env.is_some() {
         command.env_clear();
+    }
+    if !spec.clear_env {
+        command.envs(confined_env.unwrap_or_default());
     }
     for name in &spec.env_remove {
         command.env_remove(name);

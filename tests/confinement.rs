@@ -381,3 +381,24 @@ fn the_private_temporary_directory_is_the_programs_alone() {
     );
     assert_eq!(outcome(&run)["content"], "700\n");
 }
+
+#[test]
+fn a_sandboxed_program_inherits_no_keys_but_what_allow_env_names() {
+    let layout = Layout::new();
+    let program = "(deftask t () :command [\"sh\" \"-c\" \"echo ${OPENAI_API_KEY:-none} ${MY_TOKEN:-none} $GIVEN\"] :env {\"GIVEN\" \"given\"})\n\
+                   (println (json-stringify (try (t) (catch e e))))\n";
+    let keys = [("OPENAI_API_KEY", "sk-secret"), ("MY_TOKEN", "tok")];
+    let run = |flags: &[&str]| {
+        let read = format!("--allow-read={}", layout.path("allowed").display());
+        let mut all = vec!["--sandbox", "--allow-exec=sh", read.as_str()];
+        all.extend(flags);
+        outcome(&layout.run(&all, &keys, program))["content"].clone()
+    };
+    assert_eq!(run(&[]), "none none given\n");
+    assert_eq!(run(&["--allow-env=MY_TOKEN"]), "none tok given\n");
+    let free = outcome(&layout.run(&[], &keys, program));
+    assert_eq!(
+        free["content"], "sk-secret tok given\n",
+        "without the sandbox, all"
+    );
+}

@@ -174,7 +174,7 @@ fn server_program(interp: &Interp, command: &Value, env: Option<&Value>) -> Resu
     spec.confine = Confinement::of(&interp.limits.capabilities);
     spec.stdin = Some(Vec::new());
     spec.clear_env = true;
-    spec.env = inherited_env();
+    spec.env = crate::process::inherited_env(&[]);
     if let Some(env) = env {
         let Some(map) = env.as_map() else {
             return Err(type_error(WHO, ":env as a map of strings", env));
@@ -185,19 +185,6 @@ fn server_program(interp: &Interp, command: &Value, env: Option<&Value>) -> Resu
         }
     }
     Ok(spec)
-}
-
-/// The variables of tasklisp's environment a stdio server is given besides its `:env`:
-/// enough to find programs and run in the user's locale, and no keys.
-const INHERITED: &[&str] = &["PATH", "HOME", "LANG", "TERM", "TMPDIR", "USER"];
-
-/// Those of [`INHERITED`] (and the `LC_*` locale variables) that are set.
-fn inherited_env() -> Vec<(String, String)> {
-    let kept = |name: &str| INHERITED.contains(&name) || name.starts_with("LC_");
-    std::env::vars_os()
-        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
-        .filter(|(name, _)| kept(name))
-        .collect()
 }
 
 /// Puts the client in the interpreter's table; its value.

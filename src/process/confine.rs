@@ -76,8 +76,28 @@ pub struct Confinement {
     write: Option<Vec<PathBuf>>,
     /// The TCP ports it may connect to.
     ports: Option<Vec<u16>>,
+    /// The variables of tasklisp's environment it inherits besides [`INHERITED_ENV`]
+    /// (`--allow-env`); `None`: all of them.
+    env: Option<Vec<String>>,
     /// A program that cannot be confined must not start (`--require-confinement`).
     required: bool,
+}
+
+/// What a program started under a sandbox inherits of tasklisp's environment besides
+/// the `--allow-env` variables and its own `:env`: enough to find programs and run in
+/// the user's locale (with the `LC_*` variables), and no keys.
+pub const INHERITED_ENV: &[&str] = &["PATH", "HOME", "LANG", "TERM", "TMPDIR", "USER"];
+
+/// Those of tasklisp's variables named by [`INHERITED_ENV`], the `LC_*` ones, and
+/// `also`, that are set.
+pub fn inherited_env(also: &[String]) -> Vec<(String, String)> {
+    let kept = |name: &str| {
+        INHERITED_ENV.contains(&name) || name.starts_with("LC_") || also.iter().any(|a| a == name)
+    };
+    std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .filter(|(name, _)| kept(name))
+        .collect()
 }
 
 /// The command line's sandbox, for programs started outside any evaluation (the
@@ -102,12 +122,19 @@ impl Confinement {
             read: capabilities.read.clone(),
             write: capabilities.write.clone(),
             ports: capabilities.net_ports(),
+            env: capabilities.env.clone(),
             required: PROCESS_SANDBOX.get().is_some_and(|(_, required)| *required),
         };
         let free = confinement.read.is_none()
             && confinement.write.is_none()
             && confinement.ports.is_none();
         (!free).then_some(confinement)
+    }
+
+    /// The environment the program starts with, before its own `:env`: tasklisp's whole
+    /// environment (`None`), or only [`inherited_env`] with the `--allow-env` variables.
+    pub fn environment(&self) -> Option<Vec<(String, String)>> {
+        self.env.as_deref().map(inherited_env)
     }
 
     /// The confinement of the command line's sandbox (none without one).

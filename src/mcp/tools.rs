@@ -140,6 +140,7 @@ fn tool_task(client: &Arc<Client>, tool: &Json) -> Result<Task> {
         origin: None,
         span: None,
         action: Action::Body(Rc::new(Node::Extension(Box::new(call))), None),
+        lexical: None,
     })
 }
 

@@ -207,16 +207,18 @@ impl Lexical {
 }
 
 /// The names bound in the frames of `env` (not the globals), each with the value of its
-/// innermost binding, innermost frame first. Slots not yet defined and the hidden names
+/// innermost binding: innermost frame first, each frame's in slot order. Slots not yet defined and the hidden names
 /// the language makes for itself (they hold a space) are left out.
 pub fn local_bindings(env: &Env) -> Vec<(Sym, Value)> {
     let mut seen = std::collections::HashSet::new();
     let mut bindings = Vec::new();
     let mut frame = env.as_ref();
     while let Some(f) = frame {
-        for (name, value) in f.scope.names().into_iter().zip(f.values()).rev() {
+        for (slot, (name, value)) in f.scope.names().into_iter().zip(f.values()).enumerate() {
+            // A name declared twice in a scope is bound by its latest slot.
+            let latest = f.scope.slot_of(name) == Some(slot);
             let hidden = name.name().contains(' ') || matches!(value, Value::Undefined);
-            if !hidden && seen.insert(name) {
+            if latest && !hidden && seen.insert(name) {
                 bindings.push((name, value));
             }
         }

@@ -643,6 +643,18 @@ mod tests {
     }
 
     #[test]
+    fn anonymous_names_are_tool_names_from_the_file_and_line() {
+        let id = crate::source::add_source("dir/my labels.v2.sexp", "\n\n(task (x) 1)");
+        let span = Span::new(id, 2, 13);
+        let name = anonymous_name(span);
+        assert_eq!(name, "task_my_labels_v2_3");
+        assert!(crate::provider::message::is_wire_tool_name(&name));
+        let unnamed = crate::source::add_source("<eval>", "(task (x) 1)");
+        assert_eq!(anonymous_name(Span::new(unnamed, 0, 12)), "task_eval_1");
+        assert_eq!(anonymous_name(Span::generated()), "task_anonymous");
+    }
+
+    #[test]
     fn one_sequential_form_makes_a_sequential_body() {
         assert!(is_sequential_body(&forms("(sequential (a) (b))")));
         assert!(!is_sequential_body(&forms("(sequential (a)) (b)")));

@@ -323,6 +323,78 @@ mod tests {
     }
 
     #[test]
+    fn the_same_deftask_form_replaces_its_own_task_and_no_other() {
+        let mut library = TaskLibrary::default();
+        let form = Definition {
+            id: Some(DefinitionId::fresh()),
+            replace: false,
+        };
+        let define = |library: &mut TaskLibrary, kind, definition| {
+            library.define(task("t", kind, None, Some("a.sexp")), definition)
+        };
+        assert_eq!(
+            define(&mut library, TaskKind::Atomic, form).unwrap(),
+            Registered::New
+        );
+        assert_eq!(
+            define(&mut library, TaskKind::Script, form).unwrap(),
+            Registered::Renewed,
+            "a function that defines the task, called again"
+        );
+        let other = Definition {
+            id: Some(DefinitionId::fresh()),
+            replace: false,
+        };
+        let refused = define(&mut library, TaskKind::Atomic, other).unwrap_err();
+        assert_eq!(
+            refused.message(),
+            "task `t` is already registered (in a.sexp)"
+        );
+        let replacing = Definition {
+            replace: true,
+            ..other
+        };
+        assert_eq!(
+            define(&mut library, TaskKind::Atomic, replacing).unwrap(),
+            Registered::Renewed
+        );
+        assert!(
+            define(&mut library, TaskKind::Script, form).is_err(),
+            "the first form no longer holds the name"
+        );
+        assert!(library.get("t").is_some_and(|t| t.kind == TaskKind::Atomic));
+    }
+
+    #[test]
+    fn task_types_name_no_task_and_read_as_the_nested_library() {
+        let mut library = TaskLibrary::default();
+        for name in ["atomic", "director_evaluator_loop"] {
+            let e = library
+                .register(task(name, TaskKind::Atomic, None, None))
+                .unwrap_err();
+            assert_eq!(e.kind(), crate::error::ErrorKind::Validation);
+            assert!(library.register_alias(name, "x").is_err());
+        }
+        library
+            .register(task("judge", TaskKind::Atomic, Some("evaluator"), None))
+            .unwrap();
+        library
+            .register(task("ask", TaskKind::Atomic, None, None))
+            .unwrap();
+        library
+            .register(task("run", TaskKind::Script, None, None))
+            .unwrap();
+        let nested = Value::map(library.nested());
+        assert_eq!(
+            crate::value::write_string(&nested),
+            r#"{"atomic" {"evaluator" {"judge" #<task judge>} "none" {"ask" #<task ask>}} "script" {"none" {"run" #<task run>}}}"#
+        );
+        assert_eq!(crate::value::write_string(&library.field("reduce")), "{}");
+        assert!(matches!(library.field("ask"), Value::Task(t) if t.name == "ask"));
+        assert!(matches!(library.field("nobody"), Value::Nil));
+    }
+
+    #[test]
     fn redefinition_replaces_when_asked() {
         let mut library = TaskLibrary {
             replace_on_redefine: true,

@@ -53,6 +53,7 @@ pub fn has_body(head: &str) -> bool {
         "define",
         "defmacro",
         "deftask",
+        "task",
         "deftest",
         "lambda",
         "fn",
@@ -223,6 +224,10 @@ mod tests {
             "[1\n 2 {\"a\" 1\n    \"b\" 2}]\n('x\n 'y)\n",
         );
         check("(with-provider p\n(run))", "(with-provider p\n  (run))\n");
+        check(
+            "(task (text)\n:prompt \"{{text}}\")",
+            "(task (text)\n  :prompt \"{{text}}\")\n",
+        );
     }
 
     #[test]

@@ -26,9 +26,9 @@ builtin_table! {
     "assoc", 3, None => assoc;
     /// `(dissoc m k …)`: a new map without the keys. `(dissoc {"a" 1} "a")` ⇒ `{}`
     "dissoc", 1, None => dissoc;
-    /// `(keys m)`: the keys in insertion order. `(keys {"a" 1 "b" 2})` ⇒ `("a" "b")`
+    /// `(keys m)`: the keys in insertion order (of a task, its fields; of `taskLibrary`, the task types). `(keys {"a" 1 "b" 2})` ⇒ `("a" "b")`
     "keys", 1, Some(1) => keys;
-    /// `(values m)`: the values in insertion order. `(values {"a" 1 "b" 2})` ⇒ `(1 2)`
+    /// `(values m)`: the values in insertion order (a task and `taskLibrary` read as maps too). `(values {"a" 1 "b" 2})` ⇒ `(1 2)`
     "values", 1, Some(1) => values;
     /// `(has-key? m k)`: does the map have the key? `(has-key? {"a" nil} "a")` ⇒ `true`
     "has-key?", 2, Some(2) => has_key;
@@ -52,6 +52,17 @@ fn entries_of<'a>(who: &str, v: &'a Value) -> Result<Cow<'a, Entries>> {
         Value::Map(m) => Ok(Cow::Borrowed(&m.entries)),
         Value::Nil => Ok(Cow::Owned(Entries::new())),
         other => Err(type_error(who, "a map", other)),
+    }
+}
+
+/// The entries of a value read as a map: a map, nil (empty), a task (its definition) or
+/// `taskLibrary` (`{type {subtype {name task}}}`). Tasks and the library are read-only:
+/// only the builtins that read use this.
+fn readable_entries<'a>(interp: &Interp, who: &str, v: &'a Value) -> Result<Cow<'a, Entries>> {
+    match v {
+        Value::Task(task) => Ok(Cow::Owned(task.entries())),
+        Value::Library => Ok(Cow::Owned(interp.tasks.library_entries())),
+        other => entries_of(who, other),
     }
 }
 
@@ -163,7 +174,7 @@ fn dissoc(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn keys(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [map] = fixed_args("keys", args)?;
-    let entries = entries_of("keys", map)?;
+    let entries = readable_entries(interp, "keys", map)?;
     interp.poll_before(entries.len())?;
     Ok(Value::list(
         entries.keys().map(|k| Value::from(&**k)).collect(),
@@ -172,14 +183,14 @@ fn keys(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
 
 fn values(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [map] = fixed_args("values", args)?;
-    let entries = entries_of("values", map)?;
+    let entries = readable_entries(interp, "values", map)?;
     interp.poll_before(entries.len())?;
     Ok(Value::list(entries.values().cloned().collect()))
 }
 
-fn has_key(_: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+fn has_key(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
     let [map, key] = fixed_args("has-key?", args)?;
-    let entries = entries_of("has-key?", map)?;
+    let entries = readable_entries(interp, "has-key?", map)?;
     Ok(Value::Bool(
         entries.contains_key(&*key_of("has-key?", key)?),
     ))

@@ -208,6 +208,15 @@ impl<'i> Compiler<'i> {
         Ok(())
     }
 
+    /// `(define task …)`: `task` is special only as an operator, so a variable may take
+    /// its name; other forms are `check_definable`'s.
+    pub fn check_variable_name(&self, name: Sym, span: Span) -> Result<()> {
+        match name.name() {
+            TASK_OPERATOR => Ok(()),
+            _ => self.check_definable(name, span),
+        }
+    }
+
     /// A task may not be named after any special form, not even one a program may
     /// redefine (`cond`…), nor `task`: a template saved as `cond.xml` must not replace
     /// `cond` unnoticed.

@@ -376,7 +376,7 @@ impl Compiler<'_> {
         )?;
         let (name, value) = match &target.kind {
             SyntaxKind::Symbol(name) => {
-                self.check_definable(*name, target.span)?;
+                self.check_variable_name(*name, target.span)?;
                 let value = match body {
                     [] => Node::Const(Value::Nil),
                     [value] => self.compile_named(value, *name)?,

@@ -80,7 +80,7 @@ pub fn step_into(value: &Value, step: &PathStep, interp: &Interp) -> Result<Valu
         (Value::Nil, _) => Err(StepFailure::Nil),
         (Value::Map(m), PathStep::Key(k)) => Ok(m.get(k).cloned().unwrap_or(Value::Nil)),
         (Value::Task(t), PathStep::Key(k)) => Ok(t.field(k)),
-        (Value::Library, PathStep::Key(k)) => Ok(interp.tasks.task_value(k).unwrap_or(Value::Nil)),
+        (Value::Library, PathStep::Key(k)) => Ok(interp.tasks.library_field(k)),
         (Value::List(..), PathStep::Index(i)) => {
             let list = value.as_list().unwrap_or_default();
             usize::try_from(*i)

@@ -143,6 +143,7 @@ fn tool_task(client: &Arc<Client>, tool: &Json) -> Result<Task> {
         span: None,
         action: Action::Body(Rc::new(Node::Extension(Box::new(call))), None),
         home: None,
+        lexical: None,
     })
 }
 

@@ -1,6 +1,7 @@
 //! Task builtins: `get-task`, `task-names`, `task?`, `reduce-task`, `task-result`,
 //! `set-provider!`, `resource-metrics`, `run-usage`, `get-context`,
-//! `director-evaluator-loop`, `call-task`, `task-alias`.
+//! `director-evaluator-loop`, `call-task`, `task-alias`, `current-environment`,
+//! `env-find`.
 
 use super::definition::lossy_json;
 use super::memory::{ContextInput, Query, Strategy};
@@ -44,8 +45,38 @@ builtin_table! {
     "director-evaluator-loop", 0, Some(8) => super::loops::director_evaluator_loop;
     /// `(call-task name bindings)`: calls the task registered as `name`, when the call runs, with the entries of the map `bindings` that name its parameters (others are ignored; a nil one for a parameter with a default is left out). XML references to tasks not known at import compile to it. `(call-task "summarize" {"text" t "unrelated" 1})`
     "call-task", 2, Some(2) => call_task;
+    /// `(current-environment)`: the bindings of the frames where it is called — parameters, `let`s, a task call's inherited names — as a read-only map of name to value, the innermost binding of a name winning; the globals (the outer environment of every environment) are not in it. `(let ((x 1)) (current-environment))` ⇒ `{"x" 1}`
+    "current-environment", 0, Some(0) => current_environment;
+    /// `(env-find env name)`: seed 004's `Env.find`: the value of `name` in `env` (a map, as `current-environment` returns), else in the global environment (globals, then the TaskLibrary's tasks), else nil. `(env-find (current-environment) "taskLibrary")` ⇒ `#<task-library>`
+    "env-find", 2, Some(2) => env_find;
     /// `(task-alias name target)`: registers `name` as another name for the task `target`, looked up at each call (so `target` may be registered later; `get-task` and calls of `name` reach it); returns `name`. XML aliases of tasks not known at import compile to it. `(task-alias "write" "draft")` ⇒ `write`
     "task-alias", 2, Some(2) => task_alias;
+}
+
+fn current_environment(_: &Interp, _: &[Value], env: &Env) -> Result<Value> {
+    let bindings = super::definition::local_bindings(env);
+    Ok(Value::map(
+        bindings
+            .into_iter()
+            .map(|(name, value)| (Rc::from(name.name()), value))
+            .collect(),
+    ))
+}
+
+fn env_find(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {
+    let [env, name] = fixed_args("env-find", args)?;
+    let name = name_arg("env-find", name)?;
+    let local = match env {
+        Value::Map(map) => map.get(name.as_str()).cloned(),
+        Value::Nil => None,
+        other => return Err(type_error("env-find", "an environment map", other)),
+    };
+    // A name never interned is bound by no global; tasks are registered by their text.
+    let global = || crate::symbol::Sym::lookup(&name).and_then(|sym| interp.global(sym));
+    Ok(local
+        .or_else(global)
+        .or_else(|| interp.tasks.task_value(&name))
+        .unwrap_or(Value::Nil))
 }
 
 fn task_alias(interp: &Interp, args: &[Value], _: &Env) -> Result<Value> {

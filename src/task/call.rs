@@ -72,7 +72,7 @@ fn run_call(
     extra: &Checks,
 ) -> Result<Value> {
     let bound = bind_arguments(task, args)?;
-    let outer = context_env(task, env);
+    let outer = task.call_outer(context_env(task, env));
     let checks = Checks {
         audits: task.audits.iter().chain(&extra.audits).cloned().collect(),
         retries: task.retries.max(extra.retries),

@@ -3,7 +3,7 @@
 
 use super::schema::Schema;
 use super::template::Template;
-use crate::eval::env::Scope;
+use crate::eval::env::{Env, Frame, Scope, Slots};
 use crate::eval::Node;
 use crate::provider::ModelOptions;
 use crate::symbol::Sym;
@@ -120,7 +120,21 @@ pub struct Constraints {
     pub grammar: Option<String>,
 }
 
-/// A registered task.
+/// The keys a task reads as (`keys`, `values`), in this order; any other key reads its
+/// metadata.
+pub const FIELDS: [&str; 9] = [
+    "name",
+    "type",
+    "subtype",
+    "description",
+    "params",
+    "defaults",
+    "template",
+    "isatomic",
+    "metadata",
+];
+
+/// A task: registered (`deftask`, XML, MCP) or anonymous (`(task …)`).
 pub struct Task {
     pub name: String,
     pub kind: TaskKind,
@@ -168,6 +182,53 @@ pub struct Task {
     /// called from (see `crate::eval::home`); `None` for a task with no code of its own
     /// (an MCP server's tool), which runs in its caller's.
     pub home: Option<crate::eval::home::HomeId>,
+    /// An anonymous task's bindings where it was made (`(task …)` in a function).
+    pub lexical: Option<Lexical>,
+}
+
+/// The local bindings in scope where an anonymous task was made, with the values they
+/// had then. A call looks names up in them after its parameters and before the
+/// environment its `:inherit-context` gives, so its templates see a factory's parameters.
+pub struct Lexical {
+    scope: Rc<Scope>,
+    values: Slots,
+}
+
+impl Lexical {
+    /// The local bindings of `env`; `None` at the top level, where there are none.
+    pub fn capture(env: &Env) -> Option<Lexical> {
+        let (names, values): (Vec<Sym>, Slots) = local_bindings(env).into_iter().unzip();
+        (!names.is_empty()).then(|| Lexical {
+            scope: Scope::new(names),
+            values,
+        })
+    }
+
+    /// A frame of these bindings inside `outer`, for one call.
+    fn over(&self, outer: Env) -> Env {
+        Some(Frame::new(self.scope.clone(), self.values.clone(), outer))
+    }
+}
+
+/// The names bound in the frames of `env` (not the globals), each with the value of its
+/// innermost binding: innermost frame first, each frame's in slot order. Slots not yet defined and the hidden names
+/// the language makes for itself (they hold a space) are left out.
+pub fn local_bindings(env: &Env) -> Vec<(Sym, Value)> {
+    let mut seen = std::collections::HashSet::new();
+    let mut bindings = Vec::new();
+    let mut frame = env.as_ref();
+    while let Some(f) = frame {
+        for (slot, (name, value)) in f.scope.names().into_iter().zip(f.values()).enumerate() {
+            // A name declared twice in a scope is bound by its latest slot.
+            let latest = f.scope.slot_of(name) == Some(slot);
+            let hidden = name.name().contains(' ') || matches!(value, Value::Undefined);
+            if latest && !hidden && seen.insert(name) {
+                bindings.push((name, value));
+            }
+        }
+        frame = f.parent.as_ref();
+    }
+    bindings
 }
 
 impl Task {
@@ -180,9 +241,33 @@ impl Task {
         self.subtype.get_or_init(|| subtype.to_owned());
     }
 
-    /// A task reads like a map of its definition; other keys read its metadata.
+    /// The environment a call's frame sits in: the anonymous task's bindings where it
+    /// was made, inside `context` (what `:inherit-context` gives).
+    pub fn call_outer(&self, context: Env) -> Env {
+        match &self.lexical {
+            Some(lexical) => lexical.over(context),
+            None => context,
+        }
+    }
+
+    /// The task as the read-only map `get`, `keys`, `values` and paths read.
+    pub fn entries(&self) -> Entries {
+        FIELDS
+            .iter()
+            .map(|key| (Rc::from(*key), self.field(key)))
+            .collect()
+    }
+
+    /// A task reads like a map of its definition (`FIELDS`); other keys read its
+    /// metadata.
     pub fn field(&self, key: &str) -> Value {
         match key {
+            "isatomic" => Value::Bool(self.kind == TaskKind::Atomic),
+            "defaults" => Value::map(self.defaults()),
+            "template" => match &self.action {
+                Action::Prompt(parts) => Value::from(parts.prompt.source()),
+                _ => Value::Nil,
+            },
             "name" => Value::from(self.name.as_str()),
             "type" => Value::from(self.kind.name()),
             "subtype" => optional_str(self.subtype()),
@@ -242,12 +327,7 @@ impl Task {
         if self.retries > 0 {
             put("retries", Value::Int(i64::from(self.retries)));
         }
-        let defaults: Entries = self
-            .params
-            .iter()
-            .filter_map(|p| Some((Rc::from(p.name.name()), p.default.clone()?)))
-            .collect();
-        put("defaults", Value::map(defaults));
+        put("defaults", Value::map(self.defaults()));
         self.action_metadata(&mut put);
         if let Some(origin) = &self.origin {
             put("origin", Value::from(origin.as_str()));
@@ -256,6 +336,14 @@ impl Task {
             entries.entry(key.clone()).or_insert_with(|| value.clone());
         }
         entries
+    }
+
+    /// `{param default}` of the parameters that have a default.
+    fn defaults(&self) -> Entries {
+        self.params
+            .iter()
+            .filter_map(|p| Some((Rc::from(p.name.name()), p.default.clone()?)))
+            .collect()
     }
 
     /// `inherit_context`, and `fresh_context` or `context_keys` when they apply.

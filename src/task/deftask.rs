@@ -5,9 +5,10 @@
 //! analysed as a task body: its free names are looked up where the task is called.
 
 use super::definition::{
-    Action, InheritContext, Memory, Param, PromptParts, ScriptCode, ScriptParts, Task, TaskKind,
+    Action, InheritContext, Lexical, Memory, Param, PromptParts, ScriptCode, ScriptParts, Task,
+    TaskKind,
 };
-use super::library::Registered;
+use super::library::{Definition, DefinitionId, Registered};
 use super::options::{name_of_value, Options};
 use super::schema::Schema;
 use super::table::{self, When};
@@ -49,8 +50,19 @@ impl Code {
     }
 }
 
+/// Whether a task form registers what it makes.
+#[derive(Clone, Copy)]
+enum Naming {
+    /// `deftask`: registered under its name; the id tells this form's earlier tasks
+    /// from other definitions of the name.
+    Registered(DefinitionId),
+    /// `task`: a value only.
+    Anonymous,
+}
+
 struct DefineTask {
-    name: Sym,
+    name: String,
+    naming: Naming,
     params: Vec<(Sym, Option<Node>)>,
     options: HashMap<&'static str, (Node, Span)>,
     context_keys: Option<ContextKeys>,
@@ -70,22 +82,85 @@ enum ContextKeys {
 }
 
 pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
-    let usage = || {
-        Error::syntax(
-            "bad syntax: expected (deftask name (params…) :option value… body…)",
-            span,
-        )
-    };
-    let name_syntax = items.get(1).ok_or_else(usage)?;
-    let name = name_syntax.as_symbol().ok_or_else(usage)?;
+    const USAGE: &str = "(deftask name (params…) :option value… body…)";
+    let name_syntax = items.get(1).ok_or_else(|| usage(USAGE, span))?;
+    let name = name_syntax.as_symbol().ok_or_else(|| usage(USAGE, span))?;
     compiler.check_task_name(name, name_syntax.span)?;
-    let params = parse_params(compiler, items.get(2).ok_or_else(usage)?)?;
+    let naming = Naming::Registered(DefinitionId::fresh());
+    let rest = items.get(2..).unwrap_or_default();
+    let define = analyse(compiler, name.name().to_owned(), naming, rest, span, USAGE)?;
+    Ok(compiler.define_node(name, Node::Extension(Box::new(define))))
+}
+
+/// `(task (params…) :option value… body…)`: a task value, registered nowhere.
+pub fn task(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<Node> {
+    const USAGE: &str = "(task (params…) :option value… body…)";
+    let rest = items.get(1..).unwrap_or_default();
+    let define = analyse(
+        compiler,
+        anonymous_name(span),
+        Naming::Anonymous,
+        rest,
+        span,
+        USAGE,
+    )?;
+    if let Some((_, replace_span)) = define.options.get("replace") {
+        return Err(Error::syntax(
+            ":replace is an option of deftask: an anonymous task is not registered",
+            *replace_span,
+        ));
+    }
+    Ok(Node::Extension(Box::new(define)))
+}
+
+fn usage(form: &str, span: Span) -> Error {
+    Error::syntax(format!("bad syntax: expected {form}"), span)
+}
+
+/// An anonymous task's name: `task_`, its file's name (letters, digits, `_` and `-`
+/// only), `_` and its line (`task_labels_3`), so that providers take it as a tool's.
+fn anonymous_name(span: Span) -> String {
+    let Some(file) = crate::source::source(span.source) else {
+        return "task_anonymous".to_owned();
+    };
+    let (line, _) = crate::source::line_col(&file.text, span.start as usize);
+    let stem = std::path::Path::new(&file.name)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem: String = stem
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || c == '-' {
+            true => c,
+            false => '_',
+        })
+        .take(MAX_STEM)
+        .collect();
+    match stem.trim_matches('_') {
+        "" => format!("task_{line}"),
+        stem => format!("task_{stem}_{line}"),
+    }
+}
+
+/// The most characters of a file's name an anonymous task's name takes.
+const MAX_STEM: usize = 40;
+
+/// The parameters, options and body of a task form (`rest`: what follows its name).
+fn analyse(
+    compiler: &mut Compiler,
+    name: String,
+    naming: Naming,
+    rest: &[Syntax],
+    span: Span,
+    form: &str,
+) -> Result<DefineTask> {
+    let params = parse_params(compiler, rest.first().ok_or_else(|| usage(form, span))?)?;
     let Parsed {
         options,
         call_code,
         context_keys,
         body,
-    } = parse_options(compiler, items.get(3..).unwrap_or_default())?;
+    } = parse_options(compiler, rest.get(1..).unwrap_or_default())?;
 
     let kind = default_kind(
         options.contains_key("prompt"),
@@ -115,7 +190,8 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
             attachments: code_for("attachments", &mut task_compiler)?.map(Rc::new),
         },
         TaskKind::Script => {
-            let command = code_for("command", &mut task_compiler)?.ok_or_else(usage)?;
+            let command =
+                code_for("command", &mut task_compiler)?.ok_or_else(|| usage(form, span))?;
             Code::Command(Rc::new(ScriptCode {
                 command,
                 stdin: code_for("stdin", &mut task_compiler)?,
@@ -124,8 +200,9 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
         }
         _ => Code::Body(Rc::new(task_compiler.body(body, span)?)),
     };
-    let define = DefineTask {
+    Ok(DefineTask {
         name,
+        naming,
         params,
         options,
         context_keys,
@@ -134,8 +211,7 @@ pub fn deftask(compiler: &mut Compiler, items: &[Syntax], span: Span) -> Result<
         scope,
         issues_slot,
         span,
-    };
-    Ok(compiler.define_node(name, Node::Extension(Box::new(define))))
+    })
 }
 
 /// The type of a task that has a prompt, a command or `body` (exactly one), when `:type`
@@ -348,13 +424,21 @@ enum Values {
 
 impl Extension for DefineTask {
     fn eval(&self, interp: &Interp, env: &Env) -> Result<Value> {
-        let task = Rc::new(
-            self.build(interp, env, Values::All)
-                .map_err(|e| e.or_span(self.span))?,
-        );
+        let (mut task, replace) = self
+            .build(interp, env, Values::All)
+            .map_err(|e| e.or_span(self.span))?;
+        let Naming::Registered(id) = self.naming else {
+            task.lexical = Lexical::capture(env);
+            return Ok(Value::Task(Rc::new(task)));
+        };
+        let task = Rc::new(task);
+        let definition = Definition {
+            id: Some(id),
+            replace,
+        };
         let registered = interp
             .tasks
-            .register(task.clone())
+            .define(task.clone(), definition)
             .map_err(|e| e.with_span(self.span))?;
         if registered == Registered::Replaced {
             interp.notice(&format!("note: task `{}` redefined", task.name));
@@ -371,7 +455,8 @@ impl Extension for DefineTask {
 }
 
 impl DefineTask {
-    fn build(&self, interp: &Interp, env: &Env, values: Values) -> Result<Task> {
+    /// The task, and whether it replaces a task of its name (`:replace true`).
+    fn build(&self, interp: &Interp, env: &Env, values: Values) -> Result<(Task, bool)> {
         // A value left out (not a constant, when only constants are evaluated) is nil.
         let eval = |node: &Node| match (values, node) {
             (Values::Constants, Node::Const(value)) => Ok(Some(value.clone())),
@@ -406,8 +491,9 @@ impl DefineTask {
         let param_types = options.param_types(&params)?;
         let tools = options.tools(has_prompt)?;
         let action = self.action(&options)?;
-        Ok(Task {
-            name: self.name.name().to_owned(),
+        let replace = options.flag("replace")?;
+        let task = Task {
+            name: self.name.clone(),
             kind: self.kind(&options)?,
             subtype: options.text("subtype")?.map(From::from).unwrap_or_default(),
             description: options.text("description")?,
@@ -442,7 +528,9 @@ impl DefineTask {
             span: Some(self.span),
             action,
             home: Some(interp.home()),
-        })
+            lexical: None,
+        };
+        Ok((task, replace))
     }
 
     /// What a call runs, with the definition-time values in place.
@@ -457,7 +545,7 @@ impl DefineTask {
                     query: options.text("context-query")?.map(|s| Template::parse(&s)),
                     dir: options.text("context-dir")?,
                 },
-                prompt_cache: options.prompt_cache(self.name.name())?,
+                prompt_cache: options.prompt_cache(&self.name)?,
                 attachments: attachments.clone(),
             }),
             Code::Command(code) => Action::Command(ScriptParts {
@@ -508,12 +596,7 @@ impl DefineTask {
         };
         // An empty key list says nothing: generated code may always write one.
         let keys = keys.filter(|k| !k.is_empty());
-        let fresh = match options.get("fresh-context") {
-            None | Some((Value::Nil | Value::Bool(false), _)) => false,
-            Some((Value::Bool(true), _)) => true,
-            Some(_) => return Err(options.invalid("fresh-context", "true or false")),
-        };
-        if fresh {
+        if options.flag("fresh-context")? {
             return match (options.text("inherit-context")?.as_deref(), keys) {
                 (None | Some("none"), None) => Ok(InheritContext::Fresh),
                 _ => Err(Error::validation(
@@ -558,6 +641,18 @@ mod tests {
             "context-keys"
         );
         assert!(option_name(Sym::new("promt"), span).is_err());
+    }
+
+    #[test]
+    fn anonymous_names_are_tool_names_from_the_file_and_line() {
+        let id = crate::source::add_source("dir/my labels.v2.sexp", "\n\n(task (x) 1)");
+        let span = Span::new(id, 2, 13);
+        let name = anonymous_name(span);
+        assert_eq!(name, "task_my_labels_v2_3");
+        assert!(crate::provider::message::is_wire_tool_name(&name));
+        let unnamed = crate::source::add_source("<eval>", "(task (x) 1)");
+        assert_eq!(anonymous_name(Span::new(unnamed, 0, 12)), "task_eval_1");
+        assert_eq!(anonymous_name(Span::generated()), "task_anonymous");
     }
 
     #[test]

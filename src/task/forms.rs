@@ -1,4 +1,4 @@
-//! The task special forms: `deftask`, `sequential`, `step`, `cond-output`,
+//! The task special forms: `deftask`, `task`, `sequential`, `step`, `cond-output`,
 //! `with-provider`, `with-fallback`, `with-budget`, `with-cache`.
 
 use super::session::ProviderChoice;
@@ -34,6 +34,13 @@ const FORMS: &[FormDef] = &[
         synopsis: "(deftask name (param (param default)…) :option value… body…)",
         description: "",
         example: "(deftask greet (who) :prompt \"Say hello to {{who}}\")",
+    },
+    FormDef {
+        name: "task",
+        analyse: super::deftask::task,
+        synopsis: "(task (param (param default)…) :option value… body…)",
+        description: "an anonymous task: deftask's options, registered nowhere; its templates also see the bindings where it was made",
+        example: "(define (labeler label) (task (text) :prompt \"{{label}}: {{text}}\"))",
     },
     FormDef {
         name: "sequential",

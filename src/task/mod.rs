@@ -41,7 +41,7 @@ mod trace;
 pub use call::call;
 pub use definition::{lossy_json, Action, InheritContext, Param, Task, TaskKind};
 pub use forms::LAYER;
-pub use library::Registered;
+pub use library::{Definition, Registered};
 pub use schema::Schema;
 pub use session::{send, ProviderChoice, Session};
 pub use template::Template;
@@ -133,6 +133,21 @@ impl Runtime {
 
     pub fn register(&self, task: Rc<Task>) -> Result<Registered> {
         self.library.borrow_mut().register(task)
+    }
+
+    /// Registers the task of a `deftask` form (see `TaskLibrary::define`).
+    pub fn define(&self, task: Rc<Task>, definition: Definition) -> Result<Registered> {
+        self.library.borrow_mut().define(task, definition)
+    }
+
+    /// `taskLibrary` as seed 004's nested dict `{type {subtype {name task}}}`.
+    pub fn library_entries(&self) -> crate::value::Entries {
+        self.library.borrow().nested()
+    }
+
+    /// `taskLibrary.KEY`: the tasks of a type, or else the task of that name.
+    pub fn library_field(&self, key: &str) -> Value {
+        self.library.borrow().field(key)
     }
 
     /// Whether a `pmap` without `:batch` gathers its model calls (`run --batch`).

@@ -59,6 +59,15 @@ impl Options<'_> {
         Ok(Some(key.unwrap_or_else(|| task.to_owned())))
     }
 
+    /// A true-or-false option; nil or absent is false.
+    pub fn flag(&self, name: &str) -> Result<bool> {
+        match self.get(name) {
+            None | Some((Value::Nil | Value::Bool(false), _)) => Ok(false),
+            Some((Value::Bool(true), _)) => Ok(true),
+            Some(_) => Err(self.invalid(name, "true or false")),
+        }
+    }
+
     /// A string option (symbols and keywords give their names); nil is absent.
     pub fn text(&self, name: &str) -> Result<Option<String>> {
         match self.get(name) {

@@ -315,6 +315,7 @@ options! {
     "cache-prefix" Definition ATOMIC Bool("cache_prefix") "false: ask no prompt caching of the provider (on by default)";
     "prompt-cache-key" Definition ATOMIC Text("prompt_cache_key") "the key OpenAI groups cached prompts by (default: the task's name)";
     "param-types" Definition EVERY Element("inputs") "JSON types of the parameters, for tool schemas";
+    "replace" Definition EVERY Bool("replace") "true: replaces a task of the same name defined elsewhere (deftask only)";
     "approve" Definition EVERY Bool("approve") "true: each call a model makes of it as a tool waits for a person's approval";
 }
 

@@ -30,7 +30,7 @@
 (deftask draft () :prompt "{{accumulated}}")
 (deftask write (topic)
   (sequential :accumulate "full_output" :include-outputs-from ["outline" 2]
-    (outline topic) (noise topic) (facts topic) (draft)))
+              (outline topic) (noise topic) (facts topic) (draft)))
 (prn (get (write "tides") "content"))
 ; bad options are refused before anything runs
 (define (refusal code) (try (eval (read code)) (catch e e.type)))

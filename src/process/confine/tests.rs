@@ -6,6 +6,7 @@ fn confinement(ports: Option<Vec<u16>>, required: bool) -> Confinement {
         read: Some(Vec::new()),
         write: Some(Vec::new()),
         ports,
+        env: Some(Vec::new()),
         required,
     }
 }

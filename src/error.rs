@@ -394,12 +394,12 @@ impl Error {
         // A message may quote a model's answer or a program's output: its control
         // characters are shown, never sent to the terminal.
         let mut shown = self.clone();
-        shown.0.message = crate::value::terminal_safe(&self.0.message, true);
+        shown.0.message = crate::terminal::terminal_safe(&self.0.message, true);
         shown.0.hint = self
             .0
             .hint
             .as_deref()
-            .map(|hint| crate::value::terminal_safe(hint, true));
+            .map(|hint| crate::terminal::terminal_safe(hint, true));
         let handler = if color {
             miette::GraphicalReportHandler::new()
         } else {

@@ -68,6 +68,7 @@ mod source;
 mod suggest;
 mod symbol;
 mod task;
+mod terminal;
 mod testing;
 mod value;
 mod xml;

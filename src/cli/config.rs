@@ -78,12 +78,12 @@ pub fn run(options: &Options) -> i32 {
     rows.push(match (&settings.base_url, base_var.and_then(env_var)) {
         (Some(url), _) => row(
             "base_url",
-            &shown_url(url),
+            shown_url(url),
             given("base_url", "").unwrap_or_else(|| format!("config file [providers.{kind}]")),
         ),
         (None, Some(url)) => row(
             "base_url",
-            &shown_url(&url),
+            shown_url(&url),
             format!("environment {}", base_var.unwrap_or("")),
         ),
         (None, None) => row("base_url", "-", "default: the provider's"),

@@ -13,11 +13,12 @@ mod json;
 pub mod list;
 mod print;
 
+pub use crate::terminal::terminal_safe;
 pub use json::{from_json, parse_json, to_json, to_json_polled, to_json_text};
 pub use list::List;
 pub use print::{
-    counted, display_string, display_string_checked, terminal_safe, truncate_text, write_prefix,
-    write_string, write_string_checked,
+    counted, display_string, display_string_checked, truncate_text, write_prefix, write_string,
+    write_string_checked,
 };
 
 use crate::builtins::Builtin;

@@ -6,7 +6,11 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
+
+#[path = "common/binary.rs"]
+#[allow(dead_code)] // this crate starts the binary only through `command`
+mod binary;
 use std::time::{Duration, Instant};
 
 /// A hang guard far above what any of these takes (a few seconds in a debug build).
@@ -21,14 +25,7 @@ struct Ran {
 /// Runs `tasklisp ARGS…` in `dir` with a clean environment and `env`; the test fails if
 /// it has not finished within `bound`.
 fn tasklisp_within(dir: &Path, args: &[&str], env: &[(&str, &str)], bound: Duration) -> Ran {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("TASKLISP_LOG", "off")
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir)
-        .envs(env.iter().copied())
+    let mut child = binary::command(dir, args, env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

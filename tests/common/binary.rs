@@ -15,14 +15,11 @@ pub fn run_binary(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     run_binary_with_input(dir, args, env, None)
 }
 
-/// [`run_binary`] with `input` on stdin (none: stdin is empty).
-pub fn run_binary_with_input(
-    dir: &Path,
-    args: &[&str],
-    env: &[(&str, &str)],
-    input: Option<&str>,
-) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tasklisp"))
+/// `tasklisp ARGS…` to be started in `dir` with only PATH, HOME (= `dir`), LC_ALL,
+/// TASKLISP_LOG=off and `env` set.
+pub fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tasklisp"));
+    command
         .args(args)
         .current_dir(dir)
         .env_clear()
@@ -30,7 +27,18 @@ pub fn run_binary_with_input(
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", dir)
         .env("LC_ALL", "C.UTF-8")
-        .envs(env.iter().copied())
+        .envs(env.iter().copied());
+    command
+}
+
+/// [`run_binary`] with `input` on stdin (none: stdin is empty).
+pub fn run_binary_with_input(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    input: Option<&str>,
+) -> Run {
+    let mut child = command(dir, args, env)
         .stdin(if input.is_some() {
             Stdio::piped()
         } else {
